@@ -1,0 +1,27 @@
+"""Exact, fast and hardened MAP@K for Kaggle-style ranking competitions.
+
+>>> import pandas as pd
+>>> from scorer import score
+>>> solution = pd.DataFrame({"id": ["u1"], "items": ["a b"]})
+>>> score(solution, pd.DataFrame({"id": ["u1"], "items": ["a x b"]}), "id")  # (1 + 2/3) / 2
+0.8333333333333333
+"""
+
+from scorer.api import evaluate, score
+from scorer.errors import HostVisibleError, ParticipantVisibleError, Problem
+from scorer.options import Options
+from scorer.result import ScoreResult, ScoreWarning
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "HostVisibleError",
+    "Options",
+    "ParticipantVisibleError",
+    "Problem",
+    "ScoreResult",
+    "ScoreWarning",
+    "__version__",
+    "evaluate",
+    "score",
+]

@@ -1,0 +1,234 @@
+"""The public entry points: :func:`evaluate` (the full result) and :func:`score` (a float)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from scorer.columns import TableLike, as_string_table
+from scorer.errors import HostVisibleError, ParticipantVisibleError, format_count
+from scorer.metrics import average_precision, exact_mean, first_occurrence, hit_counts
+from scorer.options import (
+    EmptyGroundTruth,
+    ExtraPredictions,
+    Normalization,
+    Options,
+    UnknownRowIds,
+)
+from scorer.result import ScoreResult, ScoreWarning
+from scorer.tokens import GroundTruth, build_rankings, split_lists
+from scorer.validate import Solution, check_solution, check_submission
+
+
+def evaluate(
+    solution: TableLike,
+    submission: TableLike,
+    row_id_column_name: str | None = None,
+    *,
+    k: int = 10,
+    empty_ground_truth: EmptyGroundTruth = "skip",
+    extra_predictions: ExtraPredictions = "error",
+    normalization: Normalization = "min_k",
+    unknown_row_ids: UnknownRowIds = "error",
+    per_user: bool = False,
+) -> ScoreResult:
+    """Validate a submission and compute MAP@K with every detail.
+
+    Parameters
+    ----------
+    solution : DataFrame, pyarrow.Table or path
+        One row per row id: the row-id column, the relevant items (space-separated)
+        and optionally ``Usage`` (``Public``, ``Private`` or ``Ignored``).
+    submission : DataFrame, pyarrow.Table or path
+        Exactly the solution's row-id and target columns; up to ``k`` item ids per
+        row, best first, separated by spaces.
+    row_id_column_name : str, optional
+        The row-id column; by default the solution's first column.
+    k : int, default 10
+        The cut-off.
+    empty_ground_truth : {"skip", "zero"}, default "skip"
+        Users with no relevant item are left out of the mean, or score 0.
+    extra_predictions : {"error", "truncate"}, default "error"
+        More than ``k`` predictions in a row is invalid, or only the first ``k`` count.
+    normalization : {"min_k", "relevant", "hits"}, default "min_k"
+        AP's denominator: ``min(|R|, k)``, ``|R|`` or the number of hits.
+    unknown_row_ids : {"error", "ignore"}, default "error"
+        Submission rows whose id is not in the solution are invalid, or dropped.
+    per_user : bool, default False
+        Also return each user's AP, hits and ``|R|`` in ``result.per_user``.
+
+    Returns
+    -------
+    ScoreResult
+
+    Raises
+    ------
+    ParticipantVisibleError
+        The submission is invalid; the message lists every problem.
+    HostVisibleError
+        The solution or an option is invalid, or no user can be scored.
+
+    Examples
+    --------
+    >>> solution = pd.DataFrame({"id": ["u1", "u2", "u3"], "items": ["a b", "c", ""],
+    ...                          "Usage": ["Public", "Private", "Public"]})
+    >>> submission = pd.DataFrame({"id": ["u3", "u2", "u1"], "items": ["", "x c", "a z b"]})
+    >>> result = evaluate(solution, submission, "id", k=3)
+    >>> result.score, result.public_score, result.private_score  # (5/6 + 1/2) / 2
+    (0.6666666666666666, 0.8333333333333333, 0.5)
+    >>> result.n_scored, result.n_skipped
+    (2, 1)
+    >>> [w.code for w in result.warnings]
+    ['short_rows', 'empty_rows']
+    """
+    options = Options(k, empty_ground_truth, extra_predictions, normalization, unknown_row_ids)
+    solution_table = as_string_table(solution, HostVisibleError)
+    submission_table = as_string_table(submission, ParticipantVisibleError)
+    checked_solution = check_solution(solution_table, row_id_column_name)
+    checked_submission = check_submission(submission_table, checked_solution, options)
+
+    n_users = checked_solution.n_rows
+    truth = GroundTruth.from_lists(split_lists(checked_solution.targets))
+    predictions = checked_submission.predictions
+    width = int(min(options.k, predictions.lengths.max(initial=0)))
+    rankings = build_rankings(
+        predictions, checked_submission.user_of_row, n_users, width, truth.vocabulary
+    )
+    first = first_occurrence(rankings.item_codes)
+    users = np.arange(n_users, dtype=np.int64)[:, None]
+    relevance = first & truth.contains(users, rankings.truth_codes)
+    ap = average_precision(relevance, truth.n_relevant, options.k, options.normalization)
+
+    usage = checked_solution.usage
+    ignored = np.zeros(n_users, dtype=bool) if usage is None else usage == "Ignored"
+    empty_truth = truth.n_relevant == 0
+    skipped = empty_truth & ~ignored & (options.empty_ground_truth == "skip")
+    scored = ~ignored & ~skipped
+    if not scored.any():
+        raise HostVisibleError(
+            f"No user can be scored: of {format_count(n_users, 'solution row')}, "
+            f"{int(ignored.sum()):,} are Ignored and {int(skipped.sum()):,} have no relevant "
+            "item. Check the solution's target column, or use empty_ground_truth='zero'."
+        )
+    split_scores = {
+        split: _mean_or_none(ap[scored & (usage == split)]) if usage is not None else None
+        for split in ("Public", "Private")
+    }
+    warnings = _submission_warnings(checked_solution, rankings.lengths, first, ignored, options.k)
+    warnings += _solution_warnings(checked_solution, truth, split_scores, usage is not None)
+    per_user_table = None
+    if per_user:
+        per_user_table = pd.DataFrame(
+            {
+                "ap": np.where(scored, ap, np.nan),
+                "hits": hit_counts(relevance),
+                "n_relevant": truth.n_relevant,
+                "scored": scored,
+            },
+            index=pd.Index(checked_solution.row_ids.to_pylist(), name=checked_solution.row_id_name),
+        )
+    return ScoreResult(
+        score=exact_mean(ap[scored]),
+        public_score=split_scores["Public"],
+        private_score=split_scores["Private"],
+        n_users=n_users,
+        n_scored=int(scored.sum()),
+        n_skipped=int(skipped.sum()),
+        n_ignored=int(ignored.sum()),
+        options=options,
+        warnings=tuple(warnings),
+        per_user=per_user_table,
+    )
+
+
+def score(
+    solution: TableLike,
+    submission: TableLike,
+    row_id_column_name: str | None = None,
+    *,
+    k: int = 10,
+    empty_ground_truth: EmptyGroundTruth = "skip",
+    extra_predictions: ExtraPredictions = "error",
+    normalization: Normalization = "min_k",
+    unknown_row_ids: UnknownRowIds = "error",
+) -> float:
+    """MAP@K of a submission, with Kaggle's metric signature.
+
+    Takes the same arguments as :func:`evaluate` (but ``per_user``) and returns
+    ``evaluate(...).score``: a finite float in [0, 1].
+
+    Examples
+    --------
+    >>> solution = pd.DataFrame({"customer_id": ["c1", "c2"], "prediction": ["a b", "c"]})
+    >>> submission = pd.DataFrame({"customer_id": ["c1", "c2"], "prediction": ["b a", "d c"]})
+    >>> score(solution, submission, "customer_id")  # (1 + 1/2) / 2
+    0.75
+    """
+    return evaluate(
+        solution,
+        submission,
+        row_id_column_name,
+        k=k,
+        empty_ground_truth=empty_ground_truth,
+        extra_predictions=extra_predictions,
+        normalization=normalization,
+        unknown_row_ids=unknown_row_ids,
+    ).score
+
+
+def _mean_or_none(values: np.ndarray) -> float | None:
+    return exact_mean(values) if values.size else None
+
+
+def _row_warning(
+    code: str, sentence: str, mask: np.ndarray, solution: Solution, audience: str = "participant"
+) -> list[ScoreWarning]:
+    count = int(mask.sum())
+    if not count:
+        return []
+    positions = np.flatnonzero(mask)[:5]
+    examples = tuple(str(v) for v in solution.row_ids.take(positions).to_pylist())
+    message = sentence.format(rows=format_count(count, "row"), have="has" if count == 1 else "have")
+    return [ScoreWarning(code, message, count, examples, audience)]  # type: ignore[arg-type]
+
+
+def _submission_warnings(
+    solution: Solution, lengths: np.ndarray, first: np.ndarray, ignored: np.ndarray, k: int
+) -> list[ScoreWarning]:
+    present = lengths > 0
+    repeats = present & (first.sum(axis=1) < lengths)
+    return [
+        *_row_warning(
+            "repeated_items",
+            "{rows} {have} a repeated item id; a repeat keeps its rank but earns nothing.",
+            repeats & ~ignored,
+            solution,
+        ),
+        *_row_warning(
+            "short_rows",
+            f"{{rows}} {{have}} fewer than {k} predictions; an unused slot can never earn credit.",
+            present & (lengths < k) & ~ignored,
+            solution,
+        ),
+        *_row_warning(
+            "empty_rows", "{rows} {have} no prediction and score 0.", ~present & ~ignored, solution
+        ),
+    ]
+
+
+def _solution_warnings(
+    solution: Solution, truth: GroundTruth, split_scores: dict, has_usage: bool
+) -> list[ScoreWarning]:
+    warnings = _row_warning(
+        "duplicate_ground_truth",
+        "{rows} of the solution {have} a relevant item listed twice; it counts once.",
+        truth.n_duplicates > 0,
+        solution,
+        "host",
+    )
+    if has_usage:
+        for split, value in split_scores.items():
+            if value is None:
+                message = f"The {split} split has no scorable user; its score is not reported."
+                warnings.append(ScoreWarning(f"no_{split.lower()}_users", message, 0, (), "host"))
+    return warnings

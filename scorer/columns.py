@@ -1,0 +1,169 @@
+"""Turn any accepted input into a :class:`StringTable`: named columns of Arrow strings.
+
+Every value the scorer handles is a string. Pandas frames may hold object strings,
+the ``string`` dtype, Arrow-backed strings, integers (a row id column that pandas
+parsed as numbers) or anything a hostile caller put there; this module is the one
+place that turns all of them into ``large_string`` Arrow arrays, with null for a
+missing cell. Files are read by :mod:`scorer.io`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scorer.errors import ScorerError
+
+TableLike = Union[pd.DataFrame, pa.Table, "StringTable", str, os.PathLike]
+
+
+@dataclass(frozen=True)
+class StringTable:
+    """Columns of strings, in file order, duplicate names kept.
+
+    Parameters
+    ----------
+    names : tuple of str
+        Column names as found (duplicates possible: validation reports them).
+    columns : tuple of pyarrow.Array
+        One ``large_string`` array per name, nulls for missing cells.
+
+    Examples
+    --------
+    >>> table = StringTable.from_frame(pd.DataFrame({"id": [1, 2], "items": ["a b", None]}))
+    >>> table.names, table.n_rows
+    (('id', 'items'), 2)
+    >>> table.column("id").to_pylist()
+    ['1', '2']
+    """
+
+    names: tuple[str, ...]
+    columns: tuple[pa.Array, ...]
+
+    @property
+    def n_rows(self) -> int:
+        """Number of rows (0 for a table without columns)."""
+        return len(self.columns[0]) if self.columns else 0
+
+    def column(self, name: str) -> pa.Array:
+        """Return the first column called ``name``."""
+        return self.columns[self.names.index(name)]
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame) -> StringTable:
+        """Convert a DataFrame without modifying it."""
+        names = _clean_names(frame.columns)
+        columns = tuple(to_string_array(frame.iloc[:, i]) for i in range(frame.shape[1]))
+        return cls(names, columns)
+
+    @classmethod
+    def from_arrow(cls, table: pa.Table) -> StringTable:
+        """Convert an Arrow table, casting every column to strings."""
+        columns = tuple(to_string_array(table.column(i)) for i in range(table.num_columns))
+        return cls(_clean_names(table.column_names), columns)
+
+
+def _clean_names(names: Sequence[Any]) -> tuple[str, ...]:
+    """Column names as strings, without the byte-order mark a first name may carry."""
+    texts = [str(name) for name in names]
+    if texts:
+        texts[0] = texts[0].removeprefix("\ufeff")
+    return tuple(texts)
+
+
+def as_string_table(data: TableLike, error: type[ScorerError]) -> StringTable:
+    """Accept a DataFrame, an Arrow table, a StringTable or a file path.
+
+    Parameters
+    ----------
+    data : DataFrame, pyarrow.Table, StringTable, str or os.PathLike
+        The input.
+    error : type of ScorerError
+        The class to raise if the input cannot be read (participant or host).
+    """
+    if isinstance(data, StringTable):
+        return data
+    if isinstance(data, pd.DataFrame):
+        return StringTable.from_frame(data)
+    if isinstance(data, pa.Table):
+        return StringTable.from_arrow(data)
+    if isinstance(data, (str, os.PathLike)):
+        from scorer.io import read_table
+
+        return read_table(data, error=error)
+    raise error(
+        f"Expected a pandas DataFrame, a pyarrow Table or a file path; got {type(data).__name__}."
+    )
+
+
+def to_string_array(values: Sequence[Any] | pd.Series | pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Return ``values`` as a ``large_string`` Arrow array; missing cells become null.
+
+    Integers become their decimal text; floats are written as Arrow writes them, so
+    integral ones lose the ``.0`` (pandas turns an integer column with a gap into
+    floats); anything else becomes ``str(value)``.
+
+    Examples
+    --------
+    >>> to_string_array(pd.Series([7, 8])).to_pylist()
+    ['7', '8']
+    >>> to_string_array(pd.Series([1.0, None, 2.5])).to_pylist()
+    ['1', None, '2.5']
+    >>> to_string_array(pd.Series(["a", 3, None, b"b"], dtype=object)).to_pylist()
+    ['a', '3', None, 'b']
+    """
+    if isinstance(values, pd.Series) and values.dtype == object:
+        try:
+            array = pa.array(values, from_pandas=True)
+        except (pa.ArrowException, ValueError, TypeError, OverflowError):
+            return pa.array([_cell_to_text(v) for v in values], type=pa.large_string())
+    elif isinstance(values, (pa.Array, pa.ChunkedArray)):
+        array = values
+    else:
+        try:
+            array = pa.array(values, from_pandas=True)
+        except (pa.ArrowException, ValueError, TypeError, OverflowError):
+            return pa.array([_cell_to_text(v) for v in values], type=pa.large_string())
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks() if array.num_chunks else pa.array([], pa.large_string())
+    return _arrow_to_text(array)
+
+
+def _arrow_to_text(array: pa.Array) -> pa.Array:
+    kind = array.type
+    if pa.types.is_dictionary(kind):
+        return _arrow_to_text(array.dictionary_decode())
+    if pa.types.is_large_string(kind):
+        return array
+    if pa.types.is_string(kind) or pa.types.is_string_view(kind):
+        return array.cast(pa.large_string())
+    if pa.types.is_null(kind):
+        return pa.nulls(len(array), pa.large_string())
+    if pa.types.is_integer(kind) or pa.types.is_boolean(kind) or pa.types.is_floating(kind):
+        return pc.cast(array, pa.large_string())
+    return pa.array([_cell_to_text(v) for v in array.to_pylist()], type=pa.large_string())
+
+
+def _cell_to_text(value: Any) -> str | None:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", errors="replace")
+    if isinstance(value, (float, np.floating)):
+        number = float(value)
+        return None if math.isnan(number) else pc.cast(pa.scalar(number), pa.string()).as_py()
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    return str(value)

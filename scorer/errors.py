@@ -1,0 +1,149 @@
+"""The two error classes and the shape of every problem report.
+
+A :class:`Problem` is one thing wrong with an input: what was expected, what was
+found, how many rows are affected, a few example row ids and the fix. Validation
+collects them all and raises once, so a participant sees every problem in one run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+MAX_EXAMPLES = 5
+_MAX_EXAMPLE_CHARS = 80
+
+
+class ScorerError(Exception):
+    """Base class of the errors the scorer raises on purpose.
+
+    Parameters
+    ----------
+    message : str
+        The full, human-readable message.
+    problems : sequence of Problem
+        The individual problems the message lists, for programs that want them.
+    """
+
+    def __init__(self, message: str, problems: Sequence[Problem] = ()) -> None:
+        super().__init__(message)
+        self.problems: tuple[Problem, ...] = tuple(problems)
+
+
+class ParticipantVisibleError(ScorerError):
+    """The submission is invalid; the message is safe to show to the participant.
+
+    The name is the one Kaggle's metric harness recognises. Messages never contain
+    solution values (relevant item ids), only public row ids and the participant's
+    own input.
+    """
+
+
+class HostVisibleError(ScorerError):
+    """The solution or the configuration is wrong; only the host should see this."""
+
+
+def format_example(value: object) -> str:
+    """Show one example value with ``repr`` so stray whitespace is visible.
+
+    Examples
+    --------
+    >>> format_example(" u1")
+    "' u1'"
+    >>> format_example("x" * 100)
+    "'xxxxxxxxxx...xxx...' (100 characters)"
+    """
+    text = str(value)
+    if len(text) <= _MAX_EXAMPLE_CHARS:
+        return repr(text)
+    return f"{text[: _MAX_EXAMPLE_CHARS - 2]!r}... ({len(text)} characters)".replace("'...", "...'")
+
+
+def format_count(count: int, noun: str) -> str:
+    """Return ``'1 row'`` or ``'1,234 rows'``.
+
+    Examples
+    --------
+    >>> format_count(1, "row")
+    '1 row'
+    >>> format_count(1234, "row id")
+    '1,234 row ids'
+    """
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found in an input.
+
+    Parameters
+    ----------
+    title : str
+        A short name, e.g. ``"Duplicated row ids"``.
+    expected : str
+        What the scorer expected.
+    found : str
+        What it found, with the total count.
+    fix : str
+        How to fix it.
+    examples : tuple of str
+        Up to five example row ids (or row numbers), already chosen.
+    example_label : str
+        What the examples are, e.g. ``"row ids"``.
+    """
+
+    title: str
+    expected: str
+    found: str
+    fix: str
+    examples: tuple[str, ...] = field(default_factory=tuple)
+    example_label: str = "row ids"
+
+    def render(self) -> str:
+        """Format the problem as a few indented lines.
+
+        Examples
+        --------
+        >>> print(Problem("Duplicated row ids", "each row id once", "2 row ids twice",
+        ...               "remove the extra rows", ("a", "b")).render())
+        Duplicated row ids
+           expected: each row id once
+           found:    2 row ids twice
+           examples (row ids): 'a', 'b'
+           fix:      remove the extra rows
+        """
+        lines = [self.title, f"   expected: {self.expected}", f"   found:    {self.found}"]
+        if self.examples:
+            shown = ", ".join(format_example(e) for e in self.examples[:MAX_EXAMPLES])
+            lines.append(f"   examples ({self.example_label}): {shown}")
+        lines.append(f"   fix:      {self.fix}")
+        return "\n".join(lines)
+
+
+def format_problems(subject: str, problems: Sequence[Problem]) -> str:
+    """Join problems into one numbered message.
+
+    Examples
+    --------
+    >>> p = Problem("Empty file", "a CSV file with a header row", "0 bytes", "export again")
+    >>> print(format_problems("The submission", [p]))
+    The submission is invalid (1 problem):
+    1. Empty file
+       expected: a CSV file with a header row
+       found:    0 bytes
+       fix:      export again
+    """
+    head = f"{subject} is invalid ({format_count(len(problems), 'problem')}):"
+    body = [f"{i}. {p.render()}" for i, p in enumerate(problems, start=1)]
+    return "\n".join([head, *body])
+
+
+def raise_if_any(problems: Sequence[Problem], error: type[ScorerError], subject: str) -> None:
+    """Raise ``error`` listing every problem, or do nothing when there is none.
+
+    Examples
+    --------
+    >>> raise_if_any([], ParticipantVisibleError, "The submission")
+    """
+    if problems:
+        raise error(format_problems(subject, problems), problems)

@@ -1,0 +1,200 @@
+"""From string columns to integer matrices: split lists, align rows, encode items.
+
+Everything here is Arrow compute or numpy over whole columns; nothing loops over
+rows. It never decides whether an input is valid: :mod:`scorer.validate` does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scorer.metrics import PAD
+
+
+@dataclass(frozen=True)
+class SplitLists:
+    """Whitespace-separated lists, flattened.
+
+    Attributes
+    ----------
+    lengths : ndarray of int64, shape (n_rows,)
+        Number of items in each row (0 for an empty or missing cell).
+    tokens : pyarrow.Array
+        All items, row after row, in list order.
+    """
+
+    lengths: np.ndarray
+    tokens: pa.Array
+
+    @property
+    def row_of_token(self) -> np.ndarray:
+        """The row each token comes from."""
+        return np.repeat(np.arange(len(self.lengths), dtype=np.int64), self.lengths)
+
+    @property
+    def position_of_token(self) -> np.ndarray:
+        """The 0-based rank of each token within its row."""
+        starts = np.cumsum(self.lengths) - self.lengths
+        return np.arange(int(self.lengths.sum()), dtype=np.int64) - np.repeat(starts, self.lengths)
+
+
+def split_lists(cells: pa.Array) -> SplitLists:
+    """Split every cell on runs of whitespace, exactly as Python's ``str.split()``.
+
+    Examples
+    --------
+    >>> lists = split_lists(pa.array([" a  b", None, "", "c\\u3000d\\te"]))
+    >>> lists.lengths
+    array([2, 0, 0, 3])
+    >>> lists.tokens.to_pylist()
+    ['a', 'b', 'c', 'd', 'e']
+    >>> lists.position_of_token
+    array([0, 1, 0, 1, 2])
+    """
+    nested = pc.utf8_split_whitespace(cells)
+    lengths = pc.fill_null(pc.list_value_length(nested), 0)
+    lengths = lengths.to_numpy(zero_copy_only=False).astype(np.int64)
+    tokens = pc.list_flatten(nested)
+    # Arrow keeps an empty token for leading or trailing whitespace and for an empty
+    # cell, where str.split() keeps none: drop them (rarely needed, so checked first).
+    empty = pc.equal(pc.binary_length(tokens), 0).to_numpy(zero_copy_only=False)
+    if empty.any():
+        row_of_token = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+        lengths = lengths - np.bincount(row_of_token[empty], minlength=len(lengths))
+        tokens = tokens.filter(pa.array(~empty))
+    return SplitLists(lengths, tokens)
+
+
+def first_index_of(values: pa.Array, candidates: pa.Array) -> np.ndarray:
+    """For each value, the index of its first equal in ``candidates``, or -1.
+
+    A hash join: one pass over ``candidates`` to build, one over ``values`` to probe.
+
+    Examples
+    --------
+    >>> first_index_of(pa.array(["b", "x", "a", None]), pa.array(["a", "b", "a"]))
+    array([ 1, -1,  0, -1])
+    """
+    found = pc.index_in(values, value_set=candidates)
+    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class GroundTruth:
+    """The solution's relevant sets as sorted integer keys.
+
+    Attributes
+    ----------
+    vocabulary : pyarrow.Array
+        Every distinct relevant item, once; an item's code is its index here.
+    keys : ndarray of int64
+        Sorted, unique ``user * len(vocabulary) + code`` for every relevant pair.
+    n_relevant : ndarray of int64, shape (n_users,)
+        ``|R_u|``, unique items only.
+    n_duplicates : ndarray of int64, shape (n_users,)
+        How many listed items repeated an earlier one in the same row.
+    """
+
+    vocabulary: pa.Array
+    keys: np.ndarray
+    n_relevant: np.ndarray
+    n_duplicates: np.ndarray
+
+    @classmethod
+    def from_lists(cls, lists: SplitLists) -> GroundTruth:
+        """Encode the split solution lists.
+
+        Examples
+        --------
+        >>> truth = GroundTruth.from_lists(split_lists(pa.array(["a b a", "", "b"])))
+        >>> truth.vocabulary.to_pylist(), truth.keys
+        (['a', 'b'], array([0, 1, 5]))
+        >>> truth.n_relevant, truth.n_duplicates
+        (array([2, 0, 1]), array([1, 0, 0]))
+        """
+        n_users = len(lists.lengths)
+        encoded = pc.dictionary_encode(lists.tokens)
+        vocabulary = encoded.dictionary
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        keys = np.unique(lists.row_of_token * max(len(vocabulary), 1) + codes)
+        users = keys // max(len(vocabulary), 1)
+        n_relevant = np.bincount(users, minlength=n_users).astype(np.int64)
+        return cls(vocabulary, keys, n_relevant, lists.lengths - n_relevant)
+
+    def contains(self, users: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """Whether each ``(user, code)`` pair is relevant; ``code == -1`` never is."""
+        valid = codes != PAD
+        if len(self.keys) == 0:
+            return np.zeros(valid.shape, dtype=bool)
+        probe = np.where(valid, users * max(len(self.vocabulary), 1) + codes, -1)
+        position = np.minimum(np.searchsorted(self.keys, probe), len(self.keys) - 1)
+        return valid & (self.keys[position] == probe)
+
+
+@dataclass(frozen=True)
+class Rankings:
+    """The submission as two ``users x width`` matrices, rows in solution order.
+
+    Attributes
+    ----------
+    item_codes : ndarray of int64
+        Each prediction's code among all predicted items (for repeats), ``-1`` padding.
+    truth_codes : ndarray of int64
+        The same prediction's code in the ground-truth vocabulary, ``-1`` when absent.
+    lengths : ndarray of int64, shape (n_users,)
+        Number of predictions scored per user (at most ``width``).
+    """
+
+    item_codes: np.ndarray
+    truth_codes: np.ndarray
+    lengths: np.ndarray
+
+
+def build_rankings(
+    lists: SplitLists, user_of_row: np.ndarray, n_users: int, width: int, vocabulary: pa.Array
+) -> Rankings:
+    """Place each submission row's first ``width`` predictions in its user's row.
+
+    Parameters
+    ----------
+    lists : SplitLists
+        The split submission predictions, in submission row order.
+    user_of_row : ndarray of int64
+        The solution row of each submission row, ``-1`` for rows to leave out.
+    n_users : int
+        Number of solution rows.
+    width : int
+        Columns of the matrices (``k``, or less when every row is shorter).
+    vocabulary : pyarrow.Array
+        The ground-truth vocabulary (:attr:`GroundTruth.vocabulary`).
+
+    Examples
+    --------
+    >>> lists = split_lists(pa.array(["x y x", "", "y"]))
+    >>> r = build_rankings(lists, np.array([1, -1, 0]), 2, 3, pa.array(["y"]))
+    >>> r.item_codes
+    array([[ 1, -1, -1],
+           [ 0,  1,  0]])
+    >>> r.truth_codes
+    array([[ 0, -1, -1],
+           [-1,  0, -1]])
+    """
+    row_of_token = lists.row_of_token
+    position = lists.position_of_token
+    user = user_of_row[row_of_token]
+    keep = (user >= 0) & (position < width)
+    encoded = pc.dictionary_encode(lists.tokens)
+    item_codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    truth_code_of_item = first_index_of(encoded.dictionary, vocabulary)
+    item_matrix = np.full((n_users, width), PAD, dtype=np.int64)
+    truth_matrix = np.full((n_users, width), PAD, dtype=np.int64)
+    item_matrix[user[keep], position[keep]] = item_codes[keep]
+    truth_matrix[user[keep], position[keep]] = truth_code_of_item[item_codes[keep]]
+    lengths = np.zeros(n_users, dtype=np.int64)
+    kept_rows = user_of_row >= 0
+    lengths[user_of_row[kept_rows]] = np.minimum(lists.lengths[kept_rows], width)
+    return Rankings(item_matrix, truth_matrix, lengths)

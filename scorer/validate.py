@@ -1,0 +1,375 @@
+"""Column and row checks: collect every problem, then raise once.
+
+Solution and configuration problems raise :class:`HostVisibleError`; submission
+problems raise :class:`ParticipantVisibleError`. A participant-visible message shows
+row ids (public: they are in the sample submission), counts and the participant's own
+input, never a solution value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scorer.columns import StringTable
+from scorer.errors import (
+    MAX_EXAMPLES,
+    HostVisibleError,
+    ParticipantVisibleError,
+    Problem,
+    format_count,
+    raise_if_any,
+)
+from scorer.options import Options
+from scorer.tokens import SplitLists, first_index_of, split_lists
+
+USAGE_COLUMN = "Usage"
+USAGE_VALUES: tuple[str, ...] = ("Public", "Private", "Ignored")
+SUBMISSION = "The submission"
+SOLUTION = "The solution"
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The solution's columns, checked.
+
+    Attributes
+    ----------
+    row_id_name, target_name : str
+        Column names the submission must use.
+    row_ids, targets : pyarrow.Array
+        Row ids and relevant-item lists, in solution order.
+    usage : ndarray of str or None
+        ``Public``/``Private``/``Ignored`` per row, when the solution has a ``Usage`` column.
+    """
+
+    row_id_name: str
+    target_name: str
+    row_ids: pa.Array
+    targets: pa.Array
+    usage: np.ndarray | None
+
+    @property
+    def n_rows(self) -> int:
+        """Number of solution rows."""
+        return len(self.row_ids)
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A valid submission, aligned with the solution.
+
+    Attributes
+    ----------
+    user_of_row : ndarray of int64
+        The solution row of each submission row, ``-1`` for an ignored unknown row.
+    predictions : SplitLists
+        The split prediction lists, in submission row order.
+    """
+
+    user_of_row: np.ndarray
+    predictions: SplitLists
+
+
+def check_solution(table: StringTable, row_id_column_name: str | None) -> Solution:
+    """Find the row-id, target and Usage columns and check the solution's rows.
+
+    Raises
+    ------
+    HostVisibleError
+        Listing every problem with the solution.
+    """
+    problems: list[Problem] = []
+    names = table.names
+    if not names:
+        raise_if_any([_no_columns_problem("the solution")], HostVisibleError, SOLUTION)
+    row_id_name = names[0] if row_id_column_name is None else row_id_column_name
+    if row_id_name not in names:
+        problems.append(
+            Problem(
+                "Row-id column not found",
+                f"a column named {row_id_name!r}",
+                f"columns {list(names)}",
+                "pass the right row_id_column_name, or fix the solution's header",
+            )
+        )
+    duplicated = sorted({n for n in names if names.count(n) > 1})
+    if duplicated:
+        problems.append(
+            Problem(
+                "Duplicated columns",
+                "each column name once",
+                f"{duplicated} more than once",
+                "rename or drop the extra columns in the solution",
+            )
+        )
+    targets = [n for n in dict.fromkeys(names) if n not in (row_id_name, USAGE_COLUMN)]
+    if len(targets) != 1:
+        problems.append(
+            Problem(
+                "Target column not found" if not targets else "Ambiguous target column",
+                f"exactly one column besides {row_id_name!r} and an optional 'Usage'",
+                f"{len(targets)}: {targets}",
+                "drop the extra columns from the solution",
+            )
+        )
+    raise_if_any(problems, HostVisibleError, SOLUTION)
+
+    row_ids = table.column(row_id_name)
+    problems += _empty_row_id_problems(row_ids, "the solution", "fill in or drop those rows")
+    first = first_index_of(row_ids, row_ids)
+    problems += _duplicate_problems(row_ids, first, "solution", "keep one row per id")
+    usage = None
+    if USAGE_COLUMN in names:
+        usage_column = table.column(USAGE_COLUMN)
+        unknown = pc.invert(pc.fill_null(pc.is_in(usage_column, pa.array(USAGE_VALUES)), False))
+        n_unknown = pc.sum(unknown).as_py() or 0
+        if n_unknown:
+            seen = pc.unique(pc.filter(usage_column, unknown)).to_pylist()[:MAX_EXAMPLES]
+            problems.append(
+                Problem(
+                    "Unknown Usage values",
+                    f"each Usage one of {list(USAGE_VALUES)}",
+                    f"{format_count(n_unknown, 'row')} with other values, e.g. {seen}",
+                    "write Public, Private or Ignored (case matters)",
+                    _examples(row_ids, unknown.to_numpy(zero_copy_only=False)),
+                )
+            )
+        usage = usage_column.to_numpy(zero_copy_only=False).astype(object)
+    raise_if_any(problems, HostVisibleError, SOLUTION)
+    return Solution(row_id_name, targets[0], row_ids, table.column(targets[0]), usage)
+
+
+def check_submission(table: StringTable, solution: Solution, options: Options) -> Submission:
+    """Check the submission's columns and rows against the solution.
+
+    Raises
+    ------
+    ParticipantVisibleError
+        Listing every problem found, each with counts, examples and the fix.
+    """
+    problems = _column_problems(table.names, (solution.row_id_name, solution.target_name))
+    user_of_row = np.full(table.n_rows, -1, dtype=np.int64)
+    valid_id = np.ones(table.n_rows, dtype=bool)
+    row_ids = None
+    if solution.row_id_name in table.names:
+        row_ids = table.column(solution.row_id_name)
+        row_problems, user_of_row, valid_id = _row_id_problems(row_ids, solution, options)
+        problems += row_problems
+    predictions = None
+    if solution.target_name in table.names:
+        predictions = split_lists(table.column(solution.target_name))
+        if options.extra_predictions == "error":
+            problems += _too_many_problems(predictions.lengths, row_ids, valid_id, options.k)
+    raise_if_any(problems, ParticipantVisibleError, SUBMISSION)
+    if predictions is None:  # unreachable: a missing column is a problem raised above
+        raise RuntimeError("submission checked without its prediction column")
+    return Submission(user_of_row, predictions)
+
+
+def _no_columns_problem(what: str) -> Problem:
+    return Problem(
+        "No columns",
+        "a header row naming the row-id and prediction columns",
+        f"no column in {what}",
+        "export the file again with its header row",
+    )
+
+
+def _column_problems(names: tuple[str, ...], expected: tuple[str, str]) -> list[Problem]:
+    problems: list[Problem] = []
+    if not names:
+        return [_no_columns_problem("the submission")]
+    missing = [n for n in expected if n not in names]
+    extra = [n for n in dict.fromkeys(names) if n not in expected]
+    duplicated = [n for n in dict.fromkeys(names) if names.count(n) > 1]
+    header = f"exactly the columns {list(expected)} (any order)"
+    if missing:
+        hints = _near_names(missing, extra)
+        problems.append(
+            Problem(
+                "Missing columns",
+                header,
+                f"no column {missing}; the header is {list(names)}" + hints,
+                "name the columns exactly as in the sample submission's header",
+            )
+        )
+    if extra:
+        problems.append(
+            Problem(
+                "Extra columns",
+                header,
+                f"{format_count(len(extra), 'extra column')}: {extra[:MAX_EXAMPLES]}",
+                "drop every column that is not in the sample submission (an index column "
+                "written by pandas: use to_csv(index=False))",
+            )
+        )
+    if duplicated:
+        problems.append(
+            Problem(
+                "Duplicated columns",
+                "each column name once",
+                f"{duplicated[:MAX_EXAMPLES]} more than once",
+                "keep one column of each name",
+            )
+        )
+    return problems
+
+
+def _near_names(missing: list[str], extra: list[str]) -> str:
+    def fold(name: str) -> str:
+        return name.strip().casefold()
+
+    pairs = [(e, m) for m in missing for e in extra if fold(e) == fold(m)]
+    if not pairs:
+        return ""
+    shown = ", ".join(f"{e!r} looks like {m!r}" for e, m in pairs)
+    return f" ({shown}; names must match exactly)"
+
+
+def _examples(values: pa.Array, mask: np.ndarray) -> tuple[str, ...]:
+    """Up to five values where ``mask`` holds, in row order."""
+    positions = np.flatnonzero(mask)[:MAX_EXAMPLES]
+    return tuple(str(v) for v in values.take(pa.array(positions)).to_pylist())
+
+
+def _row_numbers(mask: np.ndarray) -> tuple[str, ...]:
+    return tuple(str(i + 1) for i in np.flatnonzero(mask)[:MAX_EXAMPLES])
+
+
+def _empty_row_id_problems(row_ids: pa.Array, where: str, fix: str) -> list[Problem]:
+    empty = _is_empty(row_ids)
+    n_empty = int(empty.sum())
+    if not n_empty:
+        return []
+    return [
+        Problem(
+            "Empty row ids",
+            "a row id in every row",
+            f"{format_count(n_empty, 'row')} of {where} with an empty row id",
+            fix,
+            _row_numbers(empty),
+            "row numbers, 1 = first data row",
+        )
+    ]
+
+
+def _is_empty(values: pa.Array) -> np.ndarray:
+    empty = pc.fill_null(pc.equal(pc.utf8_length(values), 0), True)
+    return empty.to_numpy(zero_copy_only=False)
+
+
+def _duplicate_problems(
+    row_ids: pa.Array, first: np.ndarray, where: str, fix: str
+) -> list[Problem]:
+    repeated = (first >= 0) & (first != np.arange(len(first)))
+    n_rows = int(repeated.sum())
+    if not n_rows:
+        return []
+    n_ids = len(np.unique(first[repeated]))
+    return [
+        Problem(
+            "Duplicated row ids",
+            "each row id at most once",
+            f"{format_count(n_ids, 'row id')} repeated, {format_count(n_rows, 'extra row')}"
+            f" in the {where}",
+            fix,
+            _examples(row_ids, repeated),
+        )
+    ]
+
+
+def _row_id_problems(
+    row_ids: pa.Array, solution: Solution, options: Options
+) -> tuple[list[Problem], np.ndarray, np.ndarray]:
+    problems = _empty_row_id_problems(
+        row_ids, "the submission", "give every row the row id of the sample submission"
+    )
+    empty = _is_empty(row_ids)
+    first = first_index_of(row_ids, row_ids)
+    problems += _duplicate_problems(row_ids, first, "submission", "keep exactly one row per row id")
+    user_of_row = first_index_of(row_ids, solution.row_ids)
+    unknown = (user_of_row < 0) & ~empty
+    covered = np.zeros(solution.n_rows, dtype=bool)
+    covered[user_of_row[user_of_row >= 0]] = True
+    missing = ~covered
+    n_missing, n_unknown = int(missing.sum()), int(unknown.sum())
+    hints = _id_hints(row_ids, unknown, solution.row_ids, missing)
+    if n_missing:
+        hide = options.unknown_row_ids == "ignore"
+        problems.append(
+            Problem(
+                "Missing rows",
+                f"one row for each of the {solution.n_rows:,} row ids of the sample submission",
+                f"{format_count(n_missing, 'row id')} with no row" + hints,
+                "add a row for every row id of the sample submission (an empty prediction "
+                "list is allowed)",
+                () if hide else _examples(solution.row_ids, missing),
+            )
+        )
+    if n_unknown and options.unknown_row_ids == "error":
+        problems.append(
+            Problem(
+                "Unknown row ids",
+                "only row ids of the sample submission",
+                f"{format_count(n_unknown, 'row')} whose row id is not in the sample submission"
+                + hints,
+                "copy the row ids from the sample submission exactly, as text",
+                _examples(row_ids, unknown),
+            )
+        )
+    user_of_row = np.where(first == np.arange(len(first)), user_of_row, -1)
+    return problems, user_of_row, ~empty & ~unknown
+
+
+_ID_REPAIRS: tuple[tuple[str, Callable[[pa.Array], pa.Array]], ...] = (
+    ("surrounding whitespace is removed", pc.utf8_trim_whitespace),
+    ("case is ignored", pc.utf8_lower),
+    (
+        "leading zeros are restored (the ids were probably read as numbers)",
+        lambda ids: pc.utf8_ltrim(ids, characters="0"),
+    ),
+)
+
+
+def _id_hints(
+    row_ids: pa.Array, unknown: np.ndarray, solution_ids: pa.Array, missing: np.ndarray
+) -> str:
+    """Say what probably went wrong when unknown ids match missing ones after a repair."""
+    if not unknown.any() or not missing.any():
+        return ""
+    unknown_ids = row_ids.filter(pa.array(unknown))
+    missing_ids = solution_ids.filter(pa.array(missing))
+    for description, repair in _ID_REPAIRS:
+        matched = first_index_of(repair(unknown_ids), repair(missing_ids)) >= 0
+        if matched.any():
+            count = format_count(int(matched.sum()), "submitted row id")
+            return f"; {count} would match once {description}"
+    return ""
+
+
+def _too_many_problems(
+    lengths: np.ndarray, row_ids: pa.Array | None, valid_id: np.ndarray, k: int
+) -> list[Problem]:
+    too_long = lengths > k
+    n_rows = int(too_long.sum())
+    if not n_rows:
+        return []
+    examples = (
+        _examples(row_ids, too_long & valid_id) if row_ids is not None else _row_numbers(too_long)
+    )
+    label = "row ids" if row_ids is not None else "row numbers, 1 = first data row"
+    return [
+        Problem(
+            "Too many predictions",
+            f"at most {k} item ids per row, separated by spaces",
+            f"{format_count(n_rows, 'row')} with more (up to {int(lengths.max()):,})",
+            f"keep only your best {k} item ids in each row",
+            examples,
+            label,
+        )
+    ]
