@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 MAX_EXAMPLES = 5
+ROW_IDS = "row ids"
+ROW_NUMBERS = "row numbers, 1 = first data row"
 _MAX_EXAMPLE_CHARS = 80
 
 
@@ -97,7 +99,7 @@ class Problem:
     found: str
     fix: str
     examples: tuple[str, ...] = field(default_factory=tuple)
-    example_label: str = "row ids"
+    example_label: str = ROW_IDS
 
     def render(self) -> str:
         """Format the problem as a few indented lines.
@@ -114,7 +116,8 @@ class Problem:
         """
         lines = [self.title, f"   expected: {self.expected}", f"   found:    {self.found}"]
         if self.examples:
-            shown = ", ".join(format_example(e) for e in self.examples[:MAX_EXAMPLES])
+            show = str if self.example_label == ROW_NUMBERS else format_example
+            shown = ", ".join(show(e) for e in self.examples[:MAX_EXAMPLES])
             lines.append(f"   examples ({self.example_label}): {shown}")
         lines.append(f"   fix:      {self.fix}")
         return "\n".join(lines)

@@ -42,20 +42,30 @@ class SplitLists:
         return np.arange(int(self.lengths.sum()), dtype=np.int64) - np.repeat(starts, self.lengths)
 
 
+# Python's str.split() also splits on these; Arrow's ascii splitter does not, and its
+# utf8 splitter mishandles some of them at the end of a string (pyarrow 26).
+_OTHER_WHITESPACE = (
+    "[\\x{1c}-\\x{1f}\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}"
+    "\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}]"
+)
+
+
 def split_lists(cells: pa.Array) -> SplitLists:
     """Split every cell on runs of whitespace, exactly as Python's ``str.split()``.
 
     Examples
     --------
-    >>> lists = split_lists(pa.array([" a  b", None, "", "c\\u3000d\\te"]))
+    >>> lists = split_lists(pa.array([" a  b", None, "", "c\\u3000d\\te\\x1c", "f \\u3000"]))
     >>> lists.lengths
-    array([2, 0, 0, 3])
+    array([2, 0, 0, 3, 1])
     >>> lists.tokens.to_pylist()
-    ['a', 'b', 'c', 'd', 'e']
+    ['a', 'b', 'c', 'd', 'e', 'f']
     >>> lists.position_of_token
-    array([0, 1, 0, 1, 2])
+    array([0, 1, 0, 1, 2, 0])
     """
-    nested = pc.utf8_split_whitespace(cells)
+    if _may_hold_other_whitespace(cells):
+        cells = pc.replace_substring_regex(cells, _OTHER_WHITESPACE, " ")
+    nested = pc.ascii_split_whitespace(cells)
     lengths = pc.fill_null(pc.list_value_length(nested), 0)
     lengths = lengths.to_numpy(zero_copy_only=False).astype(np.int64)
     tokens = pc.list_flatten(nested)
@@ -67,6 +77,17 @@ def split_lists(cells: pa.Array) -> SplitLists:
         lengths = lengths - np.bincount(row_of_token[empty], minlength=len(lengths))
         tokens = tokens.filter(pa.array(~empty))
     return SplitLists(lengths, tokens)
+
+
+def _may_hold_other_whitespace(cells: pa.Array) -> bool:
+    """True unless every byte is ASCII outside 0x1c-0x1f (a cheap scan of the raw bytes)."""
+    if pc.all(pc.string_is_ascii(cells)).as_py() is False:
+        return True
+    data = cells.buffers()[-1]
+    if data is None:
+        return False
+    raw = np.frombuffer(data, dtype=np.uint8)
+    return bool(np.count_nonzero((raw - np.uint8(0x1C)) < 4))
 
 
 def first_index_of(values: pa.Array, candidates: pa.Array) -> np.ndarray:
@@ -126,7 +147,10 @@ class GroundTruth:
         return cls(vocabulary, keys, n_relevant, lists.lengths - n_relevant)
 
     def contains(self, users: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        """Whether each ``(user, code)`` pair is relevant; ``code == -1`` never is."""
+        """Whether each ``(user, code)`` pair is relevant; ``code == -1`` never is.
+
+        Codes must come from :attr:`vocabulary` (``-1 <= code < len(vocabulary)``).
+        """
         valid = codes != PAD
         if len(self.keys) == 0:
             return np.zeros(valid.shape, dtype=bool)

@@ -18,6 +18,8 @@ import pyarrow.compute as pc
 from scorer.columns import StringTable
 from scorer.errors import (
     MAX_EXAMPLES,
+    ROW_IDS,
+    ROW_NUMBERS,
     HostVisibleError,
     ParticipantVisibleError,
     Problem,
@@ -253,7 +255,7 @@ def _empty_row_id_problems(row_ids: pa.Array, where: str, fix: str) -> list[Prob
             f"{format_count(n_empty, 'row')} of {where} with an empty row id",
             fix,
             _row_numbers(empty),
-            "row numbers, 1 = first data row",
+            ROW_NUMBERS,
         )
     ]
 
@@ -362,7 +364,7 @@ def _too_many_problems(
     examples = (
         _examples(row_ids, too_long & valid_id) if row_ids is not None else _row_numbers(too_long)
     )
-    label = "row ids" if row_ids is not None else "row numbers, 1 = first data row"
+    label = ROW_IDS if row_ids is not None else ROW_NUMBERS
     return [
         Problem(
             "Too many predictions",
