@@ -207,6 +207,11 @@ def _codabench_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("input_dir", help="directory holding ref/ and res/")
     parser.add_argument("output_dir", help="directory for scores.json (created if missing)")
+    parser.add_argument(
+        "--public-only",
+        action="store_true",
+        help="write only map_at_K_public (for a phase whose logs participants can read)",
+    )
     add_scoring_options(parser)
     return parser
 
@@ -236,8 +241,16 @@ def _score(args: argparse.Namespace) -> None:
 def _codabench(args: argparse.Namespace) -> None:
     from scorer.codabench import score_directories
 
-    result = score_directories(args.input_dir, args.output_dir, **evaluate_kwargs(args))
-    print(format_result(result))
+    values, result = score_directories(
+        args.input_dir, args.output_dir, args.public_only, **evaluate_kwargs(args)
+    )
+    # The platform may show this log to the participant: written scores and
+    # submission warnings only.
+    for key, value in values.items():
+        print(f"{key}: {value!r}")
+    for warning in result.warnings:
+        if warning.audience == "participant":
+            print(f"warning: {warning}")
 
 
 def write_output(path: str, text: str) -> None:

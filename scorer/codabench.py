@@ -20,11 +20,14 @@ from scorer.io import write_atomic
 from scorer.result import ScoreResult
 
 SCORES_FILE = "scores.json"
-_PLATFORM_FILES = {"metadata"}
+_PLATFORM_FILES = {"metadata", "metadata.json", "metadata.yaml"}
 
 
-def scores(result: ScoreResult) -> dict[str, float]:
+def scores(result: ScoreResult, public_only: bool = False) -> dict[str, float]:
     """The ``scores.json`` content: the metric, and its Public/Private values when present.
+
+    With ``public_only``, only ``map_at_K_public`` (for a leaderboard phase whose
+    scoring output participants may read).
 
     Examples
     --------
@@ -34,7 +37,16 @@ def scores(result: ScoreResult) -> dict[str, float]:
     >>> submission = pd.DataFrame({"id": ["u1", "u2"], "items": ["a", "x b"]})
     >>> scores(scorer.evaluate(solution, submission, k=2))
     {'map_at_2': 0.75, 'map_at_2_public': 1.0, 'map_at_2_private': 0.5}
+    >>> scores(scorer.evaluate(solution, submission, k=2), public_only=True)
+    {'map_at_2_public': 1.0}
     """
+    if public_only:
+        if result.public_score is None:
+            raise HostVisibleError(
+                "public_only needs a solution with a Usage column and at least one scorable "
+                "Public row."
+            )
+        return {f"{result.metric}_public": result.public_score}
     values = {result.metric: result.score}
     for split, value in (("public", result.public_score), ("private", result.private_score)):
         if value is not None:
@@ -43,7 +55,8 @@ def scores(result: ScoreResult) -> dict[str, float]:
 
 
 def find_single_file(folder: str | os.PathLike, error: type[ScorerError], role: str) -> Path:
-    """The one data file under ``folder``, ignoring hidden files, ``metadata`` and ``__MACOSX``.
+    """The one data file under ``folder``: hidden files, ``__MACOSX`` and the platform's
+    ``metadata`` files are ignored.
 
     Examples
     --------
@@ -76,20 +89,28 @@ def find_single_file(folder: str | os.PathLike, error: type[ScorerError], role: 
 
 
 def score_directories(
-    input_dir: str | os.PathLike, output_dir: str | os.PathLike, **options: Any
-) -> ScoreResult:
+    input_dir: str | os.PathLike,
+    output_dir: str | os.PathLike,
+    public_only: bool = False,
+    **options: Any,
+) -> tuple[dict[str, float], ScoreResult]:
     """Score ``INPUT_DIR/res/`` against ``INPUT_DIR/ref/`` and write ``OUTPUT_DIR/scores.json``.
 
     Parameters
     ----------
     input_dir, output_dir : str or os.PathLike
         The directories the platform gives the scoring program.
+    public_only : bool, default False
+        Write only ``map_at_K_public`` (see :func:`scores`).
     **options
         Keyword arguments of :func:`scorer.evaluate` (``k``, ``limits``, ...).
 
     Returns
     -------
-    ScoreResult
+    scores : dict
+        What was written to ``scores.json``.
+    result : ScoreResult
+        The full result.
 
     Raises
     ------
@@ -102,7 +123,8 @@ def score_directories(
     solution = find_single_file(Path(input_dir, "ref"), HostVisibleError, "solution")
     submission = find_single_file(Path(input_dir, "res"), ParticipantVisibleError, "submission")
     result = scorer.evaluate(solution, submission, **options)
-    text = json.dumps(scores(result), allow_nan=False) + "\n"
+    values = scores(result, public_only)
+    text = json.dumps(values, allow_nan=False) + "\n"
     try:
         os.makedirs(output_dir, exist_ok=True)
         write_atomic(Path(output_dir, SCORES_FILE), text)
@@ -110,4 +132,4 @@ def score_directories(
         raise HostVisibleError(
             f"Cannot write {SCORES_FILE} in {os.fspath(output_dir)!r}: {exc}"
         ) from exc
-    return result
+    return values, result

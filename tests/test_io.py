@@ -108,7 +108,9 @@ def test_every_format_gives_the_same_score(tmp_path):
 def test_random_binary_is_refused_from_its_first_bytes(tmp_path):
     path = tmp_path / "sub.csv"
     path.write_bytes(bytes(range(256)) * 4096)
-    with pytest.raises(ParticipantVisibleError, match=r"(?s)Not a UTF-8 text file.*NUL byte on line 1 \(byte 1\)"):
+    with pytest.raises(
+        ParticipantVisibleError, match=r"(?s)Not a UTF-8 text file.*NUL byte on line 1 \(byte 1\)"
+    ):
         read(path)
 
 
@@ -141,7 +143,9 @@ def test_missing_file(tmp_path):
 def test_ragged_csv_is_unreadable(tmp_path):
     path = tmp_path / "sub.csv"
     path.write_bytes(b"id,items\nu1,a,b\n")
-    with pytest.raises(ParticipantVisibleError, match=r"(?s)Unreadable file.*Expected 2 columns, got 3"):
+    with pytest.raises(
+        ParticipantVisibleError, match=r"(?s)Unreadable file.*Expected 2 columns, got 3"
+    ):
         read(path)
 
 
@@ -171,7 +175,9 @@ def test_broken_parquet(tmp_path):
 def test_file_over_the_input_limit(tmp_path):
     path = tmp_path / "sub.csv"
     path.write_bytes(CSV)
-    with pytest.raises(ParticipantVisibleError, match=r"(?s)File too large.*at most 10 bytes.*found: +36 bytes"):
+    with pytest.raises(
+        ParticipantVisibleError, match=r"(?s)File too large.*at most 10 bytes.*found: +36 bytes"
+    ):
         read(path, max_input_bytes=10)
 
 
@@ -182,7 +188,8 @@ def test_zip_declaring_4_gib_is_refused_with_default_limits(tmp_path):
     data[central + 24 : central + 28] = struct.pack("<I", 0xFFFF_FF00)  # uncompressed size
     path.write_bytes(bytes(data))
     with pytest.raises(
-        ParticipantVisibleError, match=r"(?s)Decompressed data too large.*found: +4,294,967,040 bytes"
+        ParticipantVisibleError,
+        match=r"(?s)Decompressed data too large.*found: +4,294,967,040 bytes",
     ):
         read(path)
 
@@ -199,7 +206,10 @@ def test_gzip_bomb_is_refused_by_its_ratio(tmp_path):
         handle.write(b"id,items\n")
         for _ in range(16):
             handle.write(b"u,a\n" * 1_000_000)
-    with pytest.raises(ParticipantVisibleError, match=r"(?s)Compression ratio too high.*expanding to 4,194,304 bytes so far"):
+    with pytest.raises(
+        ParticipantVisibleError,
+        match=r"(?s)Compression ratio too high.*expanding to 4,194,304 bytes so far",
+    ):
         read(path)
 
 
@@ -208,7 +218,8 @@ def test_gzip_stops_at_the_decompressed_limit(tmp_path):
     lines = b"".join(b"%d,%d %d\n" % (i, i * 7919 % 10007, i * 31) for i in range(400_000))
     path.write_bytes(gzip.compress(b"id,items\n" + lines))
     with pytest.raises(
-        ParticipantVisibleError, match=r"(?s)Decompressed data too large.*found: +more than 2,097,152 bytes"
+        ParticipantVisibleError,
+        match=r"(?s)Decompressed data too large.*found: +more than 2,097,152 bytes",
     ):
         read(path, max_decompressed_bytes=2 * 2**20)
 
@@ -246,14 +257,16 @@ def test_cell_too_long(tmp_path):
 def test_too_many_columns(tmp_path):
     path = tmp_path / "sub.csv"
     path.write_bytes(b",".join(b"c%d" % i for i in range(12)) + b"\n")
-    with pytest.raises(ParticipantVisibleError, match=r"(?s)at most 10 columns.*12 columns in the header"):
+    with pytest.raises(
+        ParticipantVisibleError, match=r"(?s)at most 10 columns.*12 columns in the header"
+    ):
         read(path, max_columns=10)
 
 
 def test_limits_are_validated():
     with pytest.raises(HostVisibleError, match=r"'max_line_bytes' limit must be an int ≥ 1"):
         ReadLimits(max_line_bytes=-1)
-    assert DEFAULT_LIMITS == ReadLimits(2**30, 2**30, 2**20, 2**19, 100, 200)
+    assert ReadLimits(2**30, 2**30, 2**20, 2**19, 100, 200) == DEFAULT_LIMITS
 
 
 def test_evaluate_passes_limits_to_both_files(tmp_path):
