@@ -177,8 +177,8 @@ class _Reader:
             handle.seek(0)
             return self.parse_csv(self.unzip(handle), "zip")
         self.check_text(head, final=len(head) < _SNIFF_BYTES)
-        rest = handle.read(self.limits.max_input_bytes + 1 - len(head))
-        data = head + rest
+        handle.seek(0)
+        data = handle.read(self.limits.max_input_bytes + 1)
         if len(data) > self.limits.max_input_bytes:  # a pipe or a file that grew
             self.fail(_too_big("File too large", len(data), self.limits.max_input_bytes, "stored"))
         return self.parse_csv(data)
@@ -302,7 +302,7 @@ class _Reader:
 
     def parse_csv(self, data: bytes, container: str = "") -> StringTable:
         data = data.removeprefix(_BOM)
-        if not data.strip():
+        if not data[:_SNIFF_BYTES].strip() and not data.strip():
             self.fail(
                 Problem(
                     "Empty file",
@@ -332,7 +332,7 @@ class _Reader:
                 read_options=pacsv.ReadOptions(
                     column_names=placeholders,
                     skip_rows=1,
-                    block_size=max(1 << 24, 2 * self.limits.max_line_bytes),
+                    block_size=max(1 << 22, 2 * self.limits.max_line_bytes),
                 ),
                 parse_options=pacsv.ParseOptions(newlines_in_values=True),
                 convert_options=pacsv.ConvertOptions(
