@@ -14,6 +14,7 @@ from __future__ import annotations
 import codecs
 import csv
 import gzip
+import io
 import os
 import tempfile
 import zipfile
@@ -164,9 +165,14 @@ class _Reader:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def read(self, handle: BinaryIO) -> StringTable:
-        size = os.fstat(handle.fileno()).st_size
-        if size > self.limits.max_input_bytes:
-            self.fail(_too_big("File too large", size, self.limits.max_input_bytes, "stored"))
+        limit = self.limits.max_input_bytes
+        if handle.seekable():
+            size = os.fstat(handle.fileno()).st_size
+        else:  # a pipe such as /dev/stdin: read it, bounded, into memory
+            handle = io.BytesIO(handle.read(limit + 1))
+            size = len(handle.getbuffer())
+        if size > limit:
+            self.fail(_too_big("File too large", size, limit, "stored"))
         head = handle.read(_SNIFF_BYTES)
         if head.startswith(_PARQUET_MAGIC):
             return self.read_parquet(handle)
@@ -178,9 +184,9 @@ class _Reader:
             return self.parse_csv(self.unzip(handle), "zip")
         self.check_text(head, final=len(head) < _SNIFF_BYTES)
         handle.seek(0)
-        data = handle.read(self.limits.max_input_bytes + 1)
-        if len(data) > self.limits.max_input_bytes:  # a pipe or a file that grew
-            self.fail(_too_big("File too large", len(data), self.limits.max_input_bytes, "stored"))
+        data = handle.read(limit + 1)
+        if len(data) > limit:  # the file grew while being read
+            self.fail(_too_big("File too large", len(data), limit, "stored"))
         return self.parse_csv(data)
 
     def check_text(self, head: bytes, final: bool) -> None:

@@ -24,9 +24,18 @@ SOLUTION = EXAMPLE / "solution.csv"
 SUBMISSION = EXAMPLE / "submission.csv"
 
 
-def run(*args: object, command: tuple[str, ...] = (sys.executable, "-m", "scorer")):
+def run(
+    *args: object,
+    command: tuple[str, ...] = (sys.executable, "-m", "scorer"),
+    stdin: str | None = None,
+):
     return subprocess.run(
-        [*command, *map(str, args)], capture_output=True, text=True, timeout=120, check=False
+        [*command, *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
@@ -246,6 +255,12 @@ def variants(tmp_path_factory):
 @pytest.mark.parametrize("name", ["sub.csv.gz", "sub.zip", "sub.parquet", "bom_crlf.csv"])
 def test_every_submission_format(variants, expected, name):
     done = run(variants / "sol.csv.gz", variants / name, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == expected.to_dict()
+
+
+def test_submission_from_a_pipe(expected):
+    done = run(SOLUTION, "/dev/stdin", "--json", stdin=SUBMISSION.read_text())
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == expected.to_dict()
 
