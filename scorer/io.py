@@ -162,7 +162,7 @@ class _Reader:
 
     def fail(self, *problems: Problem) -> NoReturn:
         raise_if_any(problems, self.error, f"The file {os.path.basename(self.name)!r}")
-        raise AssertionError("unreachable")  # pragma: no cover
+        raise RuntimeError("unreachable: raise_if_any raised")  # pragma: no cover
 
     def read(self, handle: BinaryIO) -> StringTable:
         limit = self.limits.max_input_bytes
