@@ -9,6 +9,7 @@
 
 from scorer.api import evaluate, score
 from scorer.errors import HostVisibleError, ParticipantVisibleError, Problem
+from scorer.io import ReadLimits
 from scorer.options import Options
 from scorer.result import ScoreResult, ScoreWarning
 
@@ -19,6 +20,7 @@ __all__ = [
     "Options",
     "ParticipantVisibleError",
     "Problem",
+    "ReadLimits",
     "ScoreResult",
     "ScoreWarning",
     "__version__",

@@ -7,6 +7,7 @@ import pandas as pd
 
 from scorer.columns import TableLike, as_string_table
 from scorer.errors import HostVisibleError, ParticipantVisibleError, format_count
+from scorer.io import ReadLimits
 from scorer.metrics import average_precision, exact_mean, first_occurrence, hit_counts
 from scorer.options import (
     EmptyGroundTruth,
@@ -31,6 +32,7 @@ def evaluate(
     normalization: Normalization = "min_k",
     unknown_row_ids: UnknownRowIds = "error",
     per_user: bool = False,
+    limits: ReadLimits | None = None,
 ) -> ScoreResult:
     """Validate a submission and compute MAP@K with every detail.
 
@@ -56,6 +58,9 @@ def evaluate(
         Submission rows whose id is not in the solution are invalid, or dropped.
     per_user : bool, default False
         Also return each user's AP, hits and ``|R|`` in ``result.per_user``.
+    limits : ReadLimits, optional
+        Bounds on input files (size, decompressed size, line and cell length,
+        columns); :class:`scorer.io.ReadLimits` defaults otherwise.
 
     Returns
     -------
@@ -82,8 +87,8 @@ def evaluate(
     ['short_rows', 'empty_rows']
     """
     options = Options(k, empty_ground_truth, extra_predictions, normalization, unknown_row_ids)
-    solution_table = as_string_table(solution, HostVisibleError)
-    submission_table = as_string_table(submission, ParticipantVisibleError)
+    solution_table = as_string_table(solution, HostVisibleError, limits)
+    submission_table = as_string_table(submission, ParticipantVisibleError, limits)
     checked_solution = check_solution(solution_table, row_id_column_name)
     checked_submission = check_submission(submission_table, checked_solution, options)
 
@@ -151,6 +156,7 @@ def score(
     extra_predictions: ExtraPredictions = "error",
     normalization: Normalization = "min_k",
     unknown_row_ids: UnknownRowIds = "error",
+    limits: ReadLimits | None = None,
 ) -> float:
     """MAP@K of a submission, with Kaggle's metric signature.
 
@@ -173,6 +179,7 @@ def score(
         extra_predictions=extra_predictions,
         normalization=normalization,
         unknown_row_ids=unknown_row_ids,
+        limits=limits,
     ).score
 
 

@@ -13,7 +13,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 import pandas as pd
@@ -21,6 +21,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.errors import ScorerError
+
+if TYPE_CHECKING:
+    from scorer.io import ReadLimits
 
 TableLike = Union[pd.DataFrame, pa.Table, "StringTable", str, os.PathLike]
 
@@ -79,7 +82,9 @@ def _clean_names(names: Sequence[Any]) -> tuple[str, ...]:
     return tuple(texts)
 
 
-def as_string_table(data: TableLike, error: type[ScorerError]) -> StringTable:
+def as_string_table(
+    data: TableLike, error: type[ScorerError], limits: ReadLimits | None = None
+) -> StringTable:
     """Accept a DataFrame, an Arrow table, a StringTable or a file path.
 
     Parameters
@@ -88,6 +93,8 @@ def as_string_table(data: TableLike, error: type[ScorerError]) -> StringTable:
         The input.
     error : type of ScorerError
         The class to raise if the input cannot be read (participant or host).
+    limits : ReadLimits, optional
+        Bounds applied when ``data`` is a file path (see :class:`scorer.io.ReadLimits`).
     """
     if isinstance(data, StringTable):
         return data
@@ -98,7 +105,7 @@ def as_string_table(data: TableLike, error: type[ScorerError]) -> StringTable:
     if isinstance(data, (str, os.PathLike)):
         from scorer.io import read_table
 
-        return read_table(data, error=error)
+        return read_table(data, error=error, limits=limits)
     raise error(
         f"Expected a pandas DataFrame, a pyarrow Table or a file path; got {type(data).__name__}."
     )

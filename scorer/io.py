@@ -2,43 +2,145 @@
 
 Every column is read as a string, with no NA conversion (``NA``, ``null`` and
 ``nan`` are legitimate ids; an empty cell is an empty string). A UTF-8 byte-order
-mark is tolerated. This module knows nothing about MAP@K.
+mark and CRLF line endings are tolerated. The format is chosen by the file's first
+bytes, whatever its name: gzip (``.csv.gz``), zip holding one CSV, Parquet, or
+else CSV. Every read is bounded by :class:`ReadLimits`, so a hostile file is
+refused with a clear message instead of exhausting memory. Outputs are written
+with :func:`write_atomic`. This module knows nothing about MAP@K.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
+import gzip
+import io
 import os
+import tempfile
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, fields
+from typing import BinaryIO, NoReturn
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
 
 from scorer.columns import StringTable
-from scorer.errors import Problem, ScorerError, raise_if_any
+from scorer.errors import HostVisibleError, Problem, ScorerError, format_count, raise_if_any
 
 _BOM = b"\xef\xbb\xbf"
+_GZIP_MAGIC = b"\x1f\x8b"
+_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
+_PARQUET_MAGIC = b"PAR1"
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_SNIFF_BYTES = 1 << 16
+_CHUNK_BYTES = 1 << 22
+_MiB = 1 << 20
+_GiB = 1 << 30
 
 
-def read_table(path: str | os.PathLike, error: type[ScorerError]) -> StringTable:
-    """Read a CSV file with every column as a string.
+@dataclass(frozen=True)
+class ReadLimits:
+    """Upper bounds on what the scorer accepts from one input file.
+
+    The defaults let an H&M-scale file through with room to spare (1.4 million
+    rows, about 240 MB, lines of about 90 characters) and stop a hostile one
+    before it costs memory. Each limit is a positive int.
+
+    Parameters
+    ----------
+    max_input_bytes : int, default 1 GiB
+        Size of the file as stored (compressed, for ``.gz``, ``.zip`` and Parquet).
+    max_decompressed_bytes : int, default 1 GiB
+        Size of the CSV text once decompressed (or of a Parquet file's data,
+        uncompressed). A zip member declaring more is refused before it is
+        read; a gzip stream is refused as soon as it passes the limit.
+    max_line_bytes : int, default 1 MiB
+        Length of one line of CSV, line ending excluded.
+    max_field_bytes : int, default 512 KiB
+        Length of one cell (UTF-8 bytes).
+    max_columns : int, default 100
+        Number of columns.
+    max_compression_ratio : int, default 200
+        Decompressed size over compressed size, for gzip and zip (checked once
+        more than 1 MiB is out). Real CSV files compress up to about 50 to 1; a
+        decompression bomb about 1000 to 1, so it is refused at once rather than
+        at ``max_decompressed_bytes``.
+
+    Examples
+    --------
+    >>> ReadLimits().max_input_bytes == 2**30
+    True
+    >>> ReadLimits(max_input_bytes=2**31).max_input_bytes
+    2147483648
+    >>> ReadLimits(max_columns=0)
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: The 'max_columns' limit must be an int ≥ 1. Got 0 instead.
+    """
+
+    max_input_bytes: int = _GiB
+    max_decompressed_bytes: int = _GiB
+    max_line_bytes: int = _MiB
+    max_field_bytes: int = _MiB // 2
+    max_columns: int = 100
+    max_compression_ratio: int = 200
+
+    def __post_init__(self) -> None:
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise HostVisibleError(
+                    f"The {item.name!r} limit must be an int ≥ 1. Got {value!r} instead."
+                )
+
+
+DEFAULT_LIMITS = ReadLimits()
+
+
+def read_table(
+    path: str | os.PathLike, error: type[ScorerError], limits: ReadLimits | None = None
+) -> StringTable:
+    """Read a CSV, gzipped CSV, zipped CSV or Parquet file with every column as a string.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The file.
+        The file. Its format is read from its first bytes, not its name.
     error : type of ScorerError
-        Raised, listing the problem, when the file cannot be read.
+        Raised, listing the problem, when the file cannot be read or breaks a limit.
+    limits : ReadLimits, optional
+        Bounds on size, line and field length and column count; the defaults otherwise.
+
+    Examples
+    --------
+    >>> import gzip, os, tempfile
+    >>> from scorer.errors import ParticipantVisibleError
+    >>> folder = tempfile.mkdtemp()
+    >>> path = os.path.join(folder, "sub.csv.gz")
+    >>> with gzip.open(path, "wb") as handle:
+    ...     _ = handle.write(b"id,items\\nNA,null nan\\n")
+    >>> table = read_table(path, ParticipantVisibleError)
+    >>> table.names, table.column("id").to_pylist(), table.column("items").to_pylist()
+    (('id', 'items'), ['NA'], ['null nan'])
     """
-    name = os.fspath(path)
+    limits = limits or DEFAULT_LIMITS
+    reader = _Reader(os.fspath(path), error, limits)
     try:
-        with open(name, "rb") as handle:
-            data = handle.read()
+        handle = open(reader.name, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
-        raise_if_any([_unreadable(name, exc.strerror or str(exc))], error, _subject(name))
-    return parse_csv(data, name, error)
+        reader.fail(_unreadable(exc.strerror or str(exc)))
+    with handle:
+        return reader.read(handle)
 
 
-def parse_csv(data: bytes, name: str, error: type[ScorerError]) -> StringTable:
+def parse_csv(
+    data: bytes, name: str, error: type[ScorerError], limits: ReadLimits | None = None
+) -> StringTable:
     """Parse CSV bytes with a header row into all-string columns.
 
     Examples
@@ -49,56 +151,338 @@ def parse_csv(data: bytes, name: str, error: type[ScorerError]) -> StringTable:
     >>> table.names, [c.to_pylist() for c in table.columns]
     (('id', 'items'), [['007', '008'], ['NA b', '']])
     """
-    data = data.removeprefix(_BOM)
-    if not data.strip():
-        raise_if_any(
-            [
+    return _Reader(name, error, limits or DEFAULT_LIMITS).parse_csv(data)
+
+
+@dataclass(frozen=True)
+class _Reader:
+    name: str
+    error: type[ScorerError]
+    limits: ReadLimits
+
+    def fail(self, *problems: Problem) -> NoReturn:
+        raise_if_any(problems, self.error, f"The file {os.path.basename(self.name)!r}")
+        raise RuntimeError("unreachable: raise_if_any raised")  # pragma: no cover
+
+    def read(self, handle: BinaryIO) -> StringTable:
+        limit = self.limits.max_input_bytes
+        if handle.seekable():
+            size = os.fstat(handle.fileno()).st_size
+        else:  # a pipe such as /dev/stdin: read it, bounded, into memory
+            handle = io.BytesIO(handle.read(limit + 1))
+            size = len(handle.getbuffer())
+        if size > limit:
+            self.fail(_too_big("File too large", size, limit, "stored"))
+        head = handle.read(_SNIFF_BYTES)
+        if head.startswith(_PARQUET_MAGIC):
+            return self.read_parquet(handle)
+        if head.startswith(_GZIP_MAGIC):
+            handle.seek(0)
+            return self.parse_csv(self.gunzip(handle), "gzip")
+        if head.startswith(_ZIP_MAGICS):
+            handle.seek(0)
+            return self.parse_csv(self.unzip(handle), "zip")
+        self.check_text(head, final=len(head) < _SNIFF_BYTES)
+        handle.seek(0)
+        data = handle.read(limit + 1)
+        if len(data) > limit:  # the file grew while being read
+            self.fail(_too_big("File too large", len(data), limit, "stored"))
+        return self.parse_csv(data)
+
+    def check_text(self, head: bytes, final: bool) -> None:
+        """Refuse binary or non-UTF-8 content from its first bytes, before any parse."""
+        if head.startswith(_UTF16_BOMS):
+            self.fail(
+                _not_utf8("the file is UTF-16 text (it starts with a UTF-16 byte-order mark)")
+            )
+        nul = head.find(b"\x00")
+        if nul >= 0:
+            line = head.count(b"\n", 0, nul) + 1
+            self.fail(_not_utf8(f"binary data: a NUL byte on line {line:,} (byte {nul + 1:,})"))
+        try:
+            codecs.getincrementaldecoder("utf-8")().decode(head, final=final)
+        except UnicodeDecodeError as exc:
+            self.fail(_not_utf8(_utf8_position(head, exc)))
+
+    def stream_limited(
+        self, chunks: Iterator[bytes], consumed: Callable[[], int], what: str
+    ) -> bytes:
+        """Join decompressed chunks, stopping as soon as a limit is passed."""
+        limit = self.limits.max_decompressed_bytes
+        parts: list[bytes] = []
+        total = 0
+        for chunk in chunks:
+            if not parts:
+                self.check_text(chunk, final=len(chunk) < _SNIFF_BYTES)
+            total += len(chunk)
+            if total > limit:
+                self.fail(_too_big("Decompressed data too large", total, limit, what, more=True))
+            if total > _MiB:
+                self.check_ratio(total, consumed(), what)
+            parts.append(chunk)
+        return b"".join(parts)
+
+    def check_ratio(self, decompressed: int, compressed: int, what: str) -> None:
+        limit = self.limits.max_compression_ratio
+        if decompressed > limit * max(compressed, 1):
+            self.fail(
+                Problem(
+                    "Compression ratio too high",
+                    f"{what} data that expands at most {limit:,} times",
+                    f"{compressed:,} compressed bytes expanding to "
+                    f"{decompressed:,} bytes so far, as a decompression bomb does",
+                    "upload the CSV file itself, or compress it with a standard tool",
+                )
+            )
+
+    def gunzip(self, handle: BinaryIO) -> bytes:
+        stream = gzip.GzipFile(fileobj=handle, mode="rb")
+        try:
+            chunks = iter(lambda: stream.read(_CHUNK_BYTES), b"")
+            return self.stream_limited(chunks, handle.tell, "gzip")
+        except (OSError, EOFError, zlib.error) as exc:
+            self.fail(_unreadable(f"broken gzip data ({exc}); the file may be truncated", "gzip"))
+
+    def unzip(self, handle: BinaryIO) -> bytes:
+        try:
+            archive = zipfile.ZipFile(handle)
+        except (zipfile.BadZipFile, OSError, ValueError) as exc:
+            self.fail(_unreadable(f"broken zip archive ({exc})", "zip"))
+        with archive:
+            members = [
+                info
+                for info in archive.infolist()
+                if not info.is_dir()
+                and not info.filename.startswith("__MACOSX/")
+                and not os.path.basename(info.filename).startswith(".")
+            ]
+            if len(members) != 1:
+                names = ", ".join(repr(m.filename) for m in members[:5]) or "none"
+                self.fail(
+                    Problem(
+                        "Not exactly one file in the zip archive",
+                        "a zip archive holding exactly one CSV file",
+                        f"{format_count(len(members), 'file')}: {names}",
+                        "zip the single CSV file alone, or upload the CSV file itself",
+                    )
+                )
+            member = members[0]
+            limit = self.limits.max_decompressed_bytes
+            if member.file_size > limit:
+                self.fail(
+                    _too_big("Decompressed data too large", member.file_size, limit, "zip member")
+                )
+            if member.file_size > _MiB:
+                self.check_ratio(member.file_size, member.compress_size, "zip member")
+            try:
+                with archive.open(member) as stream:
+                    chunks = iter(lambda: stream.read(_CHUNK_BYTES), b"")
+                    return self.stream_limited(chunks, lambda: member.compress_size, "zip member")
+            except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
+                self.fail(_unreadable(f"broken zip member ({exc})", "zip"))
+            except (NotImplementedError, RuntimeError) as exc:  # method or encryption
+                self.fail(_unreadable(f"unsupported zip member ({exc})", "zip"))
+
+    def read_parquet(self, handle: BinaryIO) -> StringTable:
+        handle.seek(0)
+        try:
+            parquet = pq.ParquetFile(handle)
+            meta = parquet.metadata
+            if meta.num_columns > self.limits.max_columns:
+                self.fail(_too_many_columns(meta.num_columns, self.limits.max_columns))
+            size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+            if size > self.limits.max_decompressed_bytes:
+                self.fail(
+                    _too_big(
+                        "Decompressed data too large",
+                        size,
+                        self.limits.max_decompressed_bytes,
+                        "Parquet data",
+                    )
+                )
+            table = StringTable.from_arrow(parquet.read())
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            self.fail(_unreadable(f"broken Parquet file ({str(exc).splitlines()[0]})", "Parquet"))
+        self.check_fields(table)
+        return table
+
+    def parse_csv(self, data: bytes, container: str = "") -> StringTable:
+        data = data.removeprefix(_BOM)
+        if not data[:_SNIFF_BYTES].strip() and not data.strip():
+            self.fail(
                 Problem(
                     "Empty file",
                     "a CSV file with a header row",
                     f"{len(data):,} bytes with no content",
                     "export the file again; check that it was saved before uploading",
                 )
-            ],
-            error,
-            _subject(name),
-        )
-    header_end = data.find(b"\n")
-    header_bytes = data if header_end < 0 else data[:header_end]
+            )
+        self.check_text(data[:_SNIFF_BYTES], final=len(data) <= _SNIFF_BYTES)
+        if len(data) > self.limits.max_decompressed_bytes:
+            self.fail(
+                _too_big("File too large", len(data), self.limits.max_decompressed_bytes, "CSV")
+            )
+        self.check_lines(data)
+        header_end = data.find(b"\n")
+        header_bytes = data if header_end < 0 else data[:header_end]
+        try:
+            header = next(csv.reader([header_bytes.decode("utf-8").rstrip("\r")]))
+        except (UnicodeDecodeError, csv.Error) as exc:
+            self.fail(_unreadable(f"the header row is not UTF-8 CSV ({exc})", container))
+        if len(header) > self.limits.max_columns:
+            self.fail(_too_many_columns(len(header), self.limits.max_columns))
+        placeholders = [f"column_{i}" for i in range(len(header))]
+        try:
+            table = pacsv.read_csv(
+                pa.BufferReader(data),
+                read_options=pacsv.ReadOptions(
+                    column_names=placeholders,
+                    skip_rows=1,
+                    block_size=max(1 << 22, 2 * self.limits.max_line_bytes),
+                ),
+                parse_options=pacsv.ParseOptions(newlines_in_values=True),
+                convert_options=pacsv.ConvertOptions(
+                    column_types=dict.fromkeys(placeholders, pa.large_string()),
+                    null_values=[],
+                    strings_can_be_null=False,
+                    quoted_strings_can_be_null=False,
+                    check_utf8=True,
+                ),
+            )
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as bad:
+                self.fail(_not_utf8(_utf8_position(data, bad)))
+            self.fail(_unreadable(str(exc).splitlines()[0], container))
+        columns = tuple(table.column(i).combine_chunks() for i in range(table.num_columns))
+        result = StringTable(tuple(header), columns)
+        self.check_fields(result)
+        return result
+
+    def check_lines(self, data: bytes) -> None:
+        """Refuse any line longer than the limit (one vectorised pass, no copy of the text)."""
+        limit = self.limits.max_line_bytes
+        if len(data) <= limit:
+            return
+        ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n"))
+        starts = np.concatenate(([0], ends + 1))
+        stops = np.concatenate((ends, [len(data)]))
+        lengths = stops - starts - (stops > starts) * (_byte_before(data, stops) == ord("\r"))
+        too_long = lengths > limit
+        if too_long.any():
+            lines = tuple(str(i + 1) for i in np.flatnonzero(too_long)[:5])
+            self.fail(
+                Problem(
+                    "Line too long",
+                    f"lines of at most {limit:,} bytes",
+                    f"{format_count(int(too_long.sum()), 'line')} longer, the longest "
+                    f"{int(lengths.max()):,} bytes",
+                    "check that the file is a CSV with one row per line; "
+                    "if long lines are intended, ask the host to raise the line limit",
+                    lines,
+                    "line numbers",
+                )
+            )
+
+    def check_fields(self, table: StringTable) -> None:
+        limit = self.limits.max_field_bytes
+        for name, column in zip(table.names, table.columns, strict=True):
+            lengths = pc.fill_null(pc.binary_length(column), 0).to_numpy(zero_copy_only=False)
+            too_long = lengths > limit
+            if too_long.any():
+                rows = tuple(str(i + 1) for i in np.flatnonzero(too_long)[:5])
+                self.fail(
+                    Problem(
+                        "Cell too long",
+                        f"cells of at most {limit:,} bytes",
+                        f"{format_count(int(too_long.sum()), 'cell')} longer in column {name!r}, "
+                        f"the longest {int(lengths.max()):,} bytes",
+                        "check the column's content; if long cells are intended, "
+                        "ask the host to raise the cell limit",
+                        rows,
+                        "data row numbers, 1 = first row after the header",
+                    )
+                )
+
+
+def _byte_before(data: bytes, stops: np.ndarray) -> np.ndarray:
+    """The byte just before each stop position (0 where the line is empty)."""
+    view = np.frombuffer(data, dtype=np.uint8)
+    return np.where(stops > 0, view[np.maximum(stops - 1, 0)], 0)
+
+
+def _utf8_position(data: bytes, exc: UnicodeDecodeError) -> str:
+    line = data.count(b"\n", 0, exc.start) + 1
+    byte = data[exc.start : exc.start + 1].hex()
+    return f"byte 0x{byte} on line {line:,} is not valid UTF-8"
+
+
+def write_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically: a temporary file, then a rename.
+
+    A reader of ``path`` sees the old content or the new, never a partial file;
+    if writing fails, ``path`` is left as it was and the temporary file is removed.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "scores.json")
+    >>> write_atomic(path, '{"map_at_10": 0.5}\\n')
+    >>> open(path).read(), sorted(os.listdir(os.path.dirname(path)))
+    ('{"map_at_10": 0.5}\\n', ['scores.json'])
+    """
+    target = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(target))
+    descriptor, temporary = tempfile.mkstemp(
+        prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder
+    )
     try:
-        header = next(csv.reader([header_bytes.decode("utf-8").rstrip("\r")]))
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise_if_any(
-            [_unreadable(name, f"the header row is not UTF-8 CSV ({exc})")], error, _subject(name)
-        )
-    placeholders = [f"column_{i}" for i in range(len(header))]
-    try:
-        table = pacsv.read_csv(
-            pa.BufferReader(data),
-            read_options=pacsv.ReadOptions(column_names=placeholders, skip_rows=1),
-            parse_options=pacsv.ParseOptions(newlines_in_values=True),
-            convert_options=pacsv.ConvertOptions(
-                column_types=dict.fromkeys(placeholders, pa.large_string()),
-                null_values=[],
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-                check_utf8=True,
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        raise_if_any([_unreadable(name, str(exc).splitlines()[0])], error, _subject(name))
-    columns = tuple(table.column(i).combine_chunks() for i in range(table.num_columns))
-    return StringTable(tuple(header), columns)
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, target)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
 
 
-def _subject(name: str) -> str:
-    return f"The file {os.path.basename(name)!r}"
+def _too_big(title: str, size: int, limit: int, what: str, more: bool = False) -> Problem:
+    found = f"more than {limit:,} bytes" if more else f"{size:,} bytes"
+    return Problem(
+        title,
+        f"at most {limit:,} bytes ({what})",
+        found,
+        "check that this is the right file; if it is, ask the host to raise the limit",
+    )
 
 
-def _unreadable(name: str, reason: str) -> Problem:
+def _too_many_columns(count: int, limit: int) -> Problem:
+    return Problem(
+        "Too many columns",
+        f"at most {limit:,} columns",
+        f"{count:,} columns in the header",
+        "keep only the columns of the sample submission",
+    )
+
+
+def _not_utf8(reason: str) -> Problem:
+    return Problem(
+        "Not a UTF-8 text file",
+        "a CSV file encoded as UTF-8 (optionally gzipped, zipped, or Parquet)",
+        reason,
+        "export the file again as UTF-8 CSV (for example with pandas: to_csv(index=False))",
+    )
+
+
+def _unreadable(reason: str, container: str = "") -> Problem:
+    what = f"{container} file holding a " if container else ""
     return Problem(
         "Unreadable file",
-        "a UTF-8 CSV file with a header row and the same number of fields on every line",
+        f"a {what}UTF-8 CSV file with a header row and the same number of fields on every line",
         reason,
         "export the file again as UTF-8 CSV (for example with pandas: to_csv(index=False))",
     )

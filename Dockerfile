@@ -1,0 +1,31 @@
+# The scorer as a container: entry point the CLI, offline, non-root, read-only friendly.
+#   docker build -t scorer .
+#   docker run --rm --network none --read-only -v "$PWD:/data:ro" scorer \
+#       /data/solution.csv /data/submission.csv --json
+FROM python:3.12-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# Run-time dependencies pinned to the versions the test suite passes with, then the
+# package itself without resolving anything else, then a consistency check.
+WORKDIR /build
+COPY pyproject.toml README.md ./
+COPY scorer ./scorer
+RUN python -m pip install --no-deps \
+        numpy==2.4.6 \
+        pandas==3.1.1 \
+        pyarrow==26.0.1 \
+        python-dateutil==4.0.0 \
+        tzdata==2026.6 \
+    && python -m pip install --no-deps . \
+    && python -m pip check \
+    && rm -rf /build \
+    && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin scorer
+
+USER 10001
+WORKDIR /data
+ENTRYPOINT ["scorer"]
+CMD ["--help"]

@@ -1,0 +1,282 @@
+"""The ``scorer`` command: parse arguments, call :func:`scorer.evaluate`, print.
+
+Two forms share every scoring option::
+
+    scorer SOLUTION SUBMISSION [options]         score one submission
+    scorer codabench INPUT_DIR OUTPUT_DIR [...]  Codabench / CodaLab scoring program
+
+Exit codes: 0 scored, 1 invalid submission (the participant-visible message on
+stderr), 2 host or usage error, 3 internal error (a short message; the traceback
+with ``--debug``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+from typing import Any
+
+import scorer
+from scorer.errors import HostVisibleError, ParticipantVisibleError
+from scorer.io import DEFAULT_LIMITS, ReadLimits, write_atomic
+from scorer.options import (
+    EMPTY_GROUND_TRUTH,
+    EXTRA_PREDICTIONS,
+    NORMALIZATIONS,
+    UNKNOWN_ROW_IDS,
+    Options,
+)
+from scorer.result import ScoreResult
+
+EXIT_SCORED = 0
+EXIT_INVALID_SUBMISSION = 1
+EXIT_HOST_ERROR = 2
+EXIT_INTERNAL_ERROR = 3
+
+_UNITS = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
+_UNITS.update({"kb": 10**3, "mb": 10**6, "gb": 10**9})
+
+
+def parse_size(text: str) -> int:
+    """Parse a byte count such as ``1000``, ``512KiB``, ``1GiB`` or ``2GB``.
+
+    Examples
+    --------
+    >>> parse_size("1GiB"), parse_size("512 KiB"), parse_size("2MB"), parse_size("100")
+    (1073741824, 524288, 2000000, 100)
+    """
+    match = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", text)
+    unit = match and _UNITS.get(match.group(2).lower())
+    if not match or unit is None:
+        raise argparse.ArgumentTypeError(
+            f"invalid size {text!r}: use a whole number of bytes, optionally with a unit "
+            "(KiB, MiB, GiB, KB, MB, GB), e.g. 2GiB"
+        )
+    return int(match.group(1)) * unit
+
+
+def format_size(size: int) -> str:
+    """Write a byte count with the largest binary unit that divides it.
+
+    Examples
+    --------
+    >>> format_size(2**30), format_size(2**19), format_size(1000)
+    ('1GiB', '512KiB', '1000')
+    """
+    for unit, factor in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size % factor == 0:
+            return f"{size // factor}{unit}"
+    return str(size)
+
+
+def add_scoring_options(parser: argparse.ArgumentParser) -> None:
+    """Add every option of :func:`scorer.evaluate` and the read limits to ``parser``."""
+    defaults = Options()
+    group = parser.add_argument_group("scoring options (as in the Python API)")
+    group.add_argument(
+        "-k",
+        "--k",
+        type=int,
+        default=defaults.k,
+        metavar="K",
+        help="the cut-off: MAP@K (default: %(default)s)",
+    )
+    group.add_argument(
+        "--row-id-column",
+        metavar="NAME",
+        help="the row-id column (default: the solution's first column)",
+    )
+    choices: list[tuple[str, tuple[str, ...], str]] = [
+        ("empty_ground_truth", EMPTY_GROUND_TRUTH, "a user with no relevant item"),
+        ("extra_predictions", EXTRA_PREDICTIONS, "a row with more than K predictions"),
+        ("normalization", NORMALIZATIONS, "AP's denominator: min(|R|,K), |R| or hits"),
+        ("unknown_row_ids", UNKNOWN_ROW_IDS, "a submission row id not in the solution"),
+    ]
+    for name, allowed, meaning in choices:
+        group.add_argument(
+            "--" + name.replace("_", "-"),
+            choices=allowed,
+            default=getattr(defaults, name),
+            help=f"{meaning} (default: %(default)s)",
+        )
+    limits = parser.add_argument_group("input limits (sizes accept KiB, MiB, GiB)")
+    meanings = {
+        "max_input_bytes": "largest input file, as stored",
+        "max_decompressed_bytes": "largest CSV text once decompressed",
+        "max_line_bytes": "longest CSV line",
+        "max_field_bytes": "longest cell",
+        "max_columns": "most columns",
+        "max_compression_ratio": "largest expansion of gzip or zip data",
+    }
+    for item in fields(ReadLimits):
+        default = getattr(DEFAULT_LIMITS, item.name)
+        is_size = item.name.endswith("_bytes")
+        limits.add_argument(
+            "--" + item.name.replace("_", "-"),
+            type=parse_size if is_size else int,
+            default=default,
+            metavar="BYTES" if is_size else "N",
+            help=f"{meanings[item.name]} (default: {format_size(default) if is_size else default})",
+        )
+    parser.add_argument(
+        "--debug", action="store_true", help="show the traceback of an internal error"
+    )
+
+
+def evaluate_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of :func:`scorer.evaluate` given on the command line."""
+    limits = ReadLimits(**{item.name: getattr(args, item.name) for item in fields(ReadLimits)})
+    return {
+        "row_id_column_name": args.row_id_column,
+        "k": args.k,
+        "empty_ground_truth": args.empty_ground_truth,
+        "extra_predictions": args.extra_predictions,
+        "normalization": args.normalization,
+        "unknown_row_ids": args.unknown_row_ids,
+        "limits": limits,
+    }
+
+
+def format_result(result: ScoreResult) -> str:
+    """The human-readable summary the command prints.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> solution = pd.DataFrame({"id": ["u1", "u2"], "items": ["a", ""]})
+    >>> print(format_result(scorer.evaluate(solution, solution, k=3)))
+    MAP@3: 1.0
+    Users: 1 scored, 1 skipped (no relevant item), 0 ignored; 2 in the solution
+    Warnings (2):
+      - [submission] 1 row has fewer than 3 predictions; an unused slot can never earn credit. ...
+      - [submission] 1 row has no prediction and score 0. Examples: 'u2'
+    """
+    lines = [f"MAP@{result.options.k}: {result.score!r}"]
+    for split, value in (("Public", result.public_score), ("Private", result.private_score)):
+        if value is not None:
+            lines.append(f"  {split + ':':<8} {value!r}")
+    lines.append(
+        f"Users: {result.n_scored:,} scored, {result.n_skipped:,} skipped (no relevant item), "
+        f"{result.n_ignored:,} ignored; {result.n_users:,} in the solution"
+    )
+    if result.warnings:
+        lines.append(f"Warnings ({len(result.warnings)}):")
+        for warning in result.warnings:
+            about = "submission" if warning.audience == "participant" else "solution"
+            lines.append(f"  - [{about}] {warning}")
+    return "\n".join(lines)
+
+
+def _score_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="scorer",
+        description="Validate a submission and compute MAP@K.",
+        epilog=(
+            "Codabench / CodaLab scoring program: scorer codabench INPUT_DIR OUTPUT_DIR "
+            "[options] (see scorer codabench --help). Exit codes: 0 scored, 1 invalid "
+            "submission, 2 host or usage error, 3 internal error."
+        ),
+    )
+    parser.add_argument("solution", help="solution file (.csv, .csv.gz, .zip or .parquet)")
+    parser.add_argument("submission", help="submission file (.csv, .csv.gz, .zip or .parquet)")
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object (ScoreResult.to_dict())"
+    )
+    parser.add_argument(
+        "--per-user",
+        metavar="PATH",
+        help="also write each row id's AP, hits, |R| and whether it was scored, as CSV",
+    )
+    parser.add_argument("--version", action="version", version=f"scorer {scorer.__version__}")
+    add_scoring_options(parser)
+    return parser
+
+
+def _codabench_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="scorer codabench",
+        description=(
+            "Codabench / CodaLab scoring program: read the solution from INPUT_DIR/ref/ and "
+            "the submission from INPUT_DIR/res/, write OUTPUT_DIR/scores.json."
+        ),
+    )
+    parser.add_argument("input_dir", help="directory holding ref/ and res/")
+    parser.add_argument("output_dir", help="directory for scores.json (created if missing)")
+    parser.add_argument(
+        "--public-only",
+        action="store_true",
+        help="write only map_at_K_public (for a phase whose logs participants can read)",
+    )
+    add_scoring_options(parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line and return its exit code."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["codabench"]:
+        args = _codabench_parser().parse_args(arguments[1:])
+        return _run(args, _codabench)
+    args = _score_parser().parse_args(arguments)
+    return _run(args, _score)
+
+
+def _score(args: argparse.Namespace) -> None:
+    result = scorer.evaluate(
+        args.solution, args.submission, per_user=args.per_user is not None, **evaluate_kwargs(args)
+    )
+    if args.per_user is not None and result.per_user is not None:
+        write_output(args.per_user, result.per_user.to_csv(lineterminator="\n"))
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, allow_nan=False))
+    else:
+        print(format_result(result))
+
+
+def _codabench(args: argparse.Namespace) -> None:
+    from scorer.codabench import score_directories
+
+    values, result = score_directories(
+        args.input_dir, args.output_dir, args.public_only, **evaluate_kwargs(args)
+    )
+    # The platform may show this log to the participant: written scores and
+    # submission warnings only.
+    for key, value in values.items():
+        print(f"{key}: {value!r}")
+    for warning in result.warnings:
+        if warning.audience == "participant":
+            print(f"warning: {warning}")
+
+
+def write_output(path: str, text: str) -> None:
+    """Write an output file atomically; a failure is the host's (exit 2)."""
+    try:
+        write_atomic(path, text)
+    except OSError as exc:
+        raise HostVisibleError(f"Cannot write {path!r}: {exc.strerror or exc}.") from exc
+
+
+def _run(args: argparse.Namespace, command: Callable[[argparse.Namespace], None]) -> int:
+    try:
+        command(args)
+    except ParticipantVisibleError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_INVALID_SUBMISSION
+    except HostVisibleError as exc:
+        print(f"scorer: host error: {exc}", file=sys.stderr)
+        return EXIT_HOST_ERROR
+    except Exception as exc:
+        if args.debug:
+            traceback.print_exc()
+        print(
+            f"scorer: internal error: {type(exc).__name__}: {exc}"
+            + ("" if args.debug else " (run again with --debug for the traceback)"),
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL_ERROR
+    return EXIT_SCORED

@@ -1,0 +1,317 @@
+"""The command line, end to end through a subprocess: output, exit codes, formats."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import inspect
+import json
+import re
+import subprocess
+import sys
+import zipfile
+from fractions import Fraction
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import scorer
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "fixtures" / "example"
+SOLUTION = EXAMPLE / "solution.csv"
+SUBMISSION = EXAMPLE / "submission.csv"
+
+
+def run(
+    *args: object,
+    command: tuple[str, ...] = (sys.executable, "-m", "scorer"),
+    stdin: str | None = None,
+):
+    return subprocess.run(
+        [*command, *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def expected():
+    return scorer.evaluate(SOLUTION, SUBMISSION)
+
+
+def test_human_output(expected):
+    done = run(SOLUTION, SUBMISSION)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"MAP@10: {expected.score!r}"
+    assert float(lines[0].split()[-1]) == pytest.approx(float(Fraction(39, 60)), abs=1e-15)
+    assert lines[1] == f"  Public:  {expected.public_score!r}"
+    assert lines[2] == f"  Private: {expected.private_score!r}"
+    assert lines[3] == "Users: 5 scored, 1 skipped (no relevant item), 1 ignored; 7 in the solution"
+    assert lines[4] == "Warnings (3):"
+    assert lines[5].startswith("  - [submission] 1 row has a repeated item id")
+    assert lines[5].endswith("Examples: 'c02'")
+
+
+def test_json_output(expected):
+    done = run(SOLUTION, SUBMISSION, "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data == expected.to_dict()
+    assert data["score"] == pytest.approx(float(Fraction(39, 60)), abs=1e-15)
+    assert data["public_score"] == pytest.approx(float(Fraction(11, 12)), abs=1e-15)
+    assert data["private_score"] == pytest.approx(float(Fraction(17, 36)), abs=1e-15)
+    assert (data["n_users"], data["n_scored"], data["n_skipped"], data["n_ignored"]) == (7, 5, 1, 1)
+    assert [w["code"] for w in data["warnings"]] == ["repeated_items", "short_rows", "empty_rows"]
+
+
+def test_options_are_passed_through(tmp_path):
+    done = run(
+        SOLUTION,
+        SUBMISSION,
+        "--json",
+        "--k",
+        "2",
+        "--empty-ground-truth",
+        "zero",
+        "--extra-predictions",
+        "truncate",
+        "--normalization",
+        "hits",
+        "--unknown-row-ids",
+        "ignore",
+        "--row-id-column",
+        "customer_id",
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    expected = scorer.evaluate(
+        SOLUTION,
+        SUBMISSION,
+        "customer_id",
+        k=2,
+        empty_ground_truth="zero",
+        extra_predictions="truncate",
+        normalization="hits",
+        unknown_row_ids="ignore",
+    )
+    assert data == expected.to_dict()
+    assert data["options"] == {
+        "k": 2,
+        "empty_ground_truth": "zero",
+        "extra_predictions": "truncate",
+        "normalization": "hits",
+        "unknown_row_ids": "ignore",
+    }
+
+
+def test_per_user_csv(tmp_path):
+    out = tmp_path / "per_user.csv"
+    done = run(SOLUTION, SUBMISSION, "--per-user", out)
+    assert done.returncode == 0, done.stderr
+    with out.open(newline="") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == ["customer_id", "ap", "hits", "n_relevant", "scored"]
+    by_id = {row[0]: row[1:] for row in rows[1:]}
+    assert list(by_id) == ["c01", "c02", "c03", "c04", "c05", "c06", "c07"]
+    exact = {"c01": Fraction(5, 6), "c02": 1, "c04": Fraction(11, 12), "c05": Fraction(1, 2)}
+    aps = {key: float(value[0]) for key, value in by_id.items() if value[0]}
+    assert aps == pytest.approx({**{k: float(v) for k, v in exact.items()}, "c06": 0.0}, abs=1e-15)
+    per_user = scorer.evaluate(SOLUTION, SUBMISSION, per_user=True).per_user
+    assert aps == per_user["ap"].dropna().to_dict()  # the CSV carries every digit
+    assert by_id["c03"] == ["", "0", "0", "False"]
+    assert by_id["c06"] == ["0.0", "0", "2", "True"]
+    assert by_id["c07"][3] == "False"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["per_user.csv"]
+
+
+def test_per_user_unwritable_is_a_host_error(tmp_path):
+    done = run(SOLUTION, SUBMISSION, "--per-user", tmp_path / "missing" / "out.csv")
+    assert done.returncode == 2
+    assert re.search(r"host error: Cannot write .*out\.csv.*No such file", done.stderr)
+
+
+def test_invalid_submission_exits_1_with_the_message_on_stderr(tmp_path):
+    bad = tmp_path / "sub.csv"
+    bad.write_text("customer_id,prediction\nc01,a\nc01,b\n")
+    done = run(SOLUTION, bad, "--json")
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.startswith("The submission is invalid")
+    assert "Duplicated row ids" in done.stderr
+    assert "0706016001" not in done.stderr  # never a solution value
+
+
+def test_host_error_exits_2(tmp_path):
+    solution = tmp_path / "sol.csv"
+    solution.write_text("id,items,Usage\nu1,a,Secret\n")
+    done = run(solution, SUBMISSION)
+    assert done.returncode == 2
+    assert done.stderr.startswith("scorer: host error: ")
+    assert "Usage" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((), r"the following arguments are required: solution, submission"),
+        (("--k", "ten"), r"argument -k/--k: invalid int value: 'ten'"),
+        (("--normalization", "kaggle"), r"invalid choice: 'kaggle'"),
+        (("--max-input-bytes", "lots"), r"invalid size 'lots'"),
+    ],
+)
+def test_usage_errors_exit_2(args, message):
+    extra = () if not args else (SOLUTION, SUBMISSION)
+    done = run(*extra, *args)
+    assert done.returncode == 2
+    assert re.search(message, done.stderr)
+
+
+def test_invalid_option_value_exits_2():
+    done = run(SOLUTION, SUBMISSION, "--k", "0")
+    assert done.returncode == 2
+    assert "The 'k' parameter must be an int in the range [1, inf). Got 0 instead." in done.stderr
+
+
+INTERNAL = (
+    "import sys, scorer, scorer.cli\n"
+    "def boom(*args, **kwargs):\n"
+    "    raise RuntimeError('disk on fire')\n"
+    "scorer.evaluate = boom\n"
+    "sys.exit(scorer.cli.main(sys.argv[1:]))\n"
+)
+
+
+def test_internal_error_exits_3_without_traceback():
+    done = run(SOLUTION, SUBMISSION, command=(sys.executable, "-c", INTERNAL))
+    assert done.returncode == 3
+    assert done.stderr == (
+        "scorer: internal error: RuntimeError: disk on fire "
+        "(run again with --debug for the traceback)\n"
+    )
+
+
+def test_internal_error_traceback_with_debug():
+    done = run(SOLUTION, SUBMISSION, "--debug", command=(sys.executable, "-c", INTERNAL))
+    assert done.returncode == 3
+    assert done.stderr.startswith("Traceback (most recent call last):")
+    assert done.stderr.endswith("scorer: internal error: RuntimeError: disk on fire\n")
+
+
+def test_help_shows_every_option_with_its_default():
+    done = run("--help")
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    parameters = inspect.signature(scorer.evaluate).parameters
+    for name in parameters:
+        if name in ("solution", "submission", "per_user", "limits"):
+            continue
+        flag = "--row-id-column" if name == "row_id_column_name" else "--" + name.replace("_", "-")
+        assert flag in text, flag
+    for shown in [
+        "MAP@K (default: 10)",
+        "(default: the solution's first column)",
+        "(default: skip)",
+        "(default: error)",
+        "(default: min_k)",
+        "largest input file, as stored (default: 1GiB)",
+        "largest CSV text once decompressed (default: 1GiB)",
+        "longest CSV line (default: 1MiB)",
+        "longest cell (default: 512KiB)",
+        "most columns (default: 100)",
+        "(default: 200)",
+        "--per-user PATH",
+        "--json",
+        "scorer codabench INPUT_DIR OUTPUT_DIR",
+    ]:
+        assert shown in text, shown
+
+
+def test_version():
+    done = run("--version")
+    assert (done.returncode, done.stdout) == (0, f"scorer {scorer.__version__}\n")
+
+
+@pytest.fixture(scope="module")
+def variants(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("variants")
+    data = SUBMISSION.read_bytes()
+    (folder / "sub.csv.gz").write_bytes(gzip.compress(data))
+    with zipfile.ZipFile(folder / "sub.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("submission.csv", data)
+    frame = pd.read_csv(SUBMISSION, dtype=str, keep_default_na=False)
+    frame.to_parquet(folder / "sub.parquet", index=False)
+    (folder / "bom_crlf.csv").write_bytes(b"\xef\xbb\xbf" + data.replace(b"\n", b"\r\n"))
+    (folder / "sol.csv.gz").write_bytes(gzip.compress(SOLUTION.read_bytes()))
+    return folder
+
+
+@pytest.mark.parametrize("name", ["sub.csv.gz", "sub.zip", "sub.parquet", "bom_crlf.csv"])
+def test_every_submission_format(variants, expected, name):
+    done = run(variants / "sol.csv.gz", variants / name, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == expected.to_dict()
+
+
+def test_submission_from_a_pipe(expected):
+    done = run(SOLUTION, "/dev/stdin", "--json", stdin=SUBMISSION.read_text())
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == expected.to_dict()
+
+
+def test_zip_with_two_members_exits_1(tmp_path):
+    path = tmp_path / "sub.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("a.csv", SUBMISSION.read_bytes())
+        archive.writestr("b.csv", SUBMISSION.read_bytes())
+    done = run(SOLUTION, path)
+    assert done.returncode == 1
+    assert "Not exactly one file in the zip archive" in done.stderr
+    assert "2 files: 'a.csv', 'b.csv'" in done.stderr
+
+
+def test_zip_bomb_exits_1(tmp_path):
+    path = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("sub.csv", b"customer_id,prediction\n" + b"c01,a\n" * 5_000_000)
+    done = run(SOLUTION, path)
+    assert done.returncode == 1
+    assert "Compression ratio too high" in done.stderr
+
+
+def test_file_over_the_size_limit_exits_1(tmp_path):
+    big = tmp_path / "sub.csv"
+    big.write_bytes(SUBMISSION.read_bytes() + b"c99,x\n" * 20)
+    limit = SOLUTION.stat().st_size
+    assert big.stat().st_size > limit
+    done = run(SOLUTION, big, "--max-input-bytes", limit)
+    assert done.returncode == 1
+    assert "File too large" in done.stderr
+    assert f"found:    {big.stat().st_size:,} bytes" in done.stderr
+
+
+def test_raised_limit_lets_the_file_through():
+    done = run(SOLUTION, SUBMISSION, "--max-input-bytes", "1KiB", "--max-line-bytes", "100")
+    assert done.returncode == 0, done.stderr
+
+
+def _dockerfile_instruction(name: str) -> str:
+    text = (ROOT / "Dockerfile").read_text()
+    return re.search(rf"^{name}\s+(.+)$", text, re.MULTILINE).group(1)  # type: ignore[union-attr]
+
+
+def test_the_command_the_docker_image_runs(expected):
+    entrypoint = json.loads(_dockerfile_instruction("ENTRYPOINT"))
+    assert entrypoint == ["scorer"]
+    assert _dockerfile_instruction("USER") != "root"
+    assert _dockerfile_instruction("FROM").startswith("python:")
+    executable = Path(sys.executable).parent / entrypoint[0]
+    done = run(SOLUTION, SUBMISSION, "--json", command=(str(executable),))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == expected.to_dict()

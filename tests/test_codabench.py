@@ -1,0 +1,150 @@
+"""Codabench / CodaLab scoring-program mode on an input/ref, input/res, output tree."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import scorer
+from scorer.codabench import score_directories
+from scorer.errors import HostVisibleError, ParticipantVisibleError
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "fixtures" / "example"
+METADATA = ROOT / "examples" / "codabench" / "scoring_program" / "metadata.yaml"
+
+
+def make_tree(tmp_path: Path, submission: bytes | None = None) -> tuple[Path, Path]:
+    ref, res, out = tmp_path / "input" / "ref", tmp_path / "input" / "res", tmp_path / "output"
+    for folder in (ref, res, out):
+        folder.mkdir(parents=True)
+    shutil.copy(EXAMPLE / "solution.csv", ref / "solution.csv")
+    (ref / "metadata").write_text("This is the authoritative result.\n")
+    (res / "metadata").write_text("description: from the platform\n")
+    data = (EXAMPLE / "submission.csv").read_bytes() if submission is None else submission
+    (res / "predictions.csv").write_bytes(data)
+    return tmp_path / "input", out
+
+
+def run(*args: object):
+    return subprocess.run(
+        [sys.executable, "-m", "scorer", "codabench", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_scores_json_and_nothing_else(tmp_path):
+    input_dir, output_dir = make_tree(tmp_path)
+    done = run(input_dir, output_dir)
+    assert done.returncode == 0, done.stderr
+    expected = scorer.evaluate(EXAMPLE / "solution.csv", EXAMPLE / "submission.csv")
+    written = json.loads((output_dir / "scores.json").read_text())
+    assert written == {
+        "map_at_10": expected.score,
+        "map_at_10_public": expected.public_score,
+        "map_at_10_private": expected.private_score,
+    }
+    assert written["map_at_10"] == pytest.approx(float(Fraction(39, 60)), abs=1e-15)
+    assert written["map_at_10_public"] == pytest.approx(float(Fraction(11, 12)), abs=1e-15)
+    assert [p.name for p in output_dir.iterdir()] == ["scores.json"]  # never `metadata`
+    assert done.stdout.splitlines()[0] == f"map_at_10: {expected.score!r}"
+    assert "warning: 1 row has a repeated item id" in done.stdout
+
+
+def test_public_only_writes_one_key_and_logs_no_private_score(tmp_path):
+    input_dir, output_dir = make_tree(tmp_path)
+    done = run(input_dir, output_dir, "--public-only", "--k", "4")
+    assert done.returncode == 0, done.stderr
+    written = json.loads((output_dir / "scores.json").read_text())
+    expected = scorer.evaluate(EXAMPLE / "solution.csv", EXAMPLE / "submission.csv", k=4)
+    assert written == {"map_at_4_public": expected.public_score}
+    assert "private" not in done.stdout.lower()
+
+
+def test_without_usage_only_the_metric(tmp_path):
+    input_dir, output_dir = make_tree(tmp_path, b"id,items\nu1,b a\n")
+    (input_dir / "ref" / "solution.csv").write_text("id,items\nu1,a b\n")
+    done = run(input_dir, output_dir, "--k", "2")
+    assert done.returncode == 0, done.stderr
+    assert json.loads((output_dir / "scores.json").read_text()) == {"map_at_2": 1.0}
+
+
+def test_invalid_submission_exits_1_and_writes_nothing(tmp_path):
+    input_dir, output_dir = make_tree(tmp_path, b"customer_id,prediction\nc01,a\n")
+    done = run(input_dir, output_dir)
+    assert done.returncode == 1
+    assert done.stderr.startswith("The submission is invalid")
+    assert "Missing rows" in done.stderr
+    assert list(output_dir.iterdir()) == []
+
+
+def test_two_submission_files_exit_1(tmp_path):
+    input_dir, output_dir = make_tree(tmp_path)
+    shutil.copy(input_dir / "res" / "predictions.csv", input_dir / "res" / "copy.csv")
+    done = run(input_dir, output_dir)
+    assert done.returncode == 1
+    assert "Expected exactly one submission file; found 2: 'copy.csv', 'predictions.csv'" in (
+        done.stderr
+    )
+
+
+def test_submission_in_a_folder_with_macos_debris(tmp_path):
+    input_dir, output_dir = make_tree(tmp_path)
+    nested = input_dir / "res" / "my_run"
+    nested.mkdir()
+    (input_dir / "res" / "predictions.csv").rename(nested / "predictions.csv")
+    (input_dir / "res" / "__MACOSX").mkdir()
+    (input_dir / "res" / "__MACOSX" / "._predictions.csv").write_bytes(b"\x00\x05")
+    (nested / ".DS_Store").write_bytes(b"\x00")
+    values, result = score_directories(input_dir, output_dir)
+    assert values["map_at_10"] == result.score
+
+
+def test_missing_solution_is_a_host_error(tmp_path):
+    input_dir, output_dir = make_tree(tmp_path)
+    shutil.rmtree(input_dir / "ref")
+    done = run(input_dir, output_dir)
+    assert done.returncode == 2
+    assert "No solution directory: 'ref' is missing" in done.stderr
+    with pytest.raises(HostVisibleError, match=r"No solution directory"):
+        score_directories(input_dir, output_dir)
+
+
+def test_empty_res_is_the_participants_error(tmp_path):
+    input_dir, output_dir = make_tree(tmp_path)
+    (input_dir / "res" / "predictions.csv").unlink()
+    with pytest.raises(ParticipantVisibleError, match=r"one submission file; found 0: none"):
+        score_directories(input_dir, output_dir)
+
+
+def test_public_only_without_usage_is_a_host_error(tmp_path):
+    input_dir, output_dir = make_tree(tmp_path, b"id,items\nu1,a\n")
+    (input_dir / "ref" / "solution.csv").write_text("id,items\nu1,a\n")
+    with pytest.raises(HostVisibleError, match=r"public_only needs a solution with a Usage"):
+        score_directories(input_dir, output_dir, public_only=True)
+
+
+def test_the_example_metadata_command(tmp_path):
+    input_dir, output_dir = make_tree(tmp_path)
+    lines = [line for line in METADATA.read_text().splitlines() if line.startswith("command:")]
+    command = shlex.split(lines[0].removeprefix("command:"))
+    assert command[:4] == ["python3", "-m", "scorer", "codabench"]
+    paths = {"/app/input": str(input_dir), "/app/output": str(output_dir)}
+    argv = [sys.executable, *(paths.get(arg, arg) for arg in command[1:])]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert set(json.loads((output_dir / "scores.json").read_text())) == {
+        "map_at_10",
+        "map_at_10_public",
+        "map_at_10_private",
+    }

@@ -1,0 +1,296 @@
+"""File reading: formats, encodings, limits and atomic writes (scorer.io)."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import struct
+import zipfile
+from fractions import Fraction
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import scorer
+from scorer.errors import HostVisibleError, ParticipantVisibleError
+from scorer.io import DEFAULT_LIMITS, ReadLimits, read_table, write_atomic
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+EXAMPLE = FIXTURES / "example"
+CSV = b"id,items\nNA,null nan\n007,\n u3 ,a  b\n"
+EXPECTED = (("id", "items"), [["NA", "007", " u3 "], ["null nan", "", "a  b"]])
+
+
+def read(path: Path, **limits: int):
+    table = read_table(path, ParticipantVisibleError, ReadLimits(**limits) if limits else None)
+    return table.names, [column.to_pylist() for column in table.columns]
+
+
+def write_zip(path: Path, members: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+def test_csv_keeps_every_value_as_a_string(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(CSV)
+    assert read(path) == EXPECTED
+
+
+def test_bom_and_crlf_are_tolerated(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + CSV.replace(b"\n", b"\r\n"))
+    assert read(path) == EXPECTED
+
+
+@pytest.mark.parametrize("name", ["sub.csv.gz", "sub.csv"])
+def test_gzip_is_read_by_content_whatever_the_name(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(CSV))
+    assert read(path) == EXPECTED
+
+
+def test_zip_with_one_csv(tmp_path):
+    path = write_zip(tmp_path / "sub.zip", {"sub.csv": CSV})
+    assert read(path) == EXPECTED
+
+
+def test_zip_ignores_macos_metadata_and_folders(tmp_path):
+    path = tmp_path / "sub.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("out/", b"")
+        archive.writestr("out/sub.csv", CSV)
+        archive.writestr("__MACOSX/out/._sub.csv", b"\x00\x05\x16\x07")
+        archive.writestr("out/.DS_Store", b"\x00")
+    assert read(path) == EXPECTED
+
+
+def test_zip_with_two_members_is_refused(tmp_path):
+    path = write_zip(tmp_path / "sub.zip", {"a.csv": CSV, "b.csv": CSV})
+    with pytest.raises(ParticipantVisibleError, match=r"2 files: 'a.csv', 'b.csv'"):
+        read(path)
+
+
+def test_empty_zip_is_refused(tmp_path):
+    path = write_zip(tmp_path / "sub.zip", {})
+    with pytest.raises(ParticipantVisibleError, match=r"(?s)exactly one CSV file.*0 files: none"):
+        read(path)
+
+
+def test_parquet_columns_become_strings(tmp_path):
+    path = tmp_path / "sub.parquet"
+    frame = pd.DataFrame({"id": [7, 8], "items": ["NA b", None]})
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
+    assert read(path) == (("id", "items"), [["7", "8"], ["NA b", None]])
+
+
+def test_every_format_gives_the_same_score(tmp_path):
+    solution = EXAMPLE / "solution.csv"
+    data = (EXAMPLE / "submission.csv").read_bytes()
+    (tmp_path / "s.csv.gz").write_bytes(gzip.compress(data))
+    write_zip(tmp_path / "s.zip", {"submission.csv": data})
+    frame = pd.read_csv(EXAMPLE / "submission.csv", dtype=str, keep_default_na=False)
+    frame.to_parquet(tmp_path / "s.parquet", index=False)
+    (tmp_path / "s.csv").write_bytes(b"\xef\xbb\xbf" + data.replace(b"\n", b"\r\n"))
+    scores = {
+        name: scorer.score(solution, tmp_path / name)
+        for name in ("s.csv.gz", "s.zip", "s.parquet", "s.csv")
+    }
+    assert scores == dict.fromkeys(scores, scorer.score(solution, EXAMPLE / "submission.csv"))
+    assert scores["s.zip"] == pytest.approx(float(Fraction(39, 60)), abs=1e-15)
+
+
+def test_random_binary_is_refused_from_its_first_bytes(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(bytes(range(256)) * 4096)
+    with pytest.raises(
+        ParticipantVisibleError, match=r"(?s)Not a UTF-8 text file.*NUL byte on line 1 \(byte 1\)"
+    ):
+        read(path)
+
+
+def test_utf16_is_named(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(CSV.decode().encode("utf-16"))
+    with pytest.raises(ParticipantVisibleError, match=r"UTF-16 text"):
+        read(path)
+
+
+def test_invalid_utf8_far_into_the_file_gives_its_line(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(b"id,items\n" + b"u,a\n" * 100_000 + b"v,caf\xe9\n")
+    with pytest.raises(ParticipantVisibleError, match=r"byte 0xe9 on line 100,002 is not valid"):
+        read(path)
+
+
+def test_empty_file(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(b"\xef\xbb\xbf\r\n")
+    with pytest.raises(ParticipantVisibleError, match=r"Empty file"):
+        read(path)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(ParticipantVisibleError, match=r"(?s)Unreadable file.*found: +No such file"):
+        read(tmp_path / "nothing.csv")
+
+
+def test_ragged_csv_is_unreadable(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(b"id,items\nu1,a,b\n")
+    with pytest.raises(
+        ParticipantVisibleError, match=r"(?s)Unreadable file.*Expected 2 columns, got 3"
+    ):
+        read(path)
+
+
+def test_truncated_gzip(tmp_path):
+    path = tmp_path / "sub.csv.gz"
+    path.write_bytes(gzip.compress(CSV * 100)[:-12])
+    with pytest.raises(ParticipantVisibleError, match=r"broken gzip data .*may be truncated"):
+        read(path)
+
+
+def test_corrupt_zip_member(tmp_path):
+    path = write_zip(tmp_path / "sub.zip", {"sub.csv": CSV * 50})
+    data = bytearray(path.read_bytes())
+    data[40] ^= 0xFF  # inside the compressed member
+    path.write_bytes(bytes(data))
+    with pytest.raises(ParticipantVisibleError, match=r"broken zip member|Unreadable file"):
+        read(path)
+
+
+def test_broken_parquet(tmp_path):
+    path = tmp_path / "sub.parquet"
+    path.write_bytes(b"PAR1 not really")
+    with pytest.raises(ParticipantVisibleError, match=r"broken Parquet file"):
+        read(path)
+
+
+def test_file_over_the_input_limit(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(CSV)
+    with pytest.raises(
+        ParticipantVisibleError, match=r"(?s)File too large.*at most 10 bytes.*found: +36 bytes"
+    ):
+        read(path, max_input_bytes=10)
+
+
+def test_zip_declaring_4_gib_is_refused_with_default_limits(tmp_path):
+    path = write_zip(tmp_path / "sub.zip", {"sub.csv": CSV})
+    data = bytearray(path.read_bytes())
+    central = data.index(b"PK\x01\x02")
+    data[central + 24 : central + 28] = struct.pack("<I", 0xFFFF_FF00)  # uncompressed size
+    path.write_bytes(bytes(data))
+    with pytest.raises(
+        ParticipantVisibleError,
+        match=r"(?s)Decompressed data too large.*found: +4,294,967,040 bytes",
+    ):
+        read(path)
+
+
+def test_zip_bomb_is_refused_by_its_ratio(tmp_path):
+    path = write_zip(tmp_path / "bomb.zip", {"sub.csv": b"id,items\n" + b"u,a\n" * 4_000_000})
+    with pytest.raises(ParticipantVisibleError, match=r"Compression ratio too high"):
+        read(path)
+
+
+def test_gzip_bomb_is_refused_by_its_ratio(tmp_path):
+    path = tmp_path / "bomb.csv.gz"
+    with gzip.open(path, "wb") as handle:
+        handle.write(b"id,items\n")
+        for _ in range(16):
+            handle.write(b"u,a\n" * 1_000_000)
+    with pytest.raises(
+        ParticipantVisibleError,
+        match=r"(?s)Compression ratio too high.*expanding to 4,194,304 bytes so far",
+    ):
+        read(path)
+
+
+def test_gzip_stops_at_the_decompressed_limit(tmp_path):
+    path = tmp_path / "sub.csv.gz"
+    lines = b"".join(b"%d,%d %d\n" % (i, i * 7919 % 10007, i * 31) for i in range(400_000))
+    path.write_bytes(gzip.compress(b"id,items\n" + lines))
+    with pytest.raises(
+        ParticipantVisibleError,
+        match=r"(?s)Decompressed data too large.*found: +more than 2,097,152 bytes",
+    ):
+        read(path, max_decompressed_bytes=2 * 2**20)
+
+
+def test_parquet_over_the_decompressed_limit(tmp_path):
+    path = tmp_path / "sub.parquet"
+    pq.write_table(pa.table({"id": [str(i) for i in range(10_000)]}), path)
+    with pytest.raises(ParticipantVisibleError, match=r"at most 1,000 bytes \(Parquet data\)"):
+        read(path, max_decompressed_bytes=1000)
+
+
+def test_line_too_long(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(b"id,items\r\nu1,abc\r\nu2," + b"x" * 40 + b"\r\n")
+    assert read(path, max_line_bytes=43)[1][1] == ["abc", "x" * 40]  # CR not counted
+    with pytest.raises(
+        ParticipantVisibleError,
+        match=r"(?s)Line too long.*at most 42 bytes.*1 line longer, the longest 43 bytes"
+        r".*examples \(line numbers\): '3'\n",
+    ):
+        read(path, max_line_bytes=42)
+
+
+def test_cell_too_long(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(b'id,items\nu1,"a\nb"\nu2,' + b"y" * 30 + b"\n")
+    with pytest.raises(
+        ParticipantVisibleError,
+        match=r"(?s)Cell too long.*1 cell longer in column 'items', the longest 30 bytes.*"
+        r"\(data row numbers, 1 = first row after the header\): '2'",
+    ):
+        read(path, max_field_bytes=20)
+
+
+def test_too_many_columns(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(b",".join(b"c%d" % i for i in range(12)) + b"\n")
+    with pytest.raises(
+        ParticipantVisibleError, match=r"(?s)at most 10 columns.*12 columns in the header"
+    ):
+        read(path, max_columns=10)
+
+
+def test_limits_are_validated():
+    with pytest.raises(HostVisibleError, match=r"'max_line_bytes' limit must be an int ≥ 1"):
+        ReadLimits(max_line_bytes=-1)
+    assert ReadLimits(2**30, 2**30, 2**20, 2**19, 100, 200) == DEFAULT_LIMITS
+
+
+def test_evaluate_passes_limits_to_both_files(tmp_path):
+    solution, submission = EXAMPLE / "solution.csv", EXAMPLE / "submission.csv"
+    between = (solution.stat().st_size + submission.stat().st_size) // 2
+    small, large = sorted([solution, submission], key=lambda p: p.stat().st_size)
+    error = HostVisibleError if large == solution else ParticipantVisibleError
+    with pytest.raises(error, match=r"File too large"):
+        scorer.evaluate(solution, submission, limits=ReadLimits(max_input_bytes=between))
+    assert small.stat().st_size < between
+
+
+def test_write_atomic_replaces_and_leaves_no_temporary_file(tmp_path):
+    path = tmp_path / "scores.json"
+    path.write_text("old")
+    write_atomic(path, "new\n")
+    assert path.read_text() == "new\n"
+    assert os.listdir(tmp_path) == ["scores.json"]
+
+
+def test_write_atomic_failure_keeps_the_old_file(tmp_path):
+    path = tmp_path / "scores.json"
+    path.write_text("old")
+    with pytest.raises(TypeError, match=r"must be str"):
+        write_atomic(path, b"bytes are refused")  # type: ignore[arg-type]
+    assert path.read_text() == "old"
+    assert os.listdir(tmp_path) == ["scores.json"]
