@@ -368,9 +368,9 @@ def _too_many_problems(
     return [
         Problem(
             "Too many predictions",
-            f"at most {k} item ids per row, separated by spaces",
+            f"at most {format_count(k, 'item id')} per row, separated by spaces",
             f"{format_count(n_rows, 'row')} with more (up to {int(lengths.max()):,})",
-            f"keep only your best {k} item ids in each row",
+            f"keep only your best {format_count(k, 'item id')} in each row",
             examples,
             label,
         )
