@@ -4,7 +4,7 @@
 >>> from scorer import score
 >>> solution = pd.DataFrame({"id": ["u1"], "items": ["a b"]})
 >>> score(solution, pd.DataFrame({"id": ["u1"], "items": ["a x b"]}), "id")  # (1 + 2/3) / 2
-0.8333333333333333
+0.8333333333333334
 """
 
 from scorer.api import evaluate, score

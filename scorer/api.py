@@ -8,7 +8,7 @@ import pandas as pd
 from scorer.columns import TableLike, as_string_table
 from scorer.errors import HostVisibleError, ParticipantVisibleError, format_count
 from scorer.io import ReadLimits
-from scorer.metrics import average_precision, exact_mean, first_occurrence, hit_counts
+from scorer.metrics import AveragePrecision, average_precision, first_occurrence
 from scorer.options import (
     EmptyGroundTruth,
     ExtraPredictions,
@@ -80,7 +80,7 @@ def evaluate(
     >>> submission = pd.DataFrame({"id": ["u3", "u2", "u1"], "items": ["", "x c", "a z b"]})
     >>> result = evaluate(solution, submission, "id", k=3)
     >>> result.score, result.public_score, result.private_score  # (5/6 + 1/2) / 2
-    (0.6666666666666666, 0.8333333333333333, 0.5)
+    (0.6666666666666666, 0.8333333333333334, 0.5)
     >>> result.n_scored, result.n_skipped
     (2, 1)
     >>> [w.code for w in result.warnings]
@@ -116,7 +116,7 @@ def evaluate(
             "item. Check the solution's target column, or use empty_ground_truth='zero'."
         )
     split_scores = {
-        split: _mean_or_none(ap[scored & (usage == split)]) if usage is not None else None
+        split: _mean_or_none(ap, scored & (usage == split)) if usage is not None else None
         for split in ("Public", "Private")
     }
     warnings = _submission_warnings(checked_solution, rankings.lengths, first, ignored, options.k)
@@ -125,15 +125,15 @@ def evaluate(
     if per_user:
         per_user_table = pd.DataFrame(
             {
-                "ap": np.where(scored, ap, np.nan),
-                "hits": hit_counts(relevance),
+                "ap": np.where(scored, ap.values(), np.nan),
+                "hits": ap.hits,
                 "n_relevant": truth.n_relevant,
                 "scored": scored,
             },
             index=pd.Index(checked_solution.row_ids.to_pylist(), name=checked_solution.row_id_name),
         )
     return ScoreResult(
-        score=exact_mean(ap[scored]),
+        score=ap.mean(scored),
         public_score=split_scores["Public"],
         private_score=split_scores["Private"],
         n_users=n_users,
@@ -183,8 +183,8 @@ def score(
     ).score
 
 
-def _mean_or_none(values: np.ndarray) -> float | None:
-    return exact_mean(values) if values.size else None
+def _mean_or_none(ap: AveragePrecision, mask: np.ndarray) -> float | None:
+    return ap.mean(mask) if mask.any() else None
 
 
 def _row_warning(

@@ -9,6 +9,8 @@ wherever the user sits in the matrix.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -50,9 +52,84 @@ def first_occurrence(codes: np.ndarray) -> np.ndarray:
     return first & (codes != PAD)
 
 
+# Up to this width, every AP@K is an int64 fraction over lcm(1..width) * denominator
+# (lcm(1..20) = 232,792,560), and a sum of 10^9 numerators still fits in int64.
+EXACT_MAX_WIDTH = 20
+
+
+@dataclass(frozen=True)
+class AveragePrecision:
+    """AP@K of every user as a fraction ``numerator / denominator`` (0 when 0/0).
+
+    For rankings at most :data:`EXACT_MAX_WIDTH` wide both parts are exact integers,
+    so :meth:`values` and :meth:`mean` are the correctly rounded floats of the exact
+    rationals. Wider rankings fall back to float numerators and a correctly rounded
+    sum of the per-user floats.
+
+    Attributes
+    ----------
+    numerator : ndarray of int64 (float64 when wider than EXACT_MAX_WIDTH)
+    denominator : ndarray of int64
+    hits : ndarray of int64
+        Credited hits per user.
+    """
+
+    numerator: np.ndarray
+    denominator: np.ndarray
+    hits: np.ndarray
+
+    @property
+    def exact(self) -> bool:
+        """Whether numerators are exact integers."""
+        return self.numerator.dtype.kind == "i"
+
+    def values(self) -> np.ndarray:
+        """Each user's AP@K as float64.
+
+        Examples
+        --------
+        >>> rel = np.array([[0, 1, 0, 0, 1, 0, 1, 0, 1, 0]], dtype=bool)
+        >>> average_precision(rel, np.array([4]), k=10).values()  # 1117/2520
+        array([0.44325397])
+        """
+        safe = np.maximum(self.denominator, 1)
+        return np.where(self.denominator > 0, self.numerator / safe, 0.0)
+
+    def mean(self, mask: np.ndarray | None = None) -> float:
+        """MAP over the users where ``mask`` holds, independent of their order.
+
+        Examples
+        --------
+        >>> rel = np.array([[1, 1, 0, 0, 1, 0, 0], [0, 1, 1, 0, 0, 1, 1]], dtype=bool)
+        >>> ap = average_precision(rel, np.array([3, 4]), k=7)
+        >>> ap.mean() == 599 / 840  # (13/15 + 47/84) / 2, correctly rounded
+        True
+        """
+        chosen = np.ones(len(self.denominator), dtype=bool) if mask is None else mask
+        count = int(np.count_nonzero(chosen))
+        if count == 0:
+            raise ValueError("the mean of no value is undefined")
+        if not self.exact:
+            return math.fsum(self.values()[chosen].tolist()) / count
+        denominators = self.denominator[chosen]
+        order = np.argsort(denominators, kind="stable")
+        denominators = denominators[order]
+        starts = np.flatnonzero(np.r_[True, denominators[1:] != denominators[:-1]])
+        sums = np.add.reduceat(self.numerator[chosen][order], starts)
+        total = sum(
+            (
+                Fraction(int(s), int(d))
+                for s, d in zip(sums, denominators[starts], strict=True)
+                if d > 0
+            ),
+            Fraction(0),
+        )
+        return float(total / count)
+
+
 def average_precision(
     relevance: np.ndarray, n_relevant: np.ndarray, k: int, normalization: str = "min_k"
-) -> np.ndarray:
+) -> AveragePrecision:
     """AP@K of every user from a matrix of binary relevance.
 
     Parameters
@@ -70,63 +147,36 @@ def average_precision(
 
     Returns
     -------
-    ndarray of float64, shape (n_users,)
+    AveragePrecision
 
     Examples
     --------
-    >>> rel = np.array([[0, 1, 0, 0, 1, 0, 1, 0, 1, 0]], dtype=bool)
-    >>> average_precision(rel, np.array([4]), k=10)  # 1117/2520
-    array([0.44325397])
-    >>> average_precision(rel, np.array([4]), k=10, normalization="hits")
-    array([0.44325397])
-    >>> average_precision(rel, np.array([8]), k=10, normalization="relevant")
-    array([0.22162698])
+    >>> rel = np.array([[1, 0, 1]], dtype=bool)  # sum of P(i) rel(i) = 1 + 2/3
+    >>> [average_precision(rel, np.array([5]), 3, n).values()[0].item() for n in
+    ...  ("min_k", "relevant", "hits")]  # 5/9, 1/3, 5/6
+    [0.5555555555555556, 0.3333333333333333, 0.8333333333333334]
     """
     relevance = np.asarray(relevance, dtype=bool)
     n_users, width = relevance.shape
     if width > k:
         raise ValueError(f"relevance has {width} columns, more than k={k}")
-    summed_precision = np.zeros(n_users)
+    exact = width <= EXACT_MAX_WIDTH
+    scale = math.lcm(*range(1, width + 1)) if exact else 1
+    numerator = np.zeros(n_users, dtype=np.int64 if exact else np.float64)
     hits = np.zeros(n_users, dtype=np.int64)
     for rank in range(width):
         column = relevance[:, rank]
         hits += column
-        summed_precision += np.where(column, hits / (rank + 1), 0.0)
+        # P(i) = hits / i, scaled to an integer when exact
+        precision = hits * (scale // (rank + 1)) if exact else hits / (rank + 1)
+        numerator += np.where(column, precision, 0)
     n_relevant = np.asarray(n_relevant, dtype=np.int64)
     if normalization == "min_k":
         denominator = np.minimum(n_relevant, k)
     elif normalization == "relevant":
-        denominator = n_relevant
+        denominator = n_relevant.copy()
     elif normalization == "hits":
-        denominator = hits
+        denominator = hits.copy()
     else:
         raise ValueError(f"unknown normalization {normalization!r}")
-    safe = np.maximum(denominator, 1)
-    return np.where(denominator > 0, summed_precision / safe, 0.0)
-
-
-def hit_counts(relevance: np.ndarray) -> np.ndarray:
-    """Number of credited hits per user.
-
-    Examples
-    --------
-    >>> hit_counts(np.array([[True, False, True]]))
-    array([2])
-    """
-    return np.asarray(relevance, dtype=bool).sum(axis=1, dtype=np.int64)
-
-
-def exact_mean(values: np.ndarray) -> float:
-    """Mean computed with a correctly rounded sum, so it ignores the order of ``values``.
-
-    Examples
-    --------
-    >>> exact_mean(np.array([0.25, 0.5, 0.75]))
-    0.5
-    >>> exact_mean(np.array([1e16, 1.0, -1e16])) == 1 / 3  # a naive sum gives 0
-    True
-    """
-    values = np.asarray(values, dtype=np.float64)
-    if values.size == 0:
-        raise ValueError("the mean of no value is undefined")
-    return math.fsum(values.tolist()) / values.size
+    return AveragePrecision(numerator, denominator * scale, hits)

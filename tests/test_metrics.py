@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import evaluate, score
-from scorer.metrics import average_precision, exact_mean, first_occurrence
+from scorer.metrics import EXACT_MAX_WIDTH, average_precision, first_occurrence
 from tests.reference import reference_ap
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -39,7 +39,7 @@ def read_pair(name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
 )
 def test_worked_examples_are_exact(name: str, expected: Fraction) -> None:
     solution, submission = read_pair(name)
-    assert abs(score(solution, submission, "user_id") - float(expected)) <= TOLERANCE
+    assert score(solution, submission, "user_id") == float(expected)  # correctly rounded
 
 
 @pytest.mark.parametrize(
@@ -64,7 +64,7 @@ def test_spec_values_agree_with_the_reference(
     assert reference_ap(predictions, relevant, 10) == expected
     relevance = np.array([[b == "1" for b in bits]])
     fast = average_precision(relevance, np.array([n_relevant]), k=10)
-    assert abs(fast[0] - float(expected)) <= TOLERANCE
+    assert fast.values()[0] == float(expected)
 
 
 def test_published_mistakes_are_not_reproduced() -> None:
@@ -85,15 +85,15 @@ def test_three_normalizations_give_three_numbers(normalization: str, expected: F
     value = score(
         folder / "solution.csv", folder / "submission.csv", k=3, normalization=normalization
     )
-    assert abs(value - float(expected)) <= TOLERANCE
+    assert value == float(expected)
 
 
 def test_shipped_example_scores_as_documented() -> None:
     folder = FIXTURES / "example"
     result = evaluate(folder / "solution.csv", folder / "submission.csv")
-    assert result.score == pytest.approx(float(Fraction(39, 60)), abs=TOLERANCE)
-    assert result.public_score == pytest.approx(float(Fraction(11, 12)), abs=TOLERANCE)
-    assert result.private_score == pytest.approx(float(Fraction(17, 36)), abs=TOLERANCE)
+    assert result.score == float(Fraction(39, 60))
+    assert result.public_score == float(Fraction(11, 12))
+    assert result.private_score == float(Fraction(17, 36))
     assert (result.n_scored, result.n_skipped, result.n_ignored) == (5, 1, 1)
 
 
@@ -111,22 +111,44 @@ def test_first_occurrence_matches_a_plain_loop(rows: list[list[int]]) -> None:
 
 
 @given(
-    st.lists(st.tuples(st.lists(st.booleans(), min_size=7, max_size=7), st.integers(0, 12))),
+    st.integers(1, 26).flatmap(
+        lambda k: st.tuples(
+            st.just(k),
+            st.lists(
+                st.tuples(st.lists(st.booleans(), min_size=k, max_size=k), st.integers(0, 30)),
+                min_size=1,
+                max_size=6,
+            ),
+        )
+    ),
     st.sampled_from(["min_k", "relevant", "hits"]),
+    st.data(),
 )
 def test_average_precision_matches_the_reference(
-    users: list[tuple[list[bool], int]], normalization: str
+    case: tuple[int, list[tuple[list[bool], int]]], normalization: str, data: st.DataObject
 ) -> None:
-    k = 7
+    k, users = case
     users = [(bits, max(n, sum(bits))) for bits, n in users]
     relevance = np.array([bits for bits, _ in users], dtype=bool).reshape(len(users), k)
     n_relevant = np.array([n for _, n in users], dtype=np.int64)
     fast = average_precision(relevance, n_relevant, k, normalization)
-    for (bits, n), value in zip(users, fast, strict=True):
+    exact = []
+    for bits, n in users:
         predictions = [f"hit{i}" if b else f"miss{i}" for i, b in enumerate(bits)]
         relevant = {p for p in predictions if p.startswith("hit")}
         relevant |= {f"unseen{i}" for i in range(n - len(relevant))}
-        assert abs(value - float(reference_ap(predictions, relevant, k, normalization))) <= 1e-12
+        exact.append(reference_ap(predictions, relevant, k, normalization))
+    mask = np.array(data.draw(st.lists(st.booleans(), min_size=len(users), max_size=len(users))))
+    chosen = [e for e, m in zip(exact, mask, strict=True) if m]
+    if k <= EXACT_MAX_WIDTH:  # correctly rounded, not merely close
+        assert fast.values().tolist() == [float(e) for e in exact]
+        assert fast.mean() == float(sum(exact) / len(exact))
+        if chosen:
+            assert fast.mean(mask) == float(sum(chosen) / len(chosen))
+    else:
+        assert np.allclose(fast.values(), [float(e) for e in exact], rtol=0, atol=TOLERANCE)
+        assert abs(fast.mean() - float(sum(exact) / len(exact))) <= TOLERANCE
+    assert fast.hits.tolist() == [sum(bits) for bits, _ in users]
 
 
 def test_average_precision_rejects_a_matrix_wider_than_k() -> None:
@@ -135,13 +157,21 @@ def test_average_precision_rejects_a_matrix_wider_than_k() -> None:
 
 
 @settings(max_examples=50)
-@given(st.lists(st.floats(0, 1), min_size=1, max_size=50), st.randoms())
-def test_exact_mean_ignores_order(values: list[float], random) -> None:
-    shuffled = list(values)
+@given(
+    st.lists(st.tuples(st.booleans(), st.booleans(), st.integers(2, 9)), min_size=1), st.randoms()
+)
+def test_mean_ignores_order(users: list[tuple[bool, bool, int]], random) -> None:
+    shuffled = list(users)
     random.shuffle(shuffled)
-    assert exact_mean(np.array(values)) == exact_mean(np.array(shuffled))
+    means = []
+    for rows in (users, shuffled):
+        relevance = np.array([[a, b] for a, b, _ in rows], dtype=bool)
+        ap = average_precision(relevance, np.array([n for *_, n in rows]), k=2)
+        means.append(ap.mean())
+    assert means[0] == means[1]
 
 
-def test_exact_mean_of_nothing_is_an_error() -> None:
+def test_mean_of_nothing_is_an_error() -> None:
+    ap = average_precision(np.ones((2, 1), dtype=bool), np.array([1, 1]), k=1)
     with pytest.raises(ValueError, match="no value"):
-        exact_mean(np.array([]))
+        ap.mean(np.zeros(2, dtype=bool))
