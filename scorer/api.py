@@ -95,8 +95,7 @@ def evaluate(
         predictions, checked_submission.user_of_row, n_users, width, truth.vocabulary
     )
     first = first_occurrence(rankings.item_codes)
-    users = np.arange(n_users, dtype=np.int64)[:, None]
-    relevance = first & truth.contains(users, rankings.truth_codes)
+    relevance = first & truth.contains_rows(rankings.truth_codes)
     ap = average_precision(relevance, truth.n_relevant, options.k, options.normalization)
 
     usage = checked_solution.usage
