@@ -95,14 +95,146 @@ def first_index_of(values: pa.Array, candidates: pa.Array) -> np.ndarray:
     """For each value, the index of its first equal in ``candidates``, or -1.
 
     A hash join: one pass over ``candidates`` to build, one over ``values`` to probe.
+    Large columns of equally long strings (row ids such as 64-character hashes) take
+    a faster route: 64-bit fingerprints of the raw bytes joined by a pandas hash
+    table, every match then confirmed byte for byte (any fingerprint collision or
+    repeated candidate falls back to the exact string join).
 
     Examples
     --------
     >>> first_index_of(pa.array(["b", "x", "a", None]), pa.array(["a", "b", "a"]))
     array([ 1, -1,  0, -1])
     """
+    found = _first_index_of_fixed_width(values, candidates)
+    if found is not None:
+        return found
     found = pc.index_in(values, value_set=candidates)
     return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+_FIXED_WIDTH_MIN_ROWS = 50_000
+_FINGERPRINT_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+
+
+def fixed_width_bytes(strings: pa.Array) -> np.ndarray | None:
+    """A zero-copy ``n x width`` byte view of strings that all have the same length.
+
+    ``None`` when the array has nulls, is empty or has strings of different lengths.
+
+    Examples
+    --------
+    >>> fixed_width_bytes(pa.array(["ab", "cd"], pa.large_string())).tolist()
+    [[97, 98], [99, 100]]
+    >>> fixed_width_bytes(pa.array(["ab", "c"], pa.large_string())) is None
+    True
+    """
+    if not pa.types.is_large_string(strings.type) or len(strings) == 0 or strings.null_count:
+        return None
+    _, offsets_buffer, data_buffer = strings.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[
+        strings.offset : strings.offset + len(strings) + 1
+    ]
+    start, stop = int(offsets[0]), int(offsets[-1])
+    width, remainder = divmod(stop - start, len(strings))
+    if width == 0 or remainder or data_buffer is None:
+        return None
+    if not np.array_equal(offsets, start + width * np.arange(len(offsets), dtype=np.int64)):
+        return None
+    return np.frombuffer(data_buffer, dtype=np.uint8)[start:stop].reshape(len(strings), width)
+
+
+def fingerprints(rows: np.ndarray) -> np.ndarray:
+    """A 64-bit fingerprint of each row of an ``n x width`` byte matrix.
+
+    Equal rows have equal fingerprints; unequal rows almost never do, so callers
+    confirm every match with :func:`rows_equal`. Works in chunks to bound memory.
+
+    Examples
+    --------
+    >>> rows = np.frombuffer(b"abcabdabc", dtype=np.uint8).reshape(3, 3)
+    >>> prints = fingerprints(rows)
+    >>> bool(prints[0] == prints[2]), bool(prints[0] == prints[1])
+    (True, False)
+    """
+    result = np.empty(len(rows), dtype=np.uint64)
+    for start in range(0, len(rows), _CHUNK_ROWS):
+        words = _as_words(rows[start : start + _CHUNK_ROWS])
+        chunk = np.zeros(len(words), dtype=np.uint64)
+        for column in range(words.shape[1]):
+            chunk ^= words[:, column]
+            chunk *= _FINGERPRINT_MULTIPLIER
+            chunk ^= chunk >> np.uint64(29)
+        result[start : start + len(chunk)] = chunk
+    return result.view(np.int64)
+
+
+def rows_equal(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> bool:
+    """Whether ``left[i] == right[right_index[i]]`` for every row ``i`` (in chunks)."""
+    for start in range(0, len(left), _CHUNK_ROWS):
+        stop = start + _CHUNK_ROWS
+        if not np.array_equal(left[start:stop], right[right_index[start:stop]]):
+            return False
+    return True
+
+
+_CHUNK_ROWS = 1 << 18
+
+
+def _as_words(rows: np.ndarray) -> np.ndarray:
+    n_rows, width = rows.shape
+    padded = np.zeros((n_rows, -(-width // 8) * 8), dtype=np.uint8)
+    padded[:, :width] = rows
+    return padded.view(np.uint64)
+
+
+def _first_index_of_fixed_width(values: pa.Array, candidates: pa.Array) -> np.ndarray | None:
+    if len(values) < _FIXED_WIDTH_MIN_ROWS or len(candidates) == 0:
+        return None
+    value_bytes = fixed_width_bytes(values)
+    candidate_bytes = value_bytes if candidates is values else fixed_width_bytes(candidates)
+    if value_bytes is None or candidate_bytes is None:
+        return None
+    if value_bytes.shape[1] != candidate_bytes.shape[1]:
+        return None
+    import pandas as pd
+
+    candidate_prints = pd.Index(fingerprints(candidate_bytes))
+    if not candidate_prints.is_unique:
+        return None  # repeated candidates (or a collision): the exact join keeps the first
+    if candidates is values:
+        return np.arange(len(values), dtype=np.int64)  # unique fingerprints: unique strings
+    found = candidate_prints.get_indexer(fingerprints(value_bytes)).astype(np.int64)
+    matched = np.flatnonzero(found >= 0)
+    if len(matched) == len(found):
+        confirmed = rows_equal(value_bytes, candidate_bytes, found)
+    else:
+        confirmed = rows_equal(value_bytes[matched], candidate_bytes, found[matched])
+    return found if confirmed else None  # a collision: let the exact join decide
+
+
+def encode(tokens: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Exactly ``pyarrow.compute.dictionary_encode``: codes in order of first appearance.
+
+    Returns the int32 codes and the dictionary. Many equally long tokens (10-digit
+    item ids) are encoded from byte fingerprints, each confirmed byte for byte.
+
+    Examples
+    --------
+    >>> codes, dictionary = encode(pa.array(["b", "a", "b"], pa.large_string()))
+    >>> codes.tolist(), dictionary.to_pylist()
+    ([0, 1, 0], ['b', 'a'])
+    """
+    rows = fixed_width_bytes(tokens) if len(tokens) >= _FIXED_WIDTH_MIN_ROWS else None
+    if rows is not None:
+        import pandas as pd
+
+        codes, _ = pd.factorize(fingerprints(rows))
+        running = np.maximum.accumulate(codes)
+        first = np.flatnonzero(np.concatenate(([True], running[1:] > running[:-1])))
+        if rows_equal(rows, rows[first], codes):
+            return codes.astype(np.int32), tokens.take(first)
+    encoded = pc.dictionary_encode(tokens)
+    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32), encoded.dictionary
 
 
 @dataclass(frozen=True)
@@ -139,9 +271,7 @@ class GroundTruth:
         (array([2, 0, 1]), array([1, 0, 0]))
         """
         n_users = len(lists.lengths)
-        encoded = pc.dictionary_encode(lists.tokens)
-        vocabulary = encoded.dictionary
-        codes = encoded.indices.to_numpy(zero_copy_only=False)
+        codes, vocabulary = encode(lists.tokens)
         keys = lists.row_of_token * max(len(vocabulary), 1) + codes
         # Rows are already in order, so the keys are nearly sorted: a stable sort
         # (timsort) takes a fraction of the time of a general sort or a hash.
@@ -209,7 +339,9 @@ class Rankings:
     Attributes
     ----------
     item_codes : ndarray of int32
-        Each prediction's code among all predicted items (for repeats), ``-1`` padding.
+        A code per predicted item, equal codes for equal items (to find repeats):
+        the truth code for a vocabulary item, a code past the vocabulary for any
+        other; ``-1`` padding.
     truth_codes : ndarray of int32
         The same prediction's code in the ground-truth vocabulary, ``-1`` when absent.
     lengths : ndarray of int64, shape (n_users,)
@@ -244,13 +376,18 @@ def build_rankings(
     >>> lists = split_lists(pa.array(["x y x", "", "y"]))
     >>> r = build_rankings(lists, np.array([1, -1, 0]), 2, 3, pa.array(["y"]))
     >>> r.item_codes.tolist()
-    [[1, -1, -1], [0, 1, 0]]
+    [[0, -1, -1], [1, 0, 1]]
     >>> r.truth_codes.tolist()
     [[0, -1, -1], [-1, 0, -1]]
     """
-    encoded = pc.dictionary_encode(lists.tokens)
-    item_codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
-    truth_code_of_item = first_index_of(encoded.dictionary, vocabulary).astype(np.int32)
+    truth_codes = first_index_of(lists.tokens, vocabulary).astype(np.int32)
+    # Item codes only tell repeats apart: a vocabulary item keeps its truth code,
+    # any other item gets its own code after the vocabulary.
+    item_codes = truth_codes.copy()
+    unknown = np.flatnonzero(truth_codes < 0)
+    if len(unknown):
+        unknown_codes, _ = encode(lists.tokens.take(unknown))
+        item_codes[unknown] = unknown_codes + len(vocabulary)
     # Flat destination of every token: its user's row, at its rank.
     row_start = np.cumsum(lists.lengths) - lists.lengths
     destination = np.repeat(user_of_row * width - row_start, lists.lengths)
@@ -260,11 +397,15 @@ def build_rankings(
         keep = np.repeat(kept_rows, lists.lengths) & (
             destination - np.repeat(user_of_row * width, lists.lengths) < width
         )
-        destination, item_codes = destination[keep], item_codes[keep]
+        destination, item_codes, truth_codes = (
+            destination[keep],
+            item_codes[keep],
+            truth_codes[keep],
+        )
     item_matrix = np.full((n_users, width), PAD, dtype=np.int32)
     truth_matrix = np.full((n_users, width), PAD, dtype=np.int32)
     item_matrix.ravel()[destination] = item_codes
-    truth_matrix.ravel()[destination] = truth_code_of_item[item_codes]
+    truth_matrix.ravel()[destination] = truth_codes
     lengths = np.zeros(n_users, dtype=np.int64)
     lengths[user_of_row[kept_rows]] = np.minimum(lists.lengths[kept_rows], width)
     return Rankings(item_matrix, truth_matrix, lengths)
