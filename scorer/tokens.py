@@ -66,12 +66,21 @@ def split_lists(cells: pa.Array) -> SplitLists:
     tokens = pc.list_flatten(nested)
     # Arrow keeps an empty token for leading or trailing whitespace and for an empty
     # cell, where str.split() keeps none: drop them (rarely needed, so checked first).
-    empty = pc.equal(pc.binary_length(tokens), 0).to_numpy(zero_copy_only=False)
+    empty = _empty_tokens(tokens)
     if empty.any():
         row_of_token = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
         lengths = lengths - np.bincount(row_of_token[empty], minlength=len(lengths))
         tokens = tokens.filter(pa.array(~empty))
     return SplitLists(lengths, tokens)
+
+
+def _empty_tokens(tokens: pa.Array) -> np.ndarray:
+    """Which tokens are empty, read from the offsets when possible (no int64 copy)."""
+    if pa.types.is_large_string(tokens.type) and len(tokens):
+        offsets = np.frombuffer(tokens.buffers()[1], dtype=np.int64)
+        offsets = offsets[tokens.offset : tokens.offset + len(tokens) + 1]
+        return offsets[1:] == offsets[:-1]
+    return pc.equal(pc.binary_length(tokens), 0).to_numpy(zero_copy_only=False)
 
 
 def _only_spaces(cells: pa.Array) -> bool:
@@ -95,21 +104,25 @@ def first_index_of(values: pa.Array, candidates: pa.Array) -> np.ndarray:
     """For each value, the index of its first equal in ``candidates``, or -1.
 
     A hash join: one pass over ``candidates`` to build, one over ``values`` to probe.
-    Large columns of equally long strings (row ids such as 64-character hashes) take
-    a faster route: 64-bit fingerprints of the raw bytes joined by a pandas hash
-    table, every match then confirmed byte for byte (any fingerprint collision or
-    repeated candidate falls back to the exact string join).
+    Large columns of equally long strings (row ids such as 64-character hashes, item
+    ids) take a faster route: 64-bit fingerprints of the raw bytes joined by a pandas
+    hash table, every match then confirmed byte for byte (a repeated candidate or any
+    fingerprint collision falls back to the exact string join).
 
     Examples
     --------
     >>> first_index_of(pa.array(["b", "x", "a", None]), pa.array(["a", "b", "a"]))
     array([ 1, -1,  0, -1])
     """
-    found = _first_index_of_fixed_width(values, candidates)
+    return _index_in(values, candidates, np.int64)
+
+
+def _index_in(values: pa.Array, candidates: pa.Array, dtype: type) -> np.ndarray:
+    found = _first_index_of_fixed_width(values, candidates, dtype)
     if found is not None:
         return found
     found = pc.index_in(values, value_set=candidates)
-    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(dtype)
 
 
 _FIXED_WIDTH_MIN_ROWS = 50_000
@@ -177,7 +190,7 @@ def rows_equal(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> 
     return True
 
 
-_CHUNK_ROWS = 1 << 18
+_CHUNK_ROWS = 1 << 20
 
 
 def _as_words(rows: np.ndarray) -> np.ndarray:
@@ -187,7 +200,9 @@ def _as_words(rows: np.ndarray) -> np.ndarray:
     return padded.view(np.uint64)
 
 
-def _first_index_of_fixed_width(values: pa.Array, candidates: pa.Array) -> np.ndarray | None:
+def _first_index_of_fixed_width(
+    values: pa.Array, candidates: pa.Array, dtype: type
+) -> np.ndarray | None:
     if len(values) < _FIXED_WIDTH_MIN_ROWS or len(candidates) == 0:
         return None
     value_bytes = fixed_width_bytes(values)
@@ -202,14 +217,20 @@ def _first_index_of_fixed_width(values: pa.Array, candidates: pa.Array) -> np.nd
     if not candidate_prints.is_unique:
         return None  # repeated candidates (or a collision): the exact join keeps the first
     if candidates is values:
-        return np.arange(len(values), dtype=np.int64)  # unique fingerprints: unique strings
-    found = candidate_prints.get_indexer(fingerprints(value_bytes)).astype(np.int64)
-    matched = np.flatnonzero(found >= 0)
-    if len(matched) == len(found):
-        confirmed = rows_equal(value_bytes, candidate_bytes, found)
-    else:
-        confirmed = rows_equal(value_bytes[matched], candidate_bytes, found[matched])
-    return found if confirmed else None  # a collision: let the exact join decide
+        return np.arange(len(values), dtype=dtype)  # unique fingerprints: unique strings
+    found = np.empty(len(values), dtype=dtype)
+    for start in range(0, len(values), _CHUNK_ROWS):
+        chunk = value_bytes[start : start + _CHUNK_ROWS]
+        hit = candidate_prints.get_indexer(fingerprints(chunk))
+        matched = hit >= 0
+        if matched.all():
+            confirmed = rows_equal(chunk, candidate_bytes, hit)
+        else:
+            confirmed = rows_equal(chunk[matched], candidate_bytes, hit[matched])
+        if not confirmed:
+            return None  # a fingerprint collision: let the exact join decide
+        found[start : start + len(hit)] = hit
+    return found
 
 
 def encode(tokens: pa.Array) -> tuple[np.ndarray, pa.Array]:
@@ -380,7 +401,7 @@ def build_rankings(
     >>> r.truth_codes.tolist()
     [[0, -1, -1], [-1, 0, -1]]
     """
-    truth_codes = first_index_of(lists.tokens, vocabulary).astype(np.int32)
+    truth_codes = _index_in(lists.tokens, vocabulary, np.int32)
     # Item codes only tell repeats apart: a vocabulary item keeps its truth code,
     # any other item gets its own code after the vocabulary.
     item_codes = truth_codes.copy()
@@ -388,24 +409,30 @@ def build_rankings(
     if len(unknown):
         unknown_codes, _ = encode(lists.tokens.take(unknown))
         item_codes[unknown] = unknown_codes + len(vocabulary)
-    # Flat destination of every token: its user's row, at its rank.
-    row_start = np.cumsum(lists.lengths) - lists.lengths
-    destination = np.repeat(user_of_row * width - row_start, lists.lengths)
-    destination += np.arange(len(destination), dtype=np.int64)
-    kept_rows = user_of_row >= 0
-    if not kept_rows.all() or lists.lengths.max(initial=0) > width:
-        keep = np.repeat(kept_rows, lists.lengths) & (
-            destination - np.repeat(user_of_row * width, lists.lengths) < width
-        )
-        destination, item_codes, truth_codes = (
-            destination[keep],
-            item_codes[keep],
-            truth_codes[keep],
-        )
     item_matrix = np.full((n_users, width), PAD, dtype=np.int32)
     truth_matrix = np.full((n_users, width), PAD, dtype=np.int32)
-    item_matrix.ravel()[destination] = item_codes
-    truth_matrix.ravel()[destination] = truth_codes
+    kept_rows = user_of_row >= 0
+    if len(lists.lengths) and width and kept_rows.all() and (lists.lengths == width).all():
+        # Every row is full (the usual case): the tokens already form a matrix whose
+        # rows only need moving to their users.
+        item_matrix[user_of_row] = item_codes.reshape(-1, width)
+        truth_matrix[user_of_row] = truth_codes.reshape(-1, width)
+    else:
+        # Flat destination of every token: its user's row, at its rank.
+        row_start = np.cumsum(lists.lengths) - lists.lengths
+        destination = np.repeat(user_of_row * width - row_start, lists.lengths)
+        destination += np.arange(len(destination), dtype=np.int64)
+        if not kept_rows.all() or lists.lengths.max(initial=0) > width:
+            keep = np.repeat(kept_rows, lists.lengths) & (
+                destination - np.repeat(user_of_row * width, lists.lengths) < width
+            )
+            destination, item_codes, truth_codes = (
+                destination[keep],
+                item_codes[keep],
+                truth_codes[keep],
+            )
+        item_matrix.ravel()[destination] = item_codes
+        truth_matrix.ravel()[destination] = truth_codes
     lengths = np.zeros(n_users, dtype=np.int64)
     lengths[user_of_row[kept_rows]] = np.minimum(lists.lengths[kept_rows], width)
     return Rankings(item_matrix, truth_matrix, lengths)
