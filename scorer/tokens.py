@@ -171,10 +171,9 @@ def fingerprints(rows: np.ndarray) -> np.ndarray:
     """
     result = np.empty(len(rows), dtype=np.uint64)
     for start in range(0, len(rows), _CHUNK_ROWS):
-        words = _as_words(rows[start : start + _CHUNK_ROWS])
-        chunk = np.zeros(len(words), dtype=np.uint64)
-        for column in range(words.shape[1]):
-            chunk ^= words[:, column]
+        chunk = np.zeros(min(_CHUNK_ROWS, len(rows) - start), dtype=np.uint64)
+        for word in _words(rows[start : start + _CHUNK_ROWS]):
+            chunk ^= word
             chunk *= _FINGERPRINT_MULTIPLIER
             chunk ^= chunk >> np.uint64(29)
         result[start : start + len(chunk)] = chunk
@@ -182,22 +181,42 @@ def fingerprints(rows: np.ndarray) -> np.ndarray:
 
 
 def rows_equal(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> bool:
-    """Whether ``left[i] == right[right_index[i]]`` for every row ``i`` (in chunks)."""
+    """Whether ``left[i] == right[right_index[i]]`` for every row ``i`` (in chunks).
+
+    Examples
+    --------
+    >>> rows = np.frombuffer(b"abcabdabc", dtype=np.uint8).reshape(3, 3)
+    >>> rows_equal(rows, rows, np.array([2, 1, 0])), rows_equal(rows, rows, np.array([1, 1, 0]))
+    (True, False)
+    """
+    right_words = _words(right)
     for start in range(0, len(left), _CHUNK_ROWS):
-        stop = start + _CHUNK_ROWS
-        if not np.array_equal(left[start:stop], right[right_index[start:stop]]):
-            return False
+        index = right_index[start : start + _CHUNK_ROWS]
+        for left_word, right_word in zip(
+            _words(left[start : start + _CHUNK_ROWS]), right_words, strict=True
+        ):
+            if not np.array_equal(left_word, right_word[index]):
+                return False
     return True
 
 
 _CHUNK_ROWS = 1 << 20
 
 
-def _as_words(rows: np.ndarray) -> np.ndarray:
+def _words(rows: np.ndarray) -> list[np.ndarray]:
+    """Columns of uint64 that together cover every byte of each row.
+
+    For rows of 8 bytes or more these are zero-copy (unaligned) views of the bytes
+    at offsets 0, 8, 16, ... and ``width - 8``; shorter rows are zero padded.
+    """
     n_rows, width = rows.shape
-    padded = np.zeros((n_rows, -(-width // 8) * 8), dtype=np.uint8)
-    padded[:, :width] = rows
-    return padded.view(np.uint64)
+    if width < 8 or rows.strides[1] != 1:
+        padded = np.zeros((n_rows, -(-width // 8) * 8), dtype=np.uint8)
+        padded[:, :width] = rows
+        words = padded.view(np.uint64)
+        return [words[:, column] for column in range(words.shape[1])]
+    offsets = [*range(0, width - 8, 8), width - 8]
+    return [rows[:, offset : offset + 8].view(np.uint64)[:, 0] for offset in offsets]
 
 
 def _first_index_of_fixed_width(
