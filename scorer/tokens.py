@@ -56,6 +56,9 @@ def split_lists(cells: pa.Array) -> SplitLists:
     array([0, 1, 0, 1, 2])
     """
     if _only_spaces(cells):
+        uniform = _split_uniform(cells)
+        if uniform is not None:
+            return uniform
         nested = pc.split_pattern(cells, " ")
     else:
         # Trimming first matters: utf8_split_whitespace can read past the end of a
@@ -72,6 +75,41 @@ def split_lists(cells: pa.Array) -> SplitLists:
         lengths = lengths - np.bincount(row_of_token[empty], minlength=len(lengths))
         tokens = tokens.filter(pa.array(~empty))
     return SplitLists(lengths, tokens)
+
+
+def _split_uniform(cells: pa.Array) -> SplitLists | None:
+    """Split many printable-ASCII cells that all hold ``m`` tokens of ``w`` bytes
+    joined by single spaces (what ``" ".join`` of fixed-width ids writes).
+
+    The layout is checked byte for byte (a space at every separator, none inside a
+    token); then the tokens are one strided copy, with no search for separators.
+    ``None`` for any other layout.
+    """
+    if len(cells) < _FIXED_WIDTH_MIN_ROWS:
+        return None
+    rows = fixed_width_bytes(cells)
+    if rows is None:
+        return None
+    n_cells, cell_width = rows.shape
+    first_space = bytes(rows[0]).find(b" ")
+    width = cell_width if first_space < 0 else first_space
+    n_tokens, remainder = divmod(cell_width + 1, width + 1)
+    if width == 0 or remainder:
+        return None
+    if n_tokens > 1 and not (rows[:, width :: width + 1] == ord(" ")).all():
+        return None
+    strided = np.lib.stride_tricks.as_strided(
+        rows, shape=(n_cells, n_tokens, width), strides=(cell_width, width + 1, 1), writeable=False
+    )
+    data = np.ascontiguousarray(strided).reshape(-1)
+    for start in range(0, len(data), _CHUNK_ROWS * 16):
+        if (data[start : start + _CHUNK_ROWS * 16] == ord(" ")).any():
+            return None
+    offsets = np.arange(n_cells * n_tokens + 1, dtype=np.int64) * width
+    tokens = pa.Array.from_buffers(
+        pa.large_string(), n_cells * n_tokens, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    )
+    return SplitLists(np.full(n_cells, n_tokens, dtype=np.int64), tokens)
 
 
 def _empty_tokens(tokens: pa.Array) -> np.ndarray:
