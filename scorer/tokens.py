@@ -457,24 +457,32 @@ def build_rankings(
     [[0, -1, -1], [1, 0, 1]]
     >>> r.truth_codes.tolist()
     [[0, -1, -1], [-1, 0, -1]]
+    >>> full = build_rankings(split_lists(pa.array(["x y", "y z"])), np.array([1, 0]), 2, 2,
+    ...                       pa.array(["y"]))
+    >>> full.item_codes.tolist(), full.truth_codes.tolist(), full.lengths.tolist()
+    ([[0, 2], [1, 0]], [[0, -1], [-1, 0]], [2, 2])
     """
     truth_codes = _index_in(lists.tokens, vocabulary, np.int32)
     # Item codes only tell repeats apart: a vocabulary item keeps its truth code,
     # any other item gets its own code after the vocabulary.
-    item_codes = truth_codes.copy()
     unknown = np.flatnonzero(truth_codes < 0)
+    item_codes = truth_codes
     if len(unknown):
+        item_codes = truth_codes.copy()
         unknown_codes, _ = encode(lists.tokens.take(unknown))
         item_codes[unknown] = unknown_codes + len(vocabulary)
-    item_matrix = np.full((n_users, width), PAD, dtype=np.int32)
-    truth_matrix = np.full((n_users, width), PAD, dtype=np.int32)
     kept_rows = user_of_row >= 0
-    if len(lists.lengths) and width and kept_rows.all() and (lists.lengths == width).all():
-        # Every row is full (the usual case): the tokens already form a matrix whose
-        # rows only need moving to their users.
-        item_matrix[user_of_row] = item_codes.reshape(-1, width)
-        truth_matrix[user_of_row] = truth_codes.reshape(-1, width)
+    if _is_permutation(user_of_row, n_users) and width and (lists.lengths == width).all():
+        # Every user has one full row (the usual case): the tokens already form a
+        # matrix whose rows only need reordering. Without unknown items, the item
+        # and truth matrices are the same array.
+        order = np.empty(n_users, dtype=np.int64)
+        order[user_of_row] = np.arange(n_users, dtype=np.int64)
+        truth_matrix = truth_codes.reshape(-1, width)[order]
+        item_matrix = item_codes.reshape(-1, width)[order] if len(unknown) else truth_matrix
     else:
+        item_matrix = np.full((n_users, width), PAD, dtype=np.int32)
+        truth_matrix = np.full((n_users, width), PAD, dtype=np.int32)
         # Flat destination of every token: its user's row, at its rank.
         row_start = np.cumsum(lists.lengths) - lists.lengths
         destination = np.repeat(user_of_row * width - row_start, lists.lengths)
@@ -493,3 +501,12 @@ def build_rankings(
     lengths = np.zeros(n_users, dtype=np.int64)
     lengths[user_of_row[kept_rows]] = np.minimum(lists.lengths[kept_rows], width)
     return Rankings(item_matrix, truth_matrix, lengths)
+
+
+def _is_permutation(user_of_row: np.ndarray, n_users: int) -> bool:
+    """Whether every user appears exactly once in ``user_of_row``."""
+    if len(user_of_row) != n_users or (user_of_row < 0).any():
+        return False
+    seen = np.zeros(n_users, dtype=bool)
+    seen[user_of_row] = True
+    return bool(seen.all())
