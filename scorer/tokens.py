@@ -189,8 +189,13 @@ def fixed_width_bytes(strings: pa.Array) -> np.ndarray | None:
     width, remainder = divmod(stop - start, len(strings))
     if width == 0 or remainder or data_buffer is None:
         return None
-    if not np.array_equal(offsets, start + width * np.arange(len(offsets), dtype=np.int64)):
-        return None
+    for first in range(0, len(offsets), _CHUNK_ROWS):
+        chunk = offsets[first : first + _CHUNK_ROWS]
+        expected = np.arange(first, first + len(chunk), dtype=np.int64)
+        expected *= width
+        expected += start
+        if not np.array_equal(chunk, expected):
+            return None
     return np.frombuffer(data_buffer, dtype=np.uint8)[start:stop].reshape(len(strings), width)
 
 
