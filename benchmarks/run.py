@@ -255,7 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(DEFAULT_SIZES))
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--peer-repeats", type=int, default=1, help="the peer is slow")
+    parser.add_argument(
+        "--peer-repeats", type=int, help="repeats of the (slow) peer; default: --repeats"
+    )
     parser.add_argument("--no-peer", action="store_true", help="skip the ml_metrics-style peer")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=RESULTS)
@@ -267,9 +269,10 @@ def main(argv: list[str] | None = None) -> int:
             "skipped and the end-to-end ratios use the evaluate() subprocess instead.",
             file=sys.stderr,
         )
+    peer_repeats = args.repeats if args.peer_repeats is None else args.peer_repeats
     rows = []
     for n_users in args.sizes:
-        row = bench_size(n_users, args.seed, args.repeats, args.peer_repeats, not args.no_peer)
+        row = bench_size(n_users, args.seed, args.repeats, peer_repeats, not args.no_peer)
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     settings = {**vars(args), "json": str(args.json)}
