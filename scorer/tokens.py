@@ -232,15 +232,19 @@ def rows_equal(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> 
     >>> rows_equal(rows, rows, np.array([2, 1, 0])), rows_equal(rows, rows, np.array([1, 1, 0]))
     (True, False)
     """
-    right_words = _words(right)
     for start in range(0, len(left), _CHUNK_ROWS):
-        index = right_index[start : start + _CHUNK_ROWS]
-        for left_word, right_word in zip(
-            _words(left[start : start + _CHUNK_ROWS]), right_words, strict=True
-        ):
-            if not np.array_equal(left_word, right_word[index]):
-                return False
+        stop = start + _CHUNK_ROWS
+        if not _rows_match(left[start:stop], right, right_index[start:stop]).all():
+            return False
     return True
+
+
+def _rows_match(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> np.ndarray:
+    """Row by row, whether ``left[i] == right[right_index[i]]``."""
+    same = np.ones(len(left), dtype=bool)
+    for left_word, right_word in zip(_words(left), _words(right), strict=True):
+        same &= left_word == right_word[right_index]
+    return same
 
 
 _CHUNK_ROWS = 1 << 20
@@ -284,12 +288,10 @@ def _first_index_of_fixed_width(
     for start in range(0, len(values), _CHUNK_ROWS):
         chunk = value_bytes[start : start + _CHUNK_ROWS]
         hit = candidate_prints.get_indexer(fingerprints(chunk))
-        matched = hit >= 0
-        if matched.all():
-            confirmed = rows_equal(chunk, candidate_bytes, hit)
-        else:
-            confirmed = rows_equal(chunk[matched], candidate_bytes, hit[matched])
-        if not confirmed:
+        unmatched = hit < 0
+        # Rows without a match are compared with candidate 0 and their result ignored.
+        same = _rows_match(chunk, candidate_bytes, np.where(unmatched, 0, hit))
+        if not (same | unmatched).all():
             return None  # a fingerprint collision: let the exact join decide
         found[start : start + len(hit)] = hit
     return found
