@@ -91,6 +91,7 @@ def evaluate(
     submission_table = as_string_table(submission, ParticipantVisibleError, limits)
     checked_solution = check_solution(solution_table, row_id_column_name)
     checked_submission = check_submission(submission_table, checked_solution, options)
+    del solution_table, submission_table  # at H&M scale, free the raw cells early
 
     n_users = checked_solution.n_rows
     truth = GroundTruth.from_lists(split_lists(checked_solution.targets))
@@ -99,9 +100,9 @@ def evaluate(
     rankings = build_rankings(
         predictions, checked_submission.user_of_row, n_users, width, truth.vocabulary
     )
+    del checked_submission, predictions
     first = first_occurrence(rankings.item_codes)
-    users = np.arange(n_users, dtype=np.int64)[:, None]
-    relevance = first & truth.contains(users, rankings.truth_codes)
+    relevance = first & truth.contains_rows(rankings.truth_codes)
     ap = average_precision(relevance, truth.n_relevant, options.k, options.normalization)
 
     usage = checked_solution.usage

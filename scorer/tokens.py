@@ -1,7 +1,10 @@
 """From string columns to integer matrices: split lists, align rows, encode items.
 
-Everything here is Arrow compute or numpy over whole columns; nothing loops over
-rows. It never decides whether an input is valid: :mod:`scorer.validate` does.
+Everything here is Arrow compute or numpy over whole columns (or large chunks of
+them); nothing loops over rows. Large columns of equally long strings (64-character
+row ids, 10-digit item ids) take faster routes through 64-bit fingerprints of their
+bytes, every match confirmed byte for byte, with the exact Arrow path as fallback.
+It never decides whether an input is valid: :mod:`scorer.validate` does.
 """
 
 from __future__ import annotations
@@ -63,15 +66,21 @@ def split_lists(cells: pa.Array) -> SplitLists:
     >>> lists.position_of_token
     array([0, 1, 0, 1, 2, 0])
     """
-    if _may_hold_other_whitespace(cells):
-        cells = pc.replace_substring_regex(cells, _OTHER_WHITESPACE, " ")
-    nested = pc.ascii_split_whitespace(cells)
+    if _only_spaces(cells):
+        uniform = _split_uniform(cells)
+        if uniform is not None:
+            return uniform
+        nested = pc.split_pattern(cells, " ")
+    else:
+        if _may_hold_other_whitespace(cells):
+            cells = pc.replace_substring_regex(cells, _OTHER_WHITESPACE, " ")
+        nested = pc.ascii_split_whitespace(cells)
     lengths = pc.fill_null(pc.list_value_length(nested), 0)
     lengths = lengths.to_numpy(zero_copy_only=False).astype(np.int64)
     tokens = pc.list_flatten(nested)
     # Arrow keeps an empty token for leading or trailing whitespace and for an empty
     # cell, where str.split() keeps none: drop them (rarely needed, so checked first).
-    empty = pc.equal(pc.binary_length(tokens), 0).to_numpy(zero_copy_only=False)
+    empty = _empty_tokens(tokens)
     if empty.any():
         row_of_token = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
         lengths = lengths - np.bincount(row_of_token[empty], minlength=len(lengths))
@@ -90,18 +99,249 @@ def _may_hold_other_whitespace(cells: pa.Array) -> bool:
     return bool(np.count_nonzero((raw - np.uint8(0x1C)) < 4))
 
 
+def _split_uniform(cells: pa.Array) -> SplitLists | None:
+    """Split many printable-ASCII cells that all hold ``m`` tokens of ``w`` bytes
+    joined by single spaces (what ``" ".join`` of fixed-width ids writes).
+
+    The layout is checked byte for byte (a space at every separator, none inside a
+    token); then the tokens are one strided copy, with no search for separators.
+    ``None`` for any other layout.
+    """
+    if len(cells) < _FIXED_WIDTH_MIN_ROWS:
+        return None
+    rows = fixed_width_bytes(cells)
+    if rows is None:
+        return None
+    n_cells, cell_width = rows.shape
+    first_space = bytes(rows[0]).find(b" ")
+    width = cell_width if first_space < 0 else first_space
+    n_tokens, remainder = divmod(cell_width + 1, width + 1)
+    if width == 0 or remainder:
+        return None
+    if n_tokens > 1 and not (rows[:, width :: width + 1] == ord(" ")).all():
+        return None
+    strided = np.lib.stride_tricks.as_strided(
+        rows, shape=(n_cells, n_tokens, width), strides=(cell_width, width + 1, 1), writeable=False
+    )
+    data = np.ascontiguousarray(strided).reshape(-1)
+    for start in range(0, len(data), _CHUNK_ROWS * 16):
+        if (data[start : start + _CHUNK_ROWS * 16] == ord(" ")).any():
+            return None
+    offsets = np.arange(n_cells * n_tokens + 1, dtype=np.int64) * width
+    tokens = pa.Array.from_buffers(
+        pa.large_string(), n_cells * n_tokens, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    )
+    return SplitLists(np.full(n_cells, n_tokens, dtype=np.int64), tokens)
+
+
+def _empty_tokens(tokens: pa.Array) -> np.ndarray:
+    """Which tokens are empty, read from the offsets when possible (no int64 copy)."""
+    if pa.types.is_large_string(tokens.type) and len(tokens):
+        offsets = np.frombuffer(tokens.buffers()[1], dtype=np.int64)
+        offsets = offsets[tokens.offset : tokens.offset + len(tokens) + 1]
+        return offsets[1:] == offsets[:-1]
+    return pc.equal(pc.binary_length(tokens), 0).to_numpy(zero_copy_only=False)
+
+
+def _only_spaces(cells: pa.Array) -> bool:
+    """Whether every byte is printable ASCII, so the only whitespace is the space.
+
+    Then splitting on single spaces and dropping empty tokens is exactly
+    ``str.split()``, and several times faster than Unicode-aware splitting.
+    """
+    if not pa.types.is_large_string(cells.type) or len(cells) == 0:
+        return False
+    offsets = np.frombuffer(cells.buffers()[1], dtype=np.int64)
+    data = cells.buffers()[2]
+    if data is None:
+        return False
+    start, stop = int(offsets[cells.offset]), int(offsets[cells.offset + len(cells)])
+    values = np.frombuffer(data, dtype=np.uint8)[start:stop]
+    return values.size == 0 or (int(values.min()) >= 0x20 and int(values.max()) < 0x80)
+
+
 def first_index_of(values: pa.Array, candidates: pa.Array) -> np.ndarray:
     """For each value, the index of its first equal in ``candidates``, or -1.
 
     A hash join: one pass over ``candidates`` to build, one over ``values`` to probe.
+    Large columns of equally long strings (row ids such as 64-character hashes, item
+    ids) take a faster route: 64-bit fingerprints of the raw bytes joined by a pandas
+    hash table, every match then confirmed byte for byte (a repeated candidate or any
+    fingerprint collision falls back to the exact string join).
 
     Examples
     --------
     >>> first_index_of(pa.array(["b", "x", "a", None]), pa.array(["a", "b", "a"]))
     array([ 1, -1,  0, -1])
     """
+    return _index_in(values, candidates, np.int64)
+
+
+def _index_in(values: pa.Array, candidates: pa.Array, dtype: type) -> np.ndarray:
+    found = _first_index_of_fixed_width(values, candidates, dtype)
+    if found is not None:
+        return found
     found = pc.index_in(values, value_set=candidates)
-    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(dtype)
+
+
+_FIXED_WIDTH_MIN_ROWS = 50_000
+_FINGERPRINT_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+
+
+def fixed_width_bytes(strings: pa.Array) -> np.ndarray | None:
+    """A zero-copy ``n x width`` byte view of strings that all have the same length.
+
+    ``None`` when the array has nulls, is empty or has strings of different lengths.
+
+    Examples
+    --------
+    >>> fixed_width_bytes(pa.array(["ab", "cd"], pa.large_string())).tolist()
+    [[97, 98], [99, 100]]
+    >>> fixed_width_bytes(pa.array(["ab", "c"], pa.large_string())) is None
+    True
+    """
+    if not pa.types.is_large_string(strings.type) or len(strings) == 0 or strings.null_count:
+        return None
+    _, offsets_buffer, data_buffer = strings.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[
+        strings.offset : strings.offset + len(strings) + 1
+    ]
+    start, stop = int(offsets[0]), int(offsets[-1])
+    width, remainder = divmod(stop - start, len(strings))
+    if width == 0 or remainder or data_buffer is None:
+        return None
+    for first in range(0, len(offsets), _CHUNK_ROWS):
+        chunk = offsets[first : first + _CHUNK_ROWS]
+        expected = np.arange(first, first + len(chunk), dtype=np.int64)
+        expected *= width
+        expected += start
+        if not np.array_equal(chunk, expected):
+            return None
+    return np.frombuffer(data_buffer, dtype=np.uint8)[start:stop].reshape(len(strings), width)
+
+
+def fingerprints(rows: np.ndarray) -> np.ndarray:
+    """A 64-bit fingerprint of each row of an ``n x width`` byte matrix.
+
+    Equal rows have equal fingerprints; unequal rows almost never do, so callers
+    confirm every match with :func:`rows_equal`. Works in chunks to bound memory.
+
+    Examples
+    --------
+    >>> rows = np.frombuffer(b"abcabdabc", dtype=np.uint8).reshape(3, 3)
+    >>> prints = fingerprints(rows)
+    >>> bool(prints[0] == prints[2]), bool(prints[0] == prints[1])
+    (True, False)
+    """
+    result = np.empty(len(rows), dtype=np.uint64)
+    for start in range(0, len(rows), _CHUNK_ROWS):
+        chunk = np.zeros(min(_CHUNK_ROWS, len(rows) - start), dtype=np.uint64)
+        for word in _words(rows[start : start + _CHUNK_ROWS]):
+            chunk ^= word
+            chunk *= _FINGERPRINT_MULTIPLIER
+            chunk ^= chunk >> np.uint64(29)
+        result[start : start + len(chunk)] = chunk
+    return result.view(np.int64)
+
+
+def rows_equal(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> bool:
+    """Whether ``left[i] == right[right_index[i]]`` for every row ``i`` (in chunks).
+
+    Examples
+    --------
+    >>> rows = np.frombuffer(b"abcabdabc", dtype=np.uint8).reshape(3, 3)
+    >>> rows_equal(rows, rows, np.array([2, 1, 0])), rows_equal(rows, rows, np.array([1, 1, 0]))
+    (True, False)
+    """
+    for start in range(0, len(left), _CHUNK_ROWS):
+        stop = start + _CHUNK_ROWS
+        if not _rows_match(left[start:stop], right, right_index[start:stop]).all():
+            return False
+    return True
+
+
+def _rows_match(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> np.ndarray:
+    """Row by row, whether ``left[i] == right[right_index[i]]``."""
+    same = np.ones(len(left), dtype=bool)
+    for left_word, right_word in zip(_words(left), _words(right), strict=True):
+        same &= left_word == right_word[right_index]
+    return same
+
+
+_CHUNK_ROWS = 1 << 20
+
+
+def _words(rows: np.ndarray) -> list[np.ndarray]:
+    """Columns of uint64 that together cover every byte of each row.
+
+    For rows of 8 bytes or more these are zero-copy (unaligned) views of the bytes
+    at offsets 0, 8, 16, ... and ``width - 8``; shorter rows are zero padded.
+    """
+    n_rows, width = rows.shape
+    if width < 8 or rows.strides[1] != 1:
+        padded = np.zeros((n_rows, -(-width // 8) * 8), dtype=np.uint8)
+        padded[:, :width] = rows
+        words = padded.view(np.uint64)
+        return [words[:, column] for column in range(words.shape[1])]
+    offsets = [*range(0, width - 8, 8), width - 8]
+    return [rows[:, offset : offset + 8].view(np.uint64)[:, 0] for offset in offsets]
+
+
+def _first_index_of_fixed_width(
+    values: pa.Array, candidates: pa.Array, dtype: type
+) -> np.ndarray | None:
+    if len(values) < _FIXED_WIDTH_MIN_ROWS or len(candidates) == 0:
+        return None
+    value_bytes = fixed_width_bytes(values)
+    candidate_bytes = value_bytes if candidates is values else fixed_width_bytes(candidates)
+    if value_bytes is None or candidate_bytes is None:
+        return None
+    if value_bytes.shape[1] != candidate_bytes.shape[1]:
+        return None
+    import pandas as pd
+
+    candidate_prints = pd.Index(fingerprints(candidate_bytes))
+    if not candidate_prints.is_unique:
+        return None  # repeated candidates (or a collision): the exact join keeps the first
+    if candidates is values:
+        return np.arange(len(values), dtype=dtype)  # unique fingerprints: unique strings
+    found = np.empty(len(values), dtype=dtype)
+    for start in range(0, len(values), _CHUNK_ROWS):
+        chunk = value_bytes[start : start + _CHUNK_ROWS]
+        hit = candidate_prints.get_indexer(fingerprints(chunk))
+        unmatched = hit < 0
+        # Rows without a match are compared with candidate 0 and their result ignored.
+        same = _rows_match(chunk, candidate_bytes, np.where(unmatched, 0, hit))
+        if not (same | unmatched).all():
+            return None  # a fingerprint collision: let the exact join decide
+        found[start : start + len(hit)] = hit
+    return found
+
+
+def encode(tokens: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Exactly ``pyarrow.compute.dictionary_encode``: codes in order of first appearance.
+
+    Returns the int32 codes and the dictionary. Many equally long tokens (10-digit
+    item ids) are encoded from byte fingerprints, each confirmed byte for byte.
+
+    Examples
+    --------
+    >>> codes, dictionary = encode(pa.array(["b", "a", "b"], pa.large_string()))
+    >>> codes.tolist(), dictionary.to_pylist()
+    ([0, 1, 0], ['b', 'a'])
+    """
+    rows = fixed_width_bytes(tokens) if len(tokens) >= _FIXED_WIDTH_MIN_ROWS else None
+    if rows is not None:
+        import pandas as pd
+
+        codes, _ = pd.factorize(fingerprints(rows))
+        running = np.maximum.accumulate(codes)
+        first = np.flatnonzero(np.concatenate(([True], running[1:] > running[:-1])))
+        if rows_equal(rows, rows[first], codes):
+            return codes.astype(np.int32), tokens.take(first)
+    encoded = pc.dictionary_encode(tokens)
+    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32), encoded.dictionary
 
 
 @dataclass(frozen=True)
@@ -138,10 +378,13 @@ class GroundTruth:
         (array([2, 0, 1]), array([1, 0, 0]))
         """
         n_users = len(lists.lengths)
-        encoded = pc.dictionary_encode(lists.tokens)
-        vocabulary = encoded.dictionary
-        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        keys = np.unique(lists.row_of_token * max(len(vocabulary), 1) + codes)
+        codes, vocabulary = encode(lists.tokens)
+        keys = lists.row_of_token * max(len(vocabulary), 1) + codes
+        # Rows are already in order, so the keys are nearly sorted: a stable sort
+        # (timsort) takes a fraction of the time of a general sort or a hash.
+        keys = np.sort(keys, kind="stable")
+        if len(keys) > 1:
+            keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
         users = keys // max(len(vocabulary), 1)
         n_relevant = np.bincount(users, minlength=n_users).astype(np.int64)
         return cls(vocabulary, keys, n_relevant, lists.lengths - n_relevant)
@@ -150,13 +393,52 @@ class GroundTruth:
         """Whether each ``(user, code)`` pair is relevant; ``code == -1`` never is.
 
         Codes must come from :attr:`vocabulary` (``-1 <= code < len(vocabulary)``).
+
+        Examples
+        --------
+        >>> truth = GroundTruth.from_lists(split_lists(pa.array(["a b", "b"])))
+        >>> truth.contains(np.array([[0], [1]]), np.array([[1, 0, -1], [0, 1, 1]]))
+        array([[ True,  True, False],
+               [False,  True,  True]])
         """
+        codes = np.asarray(codes)
         valid = codes != PAD
         if len(self.keys) == 0:
             return np.zeros(valid.shape, dtype=bool)
         probe = np.where(valid, users * max(len(self.vocabulary), 1) + codes, -1)
         position = np.minimum(np.searchsorted(self.keys, probe), len(self.keys) - 1)
         return valid & (self.keys[position] == probe)
+
+    def contains_rows(self, codes: np.ndarray) -> np.ndarray:
+        """:meth:`contains` for a ``users x width`` matrix whose row ``u`` is user ``u``.
+
+        For a narrow matrix, each relevant pair is compared with its user's ``width``
+        predictions (``width`` passes over the pairs, in memory order) instead of
+        searching a sorted table once per prediction: several times faster.
+
+        Examples
+        --------
+        >>> truth = GroundTruth.from_lists(split_lists(pa.array(["a b", "b"])))
+        >>> truth.contains_rows(np.array([[1, 0, -1], [0, 1, 1]]))
+        array([[ True,  True, False],
+               [False,  True,  True]])
+        """
+        codes = np.asarray(codes)
+        n_users, width = codes.shape
+        if width > _DENSE_MAX_WIDTH or n_users != len(self.n_relevant):
+            return self.contains(np.arange(n_users, dtype=np.int64)[:, None], codes)
+        size = max(len(self.vocabulary), 1)
+        pair_users = self.keys // size
+        pair_codes = (self.keys - pair_users * size).astype(codes.dtype)
+        result = np.zeros(codes.shape, dtype=bool)
+        for rank in range(width):
+            column = np.ascontiguousarray(codes[:, rank])
+            hit = np.flatnonzero(column[pair_users] == pair_codes)
+            result[pair_users[hit], rank] = True
+        return result
+
+
+_DENSE_MAX_WIDTH = 64
 
 
 @dataclass(frozen=True)
@@ -165,9 +447,11 @@ class Rankings:
 
     Attributes
     ----------
-    item_codes : ndarray of int64
-        Each prediction's code among all predicted items (for repeats), ``-1`` padding.
-    truth_codes : ndarray of int64
+    item_codes : ndarray of int32
+        A code per predicted item, equal codes for equal items (to find repeats):
+        the truth code for a vocabulary item, a code past the vocabulary for any
+        other; ``-1`` padding.
+    truth_codes : ndarray of int32
         The same prediction's code in the ground-truth vocabulary, ``-1`` when absent.
     lengths : ndarray of int64, shape (n_users,)
         Number of predictions scored per user (at most ``width``).
@@ -200,25 +484,60 @@ def build_rankings(
     --------
     >>> lists = split_lists(pa.array(["x y x", "", "y"]))
     >>> r = build_rankings(lists, np.array([1, -1, 0]), 2, 3, pa.array(["y"]))
-    >>> r.item_codes
-    array([[ 1, -1, -1],
-           [ 0,  1,  0]])
-    >>> r.truth_codes
-    array([[ 0, -1, -1],
-           [-1,  0, -1]])
+    >>> r.item_codes.tolist()
+    [[0, -1, -1], [1, 0, 1]]
+    >>> r.truth_codes.tolist()
+    [[0, -1, -1], [-1, 0, -1]]
+    >>> full = build_rankings(split_lists(pa.array(["x y", "y z"])), np.array([1, 0]), 2, 2,
+    ...                       pa.array(["y"]))
+    >>> full.item_codes.tolist(), full.truth_codes.tolist(), full.lengths.tolist()
+    ([[0, 2], [1, 0]], [[0, -1], [-1, 0]], [2, 2])
     """
-    row_of_token = lists.row_of_token
-    position = lists.position_of_token
-    user = user_of_row[row_of_token]
-    keep = (user >= 0) & (position < width)
-    encoded = pc.dictionary_encode(lists.tokens)
-    item_codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    truth_code_of_item = first_index_of(encoded.dictionary, vocabulary)
-    item_matrix = np.full((n_users, width), PAD, dtype=np.int64)
-    truth_matrix = np.full((n_users, width), PAD, dtype=np.int64)
-    item_matrix[user[keep], position[keep]] = item_codes[keep]
-    truth_matrix[user[keep], position[keep]] = truth_code_of_item[item_codes[keep]]
-    lengths = np.zeros(n_users, dtype=np.int64)
+    truth_codes = _index_in(lists.tokens, vocabulary, np.int32)
+    # Item codes only tell repeats apart: a vocabulary item keeps its truth code,
+    # any other item gets its own code after the vocabulary.
+    unknown = np.flatnonzero(truth_codes < 0)
+    item_codes = truth_codes
+    if len(unknown):
+        item_codes = truth_codes.copy()
+        unknown_codes, _ = encode(lists.tokens.take(unknown))
+        item_codes[unknown] = unknown_codes + len(vocabulary)
     kept_rows = user_of_row >= 0
+    if _is_permutation(user_of_row, n_users) and width and (lists.lengths == width).all():
+        # Every user has one full row (the usual case): the tokens already form a
+        # matrix whose rows only need reordering. Without unknown items, the item
+        # and truth matrices are the same array.
+        order = np.empty(n_users, dtype=np.int64)
+        order[user_of_row] = np.arange(n_users, dtype=np.int64)
+        truth_matrix = truth_codes.reshape(-1, width)[order]
+        item_matrix = item_codes.reshape(-1, width)[order] if len(unknown) else truth_matrix
+    else:
+        item_matrix = np.full((n_users, width), PAD, dtype=np.int32)
+        truth_matrix = np.full((n_users, width), PAD, dtype=np.int32)
+        # Flat destination of every token: its user's row, at its rank.
+        row_start = np.cumsum(lists.lengths) - lists.lengths
+        destination = np.repeat(user_of_row * width - row_start, lists.lengths)
+        destination += np.arange(len(destination), dtype=np.int64)
+        if not kept_rows.all() or lists.lengths.max(initial=0) > width:
+            keep = np.repeat(kept_rows, lists.lengths) & (
+                destination - np.repeat(user_of_row * width, lists.lengths) < width
+            )
+            destination, item_codes, truth_codes = (
+                destination[keep],
+                item_codes[keep],
+                truth_codes[keep],
+            )
+        item_matrix.ravel()[destination] = item_codes
+        truth_matrix.ravel()[destination] = truth_codes
+    lengths = np.zeros(n_users, dtype=np.int64)
     lengths[user_of_row[kept_rows]] = np.minimum(lists.lengths[kept_rows], width)
     return Rankings(item_matrix, truth_matrix, lengths)
+
+
+def _is_permutation(user_of_row: np.ndarray, n_users: int) -> bool:
+    """Whether every user appears exactly once in ``user_of_row``."""
+    if len(user_of_row) != n_users or (user_of_row < 0).any():
+        return False
+    seen = np.zeros(n_users, dtype=bool)
+    seen[user_of_row] = True
+    return bool(seen.all())

@@ -1,0 +1,291 @@
+"""Time the scorer against the parsing floor and an ml_metrics-style peer, at H&M scale.
+
+For every N (default 13,720 / 137,198 / 1,371,980 users), in one process:
+
+- ``floor``: ``pyarrow.csv.read_csv`` of both files, every column as a string;
+- ``peer``: pandas + Python lists with ``ml_metrics.apk/mapk`` semantics (written here);
+- ``score``: :func:`scorer.score` on DataFrames already in memory;
+- ``evaluate``: :func:`scorer.evaluate` on the two paths (reading included);
+- ``e2e``: a fresh ``python -c "scorer.evaluate(...)"`` subprocess (start-up and imports
+  included), with its peak RSS;
+- ``cli``: ``python -m scorer SOLUTION SUBMISSION`` as a subprocess, with its peak RSS
+  (skipped, with a note, while the package has no ``__main__``).
+
+Every result is checked against the exact MAP@10 the generator recorded. Data come from
+``benchmarks/data/`` (generated on first use). Prints a Markdown table of medians and
+the target ratios, and writes JSON (default ``benchmarks/results/latest.json``).
+
+Usage::
+
+    python benchmarks/run.py
+    python benchmarks/run.py --sizes 13720 137198 --repeats 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import HM_USERS, Dataset, ensure
+
+import scorer
+
+DEFAULT_SIZES = (13_720, 137_198, HM_USERS)
+RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
+ROW_ID = "customer_id"
+K = 10
+
+# Runs a command and reports its own wall time and peak RSS. Starting the measured
+# process from this small launcher matters: Linux carries the parent's RSS high-water
+# mark over fork + exec, so a child of this (large) benchmark process would report it.
+_LAUNCHER = """
+import json, os, subprocess, sys, tempfile, time
+with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    start = time.perf_counter()
+    child = subprocess.Popen(sys.argv[1:], stdout=out, stderr=err)
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - start
+    out.seek(0); err.seek(0)
+    print(json.dumps({"seconds": seconds, "maxrss_kb": usage.ru_maxrss,
+                      "returncode": os.waitstatus_to_exitcode(status),
+                      "stdout": out.read().decode()[-2000:],
+                      "stderr": err.read().decode()[-2000:]}))
+"""
+
+_EVALUATE = "import sys, scorer; print(repr(scorer.evaluate(sys.argv[1], sys.argv[2]).score))"
+
+
+def read_floor(dataset: Dataset) -> None:
+    """Read both files with pyarrow, every column as a string: the parsing floor."""
+    for path in (dataset.solution, dataset.submission):
+        with open(path, encoding="utf-8") as handle:
+            names = handle.readline().rstrip("\r\n").split(",")
+        pacsv.read_csv(
+            path,
+            convert_options=pacsv.ConvertOptions(column_types=dict.fromkeys(names, pa.string())),
+        )
+
+
+def apk(actual: list[str], predicted: list[str], k: int = K) -> float:
+    """``ml_metrics.average_precision.apk``, as published (Ben Hamner's Kaggle metrics)."""
+    if len(predicted) > k:
+        predicted = predicted[:k]
+    score = 0.0
+    num_hits = 0.0
+    for i, p in enumerate(predicted):
+        if p in actual and p not in predicted[:i]:
+            num_hits += 1.0
+            score += num_hits / (i + 1.0)
+    if not actual:
+        return 0.0
+    return score / min(len(actual), k)
+
+
+def mapk(actual: list[list[str]], predicted: list[list[str]], k: int = K) -> float:
+    """``ml_metrics.average_precision.mapk``."""
+    return float(np.mean([apk(a, p, k) for a, p in zip(actual, predicted, strict=True)]))
+
+
+def peer_score(dataset: Dataset) -> float:
+    """The classic notebook path: pandas strings, align by id, ``str.split()``, mapk."""
+    solution = pd.read_csv(dataset.solution, dtype=str, keep_default_na=False)
+    submission = pd.read_csv(dataset.submission, dtype=str, keep_default_na=False)
+    aligned = submission.set_index(ROW_ID)["prediction"].reindex(solution[ROW_ID])
+    actual = solution["prediction"].str.split().tolist()
+    predicted = aligned.str.split().tolist()
+    return mapk(actual, predicted)
+
+
+def timed(function: Callable[[], object], repeats: int) -> tuple[float, object]:
+    """Median wall time over ``repeats`` calls, and the last result."""
+    times = []
+    result = None
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        result = function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def time_in_memory(dataset: Dataset, repeats: int) -> tuple[float, object]:
+    """Time :func:`scorer.score` on DataFrames read beforehand (reading not timed)."""
+    solution = pd.read_csv(dataset.solution, dtype=str, keep_default_na=False)
+    submission = pd.read_csv(dataset.submission, dtype=str, keep_default_na=False)
+    return timed(lambda: scorer.score(solution, submission, ROW_ID), repeats)
+
+
+def launch(command: list[str], repeats: int) -> dict:
+    """Run ``command`` ``repeats`` times; median seconds, max peak RSS, last output."""
+    runs = []
+    for _ in range(repeats):
+        done = subprocess.run(
+            [sys.executable, "-c", _LAUNCHER, *command],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        runs.append(json.loads(done.stdout))
+    last = runs[-1]
+    if last["returncode"] != 0:
+        raise RuntimeError(f"{command[:3]} failed: {last['stderr']}")
+    return {
+        "seconds": statistics.median(r["seconds"] for r in runs),
+        "peak_rss_mb": max(r["maxrss_kb"] for r in runs) / 1024,
+        "stdout": last["stdout"],
+    }
+
+
+def cli_available() -> bool:
+    """Whether ``python -m scorer`` can run (the CLI lands on another branch)."""
+    return importlib.util.find_spec("scorer.__main__") is not None
+
+
+def check(name: str, value: float, exact: Fraction, rel: float) -> None:
+    """Fail loudly if a timed run computed the wrong score."""
+    if abs(Fraction(value) - exact) > exact * Fraction(rel):
+        raise AssertionError(f"{name} = {value!r}, expected {float(exact)!r} ({exact})")
+
+
+def bench_size(n_users: int, seed: int, repeats: int, peer_repeats: int, peer: bool) -> dict:
+    dataset = ensure(n_users, seed)
+    exact = dataset.exact_map
+    row: dict = {"n_users": n_users, "exact_map_at_10": str(exact)}
+    paths = [str(dataset.solution), str(dataset.submission)]
+
+    row["floor_s"], _ = timed(lambda: read_floor(dataset), repeats)
+    if peer:
+        row["peer_s"], value = timed(lambda: peer_score(dataset), peer_repeats)
+        check("peer", value, exact, 1e-9)  # np.mean of floats: close, not exact
+
+    row["score_s"], value = time_in_memory(dataset, repeats)
+    check("score()", value, exact, 1e-13)
+    row["evaluate_s"], result = timed(lambda: scorer.evaluate(*paths), repeats)
+    check("evaluate()", result.score, exact, 1e-13)
+    del result
+    gc.collect()
+
+    e2e = launch([sys.executable, "-c", _EVALUATE, *paths], repeats)
+    check("evaluate subprocess", float(e2e["stdout"]), exact, 1e-13)
+    row["e2e_s"], row["e2e_rss_mb"] = e2e["seconds"], e2e["peak_rss_mb"]
+    if cli_available():
+        cli = launch([sys.executable, "-m", "scorer", *paths], repeats)
+        row["cli_s"], row["cli_rss_mb"] = cli["seconds"], cli["peak_rss_mb"]
+        row["cli_stdout"] = cli["stdout"].strip()[-500:]
+    return row
+
+
+def ratios(rows: list[dict]) -> dict:
+    """The issue's target ratios, measured at the largest N of this run."""
+    end_to_end = "cli_s" if "cli_s" in rows[-1] else "e2e_s"
+    rss = "cli_rss_mb" if "cli_rss_mb" in rows[-1] else "e2e_rss_mb"
+    last = rows[-1]
+    out = {
+        "end_to_end_measure": "CLI" if end_to_end == "cli_s" else "evaluate() subprocess",
+        "n_users": last["n_users"],
+        "end_to_end_over_floor": last[end_to_end] / last["floor_s"],
+        "peak_rss_mb": last[rss],
+    }
+    if "peer_s" in last:
+        out["peer_over_end_to_end"] = last["peer_s"] / last[end_to_end]
+    if len(rows) > 1:
+        before = rows[-2]
+        out["per_user_time_ratio"] = (last[end_to_end] / last["n_users"]) / (
+            before[end_to_end] / before["n_users"]
+        )
+        out["per_user_time_ratio_between"] = [before["n_users"], last["n_users"]]
+    return out
+
+
+def table(rows: list[dict]) -> str:
+    columns = [
+        ("users", "n_users", "{:,}"),
+        ("floor: pyarrow read (s)", "floor_s", "{:.2f}"),
+        ("peer: pandas + ml_metrics (s)", "peer_s", "{:.2f}"),
+        ("score() on DataFrames (s)", "score_s", "{:.2f}"),
+        ("evaluate(paths) (s)", "evaluate_s", "{:.2f}"),
+        ("end to end, subprocess (s)", "e2e_s", "{:.2f}"),
+        ("its peak RSS (MB)", "e2e_rss_mb", "{:,.0f}"),
+        ("CLI (s)", "cli_s", "{:.2f}"),
+        ("CLI peak RSS (MB)", "cli_rss_mb", "{:,.0f}"),
+    ]
+    columns = [c for c in columns if any(c[1] in row for row in rows)]
+    lines = [
+        "| " + " | ".join(c[0] for c in columns) + " |",
+        "|" + "---:|" * len(columns),
+    ]
+    for row in rows:
+        cells = [fmt.format(row[key]) if key in row else "-" for _, key, fmt in columns]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def machine() -> dict:
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "numpy": np.__version__,
+        "pandas": pd.__version__,
+        "pyarrow": pa.__version__,
+        "scorer": scorer.__version__,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(DEFAULT_SIZES))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--peer-repeats", type=int, help="repeats of the (slow) peer; default: --repeats"
+    )
+    parser.add_argument("--no-peer", action="store_true", help="skip the ml_metrics-style peer")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+
+    if not cli_available():
+        print(
+            "note: `python -m scorer` is not available in this checkout; the CLI rows are "
+            "skipped and the end-to-end ratios use the evaluate() subprocess instead.",
+            file=sys.stderr,
+        )
+    peer_repeats = args.repeats if args.peer_repeats is None else args.peer_repeats
+    rows = []
+    for n_users in args.sizes:
+        row = bench_size(n_users, args.seed, args.repeats, peer_repeats, not args.no_peer)
+        rows.append(row)
+        print(json.dumps(row), file=sys.stderr, flush=True)
+    settings = {**vars(args), "json": str(args.json)}
+    report = {"machine": machine(), "rows": rows, "ratios": ratios(rows), "args": settings}
+    print(table(rows))
+    print()
+    print(json.dumps(report["ratios"], indent=2))
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=args.json.parent, delete=False) as handle:
+        json.dump(report, handle, indent=2)
+    os.replace(handle.name, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

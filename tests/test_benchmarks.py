@@ -1,0 +1,131 @@
+"""The benchmark data are right: the generator's exact MAP@10 is what the scorer computes.
+
+No timing here (benchmarks/run.py does that); only correctness at small N, including
+the fast paths the scorer takes for large columns of equally long ids.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib.util
+import re
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import scorer
+import scorer.tokens
+from scorer import evaluate, score
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+generate = _load("generate")
+run = _load("run")
+
+# Each AP is a float within a few ulps of its exact value and the mean is correctly
+# rounded, so the score is within 1e-13 (relative) of the exact MAP.
+RELATIVE = Fraction(1, 10**13)
+
+
+def close(value: float | None, exact: Fraction) -> bool:
+    return value is not None and abs(Fraction(value) - exact) <= exact * RELATIVE
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory):
+    return generate.generate(3_000, tmp_path_factory.mktemp("bench"), seed=11)
+
+
+def test_exact_map_is_what_score_computes(dataset) -> None:
+    exact = dataset.exact_map
+    assert exact == Fraction(dataset.meta["map_at_10"])
+    assert 0 < exact < Fraction(1, 5)  # a few percent of hits, as on H&M
+    assert close(score(str(dataset.solution), str(dataset.submission)), exact)
+
+
+def test_public_and_private_exact(dataset) -> None:
+    result = evaluate(dataset.solution, dataset.submission)
+    assert close(result.public_score, Fraction(dataset.meta["public_map_at_10"]))
+    assert close(result.private_score, Fraction(dataset.meta["private_map_at_10"]))
+    assert (result.n_scored, result.n_skipped, result.n_ignored) == (3_000, 0, 0)
+    codes = [w.code for w in result.warnings]
+    assert codes == (["repeated_items"] if dataset.meta["n_repeat_rows"] else [])
+
+
+def test_dataframes_and_paths_agree_bit_for_bit(dataset) -> None:
+    solution = pd.read_csv(dataset.solution, dtype=str, keep_default_na=False)
+    submission = pd.read_csv(dataset.submission, dtype=str, keep_default_na=False)
+    from_paths = score(str(dataset.solution), str(dataset.submission))
+    assert score(solution, submission, "customer_id") == from_paths
+    shuffled = submission.sample(frac=1.0, random_state=3)
+    assert score(solution.iloc[::-1], shuffled, "customer_id") == from_paths
+
+
+@pytest.mark.parametrize("route", ["fingerprints", "fingerprint collisions"])
+def test_fast_paths_give_the_exact_map(dataset, monkeypatch, route: str) -> None:
+    """Force the fingerprint joins (normally only for 50,000+ rows), then make every
+    fingerprint collide so that each one falls back to the exact Arrow join."""
+    monkeypatch.setattr(scorer.tokens, "_FIXED_WIDTH_MIN_ROWS", 1)
+    monkeypatch.setattr(scorer.tokens, "_CHUNK_ROWS", 1_000)
+    if route == "fingerprint collisions":
+        monkeypatch.setattr(scorer.tokens, "_FINGERPRINT_MULTIPLIER", np.uint64(0))
+    expected = dataset.exact_map
+    result = evaluate(dataset.solution, dataset.submission)
+    assert close(result.score, expected)
+    assert close(result.public_score, Fraction(dataset.meta["public_map_at_10"]))
+
+
+def test_the_peer_is_faithful(dataset) -> None:
+    assert close(run.peer_score(dataset), dataset.exact_map)
+
+
+def test_files_have_the_hm_shape(dataset) -> None:
+    solution = pd.read_csv(dataset.solution, dtype=str, keep_default_na=False)
+    submission = pd.read_csv(dataset.submission, dtype=str, keep_default_na=False)
+    assert list(solution.columns) == ["customer_id", "prediction", "Usage"]
+    assert list(submission.columns) == ["customer_id", "prediction"]
+    assert solution["customer_id"].str.fullmatch(r"[0-9a-f]{64}").all()
+    assert set(submission["customer_id"]) == set(solution["customer_id"])
+    assert (submission["customer_id"] != solution["customer_id"]).any()  # shuffled
+    predictions = submission["prediction"].str.split()
+    assert (predictions.str.len() == 10).all()
+    items = {item for row in predictions for item in row}
+    assert all(re.fullmatch(r"0[1-9][0-9]{8}", item) for item in items)
+    relevant = solution["prediction"].str.split().str.len()
+    assert relevant.min() >= 1 and relevant.max() <= 30 and relevant.median() == 3
+    assert 0.25 < (solution["Usage"] == "Public").mean() < 0.35
+
+
+def test_generation_is_deterministic(tmp_path: Path) -> None:
+    first = generate.generate(200, tmp_path / "a", seed=5)
+    again = generate.generate(200, tmp_path / "b", seed=5)
+    other = generate.generate(200, tmp_path / "c", seed=6)
+    assert first.submission.read_bytes() == again.submission.read_bytes()
+    assert first.solution.read_bytes() == again.solution.read_bytes()
+    assert first.solution.read_bytes() != other.solution.read_bytes()
+    assert first.meta["map_at_10"] == again.meta["map_at_10"]
+
+
+def test_ensure_reuses_complete_data(tmp_path: Path) -> None:
+    made = generate.ensure(100, seed=2, root=tmp_path)
+    assert made.directory == tmp_path / "n100_s2"
+    reused = generate.ensure(100, seed=2, root=tmp_path)
+    assert reused.meta == made.meta
+
+
+def test_generator_doctests() -> None:
+    outcome = doctest.testmod(generate)
+    assert outcome.attempted > 0 and outcome.failed == 0
