@@ -13,6 +13,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import scorer
 from scorer.errors import HostVisibleError, ParticipantVisibleError
@@ -294,3 +296,12 @@ def test_write_atomic_failure_keeps_the_old_file(tmp_path):
         write_atomic(path, b"bytes are refused")  # type: ignore[arg-type]
     assert path.read_text() == "old"
     assert os.listdir(tmp_path) == ["scores.json"]
+
+
+@given(st.binary(max_size=300).map(lambda b: b.replace(b"\r", b"")), st.integers(1, 40))
+def test_the_long_line_precheck_never_misses_one(data, limit):
+    from scorer.io import _may_hold_a_line_over
+
+    longest = max(len(line) for line in data.split(b"\n"))
+    if longest > limit:
+        assert _may_hold_a_line_over(data, limit)
