@@ -372,21 +372,18 @@ class _Reader:
         starts = np.concatenate(([0], ends + 1))
         stops = np.concatenate((ends, [len(data)]))
         lengths = stops - starts - (stops > starts) * (_byte_before(data, stops) == ord("\r"))
-        too_long = lengths > limit
-        if too_long.any():
-            lines = tuple(str(i + 1) for i in np.flatnonzero(too_long)[:5])
-            self.fail(
-                Problem(
-                    "Line too long",
-                    f"lines of at most {limit:,} bytes",
-                    f"{format_count(int(too_long.sum()), 'line')} longer, the longest "
-                    f"{int(lengths.max()):,} bytes",
-                    "check that the file is a CSV with one row per line; "
-                    "if long lines are intended, ask the host to raise the line limit",
-                    lines,
-                    "line numbers",
-                )
-            )
+        problem = _too_long_problem(
+            lengths,
+            limit,
+            "Line too long",
+            "line",
+            "",
+            "check that the file is a CSV with one row per line; "
+            "if long lines are intended, ask the host to raise the line limit",
+            "line numbers",
+        )
+        if problem:
+            self.fail(problem)
 
     def check_fields(self, table: StringTable) -> None:
         limit = self.limits.max_field_bytes
@@ -394,21 +391,36 @@ class _Reader:
             if (pc.max(pc.binary_length(column)).as_py() or 0) <= limit:
                 continue
             lengths = pc.fill_null(pc.binary_length(column), 0).to_numpy(zero_copy_only=False)
-            too_long = lengths > limit
-            if too_long.any():
-                rows = tuple(str(i + 1) for i in np.flatnonzero(too_long)[:5])
-                self.fail(
-                    Problem(
-                        "Cell too long",
-                        f"cells of at most {limit:,} bytes",
-                        f"{format_count(int(too_long.sum()), 'cell')} longer in column {name!r}, "
-                        f"the longest {int(lengths.max()):,} bytes",
-                        "check the column's content; if long cells are intended, "
-                        "ask the host to raise the cell limit",
-                        rows,
-                        "data row numbers, 1 = first row after the header",
-                    )
-                )
+            problem = _too_long_problem(
+                lengths,
+                limit,
+                "Cell too long",
+                "cell",
+                f" in column {name!r}",
+                "check the column's content; if long cells are intended, "
+                "ask the host to raise the cell limit",
+                "data row numbers, 1 = first row after the header",
+            )
+            if problem:
+                self.fail(problem)
+
+
+def _too_long_problem(
+    lengths: np.ndarray, limit: int, title: str, noun: str, where: str, fix: str, label: str
+) -> Problem | None:
+    """The problem of the ``noun``s (lines, cells) longer than ``limit``, if any."""
+    too_long = lengths > limit
+    if not too_long.any():
+        return None
+    return Problem(
+        title,
+        f"{noun}s of at most {limit:,} bytes",
+        f"{format_count(int(too_long.sum()), noun)} longer{where}, "
+        f"the longest {int(lengths.max()):,} bytes",
+        fix,
+        tuple(str(i + 1) for i in np.flatnonzero(too_long)[:5]),
+        label,
+    )
 
 
 def _may_hold_a_line_over(data: bytes, limit: int) -> bool:
