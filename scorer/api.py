@@ -17,7 +17,7 @@ from scorer.options import (
 )
 from scorer.result import ScoreResult, ScoreWarning
 from scorer.tokens import GroundTruth, build_rankings, split_lists
-from scorer.validate import Solution, check_solution, check_submission
+from scorer.validate import Solution, check_solution, check_submission, prediction_hints
 
 
 def evaluate(
@@ -115,6 +115,10 @@ def evaluate(
         for split in ("Public", "Private")
     }
     warnings = _submission_warnings(checked_solution, rankings.lengths, first, ignored, options.k)
+    for code, sentence, mask in prediction_hints(
+        predictions, checked_submission.user_of_row, n_users, truth.vocabulary
+    ):
+        warnings += _row_warning(code, sentence, mask & ~ignored, checked_solution)
     warnings += _solution_warnings(checked_solution, truth, split_scores, usage is not None)
     per_user_table = None
     if per_user:

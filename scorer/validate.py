@@ -24,6 +24,7 @@ from scorer.errors import (
     ParticipantVisibleError,
     Problem,
     format_count,
+    format_example,
     raise_if_any,
 )
 from scorer.options import Options
@@ -154,7 +155,8 @@ def check_submission(table: StringTable, solution: Solution, options: Options) -
     ParticipantVisibleError
         Listing every problem found, each with counts, examples and the fix.
     """
-    problems = _column_problems(table.names, (solution.row_id_name, solution.target_name))
+    expected = (solution.row_id_name, solution.target_name)
+    problems = _column_problems(table.names, expected, solution.row_ids)
     user_of_row = np.full(table.n_rows, -1, dtype=np.int64)
     valid_id = np.ones(table.n_rows, dtype=bool)
     row_ids = None
@@ -182,7 +184,9 @@ def _no_columns_problem(what: str) -> Problem:
     )
 
 
-def _column_problems(names: tuple[str, ...], expected: tuple[str, str]) -> list[Problem]:
+def _column_problems(
+    names: tuple[str, ...], expected: tuple[str, str], solution_ids: pa.Array
+) -> list[Problem]:
     problems: list[Problem] = []
     if not names:
         return [_no_columns_problem("the submission")]
@@ -191,21 +195,23 @@ def _column_problems(names: tuple[str, ...], expected: tuple[str, str]) -> list[
     duplicated = [n for n in dict.fromkeys(names) if names.count(n) > 1]
     header = f"exactly the columns {list(expected)} (any order)"
     if missing:
-        hints = _near_names(missing, extra)
+        hints = _near_names(missing, extra) + _header_hints(names, expected, solution_ids)
         problems.append(
             Problem(
                 "Missing columns",
                 header,
-                f"no column {missing}; the header is {list(names)}" + hints,
+                f"no column {missing}; the header is {_show_names(names)}" + hints,
                 "name the columns exactly as in the sample submission's header",
             )
         )
     if extra:
+        empty = " (a column with an empty name: probably a comma at the end of every line)"
         problems.append(
             Problem(
                 "Extra columns",
                 header,
-                f"{format_count(len(extra), 'extra column')}: {extra[:MAX_EXAMPLES]}",
+                f"{format_count(len(extra), 'extra column')}: {extra[:MAX_EXAMPLES]}"
+                + (empty if "" in extra else ""),
                 "drop every column that is not in the sample submission (an index column "
                 "written by pandas: use to_csv(index=False))",
             )
@@ -220,6 +226,40 @@ def _column_problems(names: tuple[str, ...], expected: tuple[str, str]) -> list[
             )
         )
     return problems
+
+
+_MAX_NAMES = 10
+_DELIMITERS = {"\t": "tabs", ";": "semicolons", "|": "vertical bars"}
+
+
+def _show_names(names: tuple[str, ...]) -> str:
+    """The header as a list, cut after ten names.
+
+    Examples
+    --------
+    >>> _show_names(("id", "items"))
+    "['id', 'items']"
+    >>> _show_names(tuple(f"c{i}" for i in range(12)))
+    "['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9', ...] (12 columns)"
+    """
+    if len(names) <= _MAX_NAMES:
+        return str(list(names))
+    return f"{str(list(names[:_MAX_NAMES]))[:-1]}, ...] ({format_count(len(names), 'column')})"
+
+
+def _header_hints(names: tuple[str, ...], expected: tuple[str, str], solution_ids: pa.Array) -> str:
+    """Say why the header probably lacks the expected names: another delimiter, or no header."""
+    for delimiter, plural in _DELIMITERS.items():
+        if len(names) == 1 and set(expected) <= set(names[0].split(delimiter)):
+            return f" (the file looks separated by {plural}: write it with commas)"
+    looks_like_data = first_index_of(pa.array(names, pa.large_string()), solution_ids) >= 0
+    if looks_like_data.any():
+        shown = format_example(names[int(np.argmax(looks_like_data))])
+        return (
+            f" (the first line looks like a data row: {shown} is a row id; the header row is "
+            f"probably missing: write {','.join(expected)} as the first line)"
+        )
+    return ""
 
 
 def _near_names(missing: list[str], extra: list[str]) -> str:
@@ -335,7 +375,45 @@ _ID_REPAIRS: tuple[tuple[str, Callable[[pa.Array], pa.Array]], ...] = (
         "leading zeros are restored (the ids were probably read as numbers)",
         lambda ids: pc.utf8_ltrim(ids, characters="0"),
     ),
+    (
+        "a trailing '.0' is removed and leading zeros restored (the ids were read as decimal "
+        "numbers)",
+        lambda ids: pc.utf8_ltrim(pc.replace_substring_regex(ids, r"\.0*$", ""), characters="0"),
+    ),
+    (
+        "both are read as numbers rounded to 3 significant digits: the ids look written by a "
+        "spreadsheet in scientific notation (like 7.06E+08), which loses digits for good; "
+        "export the row ids as text",
+        lambda ids: _rounded_number(ids),
+    ),
 )
+
+_NUMBER = r"^[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?$"
+
+
+def _rounded_number(ids: pa.Array) -> pa.Array:
+    """Ids that are numbers become their value to 3 significant digits; others stay as they are.
+
+    Examples
+    --------
+    >>> _rounded_number(pa.array(["7.06E+08", "0706016001", "706516001", "u1", "0"])).to_pylist()
+    ['706e6', '706e6', '707e6', 'u1', '0']
+    """
+    numeric = pc.fill_null(pc.match_substring_regex(ids, _NUMBER), False)
+    text = pc.if_else(numeric, ids, "0")
+    values = pc.cast(text, pa.float64()).to_numpy(zero_copy_only=False)
+    usable = numeric.to_numpy(zero_copy_only=False) & np.isfinite(values) & (values > 0)
+    safe = np.where(usable, values, 1.0)
+    exponent = np.floor(np.log10(safe)) - 2
+    mantissa = np.round(safe / 10.0**exponent)
+    carry = mantissa >= 1000
+    mantissa, exponent = np.where(carry, mantissa / 10, mantissa), exponent + carry
+    keys = pc.binary_join_element_wise(
+        pa.array(mantissa.astype(np.int64)).cast(pa.large_string()),
+        pa.array(exponent.astype(np.int64)).cast(pa.large_string()),
+        pa.scalar("e", pa.large_string()),
+    )
+    return pc.if_else(pa.array(usable), keys, ids.cast(pa.large_string()))
 
 
 def _id_hints(
@@ -346,12 +424,16 @@ def _id_hints(
         return ""
     unknown_ids = row_ids.filter(pa.array(unknown))
     missing_ids = solution_ids.filter(pa.array(missing))
+    hints = ""
     for description, repair in _ID_REPAIRS:
+        if len(unknown_ids) == 0:
+            break
         matched = first_index_of(repair(unknown_ids), repair(missing_ids)) >= 0
         if matched.any():
             count = format_count(int(matched.sum()), "submitted row id")
-            return f"; {count} would match once {description}"
-    return ""
+            hints += f"; {count} would match once {description}"
+            unknown_ids = unknown_ids.filter(pa.array(~matched))
+    return hints
 
 
 def _too_many_problems(
@@ -375,3 +457,92 @@ def _too_many_problems(
             label,
         )
     ]
+
+
+Hint = tuple[str, str, np.ndarray]
+_PROBE_TOKENS = 10_000
+
+
+def prediction_hints(
+    predictions: SplitLists, user_of_row: np.ndarray, n_users: int, vocabulary: pa.Array
+) -> list[Hint]:
+    """Spot prediction lists that were probably damaged on their way to the file.
+
+    Each hint is ``(code, sentence, mask)``: a warning code, a sentence with
+    ``{rows}`` and ``{have}`` placeholders and a boolean mask over solution rows.
+    Sentences are aggregate statements: they never quote a solution value.
+
+    Parameters
+    ----------
+    predictions : SplitLists
+        The split predictions, in submission row order.
+    user_of_row : ndarray of int64
+        The solution row of each submission row, ``-1`` for rows left out.
+    n_users : int
+        Number of solution rows.
+    vocabulary : pyarrow.Array
+        Every distinct relevant item of the solution.
+
+    Examples
+    --------
+    >>> from scorer.tokens import split_lists
+    >>> lists = split_lists(pa.array(["706016001 x", "0706016001,0372860001"]))
+    >>> hints = prediction_hints(lists, np.array([0, 1]), 2, pa.array(["0706016001"]))
+    >>> [(code, mask.tolist()) for code, _, mask in hints]
+    [('leading_zeros_lost', [True, False]), ('comma_separated_lists', [False, True])]
+    """
+    hints: list[Hint] = []
+    lost = _lost_leading_zeros(predictions.tokens, vocabulary)
+    if lost is not None and lost.any():
+        n_tokens = format_count(int(lost.sum()), "predicted item id")
+        sentence = (
+            f"{{rows}} {{have}} item ids that match no solution item as written but would "
+            f"match one with leading zeros restored ({n_tokens} in all): item ids are compared "
+            "as exact strings, and these were probably read as numbers; keep them as text "
+            "(for example pandas: dtype=str)."
+        )
+        rows = np.bincount(predictions.row_of_token[lost], minlength=len(predictions.lengths))
+        mask = _solution_mask(rows > 0, user_of_row, n_users)
+        hints.append(("leading_zeros_lost", sentence, mask))
+    single = predictions.lengths == 1
+    if single.any():
+        starts = np.cumsum(predictions.lengths) - predictions.lengths
+        joined = pc.match_substring_regex(predictions.tokens.take(starts[single]), "[,;]")
+        commas = np.zeros(len(single), dtype=bool)
+        commas[single] = pc.fill_null(joined, False).to_numpy(zero_copy_only=False)
+        sentence = (
+            "{rows} {have} a single item id containing a comma or semicolon: item ids must be "
+            "separated by spaces, so each such list counts as one item id that matches nothing."
+        )
+        mask = _solution_mask(commas, user_of_row, n_users)
+        hints.append(("comma_separated_lists", sentence, mask))
+    return [hint for hint in hints if hint[2].any()]
+
+
+def _lost_leading_zeros(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray | None:
+    """Which tokens match no solution item but match one whose leading zeros were stripped.
+
+    Returns None without looking at every token when the first few show no such case.
+    """
+    padded = vocabulary.filter(pc.starts_with(vocabulary, "0"))
+    stripped = pc.utf8_ltrim(padded, characters="0")
+    if len(stripped) == 0:
+        return None
+
+    def lost(candidates: pa.Array) -> np.ndarray:
+        bare = pc.fill_null(pc.invert(pc.starts_with(candidates, "0")), False)
+        repaired = pc.replace_substring_regex(candidates, r"\.0*$", "")
+        absent = first_index_of(candidates, vocabulary) < 0
+        matched = first_index_of(repaired, stripped) >= 0
+        return bare.to_numpy(zero_copy_only=False) & absent & matched
+
+    if not lost(tokens.slice(0, _PROBE_TOKENS)).any():
+        return None
+    return lost(tokens)
+
+
+def _solution_mask(rows: np.ndarray, user_of_row: np.ndarray, n_users: int) -> np.ndarray:
+    """Carry a mask over submission rows to the solution rows they belong to."""
+    mask = np.zeros(n_users, dtype=bool)
+    mask[user_of_row[rows & (user_of_row >= 0)]] = True
+    return mask
