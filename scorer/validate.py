@@ -166,13 +166,36 @@ def check_submission(table: StringTable, solution: Solution, options: Options) -
         problems += row_problems
     predictions = None
     if solution.target_name in table.names:
-        predictions = split_lists(table.column(solution.target_name))
+        cells = table.column(solution.target_name)
+        if any(p.title == "Missing rows" for p in problems):
+            problems += _open_quote_problems(cells, row_ids)
+        predictions = split_lists(cells)
         if options.extra_predictions == "error":
             problems += _too_many_problems(predictions.lengths, row_ids, valid_id, options.k)
     raise_if_any(problems, ParticipantVisibleError, SUBMISSION)
     if predictions is None:  # unreachable: a missing column is a problem raised above
         raise RuntimeError("submission checked without its prediction column")
     return Submission(user_of_row, predictions)
+
+
+def _open_quote_problems(cells: pa.Array, row_ids: pa.Array | None) -> list[Problem]:
+    """Rows are missing and a cell spans several lines: probably a quote left open."""
+    spans = pc.fill_null(pc.match_substring_regex(cells, "[\\r\\n]"), False)
+    spans = spans.to_numpy(zero_copy_only=False)
+    n_cells = int(spans.sum())
+    if not n_cells:
+        return []
+    return [
+        Problem(
+            "Cells that span several lines",
+            "one line per row",
+            f"{format_count(n_cells, 'prediction cell')} containing a line break: a quote left "
+            "open swallows every line after it, so those rows seem missing",
+            "close every quote, or remove the quotes around the prediction lists",
+            _examples(row_ids, spans) if row_ids is not None else _row_numbers(spans),
+            ROW_IDS if row_ids is not None else ROW_NUMBERS,
+        )
+    ]
 
 
 def _no_columns_problem(what: str) -> Problem:
