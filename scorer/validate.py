@@ -561,7 +561,9 @@ def _lost_leading_zeros(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray | 
 
     if not lost(tokens.slice(0, _PROBE_TOKENS)).any():
         return None
-    return lost(tokens)
+    encoded = pc.dictionary_encode(tokens)  # decide once per distinct item id
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    return lost(encoded.dictionary)[codes]
 
 
 def _solution_mask(rows: np.ndarray, user_of_row: np.ndarray, n_users: int) -> np.ndarray:
