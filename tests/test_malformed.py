@@ -164,10 +164,21 @@ def test_zip_bomb_builder_writes_a_valid_archive(tmp_path: Path) -> None:
     assert data == HEADER + b"c01," + b"0" * (3 * 2**24)
 
 
-FUZZ_FINDINGS = sorted((GALLERY / "fuzz").glob("*")) if (GALLERY / "fuzz").is_dir() else []
+# Findings the reader (scorer/io.py, rebuilt on another branch) still crashes on:
+# a blank first line gives an empty header, Arrow then names the columns from the next
+# line, and reading a non-UTF-8 column name raises UnicodeDecodeError.
+READER_CRASHES = {"crash-blank-first-line.csv"}
 
 
-@pytest.mark.parametrize("path", FUZZ_FINDINGS, ids=[p.name for p in FUZZ_FINDINGS])
+def fuzz_params() -> list:
+    paths = sorted((GALLERY / "fuzz").glob("*")) if (GALLERY / "fuzz").is_dir() else []
+    return [
+        pytest.param(path, id=path.name, marks=[NEEDS_IO] if path.name in READER_CRASHES else [])
+        for path in paths
+    ]
+
+
+@pytest.mark.parametrize("path", fuzz_params())
 def test_fuzz_findings_end_in_a_score_or_a_documented_error(path: Path) -> None:
     try:
         value = scorer.score(GALLERY / "solution.csv", path)
