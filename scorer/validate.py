@@ -3,7 +3,9 @@
 Solution and configuration problems raise :class:`HostVisibleError`; submission
 problems raise :class:`ParticipantVisibleError`. A participant-visible message shows
 row ids (public: they are in the sample submission), counts and the participant's own
-input, never a solution value.
+input, never a solution value. Where a mistake is recognisable (ids read as numbers, a
+spreadsheet's rounding, another delimiter, a missing header, an open quote, lists joined
+by commas), the problem or a warning from :func:`prediction_hints` says so.
 """
 
 from __future__ import annotations
@@ -275,14 +277,24 @@ def _header_hints(names: tuple[str, ...], expected: tuple[str, str], solution_id
     for delimiter, plural in _DELIMITERS.items():
         if len(names) == 1 and set(expected) <= set(names[0].split(delimiter)):
             return f" (the file looks separated by {plural}: write it with commas)"
-    looks_like_data = first_index_of(pa.array(names, pa.large_string()), solution_ids) >= 0
+    texts = [n for n in names if n.isascii() or _encodable(n)]
+    looks_like_data = first_index_of(pa.array(texts, pa.large_string()), solution_ids) >= 0
     if looks_like_data.any():
-        shown = format_example(names[int(np.argmax(looks_like_data))])
+        shown = format_example(texts[int(np.argmax(looks_like_data))])
         return (
             f" (the first line looks like a data row: {shown} is a row id; the header row is "
             f"probably missing: write {','.join(expected)} as the first line)"
         )
     return ""
+
+
+def _encodable(text: str) -> bool:
+    """False for a str Arrow cannot hold (a lone surrogate from a DataFrame's column name)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _near_names(missing: list[str], extra: list[str]) -> str:
@@ -519,7 +531,7 @@ def prediction_hints(
     if lost is not None and lost.any():
         n_tokens = format_count(int(lost.sum()), "predicted item id")
         sentence = (
-            f"{{rows}} {{have}} item ids that match no solution item as written but would "
+            f"{{rows}} {{have}} item ids that match no relevant item as written but would "
             f"match one with leading zeros restored ({n_tokens} in all): item ids are compared "
             "as exact strings, and these were probably read as numbers; keep them as text "
             "(for example pandas: dtype=str)."
@@ -535,7 +547,7 @@ def prediction_hints(
         commas[single] = pc.fill_null(joined, False).to_numpy(zero_copy_only=False)
         sentence = (
             "{rows} {have} a single item id containing a comma or semicolon: item ids must be "
-            "separated by spaces, so each such list counts as one item id that matches nothing."
+            "separated by spaces, so each such list counts as one single item id."
         )
         mask = _solution_mask(commas, user_of_row, n_users)
         hints.append(("comma_separated_lists", sentence, mask))

@@ -31,7 +31,7 @@ SOLUTION = pd.DataFrame(
         "Usage": ["Public", "Private", "Public", "Private", "Ignored", "Public"],
     }
 )
-NAMES = ["customer_id", "prediction", "Usage", "", " customer_id", "Prediction", "id", "0"]
+NAMES = ["customer_id", "prediction", "Usage", "", " customer_id", "Prediction", "u0", "\ud800"]
 
 texts = st.one_of(
     st.sampled_from(ROW_IDS + VISIBLE + ["", " ", "\t", "nan", "None", "=1+1", "7.06E+08"]),
@@ -134,7 +134,12 @@ def series(draw: st.DrawFn, n_rows: int) -> pd.Series:
 def frames(draw: st.DrawFn) -> pd.DataFrame:
     """A DataFrame with random column names, dtypes and values (often nearly valid)."""
     n_rows = draw(st.integers(0, 8))
-    names = draw(st.lists(st.one_of(st.sampled_from(NAMES), st.text(max_size=5)), max_size=4))
+    names = draw(
+        st.lists(
+            st.one_of(st.sampled_from(NAMES), st.text(max_size=5), st.integers(), st.none()),
+            max_size=4,
+        )
+    )
     if draw(st.booleans()):
         names = ["customer_id", "prediction", *names[:1]]
     if draw(st.booleans()) and n_rows:

@@ -84,6 +84,14 @@ def test_a_lone_surrogate_is_a_participant_error_not_a_crash() -> None:
         evaluate(SOLUTION, submission)
 
 
+def test_a_column_name_with_a_lone_surrogate_is_reported_not_a_crash() -> None:
+    """Regression: the header hints put every column name in an Arrow array."""
+    submission = pd.DataFrame([["u0", "a"]])
+    submission.columns = pd.Index(["\ud800", "prediction"], dtype=object)
+    with pytest.raises(ParticipantVisibleError, match=r"Missing columns[\s\S]*'\\ud800'"):
+        evaluate(SOLUTION, submission)
+
+
 def test_the_hints_never_quote_a_solution_item() -> None:
     """Every hint fires here, and none names a hidden item (nor its zero-stripped form)."""
     solution = pd.DataFrame({"id": ["r1", "r2"], "items": ["0000000123 0706016001", "0042"]})
