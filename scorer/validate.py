@@ -158,7 +158,9 @@ def check_submission(table: StringTable, solution: Solution, options: Options) -
         Listing every problem found, each with counts, examples and the fix.
     """
     expected = (solution.row_id_name, solution.target_name)
-    problems = _column_problems(table.names, expected, solution.row_ids)
+    # With unknown_row_ids="ignore" the solution may list only some users: not public.
+    public_ids = solution.row_ids if options.unknown_row_ids == "error" else solution.row_ids[:0]
+    problems = _column_problems(table.names, expected, public_ids)
     user_of_row = np.full(table.n_rows, -1, dtype=np.int64)
     valid_id = np.ones(table.n_rows, dtype=bool)
     row_ids = None

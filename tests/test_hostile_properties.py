@@ -106,3 +106,17 @@ def test_the_hints_never_quote_a_solution_item() -> None:
     for secret in ["0000000123", "0706016001", "0042", *HIDDEN]:
         assert secret not in text
     assert result.score == 1 / 2 * 0  # nothing matches as written
+
+
+@pytest.mark.parametrize(
+    ("mode", "hint"), [("error", True), ("ignore", False)], ids=["public ids", "private ids"]
+)
+def test_the_missing_header_hint_names_a_row_id_only_when_row_ids_are_public(
+    mode: str, hint: bool
+) -> None:
+    """With unknown_row_ids="ignore" the solution lists only users with ground truth."""
+    solution = pd.DataFrame({"id": ["u1", "u2"], "items": ["a", "b"]})
+    submission = pd.DataFrame([["u2", "b"]], columns=["u1", "a"])
+    with pytest.raises(ParticipantVisibleError, match="Missing columns") as caught:
+        evaluate(solution, submission, "id", unknown_row_ids=mode)
+    assert ("'u1' is a row id; the header row is probably missing" in str(caught.value)) is hint
