@@ -120,3 +120,15 @@ def test_the_missing_header_hint_names_a_row_id_only_when_row_ids_are_public(
     with pytest.raises(ParticipantVisibleError, match="Missing columns") as caught:
         evaluate(solution, submission, "id", unknown_row_ids=mode)
     assert ("'u1' is a row id; the header row is probably missing" in str(caught.value)) is hint
+
+
+def test_the_fuzzer_starts_and_stops_on_time(capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "fuzz" / "fuzz_submission.py"
+    spec = importlib.util.spec_from_file_location("fuzz_submission", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--minutes", "0"]) == 0
+    assert "no failure in 0 examples over 0 minutes" in capsys.readouterr().out
