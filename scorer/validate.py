@@ -530,7 +530,7 @@ def prediction_hints(
     """
     hints: list[Hint] = []
     lost = _lost_leading_zeros(predictions.tokens, vocabulary)
-    if lost is not None and lost.any():
+    if lost is not None:
         n_tokens = format_count(int(lost.sum()), "predicted item id")
         sentence = (
             f"{{rows}} {{have}} item ids that match no relevant item as written but would "
@@ -541,43 +541,51 @@ def prediction_hints(
         rows = np.bincount(predictions.row_of_token[lost], minlength=len(predictions.lengths))
         mask = _solution_mask(rows > 0, user_of_row, n_users)
         hints.append(("leading_zeros_lost", sentence, mask))
-    single = predictions.lengths == 1
-    if single.any():
-        starts = np.cumsum(predictions.lengths) - predictions.lengths
-        joined = pc.match_substring_regex(predictions.tokens.take(starts[single]), "[,;]")
-        commas = np.zeros(len(single), dtype=bool)
-        commas[single] = pc.fill_null(joined, False).to_numpy(zero_copy_only=False)
+    commas = _per_distinct(predictions.tokens, lambda items: _matches(items, "[,;]"))
+    if commas is not None:
+        rows = np.bincount(predictions.row_of_token[commas], minlength=len(predictions.lengths))
         sentence = (
-            "{rows} {have} a single item id containing a comma or semicolon: item ids must be "
-            "separated by spaces, so each such list counts as one single item id."
+            "{rows} {have} item ids containing a comma or semicolon: item ids must be "
+            "separated by spaces only, so 'a,b' counts as one item id and 'a,' does not match 'a'."
         )
-        mask = _solution_mask(commas, user_of_row, n_users)
+        mask = _solution_mask(rows > 0, user_of_row, n_users)
         hints.append(("comma_separated_lists", sentence, mask))
     return [hint for hint in hints if hint[2].any()]
 
 
 def _lost_leading_zeros(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray | None:
-    """Which tokens match no solution item but match one whose leading zeros were stripped.
-
-    Returns None without looking at every token when the first few show no such case.
-    """
+    """Which tokens match no relevant item but match one once leading zeros are restored."""
     padded = vocabulary.filter(pc.starts_with(vocabulary, "0"))
     stripped = pc.utf8_ltrim(padded, characters="0")
     if len(stripped) == 0:
         return None
 
-    def lost(candidates: pa.Array) -> np.ndarray:
-        bare = pc.fill_null(pc.invert(pc.starts_with(candidates, "0")), False)
-        repaired = pc.replace_substring_regex(candidates, r"\.0*$", "")
-        absent = first_index_of(candidates, vocabulary) < 0
-        matched = first_index_of(repaired, stripped) >= 0
-        return bare.to_numpy(zero_copy_only=False) & absent & matched
+    def lost(items: pa.Array) -> np.ndarray:
+        bare = _matches(items, "^[^0]")
+        repaired = pc.replace_substring_regex(items, r"\.0*$", "")
+        absent = first_index_of(items, vocabulary) < 0
+        return bare & absent & (first_index_of(repaired, stripped) >= 0)
 
-    if not lost(tokens.slice(0, _PROBE_TOKENS)).any():
+    return _per_distinct(tokens, lost)
+
+
+def _per_distinct(tokens: pa.Array, test: Callable[[pa.Array], np.ndarray]) -> np.ndarray | None:
+    """Apply ``test`` once per distinct token; None when it holds for none.
+
+    The first tokens are probed first, so a clean submission costs next to nothing;
+    a mistake made while writing the file shows from its first rows.
+    """
+    if not test(tokens.slice(0, _PROBE_TOKENS)).any():
         return None
-    encoded = pc.dictionary_encode(tokens)  # decide once per distinct item id
-    codes = encoded.indices.to_numpy(zero_copy_only=False)
-    return lost(encoded.dictionary)[codes]
+    encoded = pc.dictionary_encode(tokens)
+    found = test(encoded.dictionary)[encoded.indices.to_numpy(zero_copy_only=False)]
+    return found if found.any() else None
+
+
+def _matches(items: pa.Array, pattern: str) -> np.ndarray:
+    return pc.fill_null(pc.match_substring_regex(items, pattern), False).to_numpy(
+        zero_copy_only=False
+    )
 
 
 def _solution_mask(rows: np.ndarray, user_of_row: np.ndarray, n_users: int) -> np.ndarray:

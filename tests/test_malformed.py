@@ -188,3 +188,50 @@ def test_fuzz_findings_end_in_a_score_or_a_documented_error(path: Path) -> None:
         pytest.fail(f"a submission raised HostVisibleError: {error}")
     else:
         assert 0.0 <= value <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("prediction", "codes"),
+    [
+        ("706016001", ["leading_zeros_lost"]),
+        ("706016001.0", ["leading_zeros_lost"]),
+        ("0706016001", []),  # right as written
+        ("0999999999", []),  # a well-formed id that is simply not relevant
+        ("00706016001", []),  # one zero too many is not a lost zero
+        ("706016002", []),
+        ("0706016001,0372860001", ["comma_separated_lists"]),
+        ("0706016001;x", ["comma_separated_lists"]),
+        ("0706016001, 0372860001", ["comma_separated_lists"]),  # "0706016001," matches nothing
+    ],
+)
+def test_item_hints_fire_exactly_when_the_mistake_is_likely(prediction: str, codes: list) -> None:
+    import pandas as pd
+
+    solution = pd.DataFrame({"id": ["r1", "r2"], "items": ["0706016001 0372860001", "x"]})
+    submission = pd.DataFrame({"id": ["r1", "r2"], "items": [prediction, "x"]})
+    result = evaluate(solution, submission, "id", k=1, extra_predictions="truncate")
+    assert [w.code for w in result.warnings if w.code not in ("short_rows",)] == codes
+
+
+@pytest.mark.parametrize(
+    ("submitted", "hint"),
+    [
+        (["7.06E+08", "0372860002"], "scientific notation"),
+        (["7.06016E+08", "0372860002"], "scientific notation"),
+        (["706016001.0", "0372860002"], "trailing '.0' is removed"),
+        (["706016001", "0372860002"], "leading zeros are restored"),
+        (["7.07E+08", "0372860002"], None),  # rounds to another id: no hint
+    ],
+)
+def test_row_id_hints(submitted: list[str], hint: str | None) -> None:
+    import pandas as pd
+
+    solution = pd.DataFrame({"id": ["0706016001", "0372860002"], "items": ["a", "b"]})
+    submission = pd.DataFrame({"id": submitted, "items": ["a", "b"]})
+    with pytest.raises(ParticipantVisibleError, match="Unknown row ids") as caught:
+        evaluate(solution, submission, "id")
+    found = re.findall(r"would match once ([^;\n]*)", str(caught.value))
+    if hint is None:
+        assert found == []
+    else:
+        assert len(found) == 2 and hint in found[0]  # in Missing rows and in Unknown row ids
