@@ -405,23 +405,27 @@ def _row_id_problems(
     return problems, user_of_row, ~empty & ~unknown
 
 
-_ID_REPAIRS: tuple[tuple[str, Callable[[pa.Array], pa.Array]], ...] = (
-    ("surrounding whitespace is removed", pc.utf8_trim_whitespace),
-    ("case is ignored", pc.utf8_lower),
+# (what the repair does, the repair, a regex a submitted id must match for it to apply)
+_ID_REPAIRS: tuple[tuple[str, Callable[[pa.Array], pa.Array], str], ...] = (
+    ("surrounding whitespace is removed", pc.utf8_trim_whitespace, ""),
+    ("case is ignored", pc.utf8_lower, ""),
     (
         "leading zeros are restored (the ids were probably read as numbers)",
         lambda ids: pc.utf8_ltrim(ids, characters="0"),
+        "",
     ),
     (
         "a trailing '.0' is removed and leading zeros restored (the ids were read as decimal "
         "numbers)",
         lambda ids: pc.utf8_ltrim(pc.replace_substring_regex(ids, r"\.0*$", ""), characters="0"),
+        r"\.0*$",
     ),
     (
         "both are read as numbers rounded to 3 significant digits: the ids look written by a "
         "spreadsheet in scientific notation (like 7.06E+08), which loses digits for good; "
         "export the row ids as text",
         lambda ids: _rounded_number(ids),
+        "[eE]",
     ),
 )
 
@@ -462,10 +466,14 @@ def _id_hints(
     unknown_ids = row_ids.filter(pa.array(unknown))
     missing_ids = solution_ids.filter(pa.array(missing))
     hints = ""
-    for description, repair in _ID_REPAIRS:
+    for description, repair, applies_to in _ID_REPAIRS:
         if len(unknown_ids) == 0:
             break
         matched = first_index_of(repair(unknown_ids), repair(missing_ids)) >= 0
+        if applies_to:
+            matched &= pc.match_substring_regex(unknown_ids, applies_to).to_numpy(
+                zero_copy_only=False
+            )
         if matched.any():
             count = format_count(int(matched.sum()), "submitted row id")
             hints += f"; {count} would match once {description}"

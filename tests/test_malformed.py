@@ -235,3 +235,14 @@ def test_row_id_hints(submitted: list[str], hint: str | None) -> None:
         assert found == []
     else:
         assert len(found) == 2 and hint in found[0]  # in Missing rows and in Unknown row ids
+
+
+def test_the_spreadsheet_hint_needs_scientific_notation() -> None:
+    """Other numeric ids often round alike; only ids with an exponent get that hint."""
+    import pandas as pd
+
+    solution = pd.DataFrame({"id": ["0706016001", "0372860002"], "items": ["a", "b"]})
+    submission = pd.DataFrame({"id": ["706999999", "0372860002"], "items": ["a", "b"]})
+    with pytest.raises(ParticipantVisibleError, match="Unknown row ids") as caught:
+        evaluate(solution, submission, "id")
+    assert "would match" not in str(caught.value)
