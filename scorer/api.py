@@ -7,6 +7,7 @@ import pandas as pd
 
 from scorer.columns import TableLike, as_string_table
 from scorer.errors import HostVisibleError, ParticipantVisibleError, format_count
+from scorer.hints import prediction_hints
 from scorer.io import ReadLimits
 from scorer.metrics import AveragePrecision, average_precision, first_occurrence
 from scorer.options import (
@@ -100,6 +101,7 @@ def evaluate(
     rankings = build_rankings(
         predictions, checked_submission.user_of_row, n_users, width, truth.vocabulary
     )
+    hints = prediction_hints(predictions, checked_submission.user_of_row, n_users, truth.vocabulary)
     del checked_submission, predictions
     first = first_occurrence(rankings.item_codes)
     relevance = first & truth.contains_rows(rankings.truth_codes)
@@ -121,6 +123,8 @@ def evaluate(
         for split in ("Public", "Private")
     }
     warnings = _submission_warnings(checked_solution, rankings.lengths, first, ignored, options.k)
+    for code, sentence, mask in hints:
+        warnings += _row_warning(code, sentence, mask & ~ignored, checked_solution)
     warnings += _solution_warnings(checked_solution, truth, split_scores, usage is not None)
     per_user_table = None
     if per_user:

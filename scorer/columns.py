@@ -20,7 +20,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.errors import ScorerError
+from scorer.errors import ParticipantVisibleError, Problem, ScorerError, raise_if_any
 
 if TYPE_CHECKING:
     from scorer.io import ReadLimits
@@ -98,10 +98,20 @@ def as_string_table(
     """
     if isinstance(data, StringTable):
         return data
-    if isinstance(data, pd.DataFrame):
-        return StringTable.from_frame(data)
-    if isinstance(data, pa.Table):
-        return StringTable.from_arrow(data)
+    try:
+        if isinstance(data, pd.DataFrame):
+            return StringTable.from_frame(data)
+        if isinstance(data, pa.Table):
+            return StringTable.from_arrow(data)
+    except UnicodeEncodeError as exc:  # a lone surrogate in a Python string
+        problem = Problem(
+            "Text that is not valid Unicode",
+            "every cell valid Unicode text (encodable as UTF-8)",
+            f"a cell with {exc.object[exc.start : exc.end]!r} ({exc.reason})",
+            "remove or replace the broken characters before scoring",
+        )
+        subject = "The submission" if issubclass(error, ParticipantVisibleError) else "The solution"
+        raise_if_any([problem], error, subject)
     if isinstance(data, (str, os.PathLike)):
         from scorer.io import read_table
 

@@ -323,15 +323,22 @@ class _Reader:
             self.fail(
                 _too_big("File too large", len(data), self.limits.max_decompressed_bytes, "CSV")
             )
-        self.check_lines(data)
-        header_end = data.find(b"\n")
-        header_bytes = data if header_end < 0 else data[:header_end]
         try:
-            header = next(csv.reader([header_bytes.decode("utf-8").rstrip("\r")]))
+            header = next(csv.reader([_first_line(data).decode("utf-8")]), [])
         except (UnicodeDecodeError, csv.Error) as exc:
             self.fail(_unreadable(f"the header row is not UTF-8 CSV ({exc})", container))
         if len(header) > self.limits.max_columns:
             self.fail(_too_many_columns(len(header), self.limits.max_columns))
+        if not any(header):
+            self.fail(
+                Problem(
+                    "No header row",
+                    "a first line naming the columns, e.g. as in the sample submission",
+                    "an empty first line",
+                    "remove the blank line(s) before the header, or add the header row",
+                )
+            )
+        self.check_lines(data)
         placeholders = [f"column_{i}" for i in range(len(header))]
         try:
             table = pacsv.read_csv(
@@ -403,6 +410,18 @@ class _Reader:
             )
             if problem:
                 self.fail(problem)
+
+
+def _first_line(data: bytes) -> bytes:
+    """The first line, ended by LF, CRLF or a lone CR (classic Mac files).
+
+    Examples
+    --------
+    >>> _first_line(b"a,b\\r\\nc,d"), _first_line(b"a,b\\rc,d"), _first_line(b"a,b")
+    (b'a,b', b'a,b', b'a,b')
+    """
+    ends = [end for end in (data.find(b"\n"), data.find(b"\r")) if end >= 0]
+    return data[: min(ends)] if ends else data
 
 
 def _too_long_problem(

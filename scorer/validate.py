@@ -3,7 +3,9 @@
 Solution and configuration problems raise :class:`HostVisibleError`; submission
 problems raise :class:`ParticipantVisibleError`. A participant-visible message shows
 row ids (public: they are in the sample submission), counts and the participant's own
-input, never a solution value.
+input, never a solution value. Where a mistake is recognisable (ids read as numbers, a
+spreadsheet's rounding, another delimiter, a missing header, an open quote, lists joined
+by commas), the problem or a warning from :mod:`scorer.hints` says so.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from scorer.errors import (
     ParticipantVisibleError,
     Problem,
     format_count,
+    format_example,
     raise_if_any,
 )
 from scorer.options import Options
@@ -154,7 +157,10 @@ def check_submission(table: StringTable, solution: Solution, options: Options) -
     ParticipantVisibleError
         Listing every problem found, each with counts, examples and the fix.
     """
-    problems = _column_problems(table.names, (solution.row_id_name, solution.target_name))
+    expected = (solution.row_id_name, solution.target_name)
+    # With unknown_row_ids="ignore" the solution may list only some users: not public.
+    public_ids = solution.row_ids if options.unknown_row_ids == "error" else solution.row_ids[:0]
+    problems = _column_problems(table.names, expected, public_ids)
     user_of_row = np.full(table.n_rows, -1, dtype=np.int64)
     valid_id = np.ones(table.n_rows, dtype=bool)
     row_ids = None
@@ -164,13 +170,36 @@ def check_submission(table: StringTable, solution: Solution, options: Options) -
         problems += row_problems
     predictions = None
     if solution.target_name in table.names:
-        predictions = split_lists(table.column(solution.target_name))
+        cells = table.column(solution.target_name)
+        if any(p.title == "Missing rows" for p in problems):
+            problems += _open_quote_problems(cells, row_ids)
+        predictions = split_lists(cells)
         if options.extra_predictions == "error":
             problems += _too_many_problems(predictions.lengths, row_ids, valid_id, options.k)
     raise_if_any(problems, ParticipantVisibleError, SUBMISSION)
     if predictions is None:  # unreachable: a missing column is a problem raised above
         raise RuntimeError("submission checked without its prediction column")
     return Submission(user_of_row, predictions)
+
+
+def _open_quote_problems(cells: pa.Array, row_ids: pa.Array | None) -> list[Problem]:
+    """Rows are missing and a cell spans several lines: probably a quote left open."""
+    spans = pc.fill_null(pc.match_substring_regex(cells, "[\\r\\n]"), False)
+    spans = spans.to_numpy(zero_copy_only=False)
+    n_cells = int(spans.sum())
+    if not n_cells:
+        return []
+    return [
+        Problem(
+            "Cells that span several lines",
+            "one line per row",
+            f"{format_count(n_cells, 'prediction cell')} containing a line break: a quote left "
+            "open swallows every line after it, so those rows seem missing",
+            "close every quote, or remove the quotes around the prediction lists",
+            _examples(row_ids, spans) if row_ids is not None else _row_numbers(spans),
+            ROW_IDS if row_ids is not None else ROW_NUMBERS,
+        )
+    ]
 
 
 def _no_columns_problem(what: str) -> Problem:
@@ -182,7 +211,9 @@ def _no_columns_problem(what: str) -> Problem:
     )
 
 
-def _column_problems(names: tuple[str, ...], expected: tuple[str, str]) -> list[Problem]:
+def _column_problems(
+    names: tuple[str, ...], expected: tuple[str, str], solution_ids: pa.Array
+) -> list[Problem]:
     problems: list[Problem] = []
     if not names:
         return [_no_columns_problem("the submission")]
@@ -191,21 +222,23 @@ def _column_problems(names: tuple[str, ...], expected: tuple[str, str]) -> list[
     duplicated = [n for n in dict.fromkeys(names) if names.count(n) > 1]
     header = f"exactly the columns {list(expected)} (any order)"
     if missing:
-        hints = _near_names(missing, extra)
+        hints = _near_names(missing, extra) + _header_hints(names, expected, solution_ids)
         problems.append(
             Problem(
                 "Missing columns",
                 header,
-                f"no column {missing}; the header is {list(names)}" + hints,
+                f"no column {missing}; the header is {_show_names(names)}" + hints,
                 "name the columns exactly as in the sample submission's header",
             )
         )
     if extra:
+        empty = " (a column with an empty name: probably a comma at the end of every line)"
         problems.append(
             Problem(
                 "Extra columns",
                 header,
-                f"{format_count(len(extra), 'extra column')}: {extra[:MAX_EXAMPLES]}",
+                f"{format_count(len(extra), 'extra column')}: {extra[:MAX_EXAMPLES]}"
+                + (empty if "" in extra else ""),
                 "drop every column that is not in the sample submission (an index column "
                 "written by pandas: use to_csv(index=False))",
             )
@@ -220,6 +253,50 @@ def _column_problems(names: tuple[str, ...], expected: tuple[str, str]) -> list[
             )
         )
     return problems
+
+
+_MAX_NAMES = 10
+_DELIMITERS = {"\t": "tabs", ";": "semicolons", "|": "vertical bars"}
+
+
+def _show_names(names: tuple[str, ...]) -> str:
+    """The header as a list, cut after ten names.
+
+    Examples
+    --------
+    >>> _show_names(("id", "items"))
+    "['id', 'items']"
+    >>> _show_names(tuple(f"c{i}" for i in range(12)))
+    "['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9', ...] (12 columns)"
+    """
+    if len(names) <= _MAX_NAMES:
+        return str(list(names))
+    return f"{str(list(names[:_MAX_NAMES]))[:-1]}, ...] ({format_count(len(names), 'column')})"
+
+
+def _header_hints(names: tuple[str, ...], expected: tuple[str, str], solution_ids: pa.Array) -> str:
+    """Say why the header probably lacks the expected names: another delimiter, or no header."""
+    for delimiter, plural in _DELIMITERS.items():
+        if len(names) == 1 and set(expected) <= set(names[0].split(delimiter)):
+            return f" (the file looks separated by {plural}: write it with commas)"
+    texts = [n for n in names if n.isascii() or _encodable(n)]
+    looks_like_data = first_index_of(pa.array(texts, pa.large_string()), solution_ids) >= 0
+    if looks_like_data.any():
+        shown = format_example(texts[int(np.argmax(looks_like_data))])
+        return (
+            f" (the first line looks like a data row: {shown} is a row id; the header row is "
+            f"probably missing: write {','.join(expected)} as the first line)"
+        )
+    return ""
+
+
+def _encodable(text: str) -> bool:
+    """False for a str Arrow cannot hold (a lone surrogate from a DataFrame's column name)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _near_names(missing: list[str], extra: list[str]) -> str:
@@ -328,14 +405,56 @@ def _row_id_problems(
     return problems, user_of_row, ~empty & ~unknown
 
 
-_ID_REPAIRS: tuple[tuple[str, Callable[[pa.Array], pa.Array]], ...] = (
-    ("surrounding whitespace is removed", pc.utf8_trim_whitespace),
-    ("case is ignored", pc.utf8_lower),
+# (what the repair does, the repair, a regex a submitted id must match for it to apply)
+_ID_REPAIRS: tuple[tuple[str, Callable[[pa.Array], pa.Array], str], ...] = (
+    ("surrounding whitespace is removed", pc.utf8_trim_whitespace, ""),
+    ("case is ignored", pc.utf8_lower, ""),
     (
         "leading zeros are restored (the ids were probably read as numbers)",
         lambda ids: pc.utf8_ltrim(ids, characters="0"),
+        "",
+    ),
+    (
+        "a trailing '.0' is removed and leading zeros restored (the ids were read as decimal "
+        "numbers)",
+        lambda ids: pc.utf8_ltrim(pc.replace_substring_regex(ids, r"\.0*$", ""), characters="0"),
+        r"\.0*$",
+    ),
+    (
+        "both are read as numbers rounded to 3 significant digits: the ids look written by a "
+        "spreadsheet in scientific notation (like 7.06E+08), which loses digits for good; "
+        "export the row ids as text",
+        lambda ids: _rounded_number(ids),
+        "[eE]",
     ),
 )
+
+_NUMBER = r"^[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?$"
+
+
+def _rounded_number(ids: pa.Array) -> pa.Array:
+    """Ids that are numbers become their value to 3 significant digits; others stay as they are.
+
+    Examples
+    --------
+    >>> _rounded_number(pa.array(["7.06E+08", "0706016001", "706516001", "u1", "0"])).to_pylist()
+    ['706e6', '706e6', '707e6', 'u1', '0']
+    """
+    numeric = pc.fill_null(pc.match_substring_regex(ids, _NUMBER), False)
+    text = pc.if_else(numeric, ids, "0")
+    values = pc.cast(text, pa.float64()).to_numpy(zero_copy_only=False)
+    usable = numeric.to_numpy(zero_copy_only=False) & np.isfinite(values) & (values > 0)
+    safe = np.where(usable, values, 1.0)
+    exponent = np.floor(np.log10(safe)) - 2
+    mantissa = np.round(safe / 10.0**exponent)
+    carry = mantissa >= 1000
+    mantissa, exponent = np.where(carry, mantissa / 10, mantissa), exponent + carry
+    keys = pc.binary_join_element_wise(
+        pa.array(mantissa.astype(np.int64)).cast(pa.large_string()),
+        pa.array(exponent.astype(np.int64)).cast(pa.large_string()),
+        pa.scalar("e", pa.large_string()),
+    )
+    return pc.if_else(pa.array(usable), keys, ids.cast(pa.large_string()))
 
 
 def _id_hints(
@@ -346,12 +465,20 @@ def _id_hints(
         return ""
     unknown_ids = row_ids.filter(pa.array(unknown))
     missing_ids = solution_ids.filter(pa.array(missing))
-    for description, repair in _ID_REPAIRS:
+    hints = ""
+    for description, repair, applies_to in _ID_REPAIRS:
+        if len(unknown_ids) == 0:
+            break
         matched = first_index_of(repair(unknown_ids), repair(missing_ids)) >= 0
+        if applies_to:
+            matched &= pc.match_substring_regex(unknown_ids, applies_to).to_numpy(
+                zero_copy_only=False
+            )
         if matched.any():
             count = format_count(int(matched.sum()), "submitted row id")
-            return f"; {count} would match once {description}"
-    return ""
+            hints += f"; {count} would match once {description}"
+            unknown_ids = unknown_ids.filter(pa.array(~matched))
+    return hints
 
 
 def _too_many_problems(

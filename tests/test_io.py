@@ -305,3 +305,23 @@ def test_the_long_line_precheck_never_misses_one(data, limit):
     longest = max(len(line) for line in data.split(b"\n"))
     if longest > limit:
         assert _may_hold_a_line_over(data, limit)
+
+
+def test_a_blank_first_line_is_a_missing_header(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(b"\r\nid,items\nu1,a\n")
+    with pytest.raises(ParticipantVisibleError, match=r"No header row[\s\S]*an empty first line"):
+        read(path)
+
+
+def test_classic_mac_line_endings(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(b"id,items\ru1,a b\ru2,\r")
+    assert read(path) == (("id", "items"), [["u1", "u2"], ["a b", ""]])
+
+
+def test_too_many_columns_in_the_header_is_named_as_such(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(b",".join(b"c%d" % i for i in range(5_000)) + b"\n" + b"x," * 4_999 + b"x\n")
+    with pytest.raises(ParticipantVisibleError, match="Too many columns"):
+        read(path, max_line_bytes=1_000)

@@ -1,0 +1,125 @@
+"""Fuzz the scorer for a bounded time with hypothesis, far beyond the test suite's budget.
+
+Usage, from the repository root::
+
+    python fuzz/fuzz_submission.py --minutes 10
+    python fuzz/fuzz_submission.py --minutes 60 --seed 7 --target bytes
+
+Targets: ``bytes`` (arbitrary and CSV-like bytes written as a submission file),
+``frames`` (arbitrary DataFrames as the submission) and ``solutions`` (arbitrary
+DataFrames as the solution); by default all three in turn. The checks are those of
+``tests/test_hostile_properties.py`` (see ``tests/hostile.py``).
+
+On a failure, hypothesis shrinks the input and prints it with the error. A failing
+*file* is also saved as ``fixtures/malformed/fuzz/crash-<hash>.csv``, which
+``tests/test_malformed.py`` replays from then on. Exit status: 1 on a failure, 0 when
+the time is up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
+
+from tests.hostile import (  # noqa: E402
+    check_bytes,
+    check_frame,
+    check_hostile_solution,
+    frames,
+    submission_bytes,
+)
+
+FINDINGS = ROOT / "fixtures" / "malformed" / "fuzz"
+ROUND = 500  # examples per round; the clock is checked between rounds
+
+
+def fuzz_bytes(round_seed: int, last: list[bytes]) -> None:
+    @seed(round_seed)
+    @settings(ROUND_SETTINGS)
+    @given(submission_bytes)
+    def run(data: bytes) -> None:
+        last[:] = [data]
+        with tempfile.TemporaryDirectory() as directory:
+            check_bytes(data, Path(directory))
+
+    run()
+
+
+def fuzz_frames(round_seed: int, last: list[bytes]) -> None:
+    @seed(round_seed)
+    @settings(ROUND_SETTINGS)
+    @given(frames())
+    def run(frame) -> None:
+        check_frame(frame)
+
+    run()
+
+
+def fuzz_solutions(round_seed: int, last: list[bytes]) -> None:
+    @seed(round_seed)
+    @settings(ROUND_SETTINGS)
+    @given(frames())
+    def run(frame) -> None:
+        check_hostile_solution(frame)
+
+    run()
+
+
+ROUND_SETTINGS = settings(
+    max_examples=ROUND,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    print_blob=True,
+)
+TARGETS: dict[str, Callable[[int, list[bytes]], None]] = {
+    "bytes": fuzz_bytes,
+    "frames": fuzz_frames,
+    "solutions": fuzz_solutions,
+}
+
+
+def save_finding(data: bytes) -> Path:
+    """Keep a failing submission file as a regression fixture."""
+    FINDINGS.mkdir(parents=True, exist_ok=True)
+    path = FINDINGS / f"crash-{hashlib.sha256(data).hexdigest()[:12]}.csv"
+    path.write_bytes(data)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=5.0, help="time budget (default 5)")
+    parser.add_argument("--seed", type=int, default=0, help="first round's seed (default 0)")
+    parser.add_argument("--target", choices=[*TARGETS, "all"], default="all")
+    args = parser.parse_args(argv)
+    names = list(TARGETS) if args.target == "all" else [args.target]
+    deadline = time.monotonic() + 60 * args.minutes
+    rounds = 0
+    while time.monotonic() < deadline:
+        name = names[rounds % len(names)]
+        last: list[bytes] = []
+        try:
+            TARGETS[name](args.seed + rounds, last)
+        except Exception:
+            if last:  # hypothesis replays the shrunk example last
+                print(f"saved the failing file as {save_finding(last[0])}", file=sys.stderr)
+            raise
+        rounds += 1
+        print(f"round {rounds} ({name}): {ROUND} examples passed", flush=True)
+    print(f"no failure in {rounds * ROUND:,} examples over {args.minutes:g} minutes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
