@@ -10,6 +10,7 @@ It never decides whether an input is valid: :mod:`scorer.validate` does.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -18,9 +19,13 @@ import pyarrow.compute as pc
 from scorer.metrics import PAD
 
 
-@dataclass(frozen=True)
 class SplitLists:
     """Whitespace-separated lists, flattened.
+
+    Lists split from the fixed-width layout (every cell ``m`` tokens of ``w`` bytes
+    joined by single spaces) keep a zero-copy byte view of their tokens instead of
+    an Arrow array: most callers read the tokens from that view, and :attr:`tokens`
+    is built from it only when asked for.
 
     Attributes
     ----------
@@ -28,10 +33,57 @@ class SplitLists:
         Number of items in each row (0 for an empty or missing cell).
     tokens : pyarrow.Array
         All items, row after row, in list order.
+    uniform : ndarray of uint8, shape (n_rows, m, w), or None
+        The bytes of token ``j`` of row ``i`` at ``uniform[i, j]`` (a strided view of
+        the cells), when the lists came from the fixed-width layout.
     """
 
-    lengths: np.ndarray
-    tokens: pa.Array
+    def __init__(
+        self, lengths: np.ndarray, tokens: pa.Array | None = None, uniform: np.ndarray | None = None
+    ) -> None:
+        if (tokens is None) == (uniform is None):
+            raise ValueError("give either the tokens or their fixed-width bytes")
+        self.lengths = lengths
+        self.uniform = uniform
+        if tokens is not None:
+            self.tokens = tokens
+
+    @cached_property
+    def tokens(self) -> pa.Array:
+        """All items, row after row (built from :attr:`uniform` on first use)."""
+        return _fixed_width_strings(np.ascontiguousarray(self.uniform).reshape(-1, self.width))
+
+    @property
+    def width(self) -> int:
+        """Bytes per token in the fixed-width layout (0 otherwise)."""
+        return 0 if self.uniform is None else self.uniform.shape[2]
+
+    def head(self, n: int) -> pa.Array:
+        """The first ``n`` tokens, without building all of them.
+
+        Examples
+        --------
+        >>> split_lists(pa.array(["a b", "c"])).head(2).to_pylist()
+        ['a', 'b']
+        """
+        if "tokens" in self.__dict__ or self.uniform is None:
+            return self.tokens.slice(0, n)
+        n_rows = -(-n // max(self.uniform.shape[1], 1))
+        rows = np.ascontiguousarray(self.uniform[:n_rows]).reshape(-1, self.width)
+        return _fixed_width_strings(rows[:n])
+
+    def take(self, indices: np.ndarray) -> pa.Array:
+        """The tokens at these flat positions, without building all of them.
+
+        Examples
+        --------
+        >>> split_lists(pa.array(["a b", "c"])).take(np.array([2, 0])).to_pylist()
+        ['c', 'a']
+        """
+        if "tokens" in self.__dict__ or self.uniform is None:
+            return self.tokens.take(pa.array(indices))
+        rows, columns = np.divmod(indices, self.uniform.shape[1])
+        return _fixed_width_strings(self.uniform[rows, columns])
 
     @property
     def row_of_token(self) -> np.ndarray:
@@ -43,6 +95,15 @@ class SplitLists:
         """The 0-based rank of each token within its row."""
         starts = np.cumsum(self.lengths) - self.lengths
         return np.arange(int(self.lengths.sum()), dtype=np.int64) - np.repeat(starts, self.lengths)
+
+
+def _fixed_width_strings(rows: np.ndarray) -> pa.Array:
+    """A ``large_string`` array of the rows of a contiguous ``n x width`` byte matrix."""
+    rows = np.ascontiguousarray(rows)
+    offsets = np.arange(len(rows) + 1, dtype=np.int64) * rows.shape[1]
+    return pa.Array.from_buffers(
+        pa.large_string(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(rows.reshape(-1))]
+    )
 
 
 # Python's str.split() also splits on these; Arrow's ascii splitter does not, and its
@@ -104,8 +165,8 @@ def _split_uniform(cells: pa.Array) -> SplitLists | None:
     joined by single spaces (what ``" ".join`` of fixed-width ids writes).
 
     The layout is checked byte for byte (a space at every separator, none inside a
-    token); then the tokens are one strided copy, with no search for separators.
-    ``None`` for any other layout.
+    token); the tokens are then a strided view of the cells: no copy, no search for
+    separators. ``None`` for any other layout.
     """
     if len(cells) < _FIXED_WIDTH_MIN_ROWS:
         return None
@@ -118,20 +179,18 @@ def _split_uniform(cells: pa.Array) -> SplitLists | None:
     n_tokens, remainder = divmod(cell_width + 1, width + 1)
     if width == 0 or remainder:
         return None
-    if n_tokens > 1 and not (rows[:, width :: width + 1] == ord(" ")).all():
-        return None
-    strided = np.lib.stride_tricks.as_strided(
+    step = max(_CHUNK_ROWS * 16 // cell_width, 1)
+    for start in range(0, n_cells, step):
+        chunk = rows[start : start + step]
+        # Every separator is a space and there is no other space: tokens hold none.
+        if n_tokens > 1 and not (chunk[:, width :: width + 1] == ord(" ")).all():
+            return None
+        if np.count_nonzero(chunk == ord(" ")) != len(chunk) * (n_tokens - 1):
+            return None
+    uniform = np.lib.stride_tricks.as_strided(
         rows, shape=(n_cells, n_tokens, width), strides=(cell_width, width + 1, 1), writeable=False
     )
-    data = np.ascontiguousarray(strided).reshape(-1)
-    for start in range(0, len(data), _CHUNK_ROWS * 16):
-        if (data[start : start + _CHUNK_ROWS * 16] == ord(" ")).any():
-            return None
-    offsets = np.arange(n_cells * n_tokens + 1, dtype=np.int64) * width
-    tokens = pa.Array.from_buffers(
-        pa.large_string(), n_cells * n_tokens, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
-    )
-    return SplitLists(np.full(n_cells, n_tokens, dtype=np.int64), tokens)
+    return SplitLists(np.full(n_cells, n_tokens, dtype=np.int64), uniform=uniform)
 
 
 def _empty_tokens(tokens: pa.Array) -> np.ndarray:
@@ -163,26 +222,14 @@ def _only_spaces(cells: pa.Array) -> bool:
 def first_index_of(values: pa.Array, candidates: pa.Array) -> np.ndarray:
     """For each value, the index of its first equal in ``candidates``, or -1.
 
-    A hash join: one pass over ``candidates`` to build, one over ``values`` to probe.
-    Large columns of equally long strings (row ids such as 64-character hashes, item
-    ids) take a faster route: 64-bit fingerprints of the raw bytes joined by a pandas
-    hash table, every match then confirmed byte for byte (a repeated candidate or any
-    fingerprint collision falls back to the exact string join).
+    ``StringIndex(candidates).find(values)``: see :class:`StringIndex`.
 
     Examples
     --------
     >>> first_index_of(pa.array(["b", "x", "a", None]), pa.array(["a", "b", "a"]))
     array([ 1, -1,  0, -1])
     """
-    return _index_in(values, candidates, np.int64)
-
-
-def _index_in(values: pa.Array, candidates: pa.Array, dtype: type) -> np.ndarray:
-    found = _first_index_of_fixed_width(values, candidates, dtype)
-    if found is not None:
-        return found
-    found = pc.index_in(values, value_set=candidates)
-    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(dtype)
+    return StringIndex(candidates).find(values)
 
 
 _FIXED_WIDTH_MIN_ROWS = 50_000
@@ -288,35 +335,127 @@ def _words(rows: np.ndarray) -> list[np.ndarray]:
     return [rows[:, offset : offset + 8].view(np.uint64)[:, 0] for offset in offsets]
 
 
-def _first_index_of_fixed_width(
-    values: pa.Array, candidates: pa.Array, dtype: type
-) -> np.ndarray | None:
-    if len(values) < _FIXED_WIDTH_MIN_ROWS or len(candidates) == 0:
-        return None
-    value_bytes = fixed_width_bytes(values)
-    candidate_bytes = value_bytes if candidates is values else fixed_width_bytes(candidates)
-    if value_bytes is None or candidate_bytes is None:
-        return None
-    if value_bytes.shape[1] != candidate_bytes.shape[1]:
-        return None
-    import pandas as pd
+class StringIndex:
+    """A hash index of a string column: built once, probed by several columns.
 
-    candidate_prints = pd.Index(fingerprints(candidate_bytes))
-    if not candidate_prints.is_unique:
-        return None  # repeated candidates (or a collision): the exact join keeps the first
-    if candidates is values:
-        return np.arange(len(values), dtype=dtype)  # unique fingerprints: unique strings
-    found = np.empty(len(values), dtype=dtype)
-    for start in range(0, len(values), _CHUNK_ROWS):
-        chunk = value_bytes[start : start + _CHUNK_ROWS]
-        hit = candidate_prints.get_indexer(fingerprints(chunk))
+    A hash join: one pass over the indexed strings to build, one over the values to
+    probe. Large columns of equally long strings (row ids such as 64-character
+    hashes, item ids) take a faster route: 64-bit fingerprints of the raw bytes
+    (computed once per column, and reused by every join the column takes part in)
+    joined by an Arrow hash table, every match then confirmed byte for byte. A
+    repeated string or any fingerprint collision falls back to the exact string join.
+
+    Examples
+    --------
+    >>> index = StringIndex(pa.array(["a", "b", "a"]))
+    >>> index.find(pa.array(["b", "x", "a", None]))
+    array([ 1, -1,  0, -1])
+    >>> index.first_of_self()
+    array([0, 1, 0])
+    """
+
+    def __init__(self, strings: pa.Array) -> None:
+        self.strings = strings
+        self.rows = fixed_width_bytes(strings)
+
+    def __len__(self) -> int:
+        return len(self.strings)
+
+    @cached_property
+    def prints(self) -> np.ndarray:
+        """The fingerprint of each string (fixed-width columns only)."""
+        if self.rows is None:
+            raise ValueError("only a fixed-width column has fingerprints")
+        return fingerprints(self.rows)
+
+    @cached_property
+    def _print_set(self) -> pa.Array | None:
+        """The fingerprints as an Arrow array, or None when two are equal."""
+        ordered = np.sort(self.prints)
+        if (ordered[1:] == ordered[:-1]).any():
+            return None  # repeated strings (or a collision): the exact join keeps the first
+        return pa.array(self.prints)
+
+    def _fast(self, probe: StringIndex) -> bool:
+        """Whether ``probe`` can be joined by fingerprints."""
+        return (
+            len(probe) >= _FIXED_WIDTH_MIN_ROWS
+            and len(self) > 0
+            and probe.rows is not None
+            and self.rows is not None
+            and probe.rows.shape[1] == self.rows.shape[1]
+            and self._print_set is not None
+        )
+
+    def _probe_rows(self) -> int:
+        """Rows probed per :meth:`match`: each call builds an Arrow hash table of the
+        fingerprints, so a chunk has at least as many rows as the index."""
+        return max(_CHUNK_ROWS, len(self))
+
+    def first_of_self(self) -> np.ndarray:
+        """For each string, the index of its first occurrence in the column."""
+        if self._fast(self):
+            return np.arange(len(self), dtype=np.int64)  # unique fingerprints: unique strings
+        return self.find(self.strings)
+
+    def find(self, values: pa.Array | StringIndex, dtype: type = np.int64) -> np.ndarray:
+        """For each value, the index of its first equal here, or -1.
+
+        ``values`` may be a :class:`StringIndex`, whose fingerprints are then reused.
+        """
+        probe = values if isinstance(values, StringIndex) else StringIndex(values)
+        if self._fast(probe):
+            found = np.empty(len(probe), dtype=dtype)
+            reuse = "prints" in probe.__dict__
+            step = self._probe_rows()
+            for start in range(0, len(probe), step):
+                stop = start + step
+                prints = probe.prints[start:stop] if reuse else None
+                hit = self.match(probe.rows[start:stop], prints)
+                if hit is None:
+                    break
+                found[start:stop] = hit
+            else:
+                return found
+        found = pc.index_in(probe.strings, value_set=self.strings)
+        return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(dtype)
+
+    def match(self, rows: np.ndarray, prints: np.ndarray | None = None) -> np.ndarray | None:
+        """The index of each byte row's equal here (-1 when none); None on a collision.
+
+        Only for a fixed-width index whose fingerprints are unique (see
+        :meth:`find`); ``prints`` are the rows' fingerprints, if already computed.
+        """
+        if self.rows is None or self._print_set is None or rows.shape[1] != self.rows.shape[1]:
+            return None
+        prints = fingerprints(rows) if prints is None else prints
+        hit = pc.index_in(prints, value_set=self._print_set)
+        hit = pc.fill_null(hit, -1).to_numpy(zero_copy_only=False)
         unmatched = hit < 0
-        # Rows without a match are compared with candidate 0 and their result ignored.
-        same = _rows_match(chunk, candidate_bytes, np.where(unmatched, 0, hit))
+        # Rows without a match are compared with string 0 and their result ignored.
+        same = _rows_match(rows, self.rows, np.where(unmatched, 0, hit))
         if not (same | unmatched).all():
             return None  # a fingerprint collision: let the exact join decide
-        found[start : start + len(hit)] = hit
-    return found
+        return hit
+
+    def find_uniform(self, uniform: np.ndarray) -> np.ndarray | None:
+        """:meth:`find` for every token of :attr:`SplitLists.uniform`, as a matrix.
+
+        Returns the int32 ``rows x m`` matrix of indices (-1 when absent), or None
+        when the fingerprint route does not apply (the caller then uses :meth:`find`).
+        """
+        n_rows, n_tokens, _ = uniform.shape
+        if n_rows * n_tokens < _FIXED_WIDTH_MIN_ROWS:
+            return None
+        found = np.empty((n_rows, n_tokens), dtype=np.int32)
+        step = self._probe_rows()
+        for column in range(n_tokens):
+            for start in range(0, n_rows, step):
+                hit = self.match(uniform[start : start + step, column])
+                if hit is None:
+                    return None
+                found[start : start + len(hit), column] = hit
+        return found
 
 
 def encode(tokens: pa.Array) -> tuple[np.ndarray, pa.Array]:
@@ -333,9 +472,7 @@ def encode(tokens: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """
     rows = fixed_width_bytes(tokens) if len(tokens) >= _FIXED_WIDTH_MIN_ROWS else None
     if rows is not None:
-        import pandas as pd
-
-        codes, _ = pd.factorize(fingerprints(rows))
+        codes = pc.dictionary_encode(pa.array(fingerprints(rows))).indices.to_numpy()
         running = np.maximum.accumulate(codes)
         first = np.flatnonzero(np.concatenate(([True], running[1:] > running[:-1])))
         if rows_equal(rows, rows[first], codes):
@@ -493,14 +630,14 @@ def build_rankings(
     >>> full.item_codes.tolist(), full.truth_codes.tolist(), full.lengths.tolist()
     ([[0, 2], [1, 0]], [[0, -1], [-1, 0]], [2, 2])
     """
-    truth_codes = _index_in(lists.tokens, vocabulary, np.int32)
+    truth_codes = _truth_codes(lists, StringIndex(vocabulary))
     # Item codes only tell repeats apart: a vocabulary item keeps its truth code,
     # any other item gets its own code after the vocabulary.
     unknown = np.flatnonzero(truth_codes < 0)
     item_codes = truth_codes
     if len(unknown):
         item_codes = truth_codes.copy()
-        unknown_codes, _ = encode(lists.tokens.take(unknown))
+        unknown_codes, _ = encode(lists.take(unknown))
         item_codes[unknown] = unknown_codes + len(vocabulary)
     kept_rows = user_of_row >= 0
     if _is_permutation(user_of_row, n_users) and width and (lists.lengths == width).all():
@@ -532,6 +669,19 @@ def build_rankings(
     lengths = np.zeros(n_users, dtype=np.int64)
     lengths[user_of_row[kept_rows]] = np.minimum(lists.lengths[kept_rows], width)
     return Rankings(item_matrix, truth_matrix, lengths)
+
+
+def _truth_codes(lists: SplitLists, vocabulary: StringIndex) -> np.ndarray:
+    """The vocabulary index of every token (-1 when absent), as int32 in token order.
+
+    Fixed-width lists are looked up straight from their byte view: the tokens are
+    never built.
+    """
+    if lists.uniform is not None:
+        found = vocabulary.find_uniform(lists.uniform)
+        if found is not None:
+            return found.reshape(-1)
+    return vocabulary.find(lists.tokens, np.int32)
 
 
 def _is_permutation(user_of_row: np.ndarray, n_users: int) -> bool:

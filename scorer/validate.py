@@ -30,7 +30,7 @@ from scorer.errors import (
     raise_if_any,
 )
 from scorer.options import Options
-from scorer.tokens import SplitLists, first_index_of, split_lists
+from scorer.tokens import SplitLists, StringIndex, first_index_of, split_lists
 
 USAGE_COLUMN = "Usage"
 USAGE_VALUES: tuple[str, ...] = ("Public", "Private", "Ignored")
@@ -50,6 +50,8 @@ class Solution:
         Row ids and relevant-item lists, in solution order.
     usage : ndarray of str or None
         ``Public``/``Private``/``Ignored`` per row, when the solution has a ``Usage`` column.
+    row_id_index : StringIndex
+        The row ids' hash index, which submissions are joined with.
     """
 
     row_id_name: str
@@ -57,6 +59,7 @@ class Solution:
     row_ids: pa.Array
     targets: pa.Array
     usage: np.ndarray | None
+    row_id_index: StringIndex
 
     @property
     def n_rows(self) -> int:
@@ -126,7 +129,8 @@ def check_solution(table: StringTable, row_id_column_name: str | None) -> Soluti
 
     row_ids = table.column(row_id_name)
     problems += _empty_row_id_problems(row_ids, "the solution", "fill in or drop those rows")
-    first = first_index_of(row_ids, row_ids)
+    row_id_index = StringIndex(row_ids)
+    first = row_id_index.first_of_self()
     problems += _duplicate_problems(row_ids, first, "solution", "keep one row per id")
     usage = None
     if USAGE_COLUMN in names:
@@ -146,7 +150,7 @@ def check_solution(table: StringTable, row_id_column_name: str | None) -> Soluti
             )
         usage = usage_column.to_numpy(zero_copy_only=False).astype(object)
     raise_if_any(problems, HostVisibleError, SOLUTION)
-    return Solution(row_id_name, targets[0], row_ids, table.column(targets[0]), usage)
+    return Solution(row_id_name, targets[0], row_ids, table.column(targets[0]), usage, row_id_index)
 
 
 def check_submission(table: StringTable, solution: Solution, options: Options) -> Submission:
@@ -369,9 +373,10 @@ def _row_id_problems(
         row_ids, "the submission", "give every row the row id of the sample submission"
     )
     empty = _is_empty(row_ids)
-    first = first_index_of(row_ids, row_ids)
+    index = StringIndex(row_ids)
+    first = index.first_of_self()
     problems += _duplicate_problems(row_ids, first, "submission", "keep exactly one row per row id")
-    user_of_row = first_index_of(row_ids, solution.row_ids)
+    user_of_row = solution.row_id_index.find(index)
     unknown = (user_of_row < 0) & ~empty
     covered = np.zeros(solution.n_rows, dtype=bool)
     covered[user_of_row[user_of_row >= 0]] = True
