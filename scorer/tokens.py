@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -281,14 +282,20 @@ def fingerprints(rows: np.ndarray) -> np.ndarray:
     >>> bool(prints[0] == prints[2]), bool(prints[0] == prints[1])
     (True, False)
     """
-    result = np.empty(len(rows), dtype=np.uint64)
+    result = np.empty(len(rows), dtype=np.int64)
     for start in range(0, len(rows), _CHUNK_ROWS):
-        chunk = np.zeros(min(_CHUNK_ROWS, len(rows) - start), dtype=np.uint64)
-        for word in _words(rows[start : start + _CHUNK_ROWS]):
-            chunk ^= word
-            chunk *= _FINGERPRINT_MULTIPLIER
-            chunk ^= chunk >> np.uint64(29)
+        chunk = _fingerprint_words(_words(rows[start : start + _CHUNK_ROWS]))
         result[start : start + len(chunk)] = chunk
+    return result
+
+
+def _fingerprint_words(words: list[np.ndarray]) -> np.ndarray:
+    """:func:`fingerprints` of rows given as their :func:`_words`."""
+    result = np.zeros(len(words[0]), dtype=np.uint64)
+    for word in words:
+        result ^= word
+        result *= _FINGERPRINT_MULTIPLIER
+        result ^= result >> np.uint64(29)
     return result.view(np.int64)
 
 
@@ -310,8 +317,15 @@ def rows_equal(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> 
 
 def _rows_match(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> np.ndarray:
     """Row by row, whether ``left[i] == right[right_index[i]]``."""
-    same = np.ones(len(left), dtype=bool)
-    for left_word, right_word in zip(_words(left), _words(right), strict=True):
+    return _words_match(_words(left), _words(right), right_index)
+
+
+def _words_match(
+    left: list[np.ndarray], right: list[np.ndarray], right_index: np.ndarray
+) -> np.ndarray:
+    """:func:`_rows_match` of rows given as their :func:`_words`."""
+    same = np.ones(len(left[0]), dtype=bool)
+    for left_word, right_word in zip(left, right, strict=True):
         same &= left_word == right_word[right_index]
     return same
 
@@ -342,7 +356,7 @@ class StringIndex:
     probe. Large columns of equally long strings (row ids such as 64-character
     hashes, item ids) take a faster route: 64-bit fingerprints of the raw bytes
     (computed once per column, and reused by every join the column takes part in)
-    joined by an Arrow hash table, every match then confirmed byte for byte. A
+    joined by a hash table built once, every match then confirmed byte for byte. A
     repeated string or any fingerprint collision falls back to the exact string join.
 
     Examples
@@ -369,12 +383,18 @@ class StringIndex:
         return fingerprints(self.rows)
 
     @cached_property
-    def _print_set(self) -> pa.Array | None:
-        """The fingerprints as an Arrow array, or None when two are equal."""
-        ordered = np.sort(self.prints)
-        if (ordered[1:] == ordered[:-1]).any():
+    def _print_table(self) -> Any:
+        """A pandas hash table of the fingerprints, or None when two are equal.
+
+        pandas rather than Arrow: its table is built once and kept for every probe
+        (``pc.index_in`` builds one per call), and pyarrow imports pandas anyway.
+        """
+        import pandas as pd
+
+        table = pd.Index(self.prints)
+        if not table.is_unique:
             return None  # repeated strings (or a collision): the exact join keeps the first
-        return pa.array(self.prints)
+        return table
 
     def _fast(self, probe: StringIndex) -> bool:
         """Whether ``probe`` can be joined by fingerprints."""
@@ -384,13 +404,8 @@ class StringIndex:
             and probe.rows is not None
             and self.rows is not None
             and probe.rows.shape[1] == self.rows.shape[1]
-            and self._print_set is not None
+            and self._print_table is not None
         )
-
-    def _probe_rows(self) -> int:
-        """Rows probed per :meth:`match`: each call builds an Arrow hash table of the
-        fingerprints, so a chunk has at least as many rows as the index."""
-        return max(_CHUNK_ROWS, len(self))
 
     def first_of_self(self) -> np.ndarray:
         """For each string, the index of its first occurrence in the column."""
@@ -407,9 +422,8 @@ class StringIndex:
         if self._fast(probe):
             found = np.empty(len(probe), dtype=dtype)
             reuse = "prints" in probe.__dict__
-            step = self._probe_rows()
-            for start in range(0, len(probe), step):
-                stop = start + step
+            for start in range(0, len(probe), _CHUNK_ROWS):
+                stop = start + _CHUNK_ROWS
                 prints = probe.prints[start:stop] if reuse else None
                 hit = self.match(probe.rows[start:stop], prints)
                 if hit is None:
@@ -426,14 +440,17 @@ class StringIndex:
         Only for a fixed-width index whose fingerprints are unique (see
         :meth:`find`); ``prints`` are the rows' fingerprints, if already computed.
         """
-        if self.rows is None or self._print_set is None or rows.shape[1] != self.rows.shape[1]:
+        if self.rows is None or rows.shape[1] != self.rows.shape[1]:
             return None
-        prints = fingerprints(rows) if prints is None else prints
-        hit = pc.index_in(prints, value_set=self._print_set)
-        hit = pc.fill_null(hit, -1).to_numpy(zero_copy_only=False)
+        table = self._print_table
+        if table is None:
+            return None
+        # Each word read once from the (possibly strided) bytes, for both uses.
+        words = [np.ascontiguousarray(word) for word in _words(rows)]
+        hit = table.get_indexer(_fingerprint_words(words) if prints is None else prints)
         unmatched = hit < 0
         # Rows without a match are compared with string 0 and their result ignored.
-        same = _rows_match(rows, self.rows, np.where(unmatched, 0, hit))
+        same = _words_match(words, _words(self.rows), np.where(unmatched, 0, hit))
         if not (same | unmatched).all():
             return None  # a fingerprint collision: let the exact join decide
         return hit
@@ -448,10 +465,9 @@ class StringIndex:
         if n_rows * n_tokens < _FIXED_WIDTH_MIN_ROWS:
             return None
         found = np.empty((n_rows, n_tokens), dtype=np.int32)
-        step = self._probe_rows()
         for column in range(n_tokens):
-            for start in range(0, n_rows, step):
-                hit = self.match(uniform[start : start + step, column])
+            for start in range(0, n_rows, _CHUNK_ROWS):
+                hit = self.match(uniform[start : start + _CHUNK_ROWS, column])
                 if hit is None:
                     return None
                 found[start : start + len(hit), column] = hit
