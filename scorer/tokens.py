@@ -282,20 +282,13 @@ def fingerprints(rows: np.ndarray) -> np.ndarray:
     >>> bool(prints[0] == prints[2]), bool(prints[0] == prints[1])
     (True, False)
     """
-    result = np.empty(len(rows), dtype=np.int64)
-    for start in range(0, len(rows), _CHUNK_ROWS):
-        chunk = _fingerprint_words(_words(rows[start : start + _CHUNK_ROWS]))
-        result[start : start + len(chunk)] = chunk
-    return result
-
-
-def _fingerprint_words(words: list[np.ndarray]) -> np.ndarray:
-    """:func:`fingerprints` of rows given as their :func:`_words`."""
-    result = np.zeros(len(words[0]), dtype=np.uint64)
-    for word in words:
-        result ^= word
-        result *= _FINGERPRINT_MULTIPLIER
-        result ^= result >> np.uint64(29)
+    result = np.zeros(len(rows), dtype=np.uint64)
+    for start, stop in _blocks(len(rows)):
+        block = result[start:stop]
+        for word in _words(rows[start:stop]):
+            block ^= word
+            block *= _FINGERPRINT_MULTIPLIER
+            block ^= block >> np.uint64(29)
     return result.view(np.int64)
 
 
@@ -317,19 +310,22 @@ def rows_equal(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> 
 
 def _rows_match(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> np.ndarray:
     """Row by row, whether ``left[i] == right[right_index[i]]``."""
-    return _words_match(_words(left), _words(right), right_index)
-
-
-def _words_match(
-    left: list[np.ndarray], right: list[np.ndarray], right_index: np.ndarray
-) -> np.ndarray:
-    """:func:`_rows_match` of rows given as their :func:`_words`."""
-    same = np.ones(len(left[0]), dtype=bool)
-    for left_word, right_word in zip(left, right, strict=True):
-        same &= left_word == right_word[right_index]
+    same = np.ones(len(left), dtype=bool)
+    right_words = _words(right)
+    for start, stop in _blocks(len(left)):
+        block, index = same[start:stop], right_index[start:stop]
+        for left_word, right_word in zip(_words(left[start:stop]), right_words, strict=True):
+            block &= left_word == right_word[index]
     return same
 
 
+def _blocks(n_rows: int) -> list[tuple[int, int]]:
+    """Row ranges small enough for every word pass over a range to stay in cache:
+    the bytes of a row are read once from memory, however many words it has."""
+    return [(start, min(start + _BLOCK_ROWS, n_rows)) for start in range(0, n_rows, _BLOCK_ROWS)]
+
+
+_BLOCK_ROWS = 1 << 13
 _CHUNK_ROWS = 1 << 20
 
 
@@ -407,8 +403,24 @@ class StringIndex:
             and self._print_table is not None
         )
 
-    def first_of_self(self) -> np.ndarray:
-        """For each string, the index of its first occurrence in the column."""
+    def first_of_self(self, matches: np.ndarray | None = None) -> np.ndarray:
+        """For each string, the index of its first occurrence in the column.
+
+        ``matches``, when given, is :meth:`find` of this column in another index:
+        strings that match different rows there are different strings, so when every
+        string has its own match, no hash table of this column is needed.
+
+        Examples
+        --------
+        >>> ids = StringIndex(pa.array(["b", "a", "b"]))
+        >>> ids.first_of_self(), ids.first_of_self(np.array([1, 0, 2]))
+        (array([0, 1, 0]), array([0, 1, 2]))
+        """
+        if matches is not None and len(matches) and (matches >= 0).all():
+            seen = np.zeros(int(matches.max()) + 1, dtype=bool)
+            seen[matches] = True
+            if np.count_nonzero(seen) == len(matches):
+                return np.arange(len(self), dtype=np.int64)
         if self._fast(self):
             return np.arange(len(self), dtype=np.int64)  # unique fingerprints: unique strings
         return self.find(self.strings)
@@ -445,12 +457,10 @@ class StringIndex:
         table = self._print_table
         if table is None:
             return None
-        # Each word read once from the (possibly strided) bytes, for both uses.
-        words = [np.ascontiguousarray(word) for word in _words(rows)]
-        hit = table.get_indexer(_fingerprint_words(words) if prints is None else prints)
+        hit = table.get_indexer(fingerprints(rows) if prints is None else prints)
         unmatched = hit < 0
         # Rows without a match are compared with string 0 and their result ignored.
-        same = _words_match(words, _words(self.rows), np.where(unmatched, 0, hit))
+        same = _rows_match(rows, self.rows, np.where(unmatched, 0, hit))
         if not (same | unmatched).all():
             return None  # a fingerprint collision: let the exact join decide
         return hit
@@ -662,8 +672,10 @@ def build_rankings(
         # and truth matrices are the same array.
         order = np.empty(n_users, dtype=np.int64)
         order[user_of_row] = np.arange(n_users, dtype=np.int64)
-        truth_matrix = truth_codes.reshape(-1, width)[order]
-        item_matrix = item_codes.reshape(-1, width)[order] if len(unknown) else truth_matrix
+        truth_matrix = np.take(truth_codes.reshape(-1, width), order, axis=0)  # 3x fancy indexing
+        item_matrix = (
+            np.take(item_codes.reshape(-1, width), order, axis=0) if len(unknown) else truth_matrix
+        )
     else:
         item_matrix = np.full((n_users, width), PAD, dtype=np.int32)
         truth_matrix = np.full((n_users, width), PAD, dtype=np.int32)

@@ -148,7 +148,10 @@ def check_solution(table: StringTable, row_id_column_name: str | None) -> Soluti
                     _examples(row_ids, unknown.to_numpy(zero_copy_only=False)),
                 )
             )
-        usage = usage_column.to_numpy(zero_copy_only=False).astype(object)
+        else:  # a numpy str array from the few distinct values, not a Python str per row
+            encoded = pc.dictionary_encode(usage_column)
+            values = np.array(encoded.dictionary.to_pylist() or [""], dtype=str)
+            usage = values[encoded.indices.to_numpy(zero_copy_only=False)]
     raise_if_any(problems, HostVisibleError, SOLUTION)
     return Solution(row_id_name, targets[0], row_ids, table.column(targets[0]), usage, row_id_index)
 
@@ -374,9 +377,9 @@ def _row_id_problems(
     )
     empty = _is_empty(row_ids)
     index = StringIndex(row_ids)
-    first = index.first_of_self()
-    problems += _duplicate_problems(row_ids, first, "submission", "keep exactly one row per row id")
     user_of_row = solution.row_id_index.find(index)
+    first = index.first_of_self(user_of_row)
+    problems += _duplicate_problems(row_ids, first, "submission", "keep exactly one row per row id")
     unknown = (user_of_row < 0) & ~empty
     covered = np.zeros(solution.n_rows, dtype=bool)
     covered[user_of_row[user_of_row >= 0]] = True

@@ -63,9 +63,10 @@ def test_ground_truth_counts_unique_items(rows: list[list[str]]) -> None:
 
 @pytest.fixture
 def fast_paths(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    """Fixed-width fast paths for any size (normally 50,000+ rows), in small chunks."""
+    """Fixed-width fast paths for any size (normally 50,000+ rows), in small chunks and blocks."""
     monkeypatch.setattr(scorer.tokens, "_FIXED_WIDTH_MIN_ROWS", 1)
     monkeypatch.setattr(scorer.tokens, "_CHUNK_ROWS", 2)
+    monkeypatch.setattr(scorer.tokens, "_BLOCK_ROWS", 1)
     return monkeypatch
 
 
@@ -126,6 +127,10 @@ def test_string_index_reuses_fingerprints_exactly(fast_paths, collide: bool) -> 
     assert index.find(probe).tolist() == [2, 0, 2, -1, 1]
     assert probe.find(index).tolist() == [1, 4, 0, -1, -1]
     assert index.find(pa.array(["ee", "e", None], pa.large_string())).tolist() == [4, -1, -1]
+    # Matches in another index prove distinct strings only when they are all distinct.
+    assert probe.first_of_self(index.find(probe)).tolist() == [0, 1, 0, 3, 4]
+    shuffled = StringIndex(pa.array(["dd", "aa", "ee", "cc", "bb"], pa.large_string()))
+    assert shuffled.first_of_self(index.find(shuffled)).tolist() == [0, 1, 2, 3, 4]
 
 
 def test_a_fingerprint_collision_with_a_probe_falls_back(fast_paths) -> None:
