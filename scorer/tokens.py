@@ -660,23 +660,26 @@ def build_rankings(
     # Item codes only tell repeats apart: a vocabulary item keeps its truth code,
     # any other item gets its own code after the vocabulary.
     unknown = np.flatnonzero(truth_codes < 0)
-    item_codes = truth_codes
-    if len(unknown):
-        item_codes = truth_codes.copy()
-        unknown_codes, _ = encode(lists.take(unknown))
-        item_codes[unknown] = unknown_codes + len(vocabulary)
+    unknown_codes = encode(lists.take(unknown))[0] + len(vocabulary) if len(unknown) else None
     kept_rows = user_of_row >= 0
     if _is_permutation(user_of_row, n_users) and width and (lists.lengths == width).all():
         # Every user has one full row (the usual case): the tokens already form a
-        # matrix whose rows only need reordering. Without unknown items, the item
-        # and truth matrices are the same array.
+        # matrix whose rows only need reordering (np.take: 3x fancy indexing). The
+        # item matrix is a copy with the few unknown items recoded, or, without
+        # unknown items, the same array.
         order = np.empty(n_users, dtype=np.int64)
         order[user_of_row] = np.arange(n_users, dtype=np.int64)
-        truth_matrix = np.take(truth_codes.reshape(-1, width), order, axis=0)  # 3x fancy indexing
-        item_matrix = (
-            np.take(item_codes.reshape(-1, width), order, axis=0) if len(unknown) else truth_matrix
-        )
+        truth_matrix = np.take(truth_codes.reshape(-1, width), order, axis=0)
+        item_matrix = truth_matrix
+        if unknown_codes is not None:
+            item_matrix = truth_matrix.copy()
+            row, rank = np.divmod(unknown, width)
+            item_matrix[user_of_row[row], rank] = unknown_codes
     else:
+        item_codes = truth_codes
+        if unknown_codes is not None:
+            item_codes = truth_codes.copy()
+            item_codes[unknown] = unknown_codes
         item_matrix = np.full((n_users, width), PAD, dtype=np.int32)
         truth_matrix = np.full((n_users, width), PAD, dtype=np.int32)
         # Flat destination of every token: its user's row, at its rank.

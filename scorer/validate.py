@@ -48,8 +48,9 @@ class Solution:
         Column names the submission must use.
     row_ids, targets : pyarrow.Array
         Row ids and relevant-item lists, in solution order.
-    usage : ndarray of str or None
-        ``Public``/``Private``/``Ignored`` per row, when the solution has a ``Usage`` column.
+    usage : ndarray of int8 or None
+        Each row's Usage as its index in :data:`USAGE_VALUES`, when the solution has a
+        ``Usage`` column (see :meth:`marked`).
     row_id_index : StringIndex
         The row ids' hash index, which submissions are joined with.
     """
@@ -65,6 +66,12 @@ class Solution:
     def n_rows(self) -> int:
         """Number of solution rows."""
         return len(self.row_ids)
+
+    def marked(self, value: str) -> np.ndarray:
+        """Which rows have this Usage (none when the solution has no Usage column)."""
+        if self.usage is None:
+            return np.zeros(self.n_rows, dtype=bool)
+        return self.usage == USAGE_VALUES.index(value)
 
 
 @dataclass(frozen=True)
@@ -135,8 +142,9 @@ def check_solution(table: StringTable, row_id_column_name: str | None) -> Soluti
     usage = None
     if USAGE_COLUMN in names:
         usage_column = table.column(USAGE_COLUMN)
-        unknown = pc.invert(pc.fill_null(pc.is_in(usage_column, pa.array(USAGE_VALUES)), False))
-        n_unknown = pc.sum(unknown).as_py() or 0
+        codes = pc.index_in(usage_column, value_set=pa.array(USAGE_VALUES))
+        unknown = codes.is_null()
+        n_unknown = codes.null_count
         if n_unknown:
             seen = pc.unique(pc.filter(usage_column, unknown)).to_pylist()[:MAX_EXAMPLES]
             problems.append(
@@ -148,10 +156,8 @@ def check_solution(table: StringTable, row_id_column_name: str | None) -> Soluti
                     _examples(row_ids, unknown.to_numpy(zero_copy_only=False)),
                 )
             )
-        else:  # a numpy str array from the few distinct values, not a Python str per row
-            encoded = pc.dictionary_encode(usage_column)
-            values = np.array(encoded.dictionary.to_pylist() or [""], dtype=str)
-            usage = values[encoded.indices.to_numpy(zero_copy_only=False)]
+        else:
+            usage = codes.to_numpy().astype(np.int8)
     raise_if_any(problems, HostVisibleError, SOLUTION)
     return Solution(row_id_name, targets[0], row_ids, table.column(targets[0]), usage, row_id_index)
 

@@ -113,6 +113,8 @@ def test_fixed_width_rankings_match_the_general_route(fast_paths, collide: bool)
         assert fast.truth_codes.tolist() == expected.truth_codes.tolist()
         assert fast.lengths.tolist() == expected.lengths.tolist()
     assert general.truth_codes.tolist() == [[3, 1, 1], [0, 0, 3], [1, -1, 0], [-1, -1, 2]]
+    # Unknown items 0002 and 0009 get codes 4 and 5, in order of first appearance.
+    assert general.item_codes.tolist() == [[3, 1, 1], [0, 0, 3], [1, 4, 0], [4, 5, 2]]
 
 
 @pytest.mark.parametrize("collide", [False, True])
