@@ -104,7 +104,7 @@ def evaluate(
     hints = prediction_hints(predictions, checked_submission.user_of_row, n_users, truth.vocabulary)
     del checked_submission, predictions
     first = first_occurrence(rankings.item_codes)
-    relevance = first & truth.contains_rows(rankings.truth_codes)
+    relevance = first & truth.contains_rows(rankings.item_codes)
     ap = average_precision(relevance, truth.n_relevant, options.k, options.normalization)
 
     has_usage = checked_solution.usage is not None

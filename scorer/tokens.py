@@ -465,22 +465,29 @@ class StringIndex:
             return None  # a fingerprint collision: let the exact join decide
         return hit
 
-    def find_uniform(self, uniform: np.ndarray) -> np.ndarray | None:
+    def find_uniform(
+        self, uniform: np.ndarray, row_of: np.ndarray | None = None
+    ) -> np.ndarray | None:
         """:meth:`find` for every token of :attr:`SplitLists.uniform`, as a matrix.
 
-        Returns the int32 ``rows x m`` matrix of indices (-1 when absent), or None
-        when the fingerprint route does not apply (the caller then uses :meth:`find`).
+        Returns the int32 ``rows x m`` matrix of indices (-1 when absent), row ``i``
+        placed at ``row_of[i]`` when given (a permutation), or None when the
+        fingerprint route does not apply (the caller then uses :meth:`find`).
         """
         n_rows, n_tokens, _ = uniform.shape
         if n_rows * n_tokens < _FIXED_WIDTH_MIN_ROWS:
             return None
         found = np.empty((n_rows, n_tokens), dtype=np.int32)
-        for column in range(n_tokens):
-            for start in range(0, n_rows, _CHUNK_ROWS):
-                hit = self.match(uniform[start : start + _CHUNK_ROWS, column])
+        block = np.empty((min(_CHUNK_ROWS, n_rows), n_tokens), dtype=np.int32)
+        for start in range(0, n_rows, _CHUNK_ROWS):
+            stop = min(start + _CHUNK_ROWS, n_rows)
+            for column in range(n_tokens):
+                hit = self.match(uniform[start:stop, column])
                 if hit is None:
                     return None
-                found[start : start + len(hit), column] = hit
+                block[: stop - start, column] = hit
+            rows = slice(start, stop) if row_of is None else row_of[start:stop]
+            found[rows] = block[: stop - start]
         return found
 
 
@@ -553,19 +560,20 @@ class GroundTruth:
         return cls(vocabulary, keys, n_relevant, lists.lengths - n_relevant)
 
     def contains(self, users: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        """Whether each ``(user, code)`` pair is relevant; ``code == -1`` never is.
+        """Whether each ``(user, code)`` pair is relevant.
 
-        Codes must come from :attr:`vocabulary` (``-1 <= code < len(vocabulary)``).
+        A code is an index in :attr:`vocabulary`; any other code (``-1`` padding, a
+        code past the vocabulary for an item outside it) is never relevant.
 
         Examples
         --------
         >>> truth = GroundTruth.from_lists(split_lists(pa.array(["a b", "b"])))
-        >>> truth.contains(np.array([[0], [1]]), np.array([[1, 0, -1], [0, 1, 1]]))
+        >>> truth.contains(np.array([[0], [1]]), np.array([[1, 0, -1], [0, 1, 2]]))
         array([[ True,  True, False],
-               [False,  True,  True]])
+               [False,  True, False]])
         """
         codes = np.asarray(codes)
-        valid = codes != PAD
+        valid = (codes >= 0) & (codes < len(self.vocabulary))
         if len(self.keys) == 0:
             return np.zeros(valid.shape, dtype=bool)
         probe = np.where(valid, users * max(len(self.vocabulary), 1) + codes, -1)
@@ -606,23 +614,28 @@ _DENSE_MAX_WIDTH = 64
 
 @dataclass(frozen=True)
 class Rankings:
-    """The submission as two ``users x width`` matrices, rows in solution order.
+    """The submission as a ``users x width`` matrix, rows in solution order.
 
     Attributes
     ----------
     item_codes : ndarray of int32
         A code per predicted item, equal codes for equal items (to find repeats):
-        the truth code for a vocabulary item, a code past the vocabulary for any
-        other; ``-1`` padding.
-    truth_codes : ndarray of int32
-        The same prediction's code in the ground-truth vocabulary, ``-1`` when absent.
+        its index in the ground-truth vocabulary, or for any other item a code
+        past the vocabulary (never relevant); ``-1`` padding.
     lengths : ndarray of int64, shape (n_users,)
         Number of predictions scored per user (at most ``width``).
+    n_known : int
+        Size of the vocabulary: codes below it are vocabulary items.
     """
 
     item_codes: np.ndarray
-    truth_codes: np.ndarray
     lengths: np.ndarray
+    n_known: int
+
+    @property
+    def truth_codes(self) -> np.ndarray:
+        """Each prediction's vocabulary index, ``-1`` when absent (padding included)."""
+        return np.where(self.item_codes < self.n_known, self.item_codes, PAD)
 
 
 def build_rankings(
@@ -639,7 +652,7 @@ def build_rankings(
     n_users : int
         Number of solution rows.
     width : int
-        Columns of the matrices (``k``, or less when every row is shorter).
+        Columns of the matrix (``k``, or less when every row is shorter).
     vocabulary : pyarrow.Array
         The ground-truth vocabulary (:attr:`GroundTruth.vocabulary`).
 
@@ -656,32 +669,31 @@ def build_rankings(
     >>> full.item_codes.tolist(), full.truth_codes.tolist(), full.lengths.tolist()
     ([[0, 2], [1, 0]], [[0, -1], [-1, 0]], [2, 2])
     """
-    truth_codes = _truth_codes(lists, StringIndex(vocabulary))
-    # Item codes only tell repeats apart: a vocabulary item keeps its truth code,
-    # any other item gets its own code after the vocabulary.
-    unknown = np.flatnonzero(truth_codes < 0)
-    unknown_codes = encode(lists.take(unknown))[0] + len(vocabulary) if len(unknown) else None
+    index = StringIndex(vocabulary)
     kept_rows = user_of_row >= 0
     if _is_permutation(user_of_row, n_users) and width and (lists.lengths == width).all():
         # Every user has one full row (the usual case): the tokens already form a
-        # matrix whose rows only need reordering (np.take: 3x fancy indexing). The
-        # item matrix is a copy with the few unknown items recoded, or, without
-        # unknown items, the same array.
+        # matrix whose rows only need reordering.
         order = np.empty(n_users, dtype=np.int64)
         order[user_of_row] = np.arange(n_users, dtype=np.int64)
-        truth_matrix = np.take(truth_codes.reshape(-1, width), order, axis=0)
-        item_matrix = truth_matrix
-        if unknown_codes is not None:
-            item_matrix = truth_matrix.copy()
-            row, rank = np.divmod(unknown, width)
-            item_matrix[user_of_row[row], rank] = unknown_codes
+        matrix = None
+        if lists.uniform is not None:  # looked up from the bytes, rows placed directly
+            matrix = index.find_uniform(lists.uniform, user_of_row)
+        if matrix is None:
+            codes = index.find(lists.tokens, np.int32).reshape(-1, width)
+            matrix = np.take(codes, order, axis=0)  # 3x faster than fancy indexing
+        # Items outside the vocabulary, numbered in submission order.
+        user, rank = np.nonzero(matrix < 0)
+        if len(user):
+            token = order[user] * width + rank
+            sorter = np.argsort(token)
+            matrix[user[sorter], rank[sorter]] = _unknown_codes(lists, token[sorter], index)
     else:
-        item_codes = truth_codes
-        if unknown_codes is not None:
-            item_codes = truth_codes.copy()
-            item_codes[unknown] = unknown_codes
-        item_matrix = np.full((n_users, width), PAD, dtype=np.int32)
-        truth_matrix = np.full((n_users, width), PAD, dtype=np.int32)
+        codes = index.find(lists.tokens, np.int32)
+        unknown = np.flatnonzero(codes < 0)
+        if len(unknown):
+            codes[unknown] = _unknown_codes(lists, unknown, index)
+        matrix = np.full((n_users, width), PAD, dtype=np.int32)
         # Flat destination of every token: its user's row, at its rank.
         row_start = np.cumsum(lists.lengths) - lists.lengths
         destination = np.repeat(user_of_row * width - row_start, lists.lengths)
@@ -690,29 +702,17 @@ def build_rankings(
             keep = np.repeat(kept_rows, lists.lengths) & (
                 destination - np.repeat(user_of_row * width, lists.lengths) < width
             )
-            destination, item_codes, truth_codes = (
-                destination[keep],
-                item_codes[keep],
-                truth_codes[keep],
-            )
-        item_matrix.ravel()[destination] = item_codes
-        truth_matrix.ravel()[destination] = truth_codes
+            destination, codes = destination[keep], codes[keep]
+        matrix.ravel()[destination] = codes
     lengths = np.zeros(n_users, dtype=np.int64)
     lengths[user_of_row[kept_rows]] = np.minimum(lists.lengths[kept_rows], width)
-    return Rankings(item_matrix, truth_matrix, lengths)
+    return Rankings(matrix, lengths, len(vocabulary))
 
 
-def _truth_codes(lists: SplitLists, vocabulary: StringIndex) -> np.ndarray:
-    """The vocabulary index of every token (-1 when absent), as int32 in token order.
-
-    Fixed-width lists are looked up straight from their byte view: the tokens are
-    never built.
-    """
-    if lists.uniform is not None:
-        found = vocabulary.find_uniform(lists.uniform)
-        if found is not None:
-            return found.reshape(-1)
-    return vocabulary.find(lists.tokens, np.int32)
+def _unknown_codes(lists: SplitLists, tokens: np.ndarray, vocabulary: StringIndex) -> np.ndarray:
+    """Codes past the vocabulary, equal for equal items, for the tokens at these flat
+    positions (all outside the vocabulary)."""
+    return encode(lists.take(tokens))[0] + len(vocabulary)
 
 
 def _is_permutation(user_of_row: np.ndarray, n_users: int) -> bool:
