@@ -104,11 +104,11 @@ def evaluate(
     hints = prediction_hints(predictions, checked_submission.user_of_row, n_users, truth.vocabulary)
     del checked_submission, predictions
     first = first_occurrence(rankings.item_codes)
-    relevance = first & truth.contains_rows(rankings.truth_codes)
+    relevance = first & truth.contains_rows(rankings.item_codes)
     ap = average_precision(relevance, truth.n_relevant, options.k, options.normalization)
 
-    usage = checked_solution.usage
-    ignored = np.zeros(n_users, dtype=bool) if usage is None else usage == "Ignored"
+    has_usage = checked_solution.usage is not None
+    ignored = checked_solution.marked("Ignored")
     empty_truth = truth.n_relevant == 0
     skipped = empty_truth & ~ignored & (options.empty_ground_truth == "skip")
     scored = ~ignored & ~skipped
@@ -119,13 +119,13 @@ def evaluate(
             "item. Check the solution's target column, or use empty_ground_truth='zero'."
         )
     split_scores = {
-        split: _mean_or_none(ap, scored & (usage == split)) if usage is not None else None
+        split: _mean_or_none(ap, scored & checked_solution.marked(split)) if has_usage else None
         for split in ("Public", "Private")
     }
     warnings = _submission_warnings(checked_solution, rankings.lengths, first, ignored, options.k)
     for code, sentence, mask in hints:
         warnings += _row_warning(code, sentence, mask & ~ignored, checked_solution)
-    warnings += _solution_warnings(checked_solution, truth, split_scores, usage is not None)
+    warnings += _solution_warnings(checked_solution, truth, split_scores, has_usage)
     per_user_table = None
     if per_user:
         per_user_table = pd.DataFrame(

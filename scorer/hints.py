@@ -48,7 +48,7 @@ def prediction_hints(
     [('leading_zeros_lost', [True, False]), ('comma_separated_lists', [False, True])]
     """
     hints: list[Hint] = []
-    lost = _lost_leading_zeros(predictions.tokens, vocabulary)
+    lost = _lost_leading_zeros(predictions, vocabulary)
     if lost is not None:
         n_tokens = format_count(int(lost.sum()), "predicted item id")
         sentence = (
@@ -60,7 +60,7 @@ def prediction_hints(
         rows = np.bincount(predictions.row_of_token[lost], minlength=len(predictions.lengths))
         mask = _solution_mask(rows > 0, user_of_row, n_users)
         hints.append(("leading_zeros_lost", sentence, mask))
-    commas = _per_distinct(predictions.tokens, lambda items: _matches(items, "[,;]"))
+    commas = _per_distinct(predictions, lambda items: _matches(items, "[,;]"))
     if commas is not None:
         rows = np.bincount(predictions.row_of_token[commas], minlength=len(predictions.lengths))
         sentence = (
@@ -72,7 +72,7 @@ def prediction_hints(
     return [hint for hint in hints if hint[2].any()]
 
 
-def _lost_leading_zeros(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray | None:
+def _lost_leading_zeros(lists: SplitLists, vocabulary: pa.Array) -> np.ndarray | None:
     """Which tokens match no relevant item but match one once leading zeros are restored."""
     padded = vocabulary.filter(pc.starts_with(vocabulary, "0"))
     stripped = pc.utf8_ltrim(padded, characters="0")
@@ -85,18 +85,19 @@ def _lost_leading_zeros(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray | 
         absent = first_index_of(items, vocabulary) < 0
         return bare & absent & (first_index_of(repaired, stripped) >= 0)
 
-    return _per_distinct(tokens, lost)
+    return _per_distinct(lists, lost)
 
 
-def _per_distinct(tokens: pa.Array, test: Callable[[pa.Array], np.ndarray]) -> np.ndarray | None:
+def _per_distinct(lists: SplitLists, test: Callable[[pa.Array], np.ndarray]) -> np.ndarray | None:
     """Apply ``test`` once per distinct token; None when it holds for none.
 
-    The first tokens are probed first, so a clean submission costs next to nothing;
-    a mistake made while writing the file shows from its first rows.
+    The first tokens are probed first, so a clean submission costs next to nothing
+    (the full token array is not even built); a mistake made while writing the file
+    shows from its first rows.
     """
-    if not test(tokens.slice(0, _PROBE_TOKENS)).any():
+    if not test(lists.head(_PROBE_TOKENS)).any():
         return None
-    encoded = pc.dictionary_encode(tokens)
+    encoded = pc.dictionary_encode(lists.tokens)
     found = test(encoded.dictionary)[encoded.indices.to_numpy(zero_copy_only=False)]
     return found if found.any() else None
 

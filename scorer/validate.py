@@ -30,7 +30,7 @@ from scorer.errors import (
     raise_if_any,
 )
 from scorer.options import Options
-from scorer.tokens import SplitLists, first_index_of, split_lists
+from scorer.tokens import SplitLists, StringIndex, first_index_of, split_lists
 
 USAGE_COLUMN = "Usage"
 USAGE_VALUES: tuple[str, ...] = ("Public", "Private", "Ignored")
@@ -48,8 +48,11 @@ class Solution:
         Column names the submission must use.
     row_ids, targets : pyarrow.Array
         Row ids and relevant-item lists, in solution order.
-    usage : ndarray of str or None
-        ``Public``/``Private``/``Ignored`` per row, when the solution has a ``Usage`` column.
+    usage : ndarray of int8 or None
+        Each row's Usage as its index in :data:`USAGE_VALUES`, when the solution has a
+        ``Usage`` column (see :meth:`marked`).
+    row_id_index : StringIndex
+        The row ids' hash index, which submissions are joined with.
     """
 
     row_id_name: str
@@ -57,11 +60,18 @@ class Solution:
     row_ids: pa.Array
     targets: pa.Array
     usage: np.ndarray | None
+    row_id_index: StringIndex
 
     @property
     def n_rows(self) -> int:
         """Number of solution rows."""
         return len(self.row_ids)
+
+    def marked(self, value: str) -> np.ndarray:
+        """Which rows have this Usage (none when the solution has no Usage column)."""
+        if self.usage is None:
+            return np.zeros(self.n_rows, dtype=bool)
+        return self.usage == USAGE_VALUES.index(value)
 
 
 @dataclass(frozen=True)
@@ -126,13 +136,15 @@ def check_solution(table: StringTable, row_id_column_name: str | None) -> Soluti
 
     row_ids = table.column(row_id_name)
     problems += _empty_row_id_problems(row_ids, "the solution", "fill in or drop those rows")
-    first = first_index_of(row_ids, row_ids)
+    row_id_index = StringIndex(row_ids)
+    first = row_id_index.first_of_self()
     problems += _duplicate_problems(row_ids, first, "solution", "keep one row per id")
     usage = None
     if USAGE_COLUMN in names:
         usage_column = table.column(USAGE_COLUMN)
-        unknown = pc.invert(pc.fill_null(pc.is_in(usage_column, pa.array(USAGE_VALUES)), False))
-        n_unknown = pc.sum(unknown).as_py() or 0
+        codes = pc.index_in(usage_column, value_set=pa.array(USAGE_VALUES))
+        unknown = codes.is_null()
+        n_unknown = codes.null_count
         if n_unknown:
             seen = pc.unique(pc.filter(usage_column, unknown)).to_pylist()[:MAX_EXAMPLES]
             problems.append(
@@ -144,9 +156,10 @@ def check_solution(table: StringTable, row_id_column_name: str | None) -> Soluti
                     _examples(row_ids, unknown.to_numpy(zero_copy_only=False)),
                 )
             )
-        usage = usage_column.to_numpy(zero_copy_only=False).astype(object)
+        else:
+            usage = codes.to_numpy().astype(np.int8)
     raise_if_any(problems, HostVisibleError, SOLUTION)
-    return Solution(row_id_name, targets[0], row_ids, table.column(targets[0]), usage)
+    return Solution(row_id_name, targets[0], row_ids, table.column(targets[0]), usage, row_id_index)
 
 
 def check_submission(table: StringTable, solution: Solution, options: Options) -> Submission:
@@ -369,9 +382,10 @@ def _row_id_problems(
         row_ids, "the submission", "give every row the row id of the sample submission"
     )
     empty = _is_empty(row_ids)
-    first = first_index_of(row_ids, row_ids)
+    index = StringIndex(row_ids)
+    user_of_row = solution.row_id_index.find(index)
+    first = index.first_of_self(user_of_row)
     problems += _duplicate_problems(row_ids, first, "submission", "keep exactly one row per row id")
-    user_of_row = first_index_of(row_ids, solution.row_ids)
     unknown = (user_of_row < 0) & ~empty
     covered = np.zeros(solution.n_rows, dtype=bool)
     covered[user_of_row[user_of_row >= 0]] = True

@@ -80,6 +80,7 @@ def test_fast_paths_give_the_exact_map(dataset, monkeypatch, route: str) -> None
     fingerprint collide so that each one falls back to the exact Arrow join."""
     monkeypatch.setattr(scorer.tokens, "_FIXED_WIDTH_MIN_ROWS", 1)
     monkeypatch.setattr(scorer.tokens, "_CHUNK_ROWS", 1_000)
+    monkeypatch.setattr(scorer.tokens, "_BLOCK_ROWS", 300)
     if route == "fingerprint collisions":
         monkeypatch.setattr(scorer.tokens, "_FINGERPRINT_MULTIPLIER", np.uint64(0))
     expected = dataset.exact_map

@@ -6,10 +6,12 @@ import sys
 
 import numpy as np
 import pyarrow as pa
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer.tokens import GroundTruth, first_index_of, split_lists
+import scorer.tokens
+from scorer.tokens import GroundTruth, StringIndex, build_rankings, first_index_of, split_lists
 
 PYTHON_WHITESPACE = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
 pieces = st.one_of(
@@ -57,3 +59,97 @@ def test_ground_truth_counts_unique_items(rows: list[list[str]]) -> None:
         for user, code in zip(users.ravel(), codes.ravel(), strict=True)
     ]
     assert contained == expected
+
+
+@pytest.fixture
+def fast_paths(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """Fixed-width fast paths for any size (normally 50,000+ rows), in small chunks and blocks."""
+    monkeypatch.setattr(scorer.tokens, "_FIXED_WIDTH_MIN_ROWS", 1)
+    monkeypatch.setattr(scorer.tokens, "_CHUNK_ROWS", 2)
+    monkeypatch.setattr(scorer.tokens, "_BLOCK_ROWS", 1)
+    return monkeypatch
+
+
+def _collide(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every fingerprint equal: each fingerprint route must fall back to the exact one."""
+    monkeypatch.setattr(scorer.tokens, "_FINGERPRINT_MULTIPLIER", np.uint64(0))
+
+
+FIXED = ["0001 0002 0003", "0004 0001 0001", "0002 0009 0005", "0003 0003 0004"]
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [FIXED, ["0001 0002", "0003 0004"], ["000 01", "00  1"], ["a b", "c  "], ["ab", "cd"]],
+)
+def test_fixed_width_lists_are_python_str_split(fast_paths, cells: list[str]) -> None:
+    lists = split_lists(pa.array(cells, pa.large_string()))
+    expected = [c.split() for c in cells]
+    flat = [t for e in expected for t in e]
+    # The byte view only for cells that are m equally long tokens joined by single spaces.
+    widths = {len(t) for t in flat}
+    joined = all(" ".join(e) == c for e, c in zip(expected, cells, strict=True))
+    same_count = len({len(e) for e in expected}) == 1
+    assert (lists.uniform is not None) == (len(widths) == 1 and joined and same_count)
+    assert lists.lengths.tolist() == [len(e) for e in expected]
+    assert lists.head(3).to_pylist() == flat[:3]
+    assert lists.take(np.array([len(flat) - 1, 0])).to_pylist() == [flat[-1], flat[0]]
+    assert lists.tokens.to_pylist() == flat
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_fixed_width_rankings_match_the_general_route(fast_paths, collide: bool) -> None:
+    vocabulary = pa.array(["0003", "0001", "0005", "0004"], pa.large_string())
+    user_of_row = np.array([2, 0, 3, 1])
+    general = build_rankings(split_lists(pa.array(FIXED)), user_of_row, 4, 3, vocabulary)
+    if collide:
+        _collide(fast_paths)
+    lists = split_lists(pa.array(FIXED, pa.large_string()))
+    assert lists.uniform is not None
+    for width in (3, 2):
+        fast = build_rankings(lists, user_of_row, 4, width, vocabulary)
+        expected = build_rankings(split_lists(pa.array(FIXED)), user_of_row, 4, width, vocabulary)
+        assert fast.item_codes.tolist() == expected.item_codes.tolist()
+        assert fast.truth_codes.tolist() == expected.truth_codes.tolist()
+        assert fast.lengths.tolist() == expected.lengths.tolist()
+    assert general.truth_codes.tolist() == [[3, 1, 1], [0, 0, 3], [1, -1, 0], [-1, -1, 2]]
+    # Unknown items 0002 and 0009 get codes 4 and 5, in order of first appearance.
+    assert general.item_codes.tolist() == [[3, 1, 1], [0, 0, 3], [1, 4, 0], [4, 5, 2]]
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_string_index_reuses_fingerprints_exactly(fast_paths, collide: bool) -> None:
+    if collide:
+        _collide(fast_paths)
+    ids = pa.array(["aa", "bb", "cc", "dd", "ee"], pa.large_string())
+    repeated = pa.array(["cc", "aa", "cc", "zz", "bb"], pa.large_string())
+    index, probe = StringIndex(ids), StringIndex(repeated)
+    assert probe.first_of_self().tolist() == [0, 1, 0, 3, 4]
+    assert index.first_of_self().tolist() == [0, 1, 2, 3, 4]
+    assert index.find(probe).tolist() == [2, 0, 2, -1, 1]
+    assert probe.find(index).tolist() == [1, 4, 0, -1, -1]
+    assert index.find(pa.array(["ee", "e", None], pa.large_string())).tolist() == [4, -1, -1]
+    # Matches in another index prove distinct strings only when they are all distinct.
+    assert probe.first_of_self(index.find(probe)).tolist() == [0, 1, 0, 3, 4]
+    shuffled = StringIndex(pa.array(["dd", "aa", "ee", "cc", "bb"], pa.large_string()))
+    assert shuffled.first_of_self(index.find(shuffled)).tolist() == [0, 1, 2, 3, 4]
+
+
+def test_a_fingerprint_collision_with_a_probe_falls_back(fast_paths) -> None:
+    index = StringIndex(pa.array(["aa", "bb"], pa.large_string()))
+    rows = np.frombuffer(b"bbzz", dtype=np.uint8).reshape(2, 2)
+    assert index.match(rows).tolist() == [1, -1]
+    # "zz" given the fingerprint of "aa": the byte comparison refuses the match.
+    assert index.match(rows, prints=index.prints[[1, 0]]) is None
+
+
+def test_hints_read_fixed_width_lists(fast_paths) -> None:
+    from scorer.hints import prediction_hints
+
+    lists = split_lists(pa.array(["706016001 372860001", "372860001 1,2,3,4,5"], pa.large_string()))
+    assert lists.uniform is not None
+    hints = prediction_hints(lists, np.array([1, 0]), 2, pa.array(["0706016001"]))
+    assert [(code, mask.tolist()) for code, _, mask in hints] == [
+        ("leading_zeros_lost", [False, True]),
+        ("comma_separated_lists", [True, False]),
+    ]
