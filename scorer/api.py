@@ -6,8 +6,13 @@ import numpy as np
 import pandas as pd
 
 from scorer.columns import TableLike, as_string_table
-from scorer.errors import HostVisibleError, ParticipantVisibleError, format_count
-from scorer.hints import prediction_hints
+from scorer.errors import (
+    HostVisibleError,
+    ParticipantVisibleError,
+    example_values,
+    format_count,
+)
+from scorer.hints import Hint, prediction_hints
 from scorer.io import ReadLimits
 from scorer.metrics import AveragePrecision, average_precision, first_occurrence
 from scorer.options import (
@@ -122,9 +127,9 @@ def evaluate(
         split: _mean_or_none(ap, scored & checked_solution.marked(split)) if has_usage else None
         for split in ("Public", "Private")
     }
-    warnings = _submission_warnings(checked_solution, rankings.lengths, first, ignored, options.k)
-    for code, sentence, mask in hints:
-        warnings += _row_warning(code, sentence, mask & ~ignored, checked_solution)
+    warnings = _submission_warnings(
+        checked_solution, rankings.lengths, first, hints, ~ignored, options.k
+    )
     warnings += _solution_warnings(checked_solution, truth, split_scores, has_usage)
     per_user_table = None
     if per_user:
@@ -198,33 +203,39 @@ def _row_warning(
     count = int(mask.sum())
     if not count:
         return []
-    positions = np.flatnonzero(mask)[:5]
-    examples = tuple(str(v) for v in solution.row_ids.take(positions).to_pylist())
     message = sentence.format(rows=format_count(count, "row"), have="has" if count == 1 else "have")
+    examples = example_values(solution.row_ids, mask)
     return [ScoreWarning(code, message, count, examples, audience)]  # type: ignore[arg-type]
 
 
 def _submission_warnings(
-    solution: Solution, lengths: np.ndarray, first: np.ndarray, ignored: np.ndarray, k: int
+    solution: Solution,
+    lengths: np.ndarray,
+    first: np.ndarray,
+    hints: list[Hint],
+    counted: np.ndarray,
+    k: int,
 ) -> list[ScoreWarning]:
+    """Warnings about the submission, over the ``counted`` (not Ignored) users only."""
     present = lengths > 0
-    repeats = present & (first.sum(axis=1) < lengths)
-    return [
-        *_row_warning(
+    checks = [
+        (
             "repeated_items",
             "{rows} {have} a repeated item id; a repeat keeps its rank but earns nothing.",
-            repeats & ~ignored,
-            solution,
+            present & (first.sum(axis=1) < lengths),
         ),
-        *_row_warning(
+        (
             "short_rows",
             f"{{rows}} {{have}} fewer than {k} predictions; an unused slot can never earn credit.",
-            present & (lengths < k) & ~ignored,
-            solution,
+            present & (lengths < k),
         ),
-        *_row_warning(
-            "empty_rows", "{rows} {have} no prediction and score 0.", ~present & ~ignored, solution
-        ),
+        ("empty_rows", "{rows} {have} no prediction and score 0.", ~present),
+        *hints,
+    ]
+    return [
+        warning
+        for code, sentence, mask in checks
+        for warning in _row_warning(code, sentence, mask & counted, solution)
     ]
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import scorer
-from scorer.errors import HostVisibleError, ParticipantVisibleError, ScorerError
+from scorer.errors import MAX_EXAMPLES, HostVisibleError, ParticipantVisibleError, ScorerError
 from scorer.io import write_atomic
 from scorer.result import ScoreResult
 
@@ -80,7 +80,7 @@ def find_single_file(folder: str | os.PathLike, error: type[ScorerError], role: 
         )
     )
     if len(found) != 1:
-        names = ", ".join(repr(str(p.relative_to(root))) for p in found[:5]) or "none"
+        names = ", ".join(repr(str(p.relative_to(root))) for p in found[:MAX_EXAMPLES]) or "none"
         raise error(
             f"Expected exactly one {role} file; found {len(found)}: {names}. "
             f"Put a single CSV (or .csv.gz, .zip, .parquet) file in the {role} zip."

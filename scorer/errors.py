@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+import pyarrow as pa
+
 MAX_EXAMPLES = 5
 ROW_IDS = "row ids"
 ROW_NUMBERS = "row numbers, 1 = first data row"
@@ -59,6 +62,29 @@ def format_example(value: object) -> str:
     if len(text) <= _MAX_EXAMPLE_CHARS:
         return repr(text)
     return f"{text[: _MAX_EXAMPLE_CHARS - 2]!r}... ({len(text)} characters)".replace("'...", "...'")
+
+
+def example_values(values: pa.Array, mask: np.ndarray) -> tuple[str, ...]:
+    """Up to five values where ``mask`` holds, in row order.
+
+    Examples
+    --------
+    >>> example_values(pa.array(["a", "b", "c"]), np.array([False, True, True]))
+    ('b', 'c')
+    """
+    positions = np.flatnonzero(mask)[:MAX_EXAMPLES]
+    return tuple(str(v) for v in values.take(pa.array(positions)).to_pylist())
+
+
+def example_row_numbers(mask: np.ndarray) -> tuple[str, ...]:
+    """Up to five 1-based numbers of the rows (or lines) where ``mask`` holds.
+
+    Examples
+    --------
+    >>> example_row_numbers(np.array([True, False, True]))
+    ('1', '3')
+    """
+    return tuple(str(i + 1) for i in np.flatnonzero(mask)[:MAX_EXAMPLES])
 
 
 def format_count(count: int, noun: str) -> str:

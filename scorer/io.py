@@ -30,7 +30,15 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from scorer.columns import StringTable
-from scorer.errors import HostVisibleError, Problem, ScorerError, format_count, raise_if_any
+from scorer.errors import (
+    MAX_EXAMPLES,
+    HostVisibleError,
+    Problem,
+    ScorerError,
+    example_row_numbers,
+    format_count,
+    raise_if_any,
+)
 
 _BOM = b"\xef\xbb\xbf"
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -258,7 +266,7 @@ class _Reader:
                 and not os.path.basename(info.filename).startswith(".")
             ]
             if len(members) != 1:
-                names = ", ".join(repr(m.filename) for m in members[:5]) or "none"
+                names = ", ".join(repr(m.filename) for m in members[:MAX_EXAMPLES]) or "none"
                 self.fail(
                     Problem(
                         "Not exactly one file in the zip archive",
@@ -437,7 +445,7 @@ def _too_long_problem(
         f"{format_count(int(too_long.sum()), noun)} longer{where}, "
         f"the longest {int(lengths.max()):,} bytes",
         fix,
-        tuple(str(i + 1) for i in np.flatnonzero(too_long)[:5]),
+        example_row_numbers(too_long),
         label,
     )
 

@@ -154,11 +154,28 @@ def _may_hold_other_whitespace(cells: pa.Array) -> bool:
     """True unless every byte is ASCII outside 0x1c-0x1f (a cheap scan of the raw bytes)."""
     if pc.all(pc.string_is_ascii(cells)).as_py() is False:
         return True
-    data = cells.buffers()[-1]
-    if data is None:
-        return False
-    raw = np.frombuffer(data, dtype=np.uint8)
+    raw = _value_bytes(cells)
+    if raw is None:
+        return True  # not a large_string array: let the regex decide
     return bool(np.count_nonzero((raw - np.uint8(0x1C)) < 4))
+
+
+def _value_bytes(strings: pa.Array) -> np.ndarray | None:
+    """A zero-copy view of the bytes of all values of a ``large_string`` array.
+
+    Examples
+    --------
+    >>> bytes(_value_bytes(pa.array(["ab", "c", "d"], pa.large_string()).slice(1)))
+    b'cd'
+    """
+    if not pa.types.is_large_string(strings.type):
+        return None
+    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int64)
+    start, stop = int(offsets[strings.offset]), int(offsets[strings.offset + len(strings)])
+    data = strings.buffers()[2]
+    if data is None:
+        return np.zeros(0, dtype=np.uint8)
+    return np.frombuffer(data, dtype=np.uint8)[start:stop]
 
 
 def _split_uniform(cells: pa.Array) -> SplitLists | None:
@@ -209,14 +226,9 @@ def _only_spaces(cells: pa.Array) -> bool:
     Then splitting on single spaces and dropping empty tokens is exactly
     ``str.split()``, and several times faster than Unicode-aware splitting.
     """
-    if not pa.types.is_large_string(cells.type) or len(cells) == 0:
+    values = _value_bytes(cells) if len(cells) else None
+    if values is None:
         return False
-    offsets = np.frombuffer(cells.buffers()[1], dtype=np.int64)
-    data = cells.buffers()[2]
-    if data is None:
-        return False
-    start, stop = int(offsets[cells.offset]), int(offsets[cells.offset + len(cells)])
-    values = np.frombuffer(data, dtype=np.uint8)[start:stop]
     return values.size == 0 or (int(values.min()) >= 0x20 and int(values.max()) < 0x80)
 
 
@@ -416,11 +428,8 @@ class StringIndex:
         >>> ids.first_of_self(), ids.first_of_self(np.array([1, 0, 2]))
         (array([0, 1, 0]), array([0, 1, 2]))
         """
-        if matches is not None and len(matches) and (matches >= 0).all():
-            seen = np.zeros(int(matches.max()) + 1, dtype=bool)
-            seen[matches] = True
-            if np.count_nonzero(seen) == len(matches):
-                return np.arange(len(self), dtype=np.int64)
+        if matches is not None and _all_distinct(matches, int(matches.max(initial=-1)) + 1):
+            return np.arange(len(self), dtype=np.int64)
         if self._fast(self):
             return np.arange(len(self), dtype=np.int64)  # unique fingerprints: unique strings
         return self.find(self.strings)
@@ -717,8 +726,21 @@ def _unknown_codes(lists: SplitLists, tokens: np.ndarray, vocabulary: StringInde
 
 def _is_permutation(user_of_row: np.ndarray, n_users: int) -> bool:
     """Whether every user appears exactly once in ``user_of_row``."""
-    if len(user_of_row) != n_users or (user_of_row < 0).any():
+    return len(user_of_row) == n_users and _all_distinct(user_of_row, n_users)
+
+
+def _all_distinct(indices: np.ndarray, size: int) -> bool:
+    """Whether ``indices`` (each meant to be in ``[0, size)``) are all valid and distinct.
+
+    Examples
+    --------
+    >>> _all_distinct(np.array([2, 0, 1]), 3), _all_distinct(np.array([0, 0]), 2)
+    (True, False)
+    >>> _all_distinct(np.array([-1, 1]), 2), _all_distinct(np.array([], dtype=int), 0)
+    (False, False)
+    """
+    if len(indices) == 0 or (indices < 0).any():
         return False
-    seen = np.zeros(n_users, dtype=bool)
-    seen[user_of_row] = True
-    return bool(seen.all())
+    seen = np.zeros(size, dtype=bool)
+    seen[indices] = True
+    return int(np.count_nonzero(seen)) == len(indices)

@@ -25,6 +25,8 @@ from scorer.errors import (
     HostVisibleError,
     ParticipantVisibleError,
     Problem,
+    example_row_numbers,
+    example_values,
     format_count,
     format_example,
     raise_if_any,
@@ -153,7 +155,7 @@ def check_solution(table: StringTable, row_id_column_name: str | None) -> Soluti
                     f"each Usage one of {list(USAGE_VALUES)}",
                     f"{format_count(n_unknown, 'row')} with other values, e.g. {seen}",
                     "write Public, Private or Ignored (case matters)",
-                    _examples(row_ids, unknown.to_numpy(zero_copy_only=False)),
+                    example_values(row_ids, unknown.to_numpy(zero_copy_only=False)),
                 )
             )
         else:
@@ -209,7 +211,7 @@ def _open_quote_problems(cells: pa.Array, row_ids: pa.Array | None) -> list[Prob
             f"{format_count(n_cells, 'prediction cell')} containing a line break: a quote left "
             "open swallows every line after it, so those rows seem missing",
             "close every quote, or remove the quotes around the prediction lists",
-            _examples(row_ids, spans) if row_ids is not None else _row_numbers(spans),
+            example_values(row_ids, spans) if row_ids is not None else example_row_numbers(spans),
             ROW_IDS if row_ids is not None else ROW_NUMBERS,
         )
     ]
@@ -323,16 +325,6 @@ def _near_names(missing: list[str], extra: list[str]) -> str:
     return f" ({shown}; names must match exactly)"
 
 
-def _examples(values: pa.Array, mask: np.ndarray) -> tuple[str, ...]:
-    """Up to five values where ``mask`` holds, in row order."""
-    positions = np.flatnonzero(mask)[:MAX_EXAMPLES]
-    return tuple(str(v) for v in values.take(pa.array(positions)).to_pylist())
-
-
-def _row_numbers(mask: np.ndarray) -> tuple[str, ...]:
-    return tuple(str(i + 1) for i in np.flatnonzero(mask)[:MAX_EXAMPLES])
-
-
 def _empty_row_id_problems(row_ids: pa.Array, where: str, fix: str) -> list[Problem]:
     empty = _is_empty(row_ids)
     n_empty = int(empty.sum())
@@ -344,7 +336,7 @@ def _empty_row_id_problems(row_ids: pa.Array, where: str, fix: str) -> list[Prob
             "a row id in every row",
             f"{format_count(n_empty, 'row')} of {where} with an empty row id",
             fix,
-            _row_numbers(empty),
+            example_row_numbers(empty),
             ROW_NUMBERS,
         )
     ]
@@ -370,7 +362,7 @@ def _duplicate_problems(
             f"{format_count(n_ids, 'row id')} repeated, {format_count(n_rows, 'extra row')}"
             f" in the {where}",
             fix,
-            _examples(row_ids, repeated),
+            example_values(row_ids, repeated),
         )
     ]
 
@@ -401,7 +393,7 @@ def _row_id_problems(
                 f"{format_count(n_missing, 'row id')} with no row" + hints,
                 "add a row for every row id of the sample submission (an empty prediction "
                 "list is allowed)",
-                () if hide else _examples(solution.row_ids, missing),
+                () if hide else example_values(solution.row_ids, missing),
             )
         )
     if n_unknown and options.unknown_row_ids == "error":
@@ -412,7 +404,7 @@ def _row_id_problems(
                 f"{format_count(n_unknown, 'row')} whose row id is not in the sample submission"
                 + hints,
                 "copy the row ids from the sample submission exactly, as text",
-                _examples(row_ids, unknown),
+                example_values(row_ids, unknown),
             )
         )
     user_of_row = np.where(first == np.arange(len(first)), user_of_row, -1)
@@ -503,7 +495,9 @@ def _too_many_problems(
     if not n_rows:
         return []
     examples = (
-        _examples(row_ids, too_long & valid_id) if row_ids is not None else _row_numbers(too_long)
+        example_values(row_ids, too_long & valid_id)
+        if row_ids is not None
+        else example_row_numbers(too_long)
     )
     label = ROW_IDS if row_ids is not None else ROW_NUMBERS
     return [
