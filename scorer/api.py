@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from scorer.columns import TableLike, as_string_table
 from scorer.errors import (
@@ -81,6 +80,7 @@ def evaluate(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> solution = pd.DataFrame({"id": ["u1", "u2", "u3"], "items": ["a b", "c", ""],
     ...                          "Usage": ["Public", "Private", "Public"]})
     >>> submission = pd.DataFrame({"id": ["u3", "u2", "u1"], "items": ["", "x c", "a z b"]})
@@ -133,6 +133,8 @@ def evaluate(
     warnings += _solution_warnings(checked_solution, truth, split_scores, has_usage)
     per_user_table = None
     if per_user:
+        import pandas as pd  # only here: the CLI's hot path never imports pandas
+
         per_user_table = pd.DataFrame(
             {
                 "ap": np.where(scored, ap.values(), np.nan),
@@ -175,6 +177,7 @@ def score(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> solution = pd.DataFrame({"customer_id": ["c1", "c2"], "prediction": ["a b", "c"]})
     >>> submission = pd.DataFrame({"customer_id": ["c1", "c2"], "prediction": ["b a", "d c"]})
     >>> score(solution, submission, "customer_id")  # (1 + 1/2) / 2

@@ -11,21 +11,23 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.errors import ParticipantVisibleError, Problem, ScorerError, raise_if_any
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from scorer.io import ReadLimits
 
-TableLike = Union[pd.DataFrame, pa.Table, "StringTable", str, os.PathLike]
+TableLike = Union["pd.DataFrame", pa.Table, "StringTable", str, os.PathLike]
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class StringTable:
 
     Examples
     --------
+    >>> import pandas as pd
     >>> table = StringTable.from_frame(pd.DataFrame({"id": [1, 2], "items": ["a b", None]}))
     >>> table.names, table.n_rows
     (('id', 'items'), 2)
@@ -99,7 +102,7 @@ def as_string_table(
     if isinstance(data, StringTable):
         return data
     try:
-        if isinstance(data, pd.DataFrame):
+        if _is_pandas(data, "DataFrame"):
             return StringTable.from_frame(data)
         if isinstance(data, pa.Table):
             return StringTable.from_arrow(data)
@@ -130,6 +133,7 @@ def to_string_array(values: Sequence[Any] | pd.Series | pa.Array | pa.ChunkedArr
 
     Examples
     --------
+    >>> import pandas as pd
     >>> to_string_array(pd.Series([7, 8])).to_pylist()
     ['7', '8']
     >>> to_string_array(pd.Series([1.0, None, 2.5])).to_pylist()
@@ -137,7 +141,7 @@ def to_string_array(values: Sequence[Any] | pd.Series | pa.Array | pa.ChunkedArr
     >>> to_string_array(pd.Series(["a", 3, None, b"b"], dtype=object)).to_pylist()
     ['a', '3', None, 'b']
     """
-    if isinstance(values, pd.Series) and values.dtype == object:
+    if _is_pandas(values, "Series") and values.dtype == object:
         try:
             array = pa.array(values, from_pandas=True)
         except (pa.ArrowException, ValueError, TypeError, OverflowError):
@@ -170,7 +174,7 @@ def _arrow_to_text(array: pa.Array) -> pa.Array:
 
 
 def _cell_to_text(value: Any) -> str | None:
-    if value is None or value is pd.NA or value is pd.NaT:
+    if value is None or _is_pandas(value, "NA") or _is_pandas(value, "NaT"):
         return None
     if isinstance(value, str):
         return value
@@ -184,3 +188,16 @@ def _cell_to_text(value: Any) -> str | None:
     if isinstance(value, (int, np.integer)):
         return str(int(value))
     return str(value)
+
+
+def _is_pandas(value: Any, name: str) -> bool:
+    """Whether ``value`` is pandas' ``name`` (a class, or the NA/NaT singleton).
+
+    pandas is looked up, never imported: if no one has imported it, no value can
+    come from it, and the command line stays free of its import time.
+    """
+    pandas = sys.modules.get("pandas")
+    if pandas is None:
+        return False
+    kind = getattr(pandas, name)
+    return isinstance(value, kind) if isinstance(kind, type) else value is kind

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from scorer.arrays import to_arrow
+
 MAX_EXAMPLES = 5
 ROW_IDS = "row ids"
 ROW_NUMBERS = "row numbers, 1 = first data row"
@@ -73,7 +75,7 @@ def example_values(values: pa.Array, mask: np.ndarray) -> tuple[str, ...]:
     ('b', 'c')
     """
     positions = np.flatnonzero(mask)[:MAX_EXAMPLES]
-    return tuple(str(v) for v in values.take(pa.array(positions)).to_pylist())
+    return tuple(str(v) for v in values.take(to_arrow(positions)).to_pylist())
 
 
 def example_row_numbers(mask: np.ndarray) -> tuple[str, ...]:

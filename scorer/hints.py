@@ -12,6 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorer.arrays import to_numpy
 from scorer.errors import format_count
 from scorer.tokens import SplitLists, first_index_of
 
@@ -98,14 +99,12 @@ def _per_distinct(lists: SplitLists, test: Callable[[pa.Array], np.ndarray]) -> 
     if not test(lists.head(_PROBE_TOKENS)).any():
         return None
     encoded = pc.dictionary_encode(lists.tokens)
-    found = test(encoded.dictionary)[encoded.indices.to_numpy(zero_copy_only=False)]
+    found = test(encoded.dictionary)[to_numpy(encoded.indices)]
     return found if found.any() else None
 
 
 def _matches(items: pa.Array, pattern: str) -> np.ndarray:
-    return pc.fill_null(pc.match_substring_regex(items, pattern), False).to_numpy(
-        zero_copy_only=False
-    )
+    return to_numpy(pc.match_substring_regex(items, pattern), fill=False)
 
 
 def _solution_mask(rows: np.ndarray, user_of_row: np.ndarray, n_users: int) -> np.ndarray:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Literal
 
 from scorer.errors import MAX_EXAMPLES, format_example
 from scorer.options import Options
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Audience = Literal["participant", "host"]
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorer.arrays import to_arrow, to_numpy
 from scorer.metrics import PAD
 
 
@@ -82,7 +82,7 @@ class SplitLists:
         ['c', 'a']
         """
         if "tokens" in self.__dict__ or self.uniform is None:
-            return self.tokens.take(pa.array(indices))
+            return self.tokens.take(to_arrow(indices))
         rows, columns = np.divmod(indices, self.uniform.shape[1])
         return _fixed_width_strings(self.uniform[rows, columns])
 
@@ -137,8 +137,7 @@ def split_lists(cells: pa.Array) -> SplitLists:
         if _may_hold_other_whitespace(cells):
             cells = pc.replace_substring_regex(cells, _OTHER_WHITESPACE, " ")
         nested = pc.ascii_split_whitespace(cells)
-    lengths = pc.fill_null(pc.list_value_length(nested), 0)
-    lengths = lengths.to_numpy(zero_copy_only=False).astype(np.int64)
+    lengths = to_numpy(pc.list_value_length(nested), fill=0).astype(np.int64)
     tokens = pc.list_flatten(nested)
     # Arrow keeps an empty token for leading or trailing whitespace and for an empty
     # cell, where str.split() keeps none: drop them (rarely needed, so checked first).
@@ -146,7 +145,7 @@ def split_lists(cells: pa.Array) -> SplitLists:
     if empty.any():
         row_of_token = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
         lengths = lengths - np.bincount(row_of_token[empty], minlength=len(lengths))
-        tokens = tokens.filter(pa.array(~empty))
+        tokens = tokens.filter(to_arrow(~empty))
     return SplitLists(lengths, tokens)
 
 
@@ -217,7 +216,7 @@ def _empty_tokens(tokens: pa.Array) -> np.ndarray:
         offsets = np.frombuffer(tokens.buffers()[1], dtype=np.int64)
         offsets = offsets[tokens.offset : tokens.offset + len(tokens) + 1]
         return offsets[1:] == offsets[:-1]
-    return pc.equal(pc.binary_length(tokens), 0).to_numpy(zero_copy_only=False)
+    return to_numpy(pc.binary_length(tokens), fill=0) == 0
 
 
 def _only_spaces(cells: pa.Array) -> bool:
@@ -391,18 +390,17 @@ class StringIndex:
         return fingerprints(self.rows)
 
     @cached_property
-    def _print_table(self) -> Any:
-        """A pandas hash table of the fingerprints, or None when two are equal.
-
-        pandas rather than Arrow: its table is built once and kept for every probe
-        (``pc.index_in`` builds one per call), and pyarrow imports pandas anyway.
-        """
-        import pandas as pd
-
-        table = pd.Index(self.prints)
-        if not table.is_unique:
+    def _print_set(self) -> pa.Array | None:
+        """The fingerprints as an Arrow value set, or None when two are equal."""
+        prints = to_arrow(self.prints)
+        if len(pc.unique(prints)) != len(prints):
             return None  # repeated strings (or a collision): the exact join keeps the first
-        return table
+        return prints
+
+    def _lookup(self, prints: np.ndarray) -> np.ndarray:
+        """The index of each fingerprint in :attr:`_print_set` (-1 when absent), int32."""
+        hit = pc.index_in(to_arrow(prints), value_set=self._print_set)
+        return to_numpy(hit, fill=-1).reshape(prints.shape)
 
     def _fast(self, probe: StringIndex) -> bool:
         """Whether ``probe`` can be joined by fingerprints."""
@@ -412,7 +410,7 @@ class StringIndex:
             and probe.rows is not None
             and self.rows is not None
             and probe.rows.shape[1] == self.rows.shape[1]
-            and self._print_table is not None
+            and self._print_set is not None
         )
 
     def first_of_self(self, matches: np.ndarray | None = None) -> np.ndarray:
@@ -453,7 +451,7 @@ class StringIndex:
             else:
                 return found
         found = pc.index_in(probe.strings, value_set=self.strings)
-        return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(dtype)
+        return to_numpy(found, fill=-1).astype(dtype)
 
     def match(self, rows: np.ndarray, prints: np.ndarray | None = None) -> np.ndarray | None:
         """The index of each byte row's equal here (-1 when none); None on a collision.
@@ -461,18 +459,17 @@ class StringIndex:
         Only for a fixed-width index whose fingerprints are unique (see
         :meth:`find`); ``prints`` are the rows' fingerprints, if already computed.
         """
-        if self.rows is None or rows.shape[1] != self.rows.shape[1]:
+        if self.rows is None or rows.shape[1] != self.rows.shape[1] or self._print_set is None:
             return None
-        table = self._print_table
-        if table is None:
-            return None
-        hit = table.get_indexer(fingerprints(rows) if prints is None else prints)
+        hit = self._lookup(fingerprints(rows) if prints is None else prints)
+        return hit if self._confirmed(rows, hit) else None
+
+    def _confirmed(self, rows: np.ndarray, hit: np.ndarray) -> bool:
+        """Whether every matched row equals its match byte for byte (no collision)."""
         unmatched = hit < 0
         # Rows without a match are compared with string 0 and their result ignored.
         same = _rows_match(rows, self.rows, np.where(unmatched, 0, hit))
-        if not (same | unmatched).all():
-            return None  # a fingerprint collision: let the exact join decide
-        return hit
+        return bool((same | unmatched).all())
 
     def find_uniform(
         self, uniform: np.ndarray, row_of: np.ndarray | None = None
@@ -483,20 +480,27 @@ class StringIndex:
         placed at ``row_of[i]`` when given (a permutation), or None when the
         fingerprint route does not apply (the caller then uses :meth:`find`).
         """
-        n_rows, n_tokens, _ = uniform.shape
-        if n_rows * n_tokens < _FIXED_WIDTH_MIN_ROWS:
+        n_rows, n_tokens, width = uniform.shape
+        if (
+            n_rows * n_tokens < _FIXED_WIDTH_MIN_ROWS
+            or self.rows is None
+            or width != self.rows.shape[1]
+            or self._print_set is None
+        ):
             return None
         found = np.empty((n_rows, n_tokens), dtype=np.int32)
-        block = np.empty((min(_CHUNK_ROWS, n_rows), n_tokens), dtype=np.int32)
+        prints = np.empty((min(_CHUNK_ROWS, n_rows), n_tokens), dtype=np.int64)
         for start in range(0, n_rows, _CHUNK_ROWS):
             stop = min(start + _CHUNK_ROWS, n_rows)
+            chunk = uniform[start:stop]
             for column in range(n_tokens):
-                hit = self.match(uniform[start:stop, column])
-                if hit is None:
+                prints[: stop - start, column] = fingerprints(chunk[:, column])
+            hit = self._lookup(prints[: stop - start])  # one lookup for the whole chunk
+            for column in range(n_tokens):
+                if not self._confirmed(chunk[:, column], hit[:, column]):
                     return None
-                block[: stop - start, column] = hit
             rows = slice(start, stop) if row_of is None else row_of[start:stop]
-            found[rows] = block[: stop - start]
+            found[rows] = hit
         return found
 
 
@@ -514,13 +518,13 @@ def encode(tokens: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """
     rows = fixed_width_bytes(tokens) if len(tokens) >= _FIXED_WIDTH_MIN_ROWS else None
     if rows is not None:
-        codes = pc.dictionary_encode(pa.array(fingerprints(rows))).indices.to_numpy()
+        codes = to_numpy(pc.dictionary_encode(to_arrow(fingerprints(rows))).indices)
         running = np.maximum.accumulate(codes)
         first = np.flatnonzero(np.concatenate(([True], running[1:] > running[:-1])))
         if rows_equal(rows, rows[first], codes):
-            return codes.astype(np.int32), tokens.take(first)
+            return codes.astype(np.int32), tokens.take(to_arrow(first))
     encoded = pc.dictionary_encode(tokens)
-    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32), encoded.dictionary
+    return to_numpy(encoded.indices).astype(np.int32), encoded.dictionary
 
 
 @dataclass(frozen=True)

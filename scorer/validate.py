@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorer.arrays import to_arrow, to_numpy, to_strings
 from scorer.columns import StringTable
 from scorer.errors import (
     MAX_EXAMPLES,
@@ -144,7 +145,7 @@ def check_solution(table: StringTable, row_id_column_name: str | None) -> Soluti
     usage = None
     if USAGE_COLUMN in names:
         usage_column = table.column(USAGE_COLUMN)
-        codes = pc.index_in(usage_column, value_set=pa.array(USAGE_VALUES))
+        codes = pc.index_in(usage_column, value_set=to_strings(USAGE_VALUES))
         unknown = codes.is_null()
         n_unknown = codes.null_count
         if n_unknown:
@@ -155,11 +156,11 @@ def check_solution(table: StringTable, row_id_column_name: str | None) -> Soluti
                     f"each Usage one of {list(USAGE_VALUES)}",
                     f"{format_count(n_unknown, 'row')} with other values, e.g. {seen}",
                     "write Public, Private or Ignored (case matters)",
-                    example_values(row_ids, unknown.to_numpy(zero_copy_only=False)),
+                    example_values(row_ids, to_numpy(unknown)),
                 )
             )
         else:
-            usage = codes.to_numpy().astype(np.int8)
+            usage = to_numpy(codes).astype(np.int8)
     raise_if_any(problems, HostVisibleError, SOLUTION)
     return Solution(row_id_name, targets[0], row_ids, table.column(targets[0]), usage, row_id_index)
 
@@ -199,8 +200,7 @@ def check_submission(table: StringTable, solution: Solution, options: Options) -
 
 def _open_quote_problems(cells: pa.Array, row_ids: pa.Array | None) -> list[Problem]:
     """Rows are missing and a cell spans several lines: probably a quote left open."""
-    spans = pc.fill_null(pc.match_substring_regex(cells, "[\\r\\n]"), False)
-    spans = spans.to_numpy(zero_copy_only=False)
+    spans = to_numpy(pc.match_substring_regex(cells, "[\\r\\n]"), fill=False)
     n_cells = int(spans.sum())
     if not n_cells:
         return []
@@ -343,8 +343,7 @@ def _empty_row_id_problems(row_ids: pa.Array, where: str, fix: str) -> list[Prob
 
 
 def _is_empty(values: pa.Array) -> np.ndarray:
-    empty = pc.fill_null(pc.equal(pc.utf8_length(values), 0), True)
-    return empty.to_numpy(zero_copy_only=False)
+    return to_numpy(pc.binary_length(values), fill=0) == 0
 
 
 def _duplicate_problems(
@@ -469,21 +468,19 @@ def _id_hints(
     """Say what probably went wrong when unknown ids match missing ones after a repair."""
     if not unknown.any() or not missing.any():
         return ""
-    unknown_ids = row_ids.filter(pa.array(unknown))
-    missing_ids = solution_ids.filter(pa.array(missing))
+    unknown_ids = row_ids.filter(to_arrow(unknown))
+    missing_ids = solution_ids.filter(to_arrow(missing))
     hints = ""
     for description, repair, applies_to in _ID_REPAIRS:
         if len(unknown_ids) == 0:
             break
         matched = first_index_of(repair(unknown_ids), repair(missing_ids)) >= 0
         if applies_to:
-            matched &= pc.match_substring_regex(unknown_ids, applies_to).to_numpy(
-                zero_copy_only=False
-            )
+            matched &= to_numpy(pc.match_substring_regex(unknown_ids, applies_to))
         if matched.any():
             count = format_count(int(matched.sum()), "submitted row id")
             hints += f"; {count} would match once {description}"
-            unknown_ids = unknown_ids.filter(pa.array(~matched))
+            unknown_ids = unknown_ids.filter(to_arrow(~matched))
     return hints
 
 
