@@ -13,7 +13,7 @@ from scorer.errors import (
 )
 from scorer.hints import Hint, prediction_hints
 from scorer.io import ReadLimits
-from scorer.metrics import AveragePrecision, average_precision, first_occurrence
+from scorer.metrics import AveragePrecision, average_precision
 from scorer.options import (
     EmptyGroundTruth,
     ExtraPredictions,
@@ -108,8 +108,8 @@ def evaluate(
     )
     hints = prediction_hints(predictions, checked_submission.user_of_row, n_users, truth.vocabulary)
     del checked_submission, predictions
-    first = first_occurrence(rankings.item_codes)
-    relevance = first & truth.contains_rows(rankings.item_codes)
+    first = rankings.first_occurrence()
+    relevance = first & truth.relevance(rankings)
     ap = average_precision(relevance, truth.n_relevant, options.k, options.normalization)
 
     has_usage = checked_solution.usage is not None

@@ -86,7 +86,9 @@ def to_numpy(array: pa.Array, fill: float | bool | None = None) -> np.ndarray:
         kind = _NUMPY_TYPES.get(array.type)
         if kind is None:
             raise TypeError(f"not an Arrow array of numbers or booleans: {array.type}")
-        values = np.frombuffer(data, dtype=kind, count=offset + n)[offset:] if n else np.zeros(0, kind)
+        values = (
+            np.frombuffer(data, dtype=kind, count=offset + n)[offset:] if n else np.zeros(0, kind)
+        )
     if array.null_count == 0:
         return values
     if fill is None:

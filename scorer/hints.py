@@ -14,7 +14,8 @@ import pyarrow.compute as pc
 
 from scorer.arrays import to_numpy
 from scorer.errors import format_count
-from scorer.tokens import SplitLists, first_index_of
+from scorer.joins import first_index_of
+from scorer.tokens import SplitLists
 
 Hint = tuple[str, str, np.ndarray]
 _PROBE_TOKENS = 10_000

@@ -17,7 +17,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.arrays import to_arrow, to_numpy
-from scorer.metrics import PAD
+from scorer.fingerprints import (
+    CHUNK_ROWS,
+    FIXED_WIDTH_MIN_ROWS,
+    fingerprints,
+    fixed_width_bytes,
+    rows_match,
+)
+from scorer.joins import StringIndex, all_distinct, encode
+from scorer.metrics import PAD, first_occurrence
 
 
 class SplitLists:
@@ -185,7 +193,7 @@ def _split_uniform(cells: pa.Array) -> SplitLists | None:
     token); the tokens are then a strided view of the cells: no copy, no search for
     separators. ``None`` for any other layout.
     """
-    if len(cells) < _FIXED_WIDTH_MIN_ROWS:
+    if len(cells) < FIXED_WIDTH_MIN_ROWS:
         return None
     rows = fixed_width_bytes(cells)
     if rows is None:
@@ -196,7 +204,7 @@ def _split_uniform(cells: pa.Array) -> SplitLists | None:
     n_tokens, remainder = divmod(cell_width + 1, width + 1)
     if width == 0 or remainder:
         return None
-    step = max(_CHUNK_ROWS * 16 // cell_width, 1)
+    step = max(CHUNK_ROWS * 16 // cell_width, 1)
     for start in range(0, n_cells, step):
         chunk = rows[start : start + step]
         # Every separator is a space and there is no other space: tokens hold none.
@@ -229,302 +237,6 @@ def _only_spaces(cells: pa.Array) -> bool:
     if values is None:
         return False
     return values.size == 0 or (int(values.min()) >= 0x20 and int(values.max()) < 0x80)
-
-
-def first_index_of(values: pa.Array, candidates: pa.Array) -> np.ndarray:
-    """For each value, the index of its first equal in ``candidates``, or -1.
-
-    ``StringIndex(candidates).find(values)``: see :class:`StringIndex`.
-
-    Examples
-    --------
-    >>> first_index_of(pa.array(["b", "x", "a", None]), pa.array(["a", "b", "a"]))
-    array([ 1, -1,  0, -1])
-    """
-    return StringIndex(candidates).find(values)
-
-
-_FIXED_WIDTH_MIN_ROWS = 50_000
-_FINGERPRINT_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-
-
-def fixed_width_bytes(strings: pa.Array) -> np.ndarray | None:
-    """A zero-copy ``n x width`` byte view of strings that all have the same length.
-
-    ``None`` when the array has nulls, is empty or has strings of different lengths.
-
-    Examples
-    --------
-    >>> fixed_width_bytes(pa.array(["ab", "cd"], pa.large_string())).tolist()
-    [[97, 98], [99, 100]]
-    >>> fixed_width_bytes(pa.array(["ab", "c"], pa.large_string())) is None
-    True
-    """
-    if not pa.types.is_large_string(strings.type) or len(strings) == 0 or strings.null_count:
-        return None
-    _, offsets_buffer, data_buffer = strings.buffers()
-    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[
-        strings.offset : strings.offset + len(strings) + 1
-    ]
-    start, stop = int(offsets[0]), int(offsets[-1])
-    width, remainder = divmod(stop - start, len(strings))
-    if width == 0 or remainder or data_buffer is None:
-        return None
-    for first in range(0, len(offsets), _CHUNK_ROWS):
-        chunk = offsets[first : first + _CHUNK_ROWS]
-        expected = np.arange(first, first + len(chunk), dtype=np.int64)
-        expected *= width
-        expected += start
-        if not np.array_equal(chunk, expected):
-            return None
-    return np.frombuffer(data_buffer, dtype=np.uint8)[start:stop].reshape(len(strings), width)
-
-
-def fingerprints(rows: np.ndarray) -> np.ndarray:
-    """A 64-bit fingerprint of each row of an ``n x width`` byte matrix.
-
-    Equal rows have equal fingerprints; unequal rows almost never do, so callers
-    confirm every match with :func:`rows_equal`. Works in chunks to bound memory.
-
-    Examples
-    --------
-    >>> rows = np.frombuffer(b"abcabdabc", dtype=np.uint8).reshape(3, 3)
-    >>> prints = fingerprints(rows)
-    >>> bool(prints[0] == prints[2]), bool(prints[0] == prints[1])
-    (True, False)
-    """
-    result = np.zeros(len(rows), dtype=np.uint64)
-    for start, stop in _blocks(len(rows)):
-        block = result[start:stop]
-        for word in _words(rows[start:stop]):
-            block ^= word
-            block *= _FINGERPRINT_MULTIPLIER
-            block ^= block >> np.uint64(29)
-    return result.view(np.int64)
-
-
-def rows_equal(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> bool:
-    """Whether ``left[i] == right[right_index[i]]`` for every row ``i`` (in chunks).
-
-    Examples
-    --------
-    >>> rows = np.frombuffer(b"abcabdabc", dtype=np.uint8).reshape(3, 3)
-    >>> rows_equal(rows, rows, np.array([2, 1, 0])), rows_equal(rows, rows, np.array([1, 1, 0]))
-    (True, False)
-    """
-    for start in range(0, len(left), _CHUNK_ROWS):
-        stop = start + _CHUNK_ROWS
-        if not _rows_match(left[start:stop], right, right_index[start:stop]).all():
-            return False
-    return True
-
-
-def _rows_match(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> np.ndarray:
-    """Row by row, whether ``left[i] == right[right_index[i]]``."""
-    same = np.ones(len(left), dtype=bool)
-    right_words = _words(right)
-    for start, stop in _blocks(len(left)):
-        block, index = same[start:stop], right_index[start:stop]
-        for left_word, right_word in zip(_words(left[start:stop]), right_words, strict=True):
-            block &= left_word == right_word[index]
-    return same
-
-
-def _blocks(n_rows: int) -> list[tuple[int, int]]:
-    """Row ranges small enough for every word pass over a range to stay in cache:
-    the bytes of a row are read once from memory, however many words it has."""
-    return [(start, min(start + _BLOCK_ROWS, n_rows)) for start in range(0, n_rows, _BLOCK_ROWS)]
-
-
-_BLOCK_ROWS = 1 << 13
-_CHUNK_ROWS = 1 << 20
-
-
-def _words(rows: np.ndarray) -> list[np.ndarray]:
-    """Columns of uint64 that together cover every byte of each row.
-
-    For rows of 8 bytes or more these are zero-copy (unaligned) views of the bytes
-    at offsets 0, 8, 16, ... and ``width - 8``; shorter rows are zero padded.
-    """
-    n_rows, width = rows.shape
-    if width < 8 or rows.strides[1] != 1:
-        padded = np.zeros((n_rows, -(-width // 8) * 8), dtype=np.uint8)
-        padded[:, :width] = rows
-        words = padded.view(np.uint64)
-        return [words[:, column] for column in range(words.shape[1])]
-    offsets = [*range(0, width - 8, 8), width - 8]
-    return [rows[:, offset : offset + 8].view(np.uint64)[:, 0] for offset in offsets]
-
-
-class StringIndex:
-    """A hash index of a string column: built once, probed by several columns.
-
-    A hash join: one pass over the indexed strings to build, one over the values to
-    probe. Large columns of equally long strings (row ids such as 64-character
-    hashes, item ids) take a faster route: 64-bit fingerprints of the raw bytes
-    (computed once per column, and reused by every join the column takes part in)
-    joined by a hash table built once, every match then confirmed byte for byte. A
-    repeated string or any fingerprint collision falls back to the exact string join.
-
-    Examples
-    --------
-    >>> index = StringIndex(pa.array(["a", "b", "a"]))
-    >>> index.find(pa.array(["b", "x", "a", None]))
-    array([ 1, -1,  0, -1])
-    >>> index.first_of_self()
-    array([0, 1, 0])
-    """
-
-    def __init__(self, strings: pa.Array) -> None:
-        self.strings = strings
-        self.rows = fixed_width_bytes(strings)
-
-    def __len__(self) -> int:
-        return len(self.strings)
-
-    @cached_property
-    def prints(self) -> np.ndarray:
-        """The fingerprint of each string (fixed-width columns only)."""
-        if self.rows is None:
-            raise ValueError("only a fixed-width column has fingerprints")
-        return fingerprints(self.rows)
-
-    @cached_property
-    def _print_set(self) -> pa.Array | None:
-        """The fingerprints as an Arrow value set, or None when two are equal."""
-        prints = to_arrow(self.prints)
-        if len(pc.unique(prints)) != len(prints):
-            return None  # repeated strings (or a collision): the exact join keeps the first
-        return prints
-
-    def _lookup(self, prints: np.ndarray) -> np.ndarray:
-        """The index of each fingerprint in :attr:`_print_set` (-1 when absent), int32."""
-        hit = pc.index_in(to_arrow(prints), value_set=self._print_set)
-        return to_numpy(hit, fill=-1).reshape(prints.shape)
-
-    def _fast(self, probe: StringIndex) -> bool:
-        """Whether ``probe`` can be joined by fingerprints."""
-        return (
-            len(probe) >= _FIXED_WIDTH_MIN_ROWS
-            and len(self) > 0
-            and probe.rows is not None
-            and self.rows is not None
-            and probe.rows.shape[1] == self.rows.shape[1]
-            and self._print_set is not None
-        )
-
-    def first_of_self(self, matches: np.ndarray | None = None) -> np.ndarray:
-        """For each string, the index of its first occurrence in the column.
-
-        ``matches``, when given, is :meth:`find` of this column in another index:
-        strings that match different rows there are different strings, so when every
-        string has its own match, no hash table of this column is needed.
-
-        Examples
-        --------
-        >>> ids = StringIndex(pa.array(["b", "a", "b"]))
-        >>> ids.first_of_self(), ids.first_of_self(np.array([1, 0, 2]))
-        (array([0, 1, 0]), array([0, 1, 2]))
-        """
-        if matches is not None and _all_distinct(matches, int(matches.max(initial=-1)) + 1):
-            return np.arange(len(self), dtype=np.int64)
-        if self._fast(self):
-            return np.arange(len(self), dtype=np.int64)  # unique fingerprints: unique strings
-        return self.find(self.strings)
-
-    def find(self, values: pa.Array | StringIndex, dtype: type = np.int64) -> np.ndarray:
-        """For each value, the index of its first equal here, or -1.
-
-        ``values`` may be a :class:`StringIndex`, whose fingerprints are then reused.
-        """
-        probe = values if isinstance(values, StringIndex) else StringIndex(values)
-        if self._fast(probe):
-            found = np.empty(len(probe), dtype=dtype)
-            reuse = "prints" in probe.__dict__
-            for start in range(0, len(probe), _CHUNK_ROWS):
-                stop = start + _CHUNK_ROWS
-                prints = probe.prints[start:stop] if reuse else None
-                hit = self.match(probe.rows[start:stop], prints)
-                if hit is None:
-                    break
-                found[start:stop] = hit
-            else:
-                return found
-        found = pc.index_in(probe.strings, value_set=self.strings)
-        return to_numpy(found, fill=-1).astype(dtype)
-
-    def match(self, rows: np.ndarray, prints: np.ndarray | None = None) -> np.ndarray | None:
-        """The index of each byte row's equal here (-1 when none); None on a collision.
-
-        Only for a fixed-width index whose fingerprints are unique (see
-        :meth:`find`); ``prints`` are the rows' fingerprints, if already computed.
-        """
-        if self.rows is None or rows.shape[1] != self.rows.shape[1] or self._print_set is None:
-            return None
-        hit = self._lookup(fingerprints(rows) if prints is None else prints)
-        return hit if self._confirmed(rows, hit) else None
-
-    def _confirmed(self, rows: np.ndarray, hit: np.ndarray) -> bool:
-        """Whether every matched row equals its match byte for byte (no collision)."""
-        unmatched = hit < 0
-        # Rows without a match are compared with string 0 and their result ignored.
-        same = _rows_match(rows, self.rows, np.where(unmatched, 0, hit))
-        return bool((same | unmatched).all())
-
-    def find_uniform(
-        self, uniform: np.ndarray, row_of: np.ndarray | None = None
-    ) -> np.ndarray | None:
-        """:meth:`find` for every token of :attr:`SplitLists.uniform`, as a matrix.
-
-        Returns the int32 ``rows x m`` matrix of indices (-1 when absent), row ``i``
-        placed at ``row_of[i]`` when given (a permutation), or None when the
-        fingerprint route does not apply (the caller then uses :meth:`find`).
-        """
-        n_rows, n_tokens, width = uniform.shape
-        if (
-            n_rows * n_tokens < _FIXED_WIDTH_MIN_ROWS
-            or self.rows is None
-            or width != self.rows.shape[1]
-            or self._print_set is None
-        ):
-            return None
-        found = np.empty((n_rows, n_tokens), dtype=np.int32)
-        prints = np.empty((min(_CHUNK_ROWS, n_rows), n_tokens), dtype=np.int64)
-        for start in range(0, n_rows, _CHUNK_ROWS):
-            stop = min(start + _CHUNK_ROWS, n_rows)
-            chunk = uniform[start:stop]
-            for column in range(n_tokens):
-                prints[: stop - start, column] = fingerprints(chunk[:, column])
-            hit = self._lookup(prints[: stop - start])  # one lookup for the whole chunk
-            for column in range(n_tokens):
-                if not self._confirmed(chunk[:, column], hit[:, column]):
-                    return None
-            rows = slice(start, stop) if row_of is None else row_of[start:stop]
-            found[rows] = hit
-        return found
-
-
-def encode(tokens: pa.Array) -> tuple[np.ndarray, pa.Array]:
-    """Exactly ``pyarrow.compute.dictionary_encode``: codes in order of first appearance.
-
-    Returns the int32 codes and the dictionary. Many equally long tokens (10-digit
-    item ids) are encoded from byte fingerprints, each confirmed byte for byte.
-
-    Examples
-    --------
-    >>> codes, dictionary = encode(pa.array(["b", "a", "b"], pa.large_string()))
-    >>> codes.tolist(), dictionary.to_pylist()
-    ([0, 1, 0], ['b', 'a'])
-    """
-    rows = fixed_width_bytes(tokens) if len(tokens) >= _FIXED_WIDTH_MIN_ROWS else None
-    if rows is not None:
-        codes = to_numpy(pc.dictionary_encode(to_arrow(fingerprints(rows))).indices)
-        running = np.maximum.accumulate(codes)
-        first = np.flatnonzero(np.concatenate(([True], running[1:] > running[:-1])))
-        if rows_equal(rows, rows[first], codes):
-            return codes.astype(np.int32), tokens.take(to_arrow(first))
-    encoded = pc.dictionary_encode(tokens)
-    return to_numpy(encoded.indices).astype(np.int32), encoded.dictionary
 
 
 @dataclass(frozen=True)
@@ -621,8 +333,60 @@ class GroundTruth:
             result[pair_users[hit], rank] = True
         return result
 
+    def relevance(self, rankings: Rankings) -> np.ndarray:
+        """Whether each prediction of ``rankings`` is a relevant item of its user.
+
+        Examples
+        --------
+        >>> truth = GroundTruth.from_lists(split_lists(pa.array(["a b", "b"])))
+        >>> rankings = build_rankings(split_lists(pa.array(["b x", "a b"])), np.array([0, 1]),
+        ...                           2, 2, truth.vocabulary)
+        >>> truth.relevance(rankings)
+        array([[ True, False],
+               [False,  True]])
+        """
+        if rankings.item_bytes is None:
+            return self.contains_rows(rankings.items)
+        # Fingerprints: compare each relevant pair with its user's predictions, then
+        # confirm every equal fingerprint byte for byte.
+        vocabulary = fixed_width_bytes(self.vocabulary)
+        if vocabulary is None:
+            raise ValueError("fingerprinted rankings need a fixed-width vocabulary")
+        size = max(len(self.vocabulary), 1)
+        pair_users = self.keys // size
+        pair_codes = self.keys - pair_users * size
+        pair_prints = _short_prints(vocabulary)[pair_codes]
+        result = np.zeros(rankings.items.shape, dtype=bool)
+        for rank in range(rankings.items.shape[1]):
+            column = np.ascontiguousarray(rankings.items[:, rank])
+            hit = np.flatnonzero(column[pair_users] == pair_prints)
+            users = pair_users[hit]
+            same = rows_match(rankings.item_bytes.at(users, rank), vocabulary, pair_codes[hit])
+            result[users[same], rank] = True
+        return result
+
 
 _DENSE_MAX_WIDTH = 64
+
+
+@dataclass(frozen=True)
+class ItemBytes:
+    """The bytes of each prediction of a fixed-width submission, by user and rank.
+
+    Attributes
+    ----------
+    uniform : ndarray of uint8, shape (n_rows, m, w)
+        :attr:`SplitLists.uniform`, in submission row order.
+    row_of_user : ndarray of int64, shape (n_users,)
+        The submission row of each user.
+    """
+
+    uniform: np.ndarray
+    row_of_user: np.ndarray
+
+    def at(self, users: np.ndarray, rank: int | np.ndarray) -> np.ndarray:
+        """The ``w`` bytes of the prediction at ``rank`` of each of ``users``."""
+        return self.uniform[self.row_of_user[users], rank]
 
 
 @dataclass(frozen=True)
@@ -631,24 +395,74 @@ class Rankings:
 
     Attributes
     ----------
-    item_codes : ndarray of int32
-        A code per predicted item, equal codes for equal items (to find repeats):
-        its index in the ground-truth vocabulary, or for any other item a code
-        past the vocabulary (never relevant); ``-1`` padding.
+    items : ndarray of int32
+        A key per predicted item, equal keys for equal items. Without
+        :attr:`item_bytes`, item codes: an item's index in the ground-truth
+        vocabulary, or for any other item a code past the vocabulary (never
+        relevant), ``-1`` padding. With it, 32-bit fingerprints of the items' bytes
+        (:func:`_short_prints`): unequal items may share one, so every use confirms
+        equal keys byte for byte.
     lengths : ndarray of int64, shape (n_users,)
         Number of predictions scored per user (at most ``width``).
     n_known : int
-        Size of the vocabulary: codes below it are vocabulary items.
+        Size of the vocabulary: item codes below it are vocabulary items.
+    item_bytes : ItemBytes or None
+        The items' bytes, when :attr:`items` are fingerprints.
     """
 
-    item_codes: np.ndarray
+    items: np.ndarray
     lengths: np.ndarray
     n_known: int
+    item_bytes: ItemBytes | None = None
+
+    def first_occurrence(self) -> np.ndarray:
+        """Mark the first occurrence of each item in each row (padding never).
+
+        Examples
+        --------
+        >>> lists = split_lists(pa.array(["x y x", "", "y"]))
+        >>> build_rankings(lists, np.array([1, -1, 0]), 2, 3, pa.array(["y"])).first_occurrence()
+        array([[ True, False, False],
+               [ True,  True, False]])
+        """
+        first = first_occurrence(self.items)
+        if self.item_bytes is None:
+            return first
+        # A repeated fingerprint is almost always a repeated item, and rows with one
+        # are few: recheck those rows byte for byte.
+        users = np.flatnonzero(~first.all(axis=1))
+        if len(users):
+            width = self.items.shape[1]
+            rows = self.item_bytes.uniform[self.item_bytes.row_of_user[users], :width]
+            first[users] = _first_by_bytes(rows)
+        return first
 
     @property
     def truth_codes(self) -> np.ndarray:
-        """Each prediction's vocabulary index, ``-1`` when absent (padding included)."""
-        return np.where(self.item_codes < self.n_known, self.item_codes, PAD)
+        """Each prediction's vocabulary index, ``-1`` when absent (item codes only)."""
+        if self.item_bytes is not None:
+            raise ValueError("fingerprinted rankings have no item codes")
+        return np.where(self.items < self.n_known, self.items, PAD)
+
+
+def _short_prints(rows: np.ndarray) -> np.ndarray:
+    """32-bit fingerprints of byte rows: the low half of :func:`fingerprints`.
+
+    Only ever a filter: every equal pair found through them is compared byte for
+    byte. Half the size of the full fingerprints, so the comparisons of each
+    relevant item with its user's predictions run about twice as fast, and
+    unequal items still share one about once in four billion comparisons.
+    """
+    return fingerprints(rows).astype(np.int32)
+
+
+def _first_by_bytes(rows: np.ndarray) -> np.ndarray:
+    """:func:`~scorer.metrics.first_occurrence` of ``users x width x w`` item bytes."""
+    first = np.ones(rows.shape[:2], dtype=bool)
+    for later in range(1, rows.shape[1]):
+        for earlier in range(later):
+            first[:, later] &= (rows[:, later] != rows[:, earlier]).any(axis=1)
+    return first
 
 
 def build_rankings(
@@ -673,53 +487,61 @@ def build_rankings(
     --------
     >>> lists = split_lists(pa.array(["x y x", "", "y"]))
     >>> r = build_rankings(lists, np.array([1, -1, 0]), 2, 3, pa.array(["y"]))
-    >>> r.item_codes.tolist()
+    >>> r.items.tolist()
     [[0, -1, -1], [1, 0, 1]]
     >>> r.truth_codes.tolist()
     [[0, -1, -1], [-1, 0, -1]]
     >>> full = build_rankings(split_lists(pa.array(["x y", "y z"])), np.array([1, 0]), 2, 2,
     ...                       pa.array(["y"]))
-    >>> full.item_codes.tolist(), full.truth_codes.tolist(), full.lengths.tolist()
+    >>> full.items.tolist(), full.truth_codes.tolist(), full.lengths.tolist()
     ([[0, 2], [1, 0]], [[0, -1], [-1, 0]], [2, 2])
     """
-    index = StringIndex(vocabulary)
     kept_rows = user_of_row >= 0
-    if _is_permutation(user_of_row, n_users) and width and (lists.lengths == width).all():
-        # Every user has one full row (the usual case): the tokens already form a
-        # matrix whose rows only need reordering.
-        order = np.empty(n_users, dtype=np.int64)
-        order[user_of_row] = np.arange(n_users, dtype=np.int64)
-        matrix = None
-        if lists.uniform is not None:  # looked up from the bytes, rows placed directly
-            matrix = index.find_uniform(lists.uniform, user_of_row)
-        if matrix is None:
-            codes = index.find(lists.tokens, np.int32).reshape(-1, width)
-            matrix = np.take(codes, order, axis=0)  # 3x faster than fancy indexing
-        # Items outside the vocabulary, numbered in submission order.
-        user, rank = np.nonzero(matrix < 0)
-        if len(user):
-            token = order[user] * width + rank
-            sorter = np.argsort(token)
-            matrix[user[sorter], rank[sorter]] = _unknown_codes(lists, token[sorter], index)
-    else:
-        codes = index.find(lists.tokens, np.int32)
-        unknown = np.flatnonzero(codes < 0)
-        if len(unknown):
-            codes[unknown] = _unknown_codes(lists, unknown, index)
-        matrix = np.full((n_users, width), PAD, dtype=np.int32)
-        # Flat destination of every token: its user's row, at its rank.
-        row_start = np.cumsum(lists.lengths) - lists.lengths
-        destination = np.repeat(user_of_row * width - row_start, lists.lengths)
-        destination += np.arange(len(destination), dtype=np.int64)
-        if not kept_rows.all() or lists.lengths.max(initial=0) > width:
-            keep = np.repeat(kept_rows, lists.lengths) & (
-                destination - np.repeat(user_of_row * width, lists.lengths) < width
-            )
-            destination, codes = destination[keep], codes[keep]
-        matrix.ravel()[destination] = codes
+    full = _is_permutation(user_of_row, n_users) and width and (lists.lengths == width).all()
     lengths = np.zeros(n_users, dtype=np.int64)
     lengths[user_of_row[kept_rows]] = np.minimum(lists.lengths[kept_rows], width)
+    if full and _fingerprinted(lists, width, vocabulary):
+        # Every user has one full row of fixed-width items (the usual case): the items
+        # are keyed by fingerprints of their bytes, and never looked up at all.
+        row_of_user = np.empty(n_users, dtype=np.int64)
+        row_of_user[user_of_row] = np.arange(n_users, dtype=np.int64)
+        prints = np.empty(lists.uniform.shape[:2], dtype=np.int32)
+        for column in range(width):
+            prints[:, column] = _short_prints(lists.uniform[:, column])
+        items = np.take(prints, row_of_user, axis=0)  # 3x faster than fancy indexing
+        return Rankings(items, lengths, len(vocabulary), ItemBytes(lists.uniform, row_of_user))
+    index = StringIndex(vocabulary)
+    codes = index.find(lists.tokens, np.int32)
+    unknown = np.flatnonzero(codes < 0)
+    if len(unknown):  # items outside the vocabulary, numbered in submission order
+        codes[unknown] = _unknown_codes(lists, unknown, index)
+    if full:  # the tokens already form a matrix whose rows only need reordering
+        row_of_user = np.empty(n_users, dtype=np.int64)
+        row_of_user[user_of_row] = np.arange(n_users, dtype=np.int64)
+        matrix = np.take(codes.reshape(-1, width), row_of_user, axis=0)
+        return Rankings(matrix, lengths, len(vocabulary))
+    matrix = np.full((n_users, width), PAD, dtype=np.int32)
+    # Flat destination of every token: its user's row, at its rank.
+    row_start = np.cumsum(lists.lengths) - lists.lengths
+    destination = np.repeat(user_of_row * width - row_start, lists.lengths)
+    destination += np.arange(len(destination), dtype=np.int64)
+    if not kept_rows.all() or lists.lengths.max(initial=0) > width:
+        keep = np.repeat(kept_rows, lists.lengths) & (
+            destination - np.repeat(user_of_row * width, lists.lengths) < width
+        )
+        destination, codes = destination[keep], codes[keep]
+    matrix.ravel()[destination] = codes
     return Rankings(matrix, lengths, len(vocabulary))
+
+
+def _fingerprinted(lists: SplitLists, width: int, vocabulary: pa.Array) -> bool:
+    """Whether the rankings can be keyed by fingerprints: many fixed-width rows, no
+    wider than :meth:`GroundTruth.contains_rows` compares pairwise, and a vocabulary
+    of items of the same width (no other can match)."""
+    if lists.uniform is None or lists.uniform[..., 0].size < FIXED_WIDTH_MIN_ROWS:
+        return False
+    rows = fixed_width_bytes(vocabulary)
+    return width <= _DENSE_MAX_WIDTH and rows is not None and rows.shape[1] == lists.width
 
 
 def _unknown_codes(lists: SplitLists, tokens: np.ndarray, vocabulary: StringIndex) -> np.ndarray:
@@ -730,21 +552,4 @@ def _unknown_codes(lists: SplitLists, tokens: np.ndarray, vocabulary: StringInde
 
 def _is_permutation(user_of_row: np.ndarray, n_users: int) -> bool:
     """Whether every user appears exactly once in ``user_of_row``."""
-    return len(user_of_row) == n_users and _all_distinct(user_of_row, n_users)
-
-
-def _all_distinct(indices: np.ndarray, size: int) -> bool:
-    """Whether ``indices`` (each meant to be in ``[0, size)``) are all valid and distinct.
-
-    Examples
-    --------
-    >>> _all_distinct(np.array([2, 0, 1]), 3), _all_distinct(np.array([0, 0]), 2)
-    (True, False)
-    >>> _all_distinct(np.array([-1, 1]), 2), _all_distinct(np.array([], dtype=int), 0)
-    (False, False)
-    """
-    if len(indices) == 0 or (indices < 0).any():
-        return False
-    seen = np.zeros(size, dtype=bool)
-    seen[indices] = True
-    return int(np.count_nonzero(seen)) == len(indices)
+    return len(user_of_row) == n_users and all_distinct(user_of_row, n_users)

@@ -32,8 +32,9 @@ from scorer.errors import (
     format_example,
     raise_if_any,
 )
+from scorer.joins import StringIndex, first_index_of
 from scorer.options import Options
-from scorer.tokens import SplitLists, StringIndex, first_index_of, split_lists
+from scorer.tokens import SplitLists, split_lists
 
 USAGE_COLUMN = "Usage"
 USAGE_VALUES: tuple[str, ...] = ("Public", "Private", "Ignored")

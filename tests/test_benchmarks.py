@@ -13,13 +13,11 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
-import scorer
-import scorer.tokens
 from scorer import evaluate, score
+from tests.fast_paths import force_fast_paths
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
@@ -78,11 +76,8 @@ def test_dataframes_and_paths_agree_bit_for_bit(dataset) -> None:
 def test_fast_paths_give_the_exact_map(dataset, monkeypatch, route: str) -> None:
     """Force the fingerprint joins (normally only for 50,000+ rows), then make every
     fingerprint collide so that each one falls back to the exact Arrow join."""
-    monkeypatch.setattr(scorer.tokens, "_FIXED_WIDTH_MIN_ROWS", 1)
-    monkeypatch.setattr(scorer.tokens, "_CHUNK_ROWS", 1_000)
-    monkeypatch.setattr(scorer.tokens, "_BLOCK_ROWS", 300)
-    if route == "fingerprint collisions":
-        monkeypatch.setattr(scorer.tokens, "_FINGERPRINT_MULTIPLIER", np.uint64(0))
+    collide = route == "fingerprint collisions"
+    force_fast_paths(monkeypatch, chunk_rows=1_000, block_rows=300, collide=collide)
     expected = dataset.exact_map
     result = evaluate(dataset.solution, dataset.submission)
     assert close(result.score, expected)

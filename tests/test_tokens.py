@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import scorer.tokens
-from scorer.tokens import GroundTruth, StringIndex, build_rankings, first_index_of, split_lists
+from scorer.joins import StringIndex, first_index_of
+from scorer.tokens import GroundTruth, build_rankings, split_lists
+from tests.fast_paths import force_fast_paths
 
 PYTHON_WHITESPACE = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
 pieces = st.one_of(
@@ -64,15 +65,13 @@ def test_ground_truth_counts_unique_items(rows: list[list[str]]) -> None:
 @pytest.fixture
 def fast_paths(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     """Fixed-width fast paths for any size (normally 50,000+ rows), in small chunks and blocks."""
-    monkeypatch.setattr(scorer.tokens, "_FIXED_WIDTH_MIN_ROWS", 1)
-    monkeypatch.setattr(scorer.tokens, "_CHUNK_ROWS", 2)
-    monkeypatch.setattr(scorer.tokens, "_BLOCK_ROWS", 1)
+    force_fast_paths(monkeypatch, chunk_rows=2, block_rows=1)
     return monkeypatch
 
 
 def _collide(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every fingerprint equal: each fingerprint route must fall back to the exact one."""
-    monkeypatch.setattr(scorer.tokens, "_FINGERPRINT_MULTIPLIER", np.uint64(0))
+    force_fast_paths(monkeypatch, chunk_rows=2, block_rows=1, collide=True)
 
 
 FIXED = ["0001 0002 0003", "0004 0001 0001", "0002 0009 0005", "0003 0003 0004"]
@@ -99,22 +98,39 @@ def test_fixed_width_lists_are_python_str_split(fast_paths, cells: list[str]) ->
 
 @pytest.mark.parametrize("collide", [False, True])
 def test_fixed_width_rankings_match_the_general_route(fast_paths, collide: bool) -> None:
-    vocabulary = pa.array(["0003", "0001", "0005", "0004"], pa.large_string())
-    user_of_row = np.array([2, 0, 3, 1])
-    general = build_rankings(split_lists(pa.array(FIXED)), user_of_row, 4, 3, vocabulary)
+    solution = pa.array(["0003 0001", "0005", "0004 0003 0001", ""], pa.large_string())
+    truth = GroundTruth.from_lists(split_lists(solution))
+    user_of_row = np.array([2, 0, 3, 1])  # user 0 is row 1 "0004 0001 0001", ...
+    general = build_rankings(split_lists(pa.array(FIXED)), user_of_row, 4, 3, truth.vocabulary)
+    assert general.item_bytes is None  # pa.string(), not large_string: the general route
+    assert general.first_occurrence().tolist() == [
+        [True, True, False],
+        [True, False, True],
+        [True, True, True],
+        [True, True, True],
+    ]
+    assert truth.relevance(general).tolist() == [
+        [False, True, True],
+        [False, False, False],
+        [True, False, True],
+        [False, False, False],
+    ]
+    assert general.truth_codes.tolist() == [[3, 1, 1], [0, 0, 3], [1, -1, 0], [-1, -1, 2]]
+    # Unknown items 0002 and 0009 get codes 4 and 5, in order of first appearance.
+    assert general.items.tolist() == [[3, 1, 1], [0, 0, 3], [1, 4, 0], [4, 5, 2]]
     if collide:
         _collide(fast_paths)
     lists = split_lists(pa.array(FIXED, pa.large_string()))
     assert lists.uniform is not None
     for width in (3, 2):
-        fast = build_rankings(lists, user_of_row, 4, width, vocabulary)
-        expected = build_rankings(split_lists(pa.array(FIXED)), user_of_row, 4, width, vocabulary)
-        assert fast.item_codes.tolist() == expected.item_codes.tolist()
-        assert fast.truth_codes.tolist() == expected.truth_codes.tolist()
+        fast = build_rankings(lists, user_of_row, 4, width, truth.vocabulary)
+        expected = build_rankings(
+            split_lists(pa.array(FIXED)), user_of_row, 4, width, truth.vocabulary
+        )
+        assert (fast.item_bytes is not None) == (width == 3)  # fingerprints for full rows only
+        assert fast.first_occurrence().tolist() == expected.first_occurrence().tolist()
+        assert truth.relevance(fast).tolist() == truth.relevance(expected).tolist()
         assert fast.lengths.tolist() == expected.lengths.tolist()
-    assert general.truth_codes.tolist() == [[3, 1, 1], [0, 0, 3], [1, -1, 0], [-1, -1, 2]]
-    # Unknown items 0002 and 0009 get codes 4 and 5, in order of first appearance.
-    assert general.item_codes.tolist() == [[3, 1, 1], [0, 0, 3], [1, 4, 0], [4, 5, 2]]
 
 
 @pytest.mark.parametrize("collide", [False, True])

@@ -1,0 +1,215 @@
+"""Fixed-width strings as 64-bit keys: byte views, fingerprints, a hash table.
+
+Large columns of equally long strings (64-character row ids, 10-digit item ids)
+are joined and compared through 64-bit fingerprints of their bytes instead of as
+strings: several times faster, and exact, because every match found through a
+fingerprint is confirmed byte for byte (:func:`rows_match`) before it is used.
+:class:`KeyIndex` is the hash table those joins probe. Everything works on whole
+arrays, in chunks that bound memory; nothing loops over rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+FIXED_WIDTH_MIN_ROWS = 50_000
+_FINGERPRINT_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+
+
+def fixed_width_bytes(strings: pa.Array) -> np.ndarray | None:
+    """A zero-copy ``n x width`` byte view of strings that all have the same length.
+
+    ``None`` when the array has nulls, is empty or has strings of different lengths.
+
+    Examples
+    --------
+    >>> fixed_width_bytes(pa.array(["ab", "cd"], pa.large_string())).tolist()
+    [[97, 98], [99, 100]]
+    >>> fixed_width_bytes(pa.array(["ab", "c"], pa.large_string())) is None
+    True
+    """
+    if not pa.types.is_large_string(strings.type) or len(strings) == 0 or strings.null_count:
+        return None
+    _, offsets_buffer, data_buffer = strings.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[
+        strings.offset : strings.offset + len(strings) + 1
+    ]
+    start, stop = int(offsets[0]), int(offsets[-1])
+    width, remainder = divmod(stop - start, len(strings))
+    if width == 0 or remainder or data_buffer is None:
+        return None
+    for first in range(0, len(offsets), CHUNK_ROWS):
+        chunk = offsets[first : first + CHUNK_ROWS]
+        expected = np.arange(first, first + len(chunk), dtype=np.int64)
+        expected *= width
+        expected += start
+        if not np.array_equal(chunk, expected):
+            return None
+    return np.frombuffer(data_buffer, dtype=np.uint8)[start:stop].reshape(len(strings), width)
+
+
+def fingerprints(rows: np.ndarray) -> np.ndarray:
+    """A 64-bit fingerprint of each row of an ``n x width`` byte matrix.
+
+    Equal rows have equal fingerprints; unequal rows almost never do, so callers
+    confirm every match with :func:`rows_equal`. Works in chunks to bound memory.
+
+    Examples
+    --------
+    >>> rows = np.frombuffer(b"abcabdabc", dtype=np.uint8).reshape(3, 3)
+    >>> prints = fingerprints(rows)
+    >>> bool(prints[0] == prints[2]), bool(prints[0] == prints[1])
+    (True, False)
+    """
+    result = np.zeros(len(rows), dtype=np.uint64)
+    for start, stop in _blocks(len(rows)):
+        block = result[start:stop]
+        for word in _words(rows[start:stop]):
+            block ^= word
+            block *= _FINGERPRINT_MULTIPLIER
+            block ^= block >> np.uint64(29)
+    return result.view(np.int64)
+
+
+def rows_equal(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> bool:
+    """Whether ``left[i] == right[right_index[i]]`` for every row ``i`` (in chunks).
+
+    Examples
+    --------
+    >>> rows = np.frombuffer(b"abcabdabc", dtype=np.uint8).reshape(3, 3)
+    >>> rows_equal(rows, rows, np.array([2, 1, 0])), rows_equal(rows, rows, np.array([1, 1, 0]))
+    (True, False)
+    """
+    for start in range(0, len(left), CHUNK_ROWS):
+        stop = start + CHUNK_ROWS
+        if not rows_match(left[start:stop], right, right_index[start:stop]).all():
+            return False
+    return True
+
+
+def rows_match(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> np.ndarray:
+    """Row by row, whether ``left[i] == right[right_index[i]]``."""
+    same = np.ones(len(left), dtype=bool)
+    right_words = _words(right)
+    for start, stop in _blocks(len(left)):
+        block, index = same[start:stop], right_index[start:stop]
+        for left_word, right_word in zip(_words(left[start:stop]), right_words, strict=True):
+            block &= left_word == right_word[index]
+    return same
+
+
+def _blocks(n_rows: int) -> list[tuple[int, int]]:
+    """Row ranges small enough for every word pass over a range to stay in cache:
+    the bytes of a row are read once from memory, however many words it has."""
+    return [(start, min(start + _BLOCK_ROWS, n_rows)) for start in range(0, n_rows, _BLOCK_ROWS)]
+
+
+_BLOCK_ROWS = 1 << 13
+CHUNK_ROWS = 1 << 20
+
+
+def _words(rows: np.ndarray) -> list[np.ndarray]:
+    """Columns of uint64 that together cover every byte of each row.
+
+    For rows of 8 bytes or more these are zero-copy (unaligned) views of the bytes
+    at offsets 0, 8, 16, ... and ``width - 8``; shorter rows are zero padded.
+    """
+    n_rows, width = rows.shape
+    if width < 8 or rows.strides[1] != 1:
+        padded = np.zeros((n_rows, -(-width // 8) * 8), dtype=np.uint8)
+        padded[:, :width] = rows
+        words = padded.view(np.uint64)
+        return [words[:, column] for column in range(words.shape[1])]
+    offsets = [*range(0, width - 8, 8), width - 8]
+    return [rows[:, offset : offset + 8].view(np.uint64)[:, 0] for offset in offsets]
+
+
+class KeyIndex:
+    """A hash table of int64 keys, built and probed with whole-array numpy operations.
+
+    Open addressing with linear probing in a table at most half full: each round of a
+    build or a probe handles every pending key at once, and the keys still pending
+    after a round (a slot taken by another key) are few, so a handful of rounds
+    suffice. Measured at H&M scale: 1.4 million probes of 1.4 million keys in a
+    third of the time Arrow's ``index_in`` needs, and no pandas import.
+
+    Attributes
+    ----------
+    unique : bool
+        Whether the keys are distinct. If not, the table is left unbuilt and
+        :meth:`find` may not be called.
+
+    Examples
+    --------
+    >>> index = KeyIndex(np.array([7, -3, 12]))
+    >>> index.unique, index.find(np.array([12, 5, 7, 7]))
+    (True, array([ 2, -1,  0,  0], dtype=int32))
+    >>> KeyIndex(np.array([4, 9, 4])).unique
+    False
+    """
+
+    def __init__(self, keys: np.ndarray) -> None:
+        self.keys = np.ascontiguousarray(keys, dtype=np.int64)
+        bits = max(int(2 * len(self.keys)).bit_length(), 4)
+        self._shift = np.uint64(64 - bits)
+        self._last_slot = (1 << bits) - 1
+        self._owner = np.full(1 << bits, -1, dtype=np.int32)
+        self.unique = self._insert()
+
+    def _slots(self, keys: np.ndarray) -> np.ndarray:
+        """The first slot of each key: the top bits of a multiplicative hash."""
+        hashed = keys.view(np.uint64) * _KEY_MULTIPLIER
+        hashed >>= self._shift
+        return hashed.view(np.int64)
+
+    def _insert(self) -> bool:
+        """Place every key; False as soon as two keys are equal."""
+        pending = np.arange(len(self.keys), dtype=np.int64)
+        slots = self._slots(self.keys)
+        while len(pending):
+            owner = self._owner[slots]
+            taken = owner >= 0
+            if (self.keys[owner[taken]] == self.keys[pending[taken]]).any():
+                return False
+            free = ~taken
+            claimants, claimed = pending[free], slots[free]
+            self._owner[claimed] = claimants  # of equal slots, one write wins
+            placed = np.zeros(len(pending), dtype=bool)
+            placed[np.flatnonzero(free)[self._owner[claimed] == claimants]] = True
+            # The losers of a claim try the same slot again (now taken: their winner
+            # may be an equal key); keys that met another key move on.
+            slots = np.where(taken, (slots + 1) & self._last_slot, slots)
+            pending, slots = pending[~placed], slots[~placed]
+        return True
+
+    def find(self, probes: np.ndarray) -> np.ndarray:
+        """The index of each probe among the keys, -1 when absent (int32)."""
+        if not self.unique:
+            raise ValueError("a KeyIndex of repeated keys cannot be probed")
+        probes = np.ascontiguousarray(probes, dtype=np.int64).reshape(-1)
+        found = np.empty(len(probes), dtype=np.int32)
+        for start in range(0, len(probes), CHUNK_ROWS):
+            chunk = probes[start : start + CHUNK_ROWS]
+            found[start : start + len(chunk)] = self._find_chunk(chunk)
+        return found
+
+    def _find_chunk(self, probes: np.ndarray) -> np.ndarray:
+        slots = self._slots(probes)
+        owner = self._owner[slots]
+        # An empty slot (-1) reads the last key: harmless, the owner test rules it out.
+        hit = (owner >= 0) & (self.keys[owner] == probes)
+        found = np.where(hit, owner, np.int32(-1))
+        pending = np.flatnonzero((owner >= 0) & ~hit)  # slot taken by another key
+        slots = slots[pending]
+        while len(pending):
+            slots = (slots + 1) & self._last_slot
+            owner = self._owner[slots]
+            hit = (owner >= 0) & (self.keys[owner] == probes[pending])
+            found[pending[hit]] = owner[hit]
+            more = (owner >= 0) & ~hit
+            pending, slots = pending[more], slots[more]
+        return found
+
+
+_KEY_MULTIPLIER = np.uint64(0xBF58476D1CE4E5B9)

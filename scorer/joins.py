@@ -1,0 +1,191 @@
+"""Hash joins of string columns, and dictionary encoding.
+
+:class:`StringIndex` answers "where is each of these strings in that column?" for
+row ids (submission against solution) and item ids (predictions against the
+relevant items). Large fixed-width columns go through fingerprints
+(:mod:`scorer.fingerprints`), every match confirmed byte for byte; anything else
+through Arrow's exact string hashing. Both give the same answer.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scorer.arrays import to_arrow, to_numpy
+from scorer.fingerprints import (
+    CHUNK_ROWS,
+    FIXED_WIDTH_MIN_ROWS,
+    KeyIndex,
+    fingerprints,
+    fixed_width_bytes,
+    rows_equal,
+    rows_match,
+)
+
+
+def first_index_of(values: pa.Array, candidates: pa.Array) -> np.ndarray:
+    """For each value, the index of its first equal in ``candidates``, or -1.
+
+    ``StringIndex(candidates).find(values)``: see :class:`StringIndex`.
+
+    Examples
+    --------
+    >>> first_index_of(pa.array(["b", "x", "a", None]), pa.array(["a", "b", "a"]))
+    array([ 1, -1,  0, -1])
+    """
+    return StringIndex(candidates).find(values)
+
+
+class StringIndex:
+    """A hash index of a string column: built once, probed by several columns.
+
+    A hash join: one pass over the indexed strings to build, one over the values to
+    probe. Large columns of equally long strings (row ids such as 64-character
+    hashes, item ids) take a faster route: 64-bit fingerprints of the raw bytes
+    (computed once per column, and reused by every join the column takes part in)
+    joined by a hash table built once, every match then confirmed byte for byte. A
+    repeated string or any fingerprint collision falls back to the exact string join.
+
+    Examples
+    --------
+    >>> index = StringIndex(pa.array(["a", "b", "a"]))
+    >>> index.find(pa.array(["b", "x", "a", None]))
+    array([ 1, -1,  0, -1])
+    >>> index.first_of_self()
+    array([0, 1, 0])
+    """
+
+    def __init__(self, strings: pa.Array) -> None:
+        self.strings = strings
+        self.rows = fixed_width_bytes(strings)
+
+    def __len__(self) -> int:
+        return len(self.strings)
+
+    @cached_property
+    def prints(self) -> np.ndarray:
+        """The fingerprint of each string (fixed-width columns only)."""
+        if self.rows is None:
+            raise ValueError("only a fixed-width column has fingerprints")
+        return fingerprints(self.rows)
+
+    @cached_property
+    def _print_index(self) -> KeyIndex | None:
+        """A hash table of the fingerprints, or None when two are equal."""
+        index = KeyIndex(self.prints)
+        # Repeated strings (or a collision): the exact join keeps the first.
+        return index if index.unique else None
+
+    def _fast(self, probe: StringIndex) -> bool:
+        """Whether ``probe`` can be joined by fingerprints."""
+        return (
+            len(probe) >= FIXED_WIDTH_MIN_ROWS
+            and len(self) > 0
+            and probe.rows is not None
+            and self.rows is not None
+            and probe.rows.shape[1] == self.rows.shape[1]
+            and self._print_index is not None
+        )
+
+    def first_of_self(self, matches: np.ndarray | None = None) -> np.ndarray:
+        """For each string, the index of its first occurrence in the column.
+
+        ``matches``, when given, is :meth:`find` of this column in another index:
+        strings that match different rows there are different strings, so when every
+        string has its own match, no hash table of this column is needed.
+
+        Examples
+        --------
+        >>> ids = StringIndex(pa.array(["b", "a", "b"]))
+        >>> ids.first_of_self(), ids.first_of_self(np.array([1, 0, 2]))
+        (array([0, 1, 0]), array([0, 1, 2]))
+        """
+        if matches is not None and all_distinct(matches, int(matches.max(initial=-1)) + 1):
+            return np.arange(len(self), dtype=np.int64)
+        if self._fast(self):
+            return np.arange(len(self), dtype=np.int64)  # unique fingerprints: unique strings
+        return self.find(self.strings)
+
+    def find(self, values: pa.Array | StringIndex, dtype: type = np.int64) -> np.ndarray:
+        """For each value, the index of its first equal here, or -1.
+
+        ``values`` may be a :class:`StringIndex`, whose fingerprints are then reused.
+        """
+        probe = values if isinstance(values, StringIndex) else StringIndex(values)
+        if self._fast(probe):
+            found = np.empty(len(probe), dtype=dtype)
+            reuse = "prints" in probe.__dict__
+            for start in range(0, len(probe), CHUNK_ROWS):
+                stop = start + CHUNK_ROWS
+                prints = probe.prints[start:stop] if reuse else None
+                hit = self.match(probe.rows[start:stop], prints)
+                if hit is None:
+                    break
+                found[start:stop] = hit
+            else:
+                return found
+        found = pc.index_in(probe.strings, value_set=self.strings)
+        return to_numpy(found, fill=-1).astype(dtype)
+
+    def match(self, rows: np.ndarray, prints: np.ndarray | None = None) -> np.ndarray | None:
+        """The index of each byte row's equal here (-1 when none); None on a collision.
+
+        Only for a fixed-width index whose fingerprints are unique (see
+        :meth:`find`); ``prints`` are the rows' fingerprints, if already computed.
+        """
+        index = self._print_index
+        if self.rows is None or rows.shape[1] != self.rows.shape[1] or index is None:
+            return None
+        hit = index.find(fingerprints(rows) if prints is None else prints)
+        return hit if self._confirmed(rows, hit) else None
+
+    def _confirmed(self, rows: np.ndarray, hit: np.ndarray) -> bool:
+        """Whether every matched row equals its match byte for byte (no collision)."""
+        unmatched = hit < 0
+        # Rows without a match are compared with string 0 and their result ignored.
+        same = rows_match(rows, self.rows, np.where(unmatched, 0, hit))
+        return bool((same | unmatched).all())
+
+
+def encode(tokens: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Exactly ``pyarrow.compute.dictionary_encode``: codes in order of first appearance.
+
+    Returns the int32 codes and the dictionary. Many equally long tokens (10-digit
+    item ids) are encoded from byte fingerprints, each confirmed byte for byte.
+
+    Examples
+    --------
+    >>> codes, dictionary = encode(pa.array(["b", "a", "b"], pa.large_string()))
+    >>> codes.tolist(), dictionary.to_pylist()
+    ([0, 1, 0], ['b', 'a'])
+    """
+    rows = fixed_width_bytes(tokens) if len(tokens) >= FIXED_WIDTH_MIN_ROWS else None
+    if rows is not None:
+        codes = to_numpy(pc.dictionary_encode(to_arrow(fingerprints(rows))).indices)
+        running = np.maximum.accumulate(codes)
+        first = np.flatnonzero(np.concatenate(([True], running[1:] > running[:-1])))
+        if rows_equal(rows, rows[first], codes):
+            return codes.astype(np.int32), tokens.take(to_arrow(first))
+    encoded = pc.dictionary_encode(tokens)
+    return to_numpy(encoded.indices).astype(np.int32), encoded.dictionary
+
+
+def all_distinct(indices: np.ndarray, size: int) -> bool:
+    """Whether ``indices`` (each meant to be in ``[0, size)``) are all valid and distinct.
+
+    Examples
+    --------
+    >>> all_distinct(np.array([2, 0, 1]), 3), all_distinct(np.array([0, 0]), 2)
+    (True, False)
+    >>> all_distinct(np.array([-1, 1]), 2), all_distinct(np.array([], dtype=int), 0)
+    (False, False)
+    """
+    if len(indices) == 0 or (indices < 0).any():
+        return False
+    seen = np.zeros(size, dtype=bool)
+    seen[indices] = True
+    return int(np.count_nonzero(seen)) == len(indices)

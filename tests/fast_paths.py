@@ -1,0 +1,23 @@
+"""Force the fixed-width fast paths in tests, whatever the input size."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scorer import fingerprints, joins, tokens
+
+
+def force_fast_paths(
+    monkeypatch: pytest.MonkeyPatch, chunk_rows: int, block_rows: int, collide: bool = False
+) -> None:
+    """Take the fixed-width fast paths at any size (normally 50,000+ rows), in small
+    chunks and blocks; with ``collide``, make every fingerprint equal, so that each
+    fingerprint route must fall back to the exact one."""
+    settings = {"FIXED_WIDTH_MIN_ROWS": 1, "CHUNK_ROWS": chunk_rows, "_BLOCK_ROWS": block_rows}
+    if collide:
+        settings["_FINGERPRINT_MULTIPLIER"] = np.uint64(0)
+    for module in (fingerprints, joins, tokens):
+        for name, value in settings.items():
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, value)
