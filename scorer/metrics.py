@@ -38,14 +38,15 @@ def first_occurrence(codes: np.ndarray) -> np.ndarray:
     """
     codes = np.asarray(codes)
     if codes.shape[1] <= _PAIRWISE_MAX_WIDTH:
-        # Compare rank columns, each contiguous in a transposed copy (3x faster than
-        # strided columns of the matrix).
+        # Compare rank columns, each contiguous (3x faster than strided columns): a
+        # transposed copy unless the matrix is stored rank-major already; the result
+        # is stored rank-major too.
         columns = np.ascontiguousarray(codes.T)
         first = columns != PAD
         for later in range(1, len(columns)):
             for earlier in range(later):
                 first[later] &= columns[later] != columns[earlier]
-        return np.ascontiguousarray(first.T)
+        return first.T
     order = np.argsort(codes, axis=1, kind="stable")
     ordered = np.take_along_axis(codes, order, axis=1)
     repeated_sorted = np.zeros(codes.shape, dtype=bool)
@@ -75,11 +76,14 @@ class AveragePrecision:
     denominator : ndarray of int64
     hits : ndarray of int64
         Credited hits per user.
+    scale : int
+        Every denominator is a multiple of it (lcm(1..width) when exact).
     """
 
     numerator: np.ndarray
     denominator: np.ndarray
     hits: np.ndarray
+    scale: int = 1
 
     @property
     def exact(self) -> bool:
@@ -114,20 +118,38 @@ class AveragePrecision:
             raise ValueError("the mean of no value is undefined")
         if not self.exact:
             return math.fsum(self.values()[chosen].tolist()) / count
-        denominators = self.denominator[chosen]
-        order = np.argsort(denominators, kind="stable")
-        denominators = denominators[order]
-        starts = np.flatnonzero(np.r_[True, denominators[1:] != denominators[:-1]])
-        sums = np.add.reduceat(self.numerator[chosen][order], starts)
-        total = sum(
-            (
-                Fraction(int(s), int(d))
-                for s, d in zip(sums, denominators[starts], strict=True)
-                if d > 0
-            ),
-            Fraction(0),
-        )
+        sums = _sums_by_denominator(self.numerator[chosen], self.denominator[chosen], self.scale)
+        total = sum((Fraction(s, d) for d, s in sums.items() if d > 0), Fraction(0))
         return float(total / count)
+
+
+def _sums_by_denominator(
+    numerator: np.ndarray, denominator: np.ndarray, scale: int
+) -> dict[int, int]:
+    """The exact sum of the int64 numerators sharing each denominator.
+
+    Denominators are few distinct multiples of ``scale``, so the sums are counted
+    with ``bincount`` over ``denominator // scale``: exact, because each numerator is
+    split into two 20-bit halves whose float64 sums stay below 2**53. A sort groups
+    them otherwise.
+
+    Examples
+    --------
+    >>> _sums_by_denominator(np.array([1, 2, 3, 2**39]), np.array([6, 0, 6, 12]), 6)
+    {0: 2, 6: 4, 12: 549755813888}
+    """
+    groups = denominator // scale
+    small = len(numerator) < 2**32 and int(groups.max(initial=0)) <= 4 * len(groups) + 1024
+    if small and int(numerator.min(initial=0)) >= 0 and int(numerator.max(initial=0)) < 2**40:
+        low = np.bincount(groups, weights=numerator & (2**20 - 1))
+        high = np.bincount(groups, weights=numerator >> 20)
+        present = np.flatnonzero(np.bincount(groups))
+        return {int(g) * scale: int(low[g]) + (int(high[g]) << 20) for g in present.tolist()}
+    order = np.argsort(denominator, kind="stable")
+    ordered = denominator[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    sums = np.add.reduceat(numerator[order], starts) if len(starts) else []
+    return {int(d): int(s) for d, s in zip(ordered[starts], sums, strict=True)}
 
 
 def average_precision(
@@ -170,9 +192,11 @@ def average_precision(
     for rank in range(width):
         column = relevance[:, rank]
         hits += column
-        # P(i) = hits / i, scaled to an integer when exact
-        precision = hits * (scale // (rank + 1)) if exact else hits / (rank + 1)
-        numerator += np.where(column, precision, 0)
+        # P(i) = hits / i (scaled to an integer when exact), added where rel(i) = 1:
+        # for the few users with a hit at this rank only.
+        credited = np.flatnonzero(column)
+        precision = hits[credited] * (scale // (rank + 1)) if exact else hits[credited] / (rank + 1)
+        numerator[credited] += precision
     n_relevant = np.asarray(n_relevant, dtype=np.int64)
     if normalization == "min_k":
         denominator = np.minimum(n_relevant, k)
@@ -182,4 +206,4 @@ def average_precision(
         denominator = hits.copy()
     else:
         raise ValueError(f"unknown normalization {normalization!r}")
-    return AveragePrecision(numerator, denominator * scale, hits)
+    return AveragePrecision(numerator, denominator * scale, hits, scale)

@@ -326,7 +326,7 @@ class GroundTruth:
         size = max(len(self.vocabulary), 1)
         pair_users = self.keys // size
         pair_codes = (self.keys - pair_users * size).astype(codes.dtype)
-        result = np.zeros(codes.shape, dtype=bool)
+        result = np.zeros(codes.shape, dtype=bool, order="F")  # contiguous rank columns
         for rank in range(width):
             column = np.ascontiguousarray(codes[:, rank])
             hit = np.flatnonzero(column[pair_users] == pair_codes)
@@ -356,7 +356,7 @@ class GroundTruth:
         pair_users = self.keys // size
         pair_codes = self.keys - pair_users * size
         pair_prints = _short_prints(vocabulary)[pair_codes]
-        result = np.zeros(rankings.items.shape, dtype=bool)
+        result = np.zeros(rankings.items.shape, dtype=bool, order="F")
         for rank in range(rankings.items.shape[1]):
             column = np.ascontiguousarray(rankings.items[:, rank])
             hit = np.flatnonzero(column[pair_users] == pair_prints)
@@ -505,11 +505,12 @@ def build_rankings(
         # are keyed by fingerprints of their bytes, and never looked up at all.
         row_of_user = np.empty(n_users, dtype=np.int64)
         row_of_user[user_of_row] = np.arange(n_users, dtype=np.int64)
-        prints = np.empty(lists.uniform.shape[:2], dtype=np.int32)
-        for column in range(width):
-            prints[:, column] = _short_prints(lists.uniform[:, column])
-        items = np.take(prints, row_of_user, axis=0)  # 3x faster than fancy indexing
-        return Rankings(items, lengths, len(vocabulary), ItemBytes(lists.uniform, row_of_user))
+        # Rank-major: each rank's column is contiguous for the column-wise passes.
+        columns = np.empty((width, n_users), dtype=np.int32)
+        for rank in range(width):
+            columns[rank] = _short_prints(lists.uniform[:, rank])[row_of_user]
+        item_bytes = ItemBytes(lists.uniform, row_of_user)
+        return Rankings(columns.T, lengths, len(vocabulary), item_bytes)
     index = StringIndex(vocabulary)
     codes = index.find(lists.tokens, np.int32)
     unknown = np.flatnonzero(codes < 0)

@@ -12,7 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import evaluate, score
-from scorer.metrics import EXACT_MAX_WIDTH, average_precision, first_occurrence
+from scorer.metrics import (
+    EXACT_MAX_WIDTH,
+    _sums_by_denominator,
+    average_precision,
+    first_occurrence,
+)
 from tests.reference import reference_ap
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -175,3 +180,18 @@ def test_mean_of_nothing_is_an_error() -> None:
     ap = average_precision(np.ones((2, 1), dtype=bool), np.array([1, 1]), k=1)
     with pytest.raises(ValueError, match="no value"):
         ap.mean(np.zeros(2, dtype=bool))
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(st.tuples(st.integers(0, 2**39), st.integers(0, 3000)), min_size=1, max_size=40),
+    st.sampled_from([1, 2520, 232_792_560]),
+)
+def test_sums_by_denominator_are_exact_on_both_routes(pairs, scale: int) -> None:
+    """Few users with large denominators take the sort; many small ones the bincount."""
+    numerator = np.array([n for n, _ in pairs], dtype=np.int64)
+    denominator = np.array([d * scale for _, d in pairs], dtype=np.int64)
+    expected: dict[int, int] = {}
+    for n, d in zip(numerator.tolist(), denominator.tolist(), strict=True):
+        expected[d] = expected.get(d, 0) + n
+    assert _sums_by_denominator(numerator, denominator, scale) == expected
