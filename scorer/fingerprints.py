@@ -50,10 +50,13 @@ def fixed_width_bytes(strings: pa.Array) -> np.ndarray | None:
 
 
 def fingerprints(rows: np.ndarray) -> np.ndarray:
-    """A 64-bit fingerprint of each row of an ``n x width`` byte matrix.
+    """A 64-bit fingerprint of each row (last axis) of a byte array.
 
     Equal rows have equal fingerprints; unequal rows almost never do, so callers
-    confirm every match with :func:`rows_equal`. Works in chunks to bound memory.
+    confirm every match with :func:`rows_equal`. Takes an ``n x width`` matrix, or
+    an ``n x m x width`` array (``m`` strings per row, as in the fixed-width lists
+    of :func:`scorer.tokens.split_lists`) for an ``n x m`` result: one pass over
+    each row's bytes for all its strings. Works in blocks of rows, in cache.
 
     Examples
     --------
@@ -61,8 +64,10 @@ def fingerprints(rows: np.ndarray) -> np.ndarray:
     >>> prints = fingerprints(rows)
     >>> bool(prints[0] == prints[2]), bool(prints[0] == prints[1])
     (True, False)
+    >>> bool((fingerprints(rows.reshape(1, 3, 3))[0] == prints).all())
+    True
     """
-    result = np.zeros(len(rows), dtype=np.uint64)
+    result = np.zeros(rows.shape[:-1], dtype=np.uint64)
     for start, stop in _blocks(len(rows)):
         block = result[start:stop]
         for word in _words(rows[start:stop]):
@@ -110,19 +115,19 @@ CHUNK_ROWS = 1 << 20
 
 
 def _words(rows: np.ndarray) -> list[np.ndarray]:
-    """Columns of uint64 that together cover every byte of each row.
+    """Arrays of uint64 that together cover every byte of each row (last axis).
 
     For rows of 8 bytes or more these are zero-copy (unaligned) views of the bytes
     at offsets 0, 8, 16, ... and ``width - 8``; shorter rows are zero padded.
     """
-    n_rows, width = rows.shape
-    if width < 8 or rows.strides[1] != 1:
-        padded = np.zeros((n_rows, -(-width // 8) * 8), dtype=np.uint8)
-        padded[:, :width] = rows
+    width = rows.shape[-1]
+    if width < 8 or rows.strides[-1] != 1:
+        padded = np.zeros((*rows.shape[:-1], -(-width // 8) * 8), dtype=np.uint8)
+        padded[..., :width] = rows
         words = padded.view(np.uint64)
-        return [words[:, column] for column in range(words.shape[1])]
+        return [words[..., column] for column in range(words.shape[-1])]
     offsets = [*range(0, width - 8, 8), width - 8]
-    return [rows[:, offset : offset + 8].view(np.uint64)[:, 0] for offset in offsets]
+    return [rows[..., offset : offset + 8].view(np.uint64)[..., 0] for offset in offsets]
 
 
 class KeyIndex:

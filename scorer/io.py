@@ -455,8 +455,10 @@ def _first_line(data: Text, start: int = 0) -> bytes:
     >>> _first_line(b"a,b\\r\\nc,d"), _first_line(b"a,b\\rc,d"), _first_line(b"xa,b", 1)
     (b'a,b', b'a,b', b'a,b')
     """
-    ends = [end for end in (data.find(b"\n", start), data.find(b"\r", start)) if end >= 0]
-    return data[start : min(ends)] if ends else data[start:]
+    newline = data.find(b"\n", start)
+    stop = len(data) if newline < 0 else newline
+    carriage_return = data.find(b"\r", start, stop)  # only up to the newline: cheap
+    return data[start : stop if carriage_return < 0 else carriage_return]
 
 
 def _too_long_problem(
