@@ -170,8 +170,11 @@ class KeyIndex:
 
     def _insert(self) -> bool:
         """Place every key; False as soon as two keys are equal."""
-        pending = np.arange(len(self.keys), dtype=np.int64)
         slots = self._slots(self.keys)
+        # First round, into an empty table: of the keys sharing a slot, one write wins.
+        self._owner[slots] = np.arange(len(self.keys), dtype=np.int32)
+        pending = np.flatnonzero(self._owner[slots] != np.arange(len(self.keys)))
+        slots = slots[pending]
         while len(pending):
             owner = self._owner[slots]
             taken = owner >= 0
@@ -201,11 +204,13 @@ class KeyIndex:
 
     def _find_chunk(self, probes: np.ndarray) -> np.ndarray:
         slots = self._slots(probes)
-        owner = self._owner[slots]
-        # An empty slot (-1) reads the last key: harmless, the owner test rules it out.
-        hit = (owner >= 0) & (self.keys[owner] == probes)
-        found = np.where(hit, owner, np.int32(-1))
-        pending = np.flatnonzero((owner >= 0) & ~hit)  # slot taken by another key
+        found = self._owner[slots]
+        if len(self.keys) == 0:
+            return found
+        # An empty slot (-1) reads the last key: whatever it holds, the answer is -1.
+        mismatch = np.flatnonzero(self.keys[found] != probes)
+        pending = mismatch[found[mismatch] >= 0]  # slot taken by another key: probe on
+        found[pending] = -1
         slots = slots[pending]
         while len(pending):
             slots = (slots + 1) & self._last_slot

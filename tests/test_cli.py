@@ -315,3 +315,50 @@ def test_the_command_the_docker_image_runs(expected):
     done = run(SOLUTION, SUBMISSION, "--json", command=(str(executable),))
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == expected.to_dict()
+
+
+def test_scoring_files_never_imports_pandas(tmp_path):
+    """pandas costs a tenth of an H&M-scale run to import; the command line needs none of
+    it. Checked on the fast fixed-width routes (forced at this size) and the general ones."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import generate
+    finally:
+        sys.path.pop(0)
+    data = generate.generate(2_000, tmp_path, seed=5)
+    code = (
+        "import sys\n"
+        "from scorer import fingerprints, joins, tokens\n"
+        "if sys.argv[1] == 'fast':\n"
+        "    for module in (fingerprints, joins, tokens):\n"
+        "        if hasattr(module, 'FIXED_WIDTH_MIN_ROWS'): module.FIXED_WIDTH_MIN_ROWS = 1\n"
+        "from scorer.cli import main\n"
+        "assert main(sys.argv[2:]) == 0\n"
+        "assert 'pandas' not in sys.modules, 'pandas was imported'\n"
+    )
+    for route in ("fast", "general"):
+        for pair in ((data.solution, data.submission), (SOLUTION, SUBMISSION)):
+            done = run(route, *pair, "--json", command=(sys.executable, "-c", code))
+            assert done.returncode == 0, done.stderr
+
+
+def test_the_command_line_prefers_jemalloc(monkeypatch):
+    import pyarrow as pa
+
+    from scorer.cli import _prefer_jemalloc
+
+    previous = pa.default_memory_pool()
+    try:
+        monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL", raising=False)
+        _prefer_jemalloc()
+        try:
+            expected = pa.jemalloc_memory_pool().backend_name
+        except NotImplementedError:  # a pyarrow without jemalloc keeps its default
+            expected = previous.backend_name
+        assert pa.default_memory_pool().backend_name == expected
+        pa.set_memory_pool(previous)
+        monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", "system")  # the host's choice
+        _prefer_jemalloc()
+        assert pa.default_memory_pool().backend_name == previous.backend_name
+    finally:
+        pa.set_memory_pool(previous)

@@ -1,0 +1,62 @@
+"""numpy <-> Arrow conversions that never import pandas."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scorer.arrays import to_arrow, to_numpy, to_strings
+
+
+@given(st.lists(st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1))), st.integers(0, 5))
+def test_integers_with_nulls_and_an_offset(values: list[int | None], offset: int) -> None:
+    array = pa.array(values, pa.int64()).slice(min(offset, len(values)))
+    expected = [-7 if v is None else v for v in array.to_pylist()]
+    assert to_numpy(array, fill=-7).tolist() == expected
+
+
+@given(st.lists(st.one_of(st.none(), st.booleans())), st.integers(0, 12), st.booleans())
+def test_booleans_with_nulls_and_an_offset(values, offset: int, fill: bool) -> None:
+    array = pa.array(values, pa.bool_()).slice(min(offset, len(values)))
+    expected = [fill if v is None else v for v in array.to_pylist()]
+    assert to_numpy(array, fill=fill).tolist() == expected
+
+
+@given(st.lists(st.booleans()) | st.lists(st.integers(-(2**31), 2**31 - 1)))
+def test_to_arrow_round_trips(values: list) -> None:
+    kind = np.bool_ if values and isinstance(values[0], bool) else np.int32
+    array = np.array(values, dtype=kind)
+    assert to_arrow(array).to_pylist() == values
+    assert to_numpy(to_arrow(array)).tolist() == values
+
+
+def test_strings() -> None:
+    assert to_strings(["Public", "", "Privé"]).to_pylist() == ["Public", "", "Privé"]
+    assert to_strings([]).type == pa.large_string()
+
+
+def test_what_cannot_be_converted_says_so() -> None:
+    with pytest.raises(ValueError, match="has nulls: give a fill value"):
+        to_numpy(pa.array([1, None]))
+    with pytest.raises(TypeError, match="not an Arrow array of numbers or booleans: string"):
+        to_numpy(pa.array(["a"]))
+    with pytest.raises(TypeError, match="no Arrow type for numpy <U1"):
+        to_arrow(np.array(["a"]))
+
+
+def test_none_of_them_imports_pandas() -> None:
+    code = (
+        "import sys, numpy as np\n"
+        "from scorer.arrays import to_arrow, to_numpy, to_strings\n"
+        "to_numpy(to_arrow(np.array([True, False]))); to_numpy(to_arrow(np.arange(3)))\n"
+        "to_strings(['a'])\n"
+        "assert 'pandas' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr

@@ -1,0 +1,72 @@
+"""Fingerprints and the numpy hash table against plain Python, collisions forced."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorer import fingerprints
+from scorer.fingerprints import KeyIndex
+
+INT64 = st.integers(-(2**63), 2**63 - 1)
+
+
+def _check_against_a_dict(keys: list[int], probes: list[int]) -> None:
+    index = KeyIndex(np.array(keys, dtype=np.int64))
+    assert index.unique == (len(set(keys)) == len(keys))
+    if not index.unique:
+        with pytest.raises(ValueError, match="repeated keys cannot be probed"):
+            index.find(np.array(probes, dtype=np.int64))
+        return
+    position = {key: i for i, key in enumerate(keys)}
+    found = index.find(np.array(probes, dtype=np.int64))
+    assert found.dtype == np.int32
+    assert found.tolist() == [position.get(p, -1) for p in probes]
+
+
+@settings(max_examples=300)
+@given(st.lists(INT64, max_size=60), st.lists(INT64, max_size=30), st.data())
+def test_key_index_is_a_dict(keys: list[int], others: list[int], data) -> None:
+    probes = others + data.draw(st.lists(st.sampled_from(keys), max_size=30)) if keys else others
+    _check_against_a_dict(keys, probes)
+
+
+def _last_slot(index: KeyIndex, keys: np.ndarray) -> np.ndarray:
+    return np.full(len(keys), index._last_slot, dtype=np.int64)
+
+
+@pytest.mark.parametrize("slot", ["first", "last"])
+@settings(max_examples=100)
+@given(st.lists(st.integers(-50, 50), max_size=80), st.lists(st.integers(-60, 60), max_size=80))
+def test_key_index_with_every_key_in_one_slot(slot: str, keys, probes) -> None:
+    """Every key in the same slot: long probe chains (from the last slot: wrapping)."""
+    with pytest.MonkeyPatch.context() as patch:
+        if slot == "first":
+            patch.setattr(fingerprints, "_KEY_MULTIPLIER", np.uint64(0))
+        else:
+            patch.setattr(KeyIndex, "_slots", _last_slot)
+        _check_against_a_dict(keys, probes)
+
+
+def test_an_empty_key_index_finds_nothing() -> None:
+    index = KeyIndex(np.array([], dtype=np.int64))
+    assert index.unique
+    assert index.find(np.array([0, 5])).tolist() == [-1, -1]
+
+
+@settings(max_examples=100)
+@given(st.integers(1, 20), st.integers(1, 4), st.integers(1, 30), st.data())
+def test_fingerprints_of_strings_per_row_are_those_of_each_string(n, m, width, data) -> None:
+    raw = data.draw(st.binary(min_size=n * m * width, max_size=n * m * width))
+    strings = np.frombuffer(raw, dtype=np.uint8).reshape(n, m, width)
+    together = fingerprints.fingerprints(strings)
+    assert together.shape == (n, m)
+    for column in range(m):
+        alone = fingerprints.fingerprints(np.ascontiguousarray(strings[:, column]))
+        assert together[:, column].tolist() == alone.tolist()
+    flat = strings.reshape(n * m, width)
+    equal = {(i, j) for i in range(n * m) for j in range(n * m) if bytes(flat[i]) == bytes(flat[j])}
+    prints = together.reshape(-1)
+    assert all(prints[i] == prints[j] for i, j in equal)
