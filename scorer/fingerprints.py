@@ -77,8 +77,12 @@ def fingerprints(rows: np.ndarray) -> np.ndarray:
     return result.view(np.int64)
 
 
-def rows_equal(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> bool:
+def rows_equal(
+    left: np.ndarray, right: np.ndarray, right_index: np.ndarray, same_prints: bool = False
+) -> bool:
     """Whether ``left[i] == right[right_index[i]]`` for every row ``i`` (in chunks).
+
+    ``same_prints`` as in :func:`rows_match`.
 
     Examples
     --------
@@ -87,19 +91,35 @@ def rows_equal(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> 
     (True, False)
     """
     for start in range(0, len(left), CHUNK_ROWS):
-        stop = start + CHUNK_ROWS
-        if not rows_match(left[start:stop], right, right_index[start:stop]).all():
+        chunk = slice(start, start + CHUNK_ROWS)
+        if not rows_match(left[chunk], right, right_index[chunk], same_prints).all():
             return False
     return True
 
 
-def rows_match(left: np.ndarray, right: np.ndarray, right_index: np.ndarray) -> np.ndarray:
-    """Row by row, whether ``left[i] == right[right_index[i]]``."""
+def rows_match(
+    left: np.ndarray, right: np.ndarray, right_index: np.ndarray, same_prints: bool = False
+) -> np.ndarray:
+    """Row by row, whether ``left[i] == right[right_index[i]]``.
+
+    With ``same_prints``, the caller knows each pair to have equal (64-bit)
+    :func:`fingerprints`, and the last word of the rows is not compared: a
+    fingerprint is a bijection of its last word XOR a state set by the other words,
+    so rows equal but for the last word cannot have equal fingerprints.
+
+    Examples
+    --------
+    >>> rows = np.frombuffer(b"abcdefghij" b"abcdefghiX" b"Abcdefghij", np.uint8).reshape(3, 10)
+    >>> rows_match(rows, rows, np.array([0, 0, 0])).tolist()
+    [True, False, False]
+    """
     same = np.ones(len(left), dtype=bool)
     right_words = _words(right)
+    if same_prints and _FINGERPRINT_MULTIPLIER % 2:  # odd: the mixing is a bijection
+        right_words = right_words[:-1]
     for start, stop in _blocks(len(left)):
         block, index = same[start:stop], right_index[start:stop]
-        for left_word, right_word in zip(_words(left[start:stop]), right_words, strict=True):
+        for left_word, right_word in zip(_words(left[start:stop]), right_words, strict=False):
             block &= left_word == right_word[index]
     return same
 

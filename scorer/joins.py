@@ -147,7 +147,7 @@ class StringIndex:
         """Whether every matched row equals its match byte for byte (no collision)."""
         unmatched = hit < 0
         # Rows without a match are compared with string 0 and their result ignored.
-        same = rows_match(rows, self.rows, np.where(unmatched, 0, hit))
+        same = rows_match(rows, self.rows, np.where(unmatched, 0, hit), same_prints=True)
         return bool((same | unmatched).all())
 
 
@@ -168,7 +168,7 @@ def encode(tokens: pa.Array) -> tuple[np.ndarray, pa.Array]:
         codes = to_numpy(pc.dictionary_encode(to_arrow(fingerprints(rows))).indices)
         running = np.maximum.accumulate(codes)
         first = np.flatnonzero(np.concatenate(([True], running[1:] > running[:-1])))
-        if rows_equal(rows, rows[first], codes):
+        if rows_equal(rows, rows[first], codes, same_prints=True):
             return codes.astype(np.int32), tokens.take(to_arrow(first))
     encoded = pc.dictionary_encode(tokens)
     return to_numpy(encoded.indices).astype(np.int32), encoded.dictionary

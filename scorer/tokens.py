@@ -356,13 +356,17 @@ class GroundTruth:
         pair_users = self.keys // size
         pair_codes = self.keys - pair_users * size
         pair_prints = _short_prints(vocabulary)[pair_codes]
+        width = rankings.items.shape[1]
+        hits = [
+            np.flatnonzero(np.ascontiguousarray(rankings.items[:, rank])[pair_users] == pair_prints)
+            for rank in range(width)
+        ]
+        pairs = np.concatenate(hits)
+        ranks = np.repeat(np.arange(width), [len(hit) for hit in hits])
+        users = pair_users[pairs]
+        same = rows_match(rankings.item_bytes.at(users, ranks), vocabulary, pair_codes[pairs])
         result = np.zeros(rankings.items.shape, dtype=bool, order="F")
-        for rank in range(rankings.items.shape[1]):
-            column = np.ascontiguousarray(rankings.items[:, rank])
-            hit = np.flatnonzero(column[pair_users] == pair_prints)
-            users = pair_users[hit]
-            same = rows_match(rankings.item_bytes.at(users, rank), vocabulary, pair_codes[hit])
-            result[users[same], rank] = True
+        result[users[same], ranks[same]] = True
         return result
 
 
@@ -384,9 +388,9 @@ class ItemBytes:
     uniform: np.ndarray
     row_of_user: np.ndarray
 
-    def at(self, users: np.ndarray, rank: int | np.ndarray) -> np.ndarray:
-        """The ``w`` bytes of the prediction at ``rank`` of each of ``users``."""
-        return self.uniform[self.row_of_user[users], rank]
+    def at(self, users: np.ndarray, ranks: int | np.ndarray) -> np.ndarray:
+        """The ``w`` bytes of the prediction at ``ranks`` of each of ``users``."""
+        return self.uniform[self.row_of_user[users], ranks]
 
 
 @dataclass(frozen=True)

@@ -152,10 +152,12 @@ def test_string_index_reuses_fingerprints_exactly(fast_paths, collide: bool) -> 
 
 
 def test_a_fingerprint_collision_with_a_probe_falls_back(fast_paths) -> None:
-    index = StringIndex(pa.array(["aa", "bb"], pa.large_string()))
-    rows = np.frombuffer(b"bbzz", dtype=np.uint8).reshape(2, 2)
+    aa, bb, zz = (letter * 12 for letter in ("a", "b", "z"))
+    index = StringIndex(pa.array([aa, bb], pa.large_string()))
+    rows = np.frombuffer((bb + zz).encode(), dtype=np.uint8).reshape(2, 12)
     assert index.match(rows).tolist() == [1, -1]
-    # "zz" given the fingerprint of "aa": the byte comparison refuses the match.
+    # zz given the fingerprint of aa, as a collision would: the bytes refuse the match.
+    # (Strings of at most 8 bytes cannot collide: their fingerprint is a bijection.)
     assert index.match(rows, prints=index.prints[[1, 0]]) is None
 
 
