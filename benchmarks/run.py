@@ -3,6 +3,8 @@
 For every N (default 13,720 / 137,198 / 1,371,980 users), in one process:
 
 - ``floor``: ``pyarrow.csv.read_csv`` of both files, every column as a string;
+- ``floor_process``: the same read in a fresh ``python`` process (start-up, the
+  pyarrow import and first-touch memory included), the floor of any command line;
 - ``peer``: pandas + Python lists with ``ml_metrics.apk/mapk`` semantics (written here);
 - ``score``: :func:`scorer.score` on DataFrames already in memory;
 - ``evaluate``: :func:`scorer.evaluate` on the two paths (reading included);
@@ -71,6 +73,17 @@ with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
 """
 
 _EVALUATE = "import sys, scorer; print(repr(scorer.evaluate(sys.argv[1], sys.argv[2]).score))"
+
+# The floor, as a process of its own: what any command line pays before scoring.
+_READ = """
+import sys
+import pyarrow as pa, pyarrow.csv as pacsv
+for path in sys.argv[1:]:
+    with open(path, encoding="utf-8") as handle:
+        names = handle.readline().rstrip("\\r\\n").split(",")
+    types = dict.fromkeys(names, pa.string())
+    pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types=types))
+"""
 
 
 def read_floor(dataset: Dataset) -> None:
@@ -172,6 +185,9 @@ def bench_size(n_users: int, seed: int, repeats: int, peer_repeats: int, peer: b
     paths = [str(dataset.solution), str(dataset.submission)]
 
     row["floor_s"], _ = timed(lambda: read_floor(dataset), repeats)
+    floor_process = launch([sys.executable, "-c", _READ, *paths], repeats)
+    row["floor_process_s"] = floor_process["seconds"]
+    row["floor_process_rss_mb"] = floor_process["peak_rss_mb"]
     if peer:
         row["peer_s"], value = timed(lambda: peer_score(dataset), peer_repeats)
         check("peer", value, exact, 1e-9)  # np.mean of floats: close, not exact
@@ -202,6 +218,7 @@ def ratios(rows: list[dict]) -> dict:
         "end_to_end_measure": "CLI" if end_to_end == "cli_s" else "evaluate() subprocess",
         "n_users": last["n_users"],
         "end_to_end_over_floor": last[end_to_end] / last["floor_s"],
+        "end_to_end_over_process_floor": last[end_to_end] / last["floor_process_s"],
         "peak_rss_mb": last[rss],
     }
     if "peer_s" in last:
@@ -219,6 +236,8 @@ def table(rows: list[dict]) -> str:
     columns = [
         ("users", "n_users", "{:,}"),
         ("floor: pyarrow read (s)", "floor_s", "{:.2f}"),
+        ("the read as a process (s)", "floor_process_s", "{:.2f}"),
+        ("its peak RSS (MB)", "floor_process_rss_mb", "{:,.0f}"),
         ("peer: pandas + ml_metrics (s)", "peer_s", "{:.2f}"),
         ("score() on DataFrames (s)", "score_s", "{:.2f}"),
         ("evaluate(paths) (s)", "evaluate_s", "{:.2f}"),
