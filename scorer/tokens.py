@@ -278,12 +278,25 @@ class GroundTruth:
         keys = lists.row_of_token * max(len(vocabulary), 1) + codes
         # Rows are already in order, so the keys are nearly sorted: a stable sort
         # (timsort) takes a fraction of the time of a general sort or a hash.
-        keys = np.sort(keys, kind="stable")
+        keys.sort(kind="stable")
         if len(keys) > 1:
             keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
         users = keys // max(len(vocabulary), 1)
         n_relevant = np.bincount(users, minlength=n_users).astype(np.int64)
         return cls(vocabulary, keys, n_relevant, lists.lengths - n_relevant)
+
+    @cached_property
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The user (int64) and item code (int32) of every relevant pair, in key order.
+
+        Examples
+        --------
+        >>> GroundTruth.from_lists(split_lists(pa.array(["a b a", "", "b"]))).pairs
+        (array([0, 0, 2]), array([0, 1, 1], dtype=int32))
+        """
+        users = self.keys // max(len(self.vocabulary), 1)
+        codes = self.keys - users * max(len(self.vocabulary), 1)
+        return users, codes.astype(np.int32)
 
     def contains(self, users: np.ndarray, codes: np.ndarray) -> np.ndarray:
         """Whether each ``(user, code)`` pair is relevant.
@@ -324,9 +337,8 @@ class GroundTruth:
         n_users, width = codes.shape
         if width > _DENSE_MAX_WIDTH or n_users != len(self.n_relevant):
             return self.contains(np.arange(n_users, dtype=np.int64)[:, None], codes)
-        size = max(len(self.vocabulary), 1)
-        pair_users = self.keys // size
-        pair_codes = (self.keys - pair_users * size).astype(codes.dtype)
+        pair_users, pair_codes = self.pairs
+        pair_codes = pair_codes.astype(codes.dtype, copy=False)
         result = np.zeros(codes.shape, dtype=bool, order="F")  # contiguous rank columns
         for rank in range(width):
             column = np.ascontiguousarray(codes[:, rank])
@@ -353,9 +365,7 @@ class GroundTruth:
         vocabulary = fixed_width_bytes(self.vocabulary)
         if vocabulary is None:
             raise ValueError("fingerprinted rankings need a fixed-width vocabulary")
-        size = max(len(self.vocabulary), 1)
-        pair_users = self.keys // size
-        pair_codes = self.keys - pair_users * size
+        pair_users, pair_codes = self.pairs
         pair_prints = _short_prints(vocabulary)[pair_codes]
         width = rankings.items.shape[1]
         hits = [
