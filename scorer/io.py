@@ -201,11 +201,9 @@ class _Reader:
             handle.seek(0)
             return self.parse_csv(self.unzip(handle), "zip")
         self.check_text(head, final=len(head) < _SNIFF_BYTES)
-        if mappable:
-            # Mapping the file, rather than reading it into a bytes object, saves a
-            # copy and, at H&M scale, about a second of page faults. The map covers
-            # the size seen above, so a file that grows meanwhile cannot pass the limit.
-            return self.parse_csv(mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ))
+        text = _mapped(handle, size) if mappable else None
+        if text is not None:
+            return self.parse_csv(text)
         handle.seek(0)
         data = handle.read(limit + 1)
         if len(data) > limit:  # the file grew while being read
@@ -441,6 +439,19 @@ class _Reader:
             )
             if problem:
                 self.fail(problem)
+
+
+def _mapped(handle: BinaryIO, size: int) -> mmap.mmap | None:
+    """The first ``size`` bytes of the file, mapped read-only; None where it cannot be.
+
+    Mapping the file, rather than reading it into a bytes object, saves a copy of it
+    and, at H&M scale, up to a second of page faults. The map covers the size seen
+    when the limits were checked, so a file that grows meanwhile cannot pass them.
+    """
+    try:
+        return mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # a file system that cannot map: read it instead
+        return None
 
 
 def _one_chunk(column: pa.ChunkedArray) -> pa.Array:

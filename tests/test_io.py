@@ -325,3 +325,16 @@ def test_too_many_columns_in_the_header_is_named_as_such(tmp_path):
     path.write_bytes(b",".join(b"c%d" % i for i in range(5_000)) + b"\n" + b"x," * 4_999 + b"x\n")
     with pytest.raises(ParticipantVisibleError, match="Too many columns"):
         read(path, max_line_bytes=1_000)
+
+
+def test_a_file_that_cannot_be_mapped_is_read(tmp_path, monkeypatch):
+    import mmap
+
+    def refuse(*args, **kwargs):
+        raise OSError("mmap not supported here")
+
+    path = tmp_path / "sub.csv"
+    path.write_bytes(b"id,items\nu1,a b\n")
+    monkeypatch.setattr(mmap, "mmap", refuse)
+    table = read_table(path, ParticipantVisibleError)
+    assert [c.to_pylist() for c in table.columns] == [["u1"], ["a b"]]
