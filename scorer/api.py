@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
+import pyarrow as pa
 
 from scorer.columns import TableLike, as_string_table
 from scorer.errors import (
@@ -96,11 +99,17 @@ def evaluate(
     solution_table = as_string_table(solution, HostVisibleError, limits)
     submission_table = as_string_table(submission, ParticipantVisibleError, limits)
     checked_solution = check_solution(solution_table, row_id_column_name)
-    checked_submission = check_submission(submission_table, checked_solution, options)
-    del solution_table, submission_table  # at H&M scale, free the raw cells early
+    del solution_table  # at H&M scale, free the raw cells early
+    with ThreadPoolExecutor(max_workers=1) as other_core:
+        # The solution's lists are encoded on the other core while the submission is
+        # checked (numpy and Arrow release the GIL): both are pure, so the result is
+        # the same whatever the timing. An invalid submission still raises here.
+        truth_later = other_core.submit(_ground_truth, checked_solution.targets)
+        checked_submission = check_submission(submission_table, checked_solution, options)
+        del submission_table
+        truth = truth_later.result()
 
     n_users = checked_solution.n_rows
-    truth = GroundTruth.from_lists(split_lists(checked_solution.targets))
     predictions = checked_submission.predictions
     width = int(min(options.k, predictions.lengths.max(initial=0)))
     rankings = build_rankings(
@@ -194,6 +203,11 @@ def score(
         unknown_row_ids=unknown_row_ids,
         limits=limits,
     ).score
+
+
+def _ground_truth(targets: pa.Array) -> GroundTruth:
+    """The solution's relevant sets, from its target column."""
+    return GroundTruth.from_lists(split_lists(targets))
 
 
 def _mean_or_none(ap: AveragePrecision, mask: np.ndarray) -> float | None:
