@@ -97,14 +97,14 @@ def evaluate(
     """
     options = Options(k, empty_ground_truth, extra_predictions, normalization, unknown_row_ids)
     solution_table = as_string_table(solution, HostVisibleError, limits)
-    submission_table = as_string_table(submission, ParticipantVisibleError, limits)
     checked_solution = check_solution(solution_table, row_id_column_name)
     del solution_table  # at H&M scale, free the raw cells early
     with ThreadPoolExecutor(max_workers=1) as other_core:
         # The solution's lists are encoded on the other core while the submission is
-        # checked (numpy and Arrow release the GIL): both are pure, so the result is
-        # the same whatever the timing. An invalid submission still raises here.
+        # read and checked (numpy and Arrow release the GIL): both are pure, so the
+        # result is the same whatever the timing. An invalid submission still raises.
         truth_later = other_core.submit(_ground_truth, checked_solution.targets)
+        submission_table = as_string_table(submission, ParticipantVisibleError, limits)
         checked_submission = check_submission(submission_table, checked_solution, options)
         del submission_table
         truth = truth_later.result()
