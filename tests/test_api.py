@@ -245,3 +245,15 @@ def test_result_to_dict_is_json_ready() -> None:
     codes = [w["code"] for w in data["warnings"]]
     assert codes == ["repeated_items", "short_rows", "no_public_users"]
     assert data["options"]["k"] == 5
+
+
+def test_a_broken_solution_is_reported_before_the_submission_is_read(tmp_path) -> None:
+    """A host problem must never reach the participant as a problem of theirs."""
+    solution = pd.DataFrame({"id": ["u1", "u1"], "items": ["a", "b"]})  # duplicated id
+    unreadable = tmp_path / "submission.csv"
+    unreadable.write_bytes(b"\x00\x01 not a CSV file")
+    with pytest.raises(HostVisibleError, match="Duplicated row ids"):
+        evaluate(solution, unreadable, "id")
+    good = pd.DataFrame({"id": ["u1", "u2"], "items": ["a", "b"]})
+    with pytest.raises(ParticipantVisibleError, match="Not a UTF-8 text file"):
+        evaluate(good, unreadable, "id")
