@@ -10,7 +10,7 @@ by commas), the problem or a warning from :mod:`scorer.hints` says so.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -253,7 +253,7 @@ def _column_problems(
             Problem(
                 "Extra columns",
                 header,
-                f"{format_count(len(extra), 'extra column')}: {extra[:MAX_EXAMPLES]}"
+                f"{format_count(len(extra), 'extra column')}: {_show_names(extra, MAX_EXAMPLES)}"
                 + (empty if "" in extra else ""),
                 "drop every column that is not in the sample submission (an index column "
                 "written by pandas: use to_csv(index=False))",
@@ -264,7 +264,7 @@ def _column_problems(
             Problem(
                 "Duplicated columns",
                 "each column name once",
-                f"{duplicated[:MAX_EXAMPLES]} more than once",
+                f"{_show_names(duplicated, MAX_EXAMPLES)} more than once",
                 "keep one column of each name",
             )
         )
@@ -275,8 +275,9 @@ _MAX_NAMES = 10
 _DELIMITERS = {"\t": "tabs", ";": "semicolons", "|": "vertical bars"}
 
 
-def _show_names(names: tuple[str, ...]) -> str:
-    """The header as a list, cut after ten names.
+def _show_names(names: Sequence[str], limit: int = _MAX_NAMES) -> str:
+    """Column names as a list, cut after ``limit`` names, each long name shortened
+    (a hostile header can hold a name of a megabyte).
 
     Examples
     --------
@@ -284,10 +285,13 @@ def _show_names(names: tuple[str, ...]) -> str:
     "['id', 'items']"
     >>> _show_names(tuple(f"c{i}" for i in range(12)))
     "['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9', ...] (12 columns)"
+    >>> len(_show_names(["x" * 100_000])) < 120
+    True
     """
-    if len(names) <= _MAX_NAMES:
-        return str(list(names))
-    return f"{str(list(names[:_MAX_NAMES]))[:-1]}, ...] ({format_count(len(names), 'column')})"
+    shown = ", ".join(format_example(name) for name in names[:limit])
+    if len(names) <= limit:
+        return f"[{shown}]"
+    return f"[{shown}, ...] ({format_count(len(names), 'column')})"
 
 
 def _header_hints(names: tuple[str, ...], expected: tuple[str, str], solution_ids: pa.Array) -> str:

@@ -53,6 +53,16 @@ def test_usage_column_in_a_submission_is_extra() -> None:
         score(SOLUTION, frame, "id")
 
 
+def test_a_huge_column_name_is_shortened_in_every_message() -> None:
+    huge = "x" * 500_000
+    frame = submission().rename(columns={"items": huge}).assign(**{huge + "y": 1})
+    with pytest.raises(ParticipantVisibleError) as caught:
+        score(SOLUTION, frame, "id")
+    message = str(caught.value)
+    assert "Missing columns" in message and "Extra columns" in message
+    assert "(500000 characters)" in message and len(message) < 3_000
+
+
 def test_duplicated_column() -> None:
     frame = pd.concat([submission(), submission()[["items"]]], axis=1)
     with pytest.raises(ParticipantVisibleError, match=r"Duplicated columns[\s\S]*\['items'\]"):
