@@ -2,7 +2,8 @@
 
 :class:`StringIndex` answers "where is each of these strings in that column?" for
 row ids (submission against solution) and item ids (predictions against the
-relevant items). Large fixed-width columns go through fingerprints
+relevant items, unless :func:`scorer.tokens.build_rankings` can compare them by
+fingerprints directly). Large fixed-width columns go through fingerprints
 (:mod:`scorer.fingerprints`), every match confirmed byte for byte; anything else
 through Arrow's exact string hashing. Both give the same answer.
 """

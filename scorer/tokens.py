@@ -1,10 +1,10 @@
-"""From string columns to integer matrices: split lists, align rows, encode items.
+"""From string columns to integer matrices: split lists, relevant sets, rankings.
 
 Everything here is Arrow compute or numpy over whole columns (or large chunks of
-them); nothing loops over rows. Large columns of equally long strings (64-character
-row ids, 10-digit item ids) take faster routes through 64-bit fingerprints of their
-bytes, every match confirmed byte for byte, with the exact Arrow path as fallback.
-It never decides whether an input is valid: :mod:`scorer.validate` does.
+them); nothing loops over rows. Fixed-width items (10-digit item ids) take faster
+routes through fingerprints of their bytes (:mod:`scorer.fingerprints`), every
+match confirmed byte for byte, with the exact Arrow path as fallback. It never
+decides whether an input is valid: :mod:`scorer.validate` does.
 """
 
 from __future__ import annotations
