@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate, score
+from tests.fast_paths import force_fast_paths
 from tests.reference import reference_scores
 
 SEPARATORS = [" ", "  ", "\t", " \t ", "\u3000", "\n"]
@@ -257,3 +258,49 @@ def test_a_broken_solution_is_reported_before_the_submission_is_read(tmp_path) -
     good = pd.DataFrame({"id": ["u1", "u2"], "items": ["a", "b"]})
     with pytest.raises(ParticipantVisibleError, match="Not a UTF-8 text file"):
         evaluate(good, unreadable, "id")
+
+
+@st.composite
+def fixed_width_competitions(draw: st.DrawFn) -> dict:
+    """H&M's shape in small: equally long row ids and item ids, exactly ``m`` items per
+    submission row joined by single spaces, so that every fixed-width route applies."""
+    width = draw(st.integers(1, 12))
+    alphabet = st.text("0123456789abcdef", min_size=width, max_size=width)
+    catalogue = draw(st.lists(alphabet, min_size=1, max_size=12, unique=True))
+    ids = draw(
+        st.lists(
+            st.text("0123456789abcdef", min_size=6, max_size=6),
+            min_size=1,
+            max_size=10,
+            unique=True,
+        )
+    )
+    m = draw(st.integers(1, 6))
+    truth = {i: " ".join(draw(st.lists(st.sampled_from(catalogue), max_size=5))) for i in ids}
+    predictions = {
+        i: " ".join(draw(st.lists(st.sampled_from(catalogue), min_size=m, max_size=m))) for i in ids
+    }
+    usage = {i: draw(st.sampled_from(["Public", "Private", "Ignored"])) for i in ids}
+    return {
+        "truth": truth,
+        "predictions": predictions,
+        "usage": usage,
+        "order": draw(st.permutations(ids)),
+    }
+
+
+@pytest.mark.parametrize("collide", [False, True])
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(fixed_width_competitions(), st.integers(1, 8))
+def test_fixed_width_routes_match_reference(collide: bool, case: dict, k: int) -> None:
+    """The fingerprint routes (forced at this size), with real fingerprints and with
+    every fingerprint equal, give exactly the reference's scores."""
+    solution, submission = frames(case, with_usage=True)
+    expected = reference_scores(case["truth"], case["predictions"], k, usage=case["usage"])
+    assume(expected["overall"] is not None)
+    with pytest.MonkeyPatch.context() as patch:
+        force_fast_paths(patch, chunk_rows=3, block_rows=2, collide=collide)
+        result = evaluate(solution, submission, "id", k=k, extra_predictions="truncate")
+    assert close(result.score, expected["overall"])
+    assert close(result.public_score, expected["Public"])
+    assert close(result.private_score, expected["Private"])
