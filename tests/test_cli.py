@@ -340,6 +340,14 @@ def test_scoring_files_never_imports_pandas(tmp_path):
         for pair in ((data.solution, data.submission), (SOLUTION, SUBMISSION)):
             done = run(route, *pair, "--json", command=(sys.executable, "-c", code))
             assert done.returncode == 0, done.stderr
+    (tmp_path / "in" / "ref").mkdir(parents=True)
+    (tmp_path / "in" / "res").mkdir()
+    (tmp_path / "in" / "ref" / "solution.csv").write_bytes(data.solution.read_bytes())
+    (tmp_path / "in" / "res" / "submission.csv").write_bytes(data.submission.read_bytes())
+    codabench = ("codabench", tmp_path / "in", tmp_path / "out")
+    done = run("fast", *codabench, command=(sys.executable, "-c", code))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / "scores.json").exists()
 
 
 def test_the_command_line_prefers_jemalloc(monkeypatch):
