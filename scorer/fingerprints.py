@@ -10,6 +10,8 @@ arrays, in chunks that bound memory; nothing loops over rows.
 
 from __future__ import annotations
 
+import secrets
+
 import numpy as np
 import pyarrow as pa
 
@@ -159,6 +161,18 @@ class KeyIndex:
     suffice. Measured at H&M scale: 1.4 million probes of 1.4 million keys in a
     third of the time Arrow's ``index_in`` needs, and no pandas import.
 
+    Each table hashes with a multiplier of its own, odd and drawn at random: where a
+    key lands never changes an answer, and nobody can craft keys (fingerprints of
+    row ids a submission chooses) that pile into one slot and make a build take
+    quadratic time.
+
+    Parameters
+    ----------
+    keys : ndarray of int64
+        The keys; key ``i`` is found as ``i``.
+    multiplier : int, optional
+        The hash multiplier instead of a random one (tests use 0: one slot for all).
+
     Attributes
     ----------
     unique : bool
@@ -174,8 +188,11 @@ class KeyIndex:
     False
     """
 
-    def __init__(self, keys: np.ndarray) -> None:
+    def __init__(self, keys: np.ndarray, multiplier: int | None = None) -> None:
         self.keys = np.ascontiguousarray(keys, dtype=np.int64)
+        if multiplier is None:
+            multiplier = secrets.randbits(64) | 1
+        self._multiplier = np.uint64(multiplier)
         bits = max(int(2 * len(self.keys)).bit_length(), 4)
         self._shift = np.uint64(64 - bits)
         self._last_slot = (1 << bits) - 1
@@ -184,7 +201,7 @@ class KeyIndex:
 
     def _slots(self, keys: np.ndarray) -> np.ndarray:
         """The first slot of each key: the top bits of a multiplicative hash."""
-        hashed = keys.view(np.uint64) * _KEY_MULTIPLIER
+        hashed = keys.view(np.uint64) * self._multiplier
         hashed >>= self._shift
         return hashed.view(np.int64)
 
@@ -240,6 +257,3 @@ class KeyIndex:
             more = (owner >= 0) & ~hit
             pending, slots = pending[more], slots[more]
         return found
-
-
-_KEY_MULTIPLIER = np.uint64(0xBF58476D1CE4E5B9)

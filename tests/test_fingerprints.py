@@ -13,8 +13,8 @@ from scorer.fingerprints import KeyIndex
 INT64 = st.integers(-(2**63), 2**63 - 1)
 
 
-def _check_against_a_dict(keys: list[int], probes: list[int]) -> None:
-    index = KeyIndex(np.array(keys, dtype=np.int64))
+def _check_against_a_dict(keys: list[int], probes: list[int], multiplier=None) -> None:
+    index = KeyIndex(np.array(keys, dtype=np.int64), multiplier)
     assert index.unique == (len(set(keys)) == len(keys))
     if not index.unique:
         with pytest.raises(ValueError, match="repeated keys cannot be probed"):
@@ -42,11 +42,11 @@ def _last_slot(index: KeyIndex, keys: np.ndarray) -> np.ndarray:
 @given(st.lists(st.integers(-50, 50), max_size=80), st.lists(st.integers(-60, 60), max_size=80))
 def test_key_index_with_every_key_in_one_slot(slot: str, keys, probes) -> None:
     """Every key in the same slot: long probe chains (from the last slot: wrapping)."""
+    if slot == "first":
+        _check_against_a_dict(keys, probes, multiplier=0)
+        return
     with pytest.MonkeyPatch.context() as patch:
-        if slot == "first":
-            patch.setattr(fingerprints, "_KEY_MULTIPLIER", np.uint64(0))
-        else:
-            patch.setattr(KeyIndex, "_slots", _last_slot)
+        patch.setattr(KeyIndex, "_slots", _last_slot)
         _check_against_a_dict(keys, probes)
 
 
@@ -86,3 +86,18 @@ def test_rows_equal_but_for_the_last_word_never_share_a_fingerprint(width, data)
     differ = (rows != other).any(axis=1)
     prints, other_prints = fingerprints.fingerprints(rows), fingerprints.fingerprints(other)
     assert not (differ & (prints == other_prints)).any()
+
+
+def test_keys_crafted_into_one_slot_under_one_multiplier_spread_under_the_next() -> None:
+    """A submission can choose its row ids, hence their fingerprints; it cannot know
+    the multiplier a table will draw, so it cannot pile them into one slot."""
+    multiplier = int(KeyIndex(np.array([1], dtype=np.int64))._multiplier)
+    # Keys that multiplier sends to slot 0 of any table: k * m mod 2**64 is tiny.
+    inverse = pow(multiplier, -1, 2**64)
+    crafted = np.array([(i * inverse) % 2**64 for i in range(1, 2_001)], dtype=np.uint64)
+    crafted = crafted.view(np.int64)
+    piled = KeyIndex(crafted, multiplier)
+    assert (piled._slots(crafted) == 0).all()
+    index = KeyIndex(crafted)
+    assert np.bincount(index._slots(crafted)).max() < 50
+    assert index.unique and index.find(crafted).tolist() == list(range(2_000))
