@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 
 from scorer import ParticipantVisibleError, evaluate
+from tests.fast_paths import force_fast_paths
 from tests.hostile import (
     HIDDEN,
     ROW_IDS,
@@ -39,6 +40,16 @@ BUDGET = settings(max_examples=250, derandomize=True, suppress_health_check=[Hea
 @example(b'customer_id,prediction\nu0,"a\n')
 def test_any_bytes_end_in_a_score_or_a_participant_error(data: bytes) -> None:
     with tempfile.TemporaryDirectory() as directory:
+        check_bytes(data, Path(directory))
+
+
+@BUDGET
+@given(submission_bytes)
+@example(b'customer_id,prediction\nu0,0a 0b\nu1,0b 0c\n0002,0a 0a\nU3,0c 0d\n" u4",a NA\nNA,0d 0e\n')
+def test_any_bytes_through_the_fixed_width_routes(data: bytes) -> None:
+    """The same properties with every fixed-width route forced, as at H&M scale."""
+    with tempfile.TemporaryDirectory() as directory, pytest.MonkeyPatch.context() as patch:
+        force_fast_paths(patch, chunk_rows=2, block_rows=2)
         check_bytes(data, Path(directory))
 
 
