@@ -235,9 +235,9 @@ def _prefer_jemalloc() -> None:
     """Give Arrow's allocations to jemalloc, unless ``ARROW_DEFAULT_MEMORY_POOL`` chose.
 
     Measured at H&M scale: about 15 % faster end to end than pyarrow's default
-    (mimalloc) and 100 MB less peak memory, because memory Arrow frees is handed
-    back for numpy to reuse. A process-wide choice, so the command line makes it
-    and the library does not; a pyarrow built without jemalloc keeps its default.
+    (mimalloc), and 100 MB less peak memory. A process-wide choice, so the command
+    line makes it and the library does not; a pyarrow built without jemalloc keeps
+    its default.
     """
     if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
         return
