@@ -170,9 +170,9 @@ def encode(tokens: pa.Array) -> tuple[np.ndarray, pa.Array]:
         running = np.maximum.accumulate(codes)
         first = np.flatnonzero(np.concatenate(([True], running[1:] > running[:-1])))
         if rows_equal(rows, rows[first], codes, same_prints=True):
-            return codes.astype(np.int32), tokens.take(to_arrow(first))
+            return codes.astype(np.int32, copy=False), tokens.take(to_arrow(first))
     encoded = pc.dictionary_encode(tokens)
-    return to_numpy(encoded.indices).astype(np.int32), encoded.dictionary
+    return to_numpy(encoded.indices).astype(np.int32, copy=False), encoded.dictionary
 
 
 def all_distinct(indices: np.ndarray, size: int) -> bool:

@@ -275,7 +275,9 @@ class GroundTruth:
         """
         n_users = len(lists.lengths)
         codes, vocabulary = encode(lists.tokens)
-        keys = lists.row_of_token * max(len(vocabulary), 1) + codes
+        keys = lists.row_of_token  # a new array: made the keys in place
+        keys *= max(len(vocabulary), 1)
+        keys += codes
         # Rows are already in order, so the keys are nearly sorted: a stable sort
         # (timsort) takes a fraction of the time of a general sort or a hash.
         keys.sort(kind="stable")
