@@ -2,9 +2,10 @@
 
 For every N (default 13,720 / 137,198 / 1,371,980 users), in one process:
 
-- ``floor``: ``pyarrow.csv.read_csv`` of both files, every column as a string;
-- ``floor_process``: the same read in a fresh ``python`` process (start-up, the
-  pyarrow import and first-touch memory included), the floor of any command line;
+- ``floor``: ``pyarrow.csv.read_csv`` of both files, every column as a string
+  (``floor.py``);
+- ``floor_process``: the same read as a fresh ``python floor.py`` process (start-up,
+  the pyarrow import and first-touch memory included), the floor of any command line;
 - ``peer``: pandas + Python lists with ``ml_metrics.apk/mapk`` semantics (written here);
 - ``score``: :func:`scorer.score` on DataFrames already in memory;
 - ``evaluate``: :func:`scorer.evaluate` on the two paths (reading included);
@@ -43,15 +44,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.csv as pacsv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from floor import read_all
 from generate import HM_USERS, Dataset, ensure
 
 import scorer
 
 DEFAULT_SIZES = (13_720, 137_198, HM_USERS)
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
+FLOOR_SCRIPT = Path(__file__).resolve().parent / "floor.py"
 ROW_ID = "customer_id"
 K = 10
 
@@ -73,28 +75,6 @@ with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
 """
 
 _EVALUATE = "import sys, scorer; print(repr(scorer.evaluate(sys.argv[1], sys.argv[2]).score))"
-
-# The floor, as a process of its own: what any command line pays before scoring.
-_READ = """
-import sys
-import pyarrow as pa, pyarrow.csv as pacsv
-for path in sys.argv[1:]:
-    with open(path, encoding="utf-8") as handle:
-        names = handle.readline().rstrip("\\r\\n").split(",")
-    types = dict.fromkeys(names, pa.string())
-    pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types=types))
-"""
-
-
-def read_floor(dataset: Dataset) -> None:
-    """Read both files with pyarrow, every column as a string: the parsing floor."""
-    for path in (dataset.solution, dataset.submission):
-        with open(path, encoding="utf-8") as handle:
-            names = handle.readline().rstrip("\r\n").split(",")
-        pacsv.read_csv(
-            path,
-            convert_options=pacsv.ConvertOptions(column_types=dict.fromkeys(names, pa.string())),
-        )
 
 
 def apk(actual: list[str], predicted: list[str], k: int = K) -> float:
@@ -184,8 +164,8 @@ def bench_size(n_users: int, seed: int, repeats: int, peer_repeats: int, peer: b
     row: dict = {"n_users": n_users, "exact_map_at_10": str(exact)}
     paths = [str(dataset.solution), str(dataset.submission)]
 
-    row["floor_s"], _ = timed(lambda: read_floor(dataset), repeats)
-    floor_process = launch([sys.executable, "-c", _READ, *paths], repeats)
+    row["floor_s"], _ = timed(lambda: read_all(paths), repeats)
+    floor_process = launch([sys.executable, str(FLOOR_SCRIPT), *paths], repeats)
     row["floor_process_s"] = floor_process["seconds"]
     row["floor_process_rss_mb"] = floor_process["peak_rss_mb"]
     if peer:

@@ -21,15 +21,16 @@ from __future__ import annotations
 import argparse
 import hashlib
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
+from hypothesis.strategies import SearchStrategy  # noqa: E402
 
 from tests.hostile import (  # noqa: E402
     check_bytes,
@@ -43,38 +44,6 @@ FINDINGS = ROOT / "fixtures" / "malformed" / "fuzz"
 ROUND = 500  # examples per round; the clock is checked between rounds
 
 
-def fuzz_bytes(round_seed: int, last: list[bytes]) -> None:
-    @seed(round_seed)
-    @settings(ROUND_SETTINGS)
-    @given(submission_bytes)
-    def run(data: bytes) -> None:
-        last[:] = [data]
-        with tempfile.TemporaryDirectory() as directory:
-            check_bytes(data, Path(directory))
-
-    run()
-
-
-def fuzz_frames(round_seed: int, last: list[bytes]) -> None:
-    @seed(round_seed)
-    @settings(ROUND_SETTINGS)
-    @given(frames())
-    def run(frame) -> None:
-        check_frame(frame)
-
-    run()
-
-
-def fuzz_solutions(round_seed: int, last: list[bytes]) -> None:
-    @seed(round_seed)
-    @settings(ROUND_SETTINGS)
-    @given(frames())
-    def run(frame) -> None:
-        check_hostile_solution(frame)
-
-    run()
-
-
 ROUND_SETTINGS = settings(
     max_examples=ROUND,
     deadline=None,
@@ -82,10 +51,31 @@ ROUND_SETTINGS = settings(
     suppress_health_check=list(HealthCheck),
     print_blob=True,
 )
+
+
+def _target(
+    strategy: Callable[[], SearchStrategy], check: Callable[[Any], None], keeps_files: bool
+) -> Callable[[int, list[bytes]], None]:
+    """One round of ``check`` over ``strategy()``; a file target keeps its last input."""
+
+    def fuzz(round_seed: int, last: list[bytes]) -> None:
+        @seed(round_seed)
+        @settings(ROUND_SETTINGS)
+        @given(strategy())
+        def run(value: Any) -> None:
+            if keeps_files:
+                last[:] = [value]
+            check(value)
+
+        run()
+
+    return fuzz
+
+
 TARGETS: dict[str, Callable[[int, list[bytes]], None]] = {
-    "bytes": fuzz_bytes,
-    "frames": fuzz_frames,
-    "solutions": fuzz_solutions,
+    "bytes": _target(lambda: submission_bytes, check_bytes, keeps_files=True),
+    "frames": _target(frames, check_frame, keeps_files=False),
+    "solutions": _target(frames, check_hostile_solution, keeps_files=False),
 }
 
 

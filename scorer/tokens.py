@@ -283,9 +283,11 @@ class GroundTruth:
         keys.sort(kind="stable")
         if len(keys) > 1:
             keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
-        users = keys // max(len(vocabulary), 1)
-        n_relevant = np.bincount(users, minlength=n_users).astype(np.int64)
-        return cls(vocabulary, keys, n_relevant, lists.lengths - n_relevant)
+        pairs = _split_keys(keys, len(vocabulary))
+        n_relevant = np.bincount(pairs[0], minlength=n_users).astype(np.int64)
+        truth = cls(vocabulary, keys, n_relevant, lists.lengths - n_relevant)
+        truth.__dict__["pairs"] = pairs  # computed here anyway: fill the cache
+        return truth
 
     @cached_property
     def pairs(self) -> tuple[np.ndarray, np.ndarray]:
@@ -296,9 +298,7 @@ class GroundTruth:
         >>> GroundTruth.from_lists(split_lists(pa.array(["a b a", "", "b"]))).pairs
         (array([0, 0, 2]), array([0, 1, 1], dtype=int32))
         """
-        users = self.keys // max(len(self.vocabulary), 1)
-        codes = self.keys - users * max(len(self.vocabulary), 1)
-        return users, codes.astype(np.int32)
+        return _split_keys(self.keys, len(self.vocabulary))
 
     def contains(self, users: np.ndarray, codes: np.ndarray) -> np.ndarray:
         """Whether each ``(user, code)`` pair is relevant.
@@ -340,12 +340,9 @@ class GroundTruth:
         if width > _DENSE_MAX_WIDTH or n_users != len(self.n_relevant):
             return self.contains(np.arange(n_users, dtype=np.int64)[:, None], codes)
         pair_users, pair_codes = self.pairs
-        pair_codes = pair_codes.astype(codes.dtype, copy=False)
+        pairs, ranks = _pair_hits(codes, pair_users, pair_codes.astype(codes.dtype, copy=False))
         result = np.zeros(codes.shape, dtype=bool, order="F")  # contiguous rank columns
-        for rank in range(width):
-            column = np.ascontiguousarray(codes[:, rank])
-            hit = np.flatnonzero(column[pair_users] == pair_codes)
-            result[pair_users[hit], rank] = True
+        result[pair_users[pairs], ranks] = True
         return result
 
     def relevance(self, rankings: Rankings) -> np.ndarray:
@@ -368,14 +365,7 @@ class GroundTruth:
         if vocabulary is None:
             raise ValueError("fingerprinted rankings need a fixed-width vocabulary")
         pair_users, pair_codes = self.pairs
-        pair_prints = _short_prints(vocabulary)[pair_codes]
-        width = rankings.items.shape[1]
-        hits = [
-            np.flatnonzero(np.ascontiguousarray(rankings.items[:, rank])[pair_users] == pair_prints)
-            for rank in range(width)
-        ]
-        pairs = np.concatenate(hits)
-        ranks = np.repeat(np.arange(width), [len(hit) for hit in hits])
+        pairs, ranks = _pair_hits(rankings.items, pair_users, _short_prints(vocabulary)[pair_codes])
         users = pair_users[pairs]
         same = rows_match(rankings.item_bytes.at(users, ranks), vocabulary, pair_codes[pairs])
         result = np.zeros(rankings.items.shape, dtype=bool, order="F")
@@ -384,6 +374,34 @@ class GroundTruth:
 
 
 _DENSE_MAX_WIDTH = 64
+
+
+def _split_keys(keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The users (int64) and item codes (int32) of ``user * size + code`` keys."""
+    users = keys // max(size, 1)
+    return users, (keys - users * max(size, 1)).astype(np.int32)
+
+
+def _pair_hits(
+    matrix: np.ndarray, pair_users: np.ndarray, pair_keys: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every (pair, rank) where ``matrix[pair_users[pair], rank] == pair_keys[pair]``.
+
+    One pass over the pairs per rank, in memory order, each rank's column contiguous
+    (a copy unless the matrix is rank-major already): several times faster than
+    searching a table once per prediction.
+
+    Examples
+    --------
+    >>> _pair_hits(np.array([[5, 6], [7, 5]]), np.array([0, 1, 1]), np.array([6, 5, 9]))
+    (array([0, 1]), array([1, 1]))
+    """
+    hits = [
+        np.flatnonzero(np.ascontiguousarray(matrix[:, rank])[pair_users] == pair_keys)
+        for rank in range(matrix.shape[1])
+    ]
+    ranks = np.repeat(np.arange(matrix.shape[1]), [len(hit) for hit in hits])
+    return np.concatenate([np.zeros(0, dtype=np.int64), *hits]), ranks  # width 0: none
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -178,13 +179,14 @@ def assert_no_secret(text: str) -> None:
         assert secret not in text, f"leaked a solution item id: {text[:500]!r}"
 
 
-def check_bytes(data: bytes, directory: Path) -> Outcome:
+def check_bytes(data: bytes) -> Outcome:
     """Write ``data`` as a submission file, score it twice, and check every rule."""
-    path = directory / "submission.csv"
-    path.write_bytes(data)
-    first = outcome_of(path)
-    assert first.kind != "HostVisibleError", first.text
-    again = outcome_of(path)
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "submission.csv"
+        path.write_bytes(data)
+        first = outcome_of(path)
+        assert first.kind != "HostVisibleError", first.text
+        again = outcome_of(path)
     assert again == first, "the same file gave two different results"
     return first
 

@@ -7,9 +7,7 @@ the fast paths the scorer takes for large columns of equally long ids.
 from __future__ import annotations
 
 import doctest
-import importlib.util
 import re
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -17,21 +15,11 @@ import pandas as pd
 import pytest
 
 from scorer import evaluate, score
+from tests.benchmark_modules import load
 from tests.fast_paths import force_fast_paths
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-generate = _load("generate")
-run = _load("run")
+generate = load("generate")
+run = load("run")
 
 # Each AP is a float within a few ulps of its exact value and the mean is correctly
 # rounded, so the score is within 1e-13 (relative) of the exact MAP.

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 import scorer
+from tests.benchmark_modules import load
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "fixtures" / "example"
@@ -320,12 +321,7 @@ def test_the_command_the_docker_image_runs(expected):
 def test_scoring_files_never_imports_pandas(tmp_path):
     """pandas costs a tenth of an H&M-scale run to import; the command line needs none of
     it. Checked on the fast fixed-width routes (forced at this size) and the general ones."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import generate
-    finally:
-        sys.path.pop(0)
-    data = generate.generate(2_000, tmp_path, seed=5)
+    data = load("generate").generate(2_000, tmp_path, seed=5)
     code = (
         "import sys\n"
         "from scorer import fingerprints, joins, tokens\n"
