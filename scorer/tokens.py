@@ -9,7 +9,6 @@ decides whether an input is valid: :mod:`scorer.validate` does.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -21,9 +20,10 @@ from scorer.arrays import to_arrow, to_numpy
 from scorer.fingerprints import (
     CHUNK_ROWS,
     FIXED_WIDTH_MIN_ROWS,
-    fingerprints,
     fixed_width_bytes,
     rows_match,
+    short_fingerprints,
+    take_rows,
 )
 from scorer.joins import StringIndex, all_distinct, encode
 from scorer.metrics import PAD, first_occurrence
@@ -365,7 +365,9 @@ class GroundTruth:
         if vocabulary is None:
             raise ValueError("fingerprinted rankings need a fixed-width vocabulary")
         pair_users, pair_codes = self.pairs
-        pairs, ranks = _pair_hits(rankings.items, pair_users, _short_prints(vocabulary)[pair_codes])
+        pairs, ranks = _pair_hits(
+            rankings.items, pair_users, short_fingerprints(vocabulary)[pair_codes]
+        )
         users = pair_users[pairs]
         same = rows_match(rankings.item_bytes.at(users, ranks), vocabulary, pair_codes[pairs])
         result = np.zeros(rankings.items.shape, dtype=bool, order="F")
@@ -419,9 +421,13 @@ class ItemBytes:
     uniform: np.ndarray
     row_of_user: np.ndarray
 
-    def at(self, users: np.ndarray, ranks: int | np.ndarray) -> np.ndarray:
+    def at(self, users: np.ndarray, ranks: np.ndarray) -> np.ndarray:
         """The ``w`` bytes of the prediction at ``ranks`` of each of ``users``."""
         return self.uniform[self.row_of_user[users], ranks]
+
+    def rows(self, users: np.ndarray, width: int) -> np.ndarray:
+        """The bytes of the first ``width`` predictions of each of ``users``."""
+        return take_rows(self.uniform, self.row_of_user[users])[:, :width]
 
 
 @dataclass(frozen=True)
@@ -433,10 +439,11 @@ class Rankings:
     items : ndarray of int32
         A key per predicted item, equal keys for equal items. Without
         :attr:`item_bytes`, item codes: an item's index in the ground-truth
-        vocabulary, or for any other item a code past the vocabulary (never
-        relevant), ``-1`` padding. With it, 32-bit fingerprints of the items' bytes
-        (:func:`_short_prints`): unequal items may share one, so every use confirms
-        equal keys byte for byte.
+        vocabulary, or for any other item a code past the
+        vocabulary (never relevant), ``-1`` padding. With it, 32-bit fingerprints
+        of the items' bytes (:func:`~scorer.fingerprints.short_fingerprints`), rows
+        in user order too: unequal items may share one, so every use confirms equal
+        keys byte for byte.
     lengths : ndarray of int64, shape (n_users,)
         Number of predictions scored per user (at most ``width``).
     n_known : int
@@ -467,9 +474,7 @@ class Rankings:
         # are few: recheck those rows byte for byte.
         users = np.flatnonzero(~first.all(axis=1))
         if len(users):
-            width = self.items.shape[1]
-            rows = self.item_bytes.uniform[self.item_bytes.row_of_user[users], :width]
-            first[users] = _first_by_bytes(rows)
+            first[users] = _first_by_bytes(self.item_bytes.rows(users, self.items.shape[1]))
         return first
 
     @property
@@ -478,19 +483,6 @@ class Rankings:
         if self.item_bytes is not None:
             raise ValueError("fingerprinted rankings have no item codes")
         return np.where(self.items < self.n_known, self.items, PAD)
-
-
-def _short_prints(rows: np.ndarray) -> np.ndarray:
-    """32-bit fingerprints of byte rows: the low half of :func:`fingerprints`.
-
-    Only ever a filter: every equal pair found through them is compared byte for
-    byte. Half the size of the full fingerprints, so the comparisons of each
-    relevant item with its user's predictions run about twice as fast, and
-    unequal items still share one about once in four billion comparisons. A view
-    of the low halves (``astype`` would copy, slowly): callers copy what they keep.
-    """
-    halves = fingerprints(rows).view(np.int32).reshape(*rows.shape[:-1], 2)
-    return halves[..., 0 if sys.byteorder == "little" else 1]
 
 
 def _first_by_bytes(rows: np.ndarray) -> np.ndarray:
@@ -539,13 +531,12 @@ def build_rankings(
     lengths[user_of_row[kept_rows]] = np.minimum(lists.lengths[kept_rows], width)
     if full and _fingerprinted(lists, width, vocabulary):
         # Every user has one full row of fixed-width items (the usual case): the items
-        # are keyed by fingerprints of their bytes, and never looked up at all.
+        # are keyed by fingerprints of their bytes, and never looked up at all. Made
+        # in user order (rows gathered block by block) and rank-major, so that each
+        # rank's column is contiguous for the column passes.
         row_of_user = np.empty(n_users, dtype=np.int64)
         row_of_user[user_of_row] = np.arange(n_users, dtype=np.int64)
-        # Rows to user order (whole rows: 3x faster than fancy indexing), then
-        # rank-major, so that each rank's column is contiguous for the column passes.
-        in_user_order = np.take(_short_prints(lists.uniform), row_of_user, axis=0)
-        columns = np.ascontiguousarray(in_user_order.T)
+        columns = short_fingerprints(lists.uniform, row_of_user)
         item_bytes = ItemBytes(lists.uniform, row_of_user)
         return Rankings(columns.T, lengths, len(vocabulary), item_bytes)
     index = StringIndex(vocabulary)

@@ -101,3 +101,34 @@ def test_keys_crafted_into_one_slot_under_one_multiplier_spread_under_the_next()
     index = KeyIndex(crafted)
     assert np.bincount(index._slots(crafted)).max() < 50
     assert index.unique and index.find(crafted).tolist() == list(range(2_000))
+
+
+@settings(max_examples=100)
+@given(st.integers(0, 20), st.integers(1, 4), st.integers(1, 12), st.integers(0, 3), st.data())
+def test_short_fingerprints_of_strided_rows_in_any_order(n, m, width, gap, data) -> None:
+    """Rank-major low halves of the fingerprints of ``rows[order]``, where the rows are
+    a strided view of strings with ``gap`` bytes between them (as in split lists)."""
+    row_bytes = m * (width + gap) + 3
+    raw = data.draw(st.binary(min_size=n * row_bytes, max_size=n * row_bytes))
+    cells = np.frombuffer(raw, dtype=np.uint8).reshape(n, row_bytes)
+    strings = np.lib.stride_tricks.as_strided(cells, (n, m, width), (row_bytes, width + gap, 1))
+    order = np.array(data.draw(st.lists(st.integers(0, max(n - 1, 0)), max_size=30)) if n else [])
+    order = order.astype(np.int64)
+    taken = fingerprints.take_rows(strings, order)
+    assert taken.tolist() == strings[order].tolist()
+    expected = fingerprints.fingerprints(np.ascontiguousarray(strings[order]))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fingerprints, "_BLOCK_ROWS", 4)  # several blocks
+        short = fingerprints.short_fingerprints(strings, order)
+    assert short.shape == (m, len(order)) and short.dtype == np.int32
+    assert short.tolist() == expected.T.astype(np.int32).tolist()
+    assert fingerprints.short_fingerprints(strings).tolist() == (
+        fingerprints.fingerprints(strings).T.astype(np.int32).tolist()
+    )
+
+
+def test_take_rows_copies_what_it_cannot_view_as_spans() -> None:
+    matrix = np.arange(12, dtype=np.int64).reshape(3, 4)
+    assert fingerprints.take_rows(matrix, np.array([2, 0])).tolist() == matrix[[2, 0]].tolist()
+    backwards = np.frombuffer(b"abcdef", dtype=np.uint8).reshape(2, 3)[:, ::-1]
+    assert fingerprints.take_rows(backwards, np.array([1])).tolist() == [[102, 101, 100]]
