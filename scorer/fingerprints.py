@@ -186,13 +186,14 @@ def rows_match(
     [True, False, False]
     """
     same = np.ones(len(left), dtype=bool)
-    right_words = _words(right)
-    if same_prints and _FINGERPRINT_MULTIPLIER % 2:  # odd: the mixing is a bijection
-        right_words = right_words[:-1]
+    skip_last = same_prints and _FINGERPRINT_MULTIPLIER % 2  # odd: the mixing is a bijection
     for start, stop in _blocks(len(left)):
-        block, index = same[start:stop], right_index[start:stop]
-        for left_word, right_word in zip(_words(left[start:stop]), right_words, strict=False):
-            block &= left_word == right_word[index]
+        # Whole rows gathered once (one random access per row), then compared in cache.
+        right_rows = take_rows(right, right_index[start:stop])
+        pairs = list(zip(_words(left[start:stop]), _words(right_rows), strict=True))
+        block = same[start:stop]
+        for left_word, right_word in pairs[:-1] if skip_last else pairs:
+            block &= left_word == right_word
     return same
 
 
