@@ -197,6 +197,32 @@ def rows_match(
     return same
 
 
+def first_of_strings(rows: np.ndarray) -> np.ndarray:
+    """Mark the first occurrence of each string in each row of an ``n x m x width``
+    byte array (as :func:`scorer.metrics.first_occurrence` does for codes).
+
+    Strings are compared by 64-bit fingerprints (contiguous rank columns), and only
+    pairs with equal fingerprints byte for byte: every row may need this in a
+    hostile file.
+
+    Examples
+    --------
+    >>> rows = np.frombuffer(b"abcdefghij" b"abcdefghiX" b"abcdefghij", np.uint8)
+    >>> first_of_strings(rows.reshape(1, 3, 10)).tolist()
+    [[True, True, False]]
+    """
+    first = np.ones(rows.shape[:2], dtype=bool)
+    columns = np.ascontiguousarray(fingerprints(rows).T)
+    words = _words(rows)
+    for later in range(1, rows.shape[1]):
+        for earlier in range(later):
+            same = np.flatnonzero(columns[later] == columns[earlier])
+            for word in words:
+                same = same[word[same, later] == word[same, earlier]]
+            first[same, later] = False
+    return first
+
+
 def _blocks(n_rows: int) -> list[tuple[int, int]]:
     """Row ranges small enough for every word pass over a range to stay in cache:
     the bytes of a row are read once from memory, however many words it has."""

@@ -20,6 +20,7 @@ from scorer.arrays import to_arrow, to_numpy
 from scorer.fingerprints import (
     CHUNK_ROWS,
     FIXED_WIDTH_MIN_ROWS,
+    first_of_strings,
     fixed_width_bytes,
     rows_match,
     short_fingerprints,
@@ -474,7 +475,7 @@ class Rankings:
         # are few: recheck those rows byte for byte.
         users = np.flatnonzero(~first.all(axis=1))
         if len(users):
-            first[users] = _first_by_bytes(self.item_bytes.rows(users, self.items.shape[1]))
+            first[users] = first_of_strings(self.item_bytes.rows(users, self.items.shape[1]))
         return first
 
     @property
@@ -483,15 +484,6 @@ class Rankings:
         if self.item_bytes is not None:
             raise ValueError("fingerprinted rankings have no item codes")
         return np.where(self.items < self.n_known, self.items, PAD)
-
-
-def _first_by_bytes(rows: np.ndarray) -> np.ndarray:
-    """:func:`~scorer.metrics.first_occurrence` of ``users x width x w`` item bytes."""
-    first = np.ones(rows.shape[:2], dtype=bool)
-    for later in range(1, rows.shape[1]):
-        for earlier in range(later):
-            first[:, later] &= (rows[:, later] != rows[:, earlier]).any(axis=1)
-    return first
 
 
 def build_rankings(

@@ -132,3 +132,23 @@ def test_take_rows_copies_what_it_cannot_view_as_spans() -> None:
     assert fingerprints.take_rows(matrix, np.array([2, 0])).tolist() == matrix[[2, 0]].tolist()
     backwards = np.frombuffer(b"abcdef", dtype=np.uint8).reshape(2, 3)[:, ::-1]
     assert fingerprints.take_rows(backwards, np.array([1])).tolist() == [[102, 101, 100]]
+
+
+@pytest.mark.parametrize("collide", [False, True])
+@settings(max_examples=100)
+@given(st.integers(0, 12), st.integers(1, 5), st.integers(1, 20), st.data())
+def test_first_of_strings_is_a_first_occurrence_by_bytes(collide, n, m, width, data) -> None:
+    """Strings from a two-letter alphabet repeat often; with every fingerprint equal
+    (``collide``), only the byte comparison can tell them apart."""
+    raw = data.draw(
+        st.lists(st.sampled_from(b"ab"), min_size=n * m * width, max_size=n * m * width)
+    )
+    rows = np.array(raw, dtype=np.uint8).reshape(n, m, width)
+    expected = [
+        [bytes(row[j]) not in {bytes(row[i]) for i in range(j)} for j in range(m)] for row in rows
+    ]
+    with pytest.MonkeyPatch.context() as patch:
+        if collide:
+            patch.setattr(fingerprints, "_FINGERPRINT_MULTIPLIER", np.uint64(0))
+            patch.setattr(fingerprints, "fingerprints", lambda r: np.zeros(r.shape[:-1], np.int64))
+        assert fingerprints.first_of_strings(rows).tolist() == expected
