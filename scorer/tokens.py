@@ -243,14 +243,15 @@ def _only_spaces(cells: pa.Array) -> bool:
 
 @dataclass(frozen=True)
 class GroundTruth:
-    """The solution's relevant sets as sorted integer keys.
+    """The solution's relevant sets as (user, item code) pairs.
 
     Attributes
     ----------
     vocabulary : pyarrow.Array
         Every distinct relevant item, once; an item's code is its index here.
-    keys : ndarray of int64
-        Sorted, unique ``user * len(vocabulary) + code`` for every relevant pair.
+    users, codes : ndarray of int64, ndarray of int32
+        The user and the item code of every relevant pair, each pair once, sorted by
+        user then code.
     n_relevant : ndarray of int64, shape (n_users,)
         ``|R_u|``, unique items only.
     n_duplicates : ndarray of int64, shape (n_users,)
@@ -258,7 +259,8 @@ class GroundTruth:
     """
 
     vocabulary: pa.Array
-    keys: np.ndarray
+    users: np.ndarray
+    codes: np.ndarray
     n_relevant: np.ndarray
     n_duplicates: np.ndarray
 
@@ -269,37 +271,26 @@ class GroundTruth:
         Examples
         --------
         >>> truth = GroundTruth.from_lists(split_lists(pa.array(["a b a", "", "b"])))
-        >>> truth.vocabulary.to_pylist(), truth.keys
-        (['a', 'b'], array([0, 1, 5]))
+        >>> truth.vocabulary.to_pylist(), truth.users, truth.codes
+        (['a', 'b'], array([0, 0, 2]), array([0, 1, 1], dtype=int32))
         >>> truth.n_relevant, truth.n_duplicates
         (array([2, 0, 1]), array([1, 0, 0]))
         """
         n_users = len(lists.lengths)
         codes, vocabulary = encode(lists.tokens)
+        size = max(len(vocabulary), 1)
         keys = lists.row_of_token  # a new array: made the keys in place
-        keys *= max(len(vocabulary), 1)
+        keys *= size
         keys += codes
         # Rows are already in order, so the keys are nearly sorted: a stable sort
         # (timsort) takes a fraction of the time of a general sort or a hash.
         keys.sort(kind="stable")
         if len(keys) > 1:
             keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
-        pairs = _split_keys(keys, len(vocabulary))
-        n_relevant = np.bincount(pairs[0], minlength=n_users).astype(np.int64)
-        truth = cls(vocabulary, keys, n_relevant, lists.lengths - n_relevant)
-        truth.__dict__["pairs"] = pairs  # computed here anyway: fill the cache
-        return truth
-
-    @cached_property
-    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        """The user (int64) and item code (int32) of every relevant pair, in key order.
-
-        Examples
-        --------
-        >>> GroundTruth.from_lists(split_lists(pa.array(["a b a", "", "b"]))).pairs
-        (array([0, 0, 2]), array([0, 1, 1], dtype=int32))
-        """
-        return _split_keys(self.keys, len(self.vocabulary))
+        users = keys // size
+        keys -= users * size  # now the codes
+        n_relevant = np.bincount(users, minlength=n_users).astype(np.int64)
+        return cls(vocabulary, users, keys.astype(np.int32), n_relevant, lists.lengths - n_relevant)
 
     def contains(self, users: np.ndarray, codes: np.ndarray) -> np.ndarray:
         """Whether each ``(user, code)`` pair is relevant.
@@ -316,11 +307,13 @@ class GroundTruth:
         """
         codes = np.asarray(codes)
         valid = (codes >= 0) & (codes < len(self.vocabulary))
-        if len(self.keys) == 0:
+        if len(self.users) == 0:
             return np.zeros(valid.shape, dtype=bool)
-        probe = np.where(valid, users * max(len(self.vocabulary), 1) + codes, -1)
-        position = np.minimum(np.searchsorted(self.keys, probe), len(self.keys) - 1)
-        return valid & (self.keys[position] == probe)
+        size = max(len(self.vocabulary), 1)
+        keys = self.users * size + self.codes  # sorted: users first, then codes
+        probe = np.where(valid, users * size + codes, -1)
+        position = np.minimum(np.searchsorted(keys, probe), len(keys) - 1)
+        return valid & (keys[position] == probe)
 
     def contains_rows(self, codes: np.ndarray) -> np.ndarray:
         """:meth:`contains` for a ``users x width`` matrix whose row ``u`` is user ``u``.
@@ -340,10 +333,9 @@ class GroundTruth:
         n_users, width = codes.shape
         if width > _DENSE_MAX_WIDTH or n_users != len(self.n_relevant):
             return self.contains(np.arange(n_users, dtype=np.int64)[:, None], codes)
-        pair_users, pair_codes = self.pairs
-        pairs, ranks = _pair_hits(codes, pair_users, pair_codes.astype(codes.dtype, copy=False))
+        pairs, ranks = _pair_hits(codes, self.users, self.codes.astype(codes.dtype, copy=False))
         result = np.zeros(codes.shape, dtype=bool, order="F")  # contiguous rank columns
-        result[pair_users[pairs], ranks] = True
+        result[self.users[pairs], ranks] = True
         return result
 
     def relevance(self, rankings: Rankings) -> np.ndarray:
@@ -365,24 +357,17 @@ class GroundTruth:
         vocabulary = fixed_width_bytes(self.vocabulary)
         if vocabulary is None:
             raise ValueError("fingerprinted rankings need a fixed-width vocabulary")
-        pair_users, pair_codes = self.pairs
         pairs, ranks = _pair_hits(
-            rankings.items, pair_users, short_fingerprints(vocabulary)[pair_codes]
+            rankings.items, self.users, short_fingerprints(vocabulary)[self.codes]
         )
-        users = pair_users[pairs]
-        same = rows_match(rankings.item_bytes.at(users, ranks), vocabulary, pair_codes[pairs])
+        users = self.users[pairs]
+        same = rows_match(rankings.item_bytes.at(users, ranks), vocabulary, self.codes[pairs])
         result = np.zeros(rankings.items.shape, dtype=bool, order="F")
         result[users[same], ranks[same]] = True
         return result
 
 
 _DENSE_MAX_WIDTH = 64
-
-
-def _split_keys(keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """The users (int64) and item codes (int32) of ``user * size + code`` keys."""
-    users = keys // max(size, 1)
-    return users, (keys - users * max(size, 1)).astype(np.int32)
 
 
 def _pair_hits(
