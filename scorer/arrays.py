@@ -1,4 +1,4 @@
-"""numpy <-> Arrow for plain numbers and flags, without pyarrow's pandas machinery.
+"""numpy <-> Arrow for plain numbers, flags and byte rows, without pyarrow's pandas machinery.
 
 ``pa.array(ndarray)`` and ``Array.to_numpy()`` import pandas on first use (about
 0.3 s, a tenth of an H&M-scale run), although no pandas object is involved. The
@@ -61,6 +61,23 @@ def to_strings(texts: Sequence[str]) -> pa.Array:
     offsets = np.cumsum([0, *map(len, encoded)], dtype=np.int64)
     buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
     return pa.Array.from_buffers(pa.large_string(), len(encoded), buffers)
+
+
+def rows_to_strings(rows: np.ndarray) -> pa.Array:
+    """A ``large_string`` array of the rows of an ``n x width`` byte matrix.
+
+    The bytes are shared with the matrix when it is contiguous, copied otherwise.
+
+    Examples
+    --------
+    >>> rows_to_strings(np.frombuffer(b"abcd", dtype=np.uint8).reshape(2, 2)).to_pylist()
+    ['ab', 'cd']
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.uint8)
+    offsets = np.arange(len(rows) + 1, dtype=np.int64) * rows.shape[1]
+    return pa.Array.from_buffers(
+        pa.large_string(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(rows.reshape(-1))]
+    )
 
 
 def to_numpy(array: pa.Array, fill: float | bool | None = None) -> np.ndarray:

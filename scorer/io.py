@@ -41,6 +41,7 @@ from scorer.errors import (
     format_count,
     raise_if_any,
 )
+from scorer.fixed_lines import split_fixed_lines
 
 _BOM = b"\xef\xbb\xbf"
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -50,6 +51,9 @@ _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _SNIFF_BYTES = 1 << 16
 _CHUNK_BYTES = 1 << 22
 _PARSE_BLOCK_BYTES = 1 << 22
+# Fewer lines than this are parsed even when they share one layout: the parser is
+# fast enough there, and small files keep one reading route.
+FIXED_LINES_MIN_ROWS = 50_000
 _MiB = 1 << 20
 _GiB = 1 << 30
 _NON_BLANK = re.compile(rb"\S")  # what bytes.strip() keeps: not ASCII whitespace
@@ -360,6 +364,12 @@ class _Reader:
                 )
             )
         self.check_lines(data)
+        has_quote = data.find(b'"', start) >= 0
+        columns = None if has_quote else _fixed_lines(data, start, len(header))
+        if columns is not None:
+            result = StringTable(tuple(header), columns)
+            self.check_fields(result)
+            return result
         placeholders = [f"column_{i}" for i in range(len(header))]
         try:
             table = pacsv.read_csv(
@@ -374,7 +384,7 @@ class _Reader:
                 ),
                 # Without a quote character no value can hold a newline, and the
                 # parser can split blocks at any line end: a faster parse, same result.
-                parse_options=pacsv.ParseOptions(newlines_in_values=data.find(b'"', start) >= 0),
+                parse_options=pacsv.ParseOptions(newlines_in_values=has_quote),
                 convert_options=pacsv.ConvertOptions(
                     column_types=dict.fromkeys(placeholders, pa.large_string()),
                     null_values=[],
@@ -452,6 +462,16 @@ def _mapped(handle: BinaryIO, size: int) -> mmap.mmap | None:
         return mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ)
     except (OSError, ValueError):  # a file system that cannot map: read it instead
         return None
+
+
+def _fixed_lines(data: Text, start: int, n_columns: int) -> tuple[pa.Array, ...] | None:
+    """The columns of a large CSV body whose lines all share one layout, read without
+    the parser (:func:`scorer.fixed_lines.split_fixed_lines`); None for any other."""
+    newline = data.find(b"\n", start)
+    if newline < 0 or len(_first_line(data, start)) != newline - start:
+        return None  # no line after the header, or a carriage return ends it
+    body = np.frombuffer(data, dtype=np.uint8)[newline + 1 :]
+    return split_fixed_lines(body, n_columns, FIXED_LINES_MIN_ROWS)
 
 
 def _one_chunk(column: pa.ChunkedArray) -> pa.Array:

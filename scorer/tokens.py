@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.arrays import to_arrow, to_numpy
+from scorer.arrays import rows_to_strings, to_arrow, to_numpy
 from scorer.fingerprints import (
     CHUNK_ROWS,
     FIXED_WIDTH_MIN_ROWS,
@@ -62,7 +62,7 @@ class SplitLists:
     @cached_property
     def tokens(self) -> pa.Array:
         """All items, row after row (built from :attr:`uniform` on first use)."""
-        return _fixed_width_strings(np.ascontiguousarray(self.uniform).reshape(-1, self.width))
+        return rows_to_strings(np.ascontiguousarray(self.uniform).reshape(-1, self.width))
 
     @property
     def width(self) -> int:
@@ -81,7 +81,7 @@ class SplitLists:
             return self.tokens.slice(0, n)
         n_rows = -(-n // max(self.uniform.shape[1], 1))
         rows = np.ascontiguousarray(self.uniform[:n_rows]).reshape(-1, self.width)
-        return _fixed_width_strings(rows[:n])
+        return rows_to_strings(rows[:n])
 
     def take(self, indices: np.ndarray) -> pa.Array:
         """The tokens at these flat positions, without building all of them.
@@ -94,7 +94,7 @@ class SplitLists:
         if "tokens" in self.__dict__ or self.uniform is None:
             return self.tokens.take(to_arrow(indices))
         rows, columns = np.divmod(indices, self.uniform.shape[1])
-        return _fixed_width_strings(self.uniform[rows, columns])
+        return rows_to_strings(self.uniform[rows, columns])
 
     @property
     def row_of_token(self) -> np.ndarray:
@@ -106,15 +106,6 @@ class SplitLists:
         """The 0-based rank of each token within its row."""
         starts = np.cumsum(self.lengths) - self.lengths
         return np.arange(int(self.lengths.sum()), dtype=np.int64) - np.repeat(starts, self.lengths)
-
-
-def _fixed_width_strings(rows: np.ndarray) -> pa.Array:
-    """A ``large_string`` array of the rows of a contiguous ``n x width`` byte matrix."""
-    rows = np.ascontiguousarray(rows)
-    offsets = np.arange(len(rows) + 1, dtype=np.int64) * rows.shape[1]
-    return pa.Array.from_buffers(
-        pa.large_string(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(rows.reshape(-1))]
-    )
 
 
 # Python's str.split() also splits on these; Arrow's ascii splitter does not, and its

@@ -5,19 +5,25 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scorer import fingerprints, joins, tokens
+from scorer import fingerprints, io, joins, tokens
 
 
 def force_fast_paths(
     monkeypatch: pytest.MonkeyPatch, chunk_rows: int, block_rows: int, collide: bool = False
 ) -> None:
-    """Take the fixed-width fast paths at any size (normally 50,000+ rows), in small
-    chunks and blocks; with ``collide``, make every fingerprint equal, so that each
-    fingerprint route must fall back to the exact one."""
-    settings = {"FIXED_WIDTH_MIN_ROWS": 1, "CHUNK_ROWS": chunk_rows, "_BLOCK_ROWS": block_rows}
+    """Take the fixed-width fast paths at any size (normally 50,000+ rows), the reading
+    of equal-layout files included, in small chunks and blocks; with ``collide``, make
+    every fingerprint equal, so that each fingerprint route must fall back to the
+    exact one."""
+    settings = {
+        "FIXED_WIDTH_MIN_ROWS": 1,
+        "FIXED_LINES_MIN_ROWS": 1,
+        "CHUNK_ROWS": chunk_rows,
+        "_BLOCK_ROWS": block_rows,
+    }
     if collide:
         settings["_FINGERPRINT_MULTIPLIER"] = np.uint64(0)
-    for module in (fingerprints, joins, tokens):
+    for module in (fingerprints, io, joins, tokens):
         for name, value in settings.items():
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, value)
