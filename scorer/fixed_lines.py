@@ -6,8 +6,8 @@ the same places. Such a body is a byte matrix: each column is a fixed slice of e
 line, copied out in one pass. The layout is proven byte for byte first, and then
 the columns are exactly what the CSV parser would give (no quote, no other control
 character, ASCII, so valid UTF-8); any other body returns ``None`` and goes to the
-parser. Several times faster than parsing and joining the parser's chunks, and half
-the memory.
+parser. Measured on an H&M-shaped submission: about twice as fast as parsing and
+joining the parser's chunks, with half the fresh memory.
 """
 
 from __future__ import annotations
