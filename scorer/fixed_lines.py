@@ -18,15 +18,15 @@ import pyarrow as pa
 from scorer.arrays import rows_to_strings
 
 _SCAN_BYTES = 1 << 20
-_NEWLINE, _COMMA = ord("\n"), ord(",")
+_NEWLINE, _RETURN, _COMMA = ord("\n"), ord("\r"), ord(",")
 
 
 def split_fixed_lines(
     body: np.ndarray, n_columns: int, min_lines: int = 1
 ) -> tuple[pa.Array, ...] | None:
     """The ``n_columns`` columns of a CSV body (the bytes after the header line) whose
-    lines all have the same length and the same comma positions; ``None`` otherwise,
-    or when it has fewer than ``min_lines`` lines.
+    lines all have the same length, the same ending (LF or CRLF) and the same comma
+    positions; ``None`` otherwise, or when it has fewer than ``min_lines`` lines.
 
     Returns ``large_string`` arrays, as the CSV parser would with every column read
     as a string and no NA conversion.
@@ -39,6 +39,8 @@ def split_fixed_lines(
     >>> ids, items = split_fixed_lines(np.frombuffer(b"u1,a b\\nu2,c d\\n", np.uint8), 2)
     >>> ids.to_pylist(), items.to_pylist()
     (['u1', 'u2'], ['a b', 'c d'])
+    >>> [c.to_pylist() for c in split_fixed_lines(np.frombuffer(b"u1,a\\r\\n", np.uint8), 2)]
+    [['u1'], ['a']]
     """
     line_length = _first_line_length(body)
     if line_length < 2 or len(body) % line_length or len(body) // line_length < min_lines:
@@ -47,16 +49,19 @@ def split_fixed_lines(
     lines = np.lib.stride_tricks.as_strided(
         body, (n_lines, line_length), (line_length, 1), writeable=False
     )
+    ending = 2 if line_length > 2 and body[line_length - 2] == _RETURN else 1
     commas = np.flatnonzero(lines[0] == _COMMA)
-    if len(commas) != n_columns - 1 or not _only_layout_bytes(body, n_lines, len(commas)):
+    if len(commas) != n_columns - 1 or not _only_layout_bytes(
+        body, n_lines * ending, n_lines * len(commas)
+    ):
         return None
-    # Every line ends where the first does and has its commas where the first has them;
-    # with exactly that many newlines and commas in all, no line has any other.
-    for position in (line_length - 1, *commas):
+    # Every line ends as the first does and has its commas where the first has them;
+    # with exactly that many line-end bytes and commas in all, no line has any other.
+    for position in (*range(line_length - ending, line_length), *commas):
         if not (lines[:, position] == body[position]).all():
             return None
     starts = np.concatenate(([0], commas + 1))
-    stops = np.concatenate((commas, [line_length - 1]))
+    stops = np.concatenate((commas, [line_length - ending]))
     return tuple(rows_to_strings(lines[:, a:b]) for a, b in zip(starts, stops, strict=True))
 
 
@@ -67,10 +72,9 @@ def _first_line_length(body: np.ndarray) -> int:
     return int(ends[0]) + 1 if len(ends) else 0
 
 
-def _only_layout_bytes(body: np.ndarray, n_lines: int, commas_per_line: int) -> bool:
-    """Whether the body is printable ASCII with exactly one newline per line, no other
-    control character (carriage return, tab, NUL), the expected number of commas and
-    no quote: one pass, in cache-sized slices."""
+def _only_layout_bytes(body: np.ndarray, n_controls: int, n_commas: int) -> bool:
+    """Whether the body is ASCII with exactly ``n_controls`` control characters (the
+    line ends), ``n_commas`` commas and no quote: one pass, in cache-sized slices."""
     controls = commas = quotes = 0
     for start in range(0, len(body), _SCAN_BYTES):
         chunk = body[start : start + _SCAN_BYTES]
@@ -79,4 +83,4 @@ def _only_layout_bytes(body: np.ndarray, n_lines: int, commas_per_line: int) -> 
         controls += int(np.count_nonzero(chunk < 0x20))
         commas += int(np.count_nonzero(chunk == _COMMA))
         quotes += int(np.count_nonzero(chunk == ord('"')))
-    return controls == n_lines and commas == n_lines * commas_per_line and quotes == 0
+    return controls == n_controls and commas == n_commas and quotes == 0

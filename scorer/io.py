@@ -468,8 +468,8 @@ def _fixed_lines(data: Text, start: int, n_columns: int) -> tuple[pa.Array, ...]
     """The columns of a large CSV body whose lines all share one layout, read without
     the parser (:func:`scorer.fixed_lines.split_fixed_lines`); None for any other."""
     newline = data.find(b"\n", start)
-    if newline < 0 or len(_first_line(data, start)) != newline - start:
-        return None  # no line after the header, or a carriage return ends it
+    if newline < 0 or len(_first_line(data, start)) not in (newline - start, newline - start - 1):
+        return None  # no line after the header, or a lone carriage return ends it
     body = np.frombuffer(data, dtype=np.uint8)[newline + 1 :]
     return split_fixed_lines(body, n_columns, FIXED_LINES_MIN_ROWS)
 

@@ -34,14 +34,16 @@ def _body(data: bytes) -> np.ndarray:
     return np.frombuffer(data[data.index(b"\n") + 1 :], dtype=np.uint8)
 
 
-def test_an_equal_layout_is_read_without_the_parser() -> None:
-    columns = split_fixed_lines(_body(LAYOUT), 2)
+@pytest.mark.parametrize("line_end", [b"\n", b"\r\n"])
+def test_an_equal_layout_is_read_without_the_parser(line_end) -> None:
+    data = LAYOUT.replace(b"\n", line_end)
+    columns = split_fixed_lines(_body(data), 2)
     assert columns is not None
     assert [c.to_pylist() for c in columns] == [
         [f"u{i}" for i in range(10)],
         [f"{i}0 {i}1" for i in range(10)],
     ]
-    assert _outcome(LAYOUT, True) == _outcome(LAYOUT, False)
+    assert _outcome(data, True) == _outcome(data, False)
 
 
 @pytest.mark.parametrize(
@@ -57,8 +59,10 @@ def test_an_equal_layout_is_read_without_the_parser() -> None:
         (b"u3,30 31\n", b"u3,3\xff 31\n"),  # not UTF-8 at all
         (b"u3,30 31\n", b"u33,0 31\n"),  # the comma moved
         (b"u9,90 91\n", b"u9,90 91"),  # no newline at the end
-        (b"u9,90 91\n", b"u9,90 91\r\n"),  # a CRLF line
+        (b"u9,90 91\n", b"u9,90 91\r\n"),  # one CRLF line
+        (b"u3,30 31\n", b"u3,30 3\r\n"),  # one CRLF line of the same length
         (b"id,items\n", b"id,items\r\n"),  # a CRLF header
+        (b"id,items\n", b"id,items\r"),  # a header ended by a lone CR
         (b"id,items\n", b"id,items,x\n"),  # three columns in the header
         (b"u3,30 31\n", b"u3,30 31\n\n"),  # an empty line
     ],
@@ -89,14 +93,18 @@ ODD = b'\n\r\t"\x00\xc3\xa9\x7f'
     st.integers(1, 30),
     st.lists(st.tuples(st.integers(0, 400), st.sampled_from(PLAIN + ODD)), max_size=3),
     st.sampled_from([0, 0, 0, 1, -1]),
+    st.sampled_from([b"\n", b"\r\n"]),
 )
-@example([ord("a"), ord(",")], 5, [], 0)
-def test_equal_layout_route_matches_the_parser_on_any_bytes(line, n_lines, edits, extra_columns):
+@example([ord("a"), ord(",")], 5, [], 0, b"\n")
+@example([ord("\r")], 3, [], 0, b"\n")
+def test_equal_layout_route_matches_the_parser_on_any_bytes(
+    line, n_lines, edits, extra_columns, line_end
+):
     """Equal lines (mostly plain bytes), then a few bytes changed anywhere; a header
     mostly with as many columns as the unchanged lines."""
     n_columns = max(bytes(line).count(b",") + 1 + extra_columns, 1)
-    header = b",".join(b"c%d" % i for i in range(n_columns)) + b"\n"
-    body = bytearray((bytes(line) + b"\n") * n_lines)
+    header = b",".join(b"c%d" % i for i in range(n_columns)) + line_end
+    body = bytearray((bytes(line) + line_end) * n_lines)
     for position, byte in edits:
         body[position % len(body)] = byte
     data = header + bytes(body)
