@@ -100,8 +100,9 @@ def short_fingerprints(rows: np.ndarray, order: np.ndarray | None = None) -> np.
     True
     """
     n_rows = len(rows) if order is None else len(order)
-    result = np.empty((*rows.shape[-2:0:-1], n_rows), dtype=np.int32)
-    block_prints = np.empty((_BLOCK_ROWS, *rows.shape[1:-1]), dtype=np.uint64)
+    strings_per_row = rows.shape[1:-1]  # (m,) or ()
+    result = np.empty((*strings_per_row, n_rows), dtype=np.int32)
+    block_prints = np.empty((_BLOCK_ROWS, *strings_per_row), dtype=np.uint64)
     low_half = 0 if sys.byteorder == "little" else 1
     for start, stop in _blocks(n_rows):
         block = block_prints[: stop - start]
