@@ -63,6 +63,42 @@ def to_strings(texts: Sequence[str]) -> pa.Array:
     return pa.Array.from_buffers(pa.large_string(), len(encoded), buffers)
 
 
+def string_offsets(strings: pa.Array) -> np.ndarray | None:
+    """The ``n + 1`` value offsets of a ``large_string`` array (a zero-copy view);
+    None for any other type.
+
+    Examples
+    --------
+    >>> string_offsets(pa.array(["ab", "c", "d"], pa.large_string()).slice(1))
+    array([2, 3, 4])
+    """
+    if not pa.types.is_large_string(strings.type):
+        return None
+    buffer = strings.buffers()[1]
+    if buffer is None:
+        return np.zeros(len(strings) + 1, dtype=np.int64)
+    offsets = np.frombuffer(buffer, dtype=np.int64)
+    return offsets[strings.offset : strings.offset + len(strings) + 1]
+
+
+def string_bytes(strings: pa.Array) -> np.ndarray | None:
+    """The bytes of all values of a ``large_string`` array, one after the other (a
+    zero-copy view); None for any other type.
+
+    Examples
+    --------
+    >>> bytes(string_bytes(pa.array(["ab", "c", "d"], pa.large_string()).slice(1)))
+    b'cd'
+    """
+    offsets = string_offsets(strings)
+    if offsets is None:
+        return None
+    data = strings.buffers()[2]
+    if data is None:
+        return np.zeros(0, dtype=np.uint8)
+    return np.frombuffer(data, dtype=np.uint8)[int(offsets[0]) : int(offsets[-1])]
+
+
 def rows_to_strings(rows: np.ndarray) -> pa.Array:
     """A ``large_string`` array of the rows of an ``n x width`` byte matrix.
 

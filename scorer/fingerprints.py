@@ -16,6 +16,8 @@ import sys
 import numpy as np
 import pyarrow as pa
 
+from scorer.arrays import string_bytes, string_offsets
+
 FIXED_WIDTH_MIN_ROWS = 50_000
 _FINGERPRINT_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 
@@ -32,15 +34,12 @@ def fixed_width_bytes(strings: pa.Array) -> np.ndarray | None:
     >>> fixed_width_bytes(pa.array(["ab", "c"], pa.large_string())) is None
     True
     """
-    if not pa.types.is_large_string(strings.type) or len(strings) == 0 or strings.null_count:
+    offsets = string_offsets(strings)
+    if offsets is None or len(strings) == 0 or strings.null_count:
         return None
-    _, offsets_buffer, data_buffer = strings.buffers()
-    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[
-        strings.offset : strings.offset + len(strings) + 1
-    ]
     start, stop = int(offsets[0]), int(offsets[-1])
     width, remainder = divmod(stop - start, len(strings))
-    if width == 0 or remainder or data_buffer is None:
+    if width == 0 or remainder:
         return None
     for first in range(0, len(offsets), CHUNK_ROWS):
         chunk = offsets[first : first + CHUNK_ROWS]
@@ -49,7 +48,7 @@ def fixed_width_bytes(strings: pa.Array) -> np.ndarray | None:
         expected += start
         if not np.array_equal(chunk, expected):
             return None
-    return np.frombuffer(data_buffer, dtype=np.uint8)[start:stop].reshape(len(strings), width)
+    return string_bytes(strings).reshape(len(strings), width)
 
 
 def fingerprints(rows: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.arrays import rows_to_strings, to_arrow, to_numpy
+from scorer.arrays import rows_to_strings, string_bytes, string_offsets, to_arrow, to_numpy
 from scorer.fingerprints import (
     CHUNK_ROWS,
     FIXED_WIDTH_MIN_ROWS,
@@ -154,28 +154,10 @@ def _may_hold_other_whitespace(cells: pa.Array) -> bool:
     """True unless every byte is ASCII outside 0x1c-0x1f (a cheap scan of the raw bytes)."""
     if pc.all(pc.string_is_ascii(cells)).as_py() is False:
         return True
-    raw = _value_bytes(cells)
+    raw = string_bytes(cells)
     if raw is None:
         return True  # not a large_string array: let the regex decide
     return bool(np.count_nonzero((raw - np.uint8(0x1C)) < 4))
-
-
-def _value_bytes(strings: pa.Array) -> np.ndarray | None:
-    """A zero-copy view of the bytes of all values of a ``large_string`` array.
-
-    Examples
-    --------
-    >>> bytes(_value_bytes(pa.array(["ab", "c", "d"], pa.large_string()).slice(1)))
-    b'cd'
-    """
-    if not pa.types.is_large_string(strings.type):
-        return None
-    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int64)
-    start, stop = int(offsets[strings.offset]), int(offsets[strings.offset + len(strings)])
-    data = strings.buffers()[2]
-    if data is None:
-        return np.zeros(0, dtype=np.uint8)
-    return np.frombuffer(data, dtype=np.uint8)[start:stop]
 
 
 def _split_uniform(cells: pa.Array) -> SplitLists | None:
@@ -213,9 +195,8 @@ def _split_uniform(cells: pa.Array) -> SplitLists | None:
 
 def _empty_tokens(tokens: pa.Array) -> np.ndarray:
     """Which tokens are empty, read from the offsets when possible (no int64 copy)."""
-    if pa.types.is_large_string(tokens.type) and len(tokens):
-        offsets = np.frombuffer(tokens.buffers()[1], dtype=np.int64)
-        offsets = offsets[tokens.offset : tokens.offset + len(tokens) + 1]
+    offsets = string_offsets(tokens)
+    if offsets is not None:
         return offsets[1:] == offsets[:-1]
     return to_numpy(pc.binary_length(tokens), fill=0) == 0
 
@@ -226,7 +207,7 @@ def _only_spaces(cells: pa.Array) -> bool:
     Then splitting on single spaces and dropping empty tokens is exactly
     ``str.split()``, and several times faster than Unicode-aware splitting.
     """
-    values = _value_bytes(cells) if len(cells) else None
+    values = string_bytes(cells) if len(cells) else None
     if values is None:
         return False
     return values.size == 0 or (int(values.min()) >= 0x20 and int(values.max()) < 0x80)
