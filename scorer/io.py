@@ -366,11 +366,17 @@ class _Reader:
         self.check_lines(data)
         has_quote = data.find(b'"', start) >= 0
         columns = None if has_quote else _fixed_lines(data, start, len(header))
-        if columns is not None:
-            result = StringTable(tuple(header), columns)
-            self.check_fields(result)
-            return result
-        placeholders = [f"column_{i}" for i in range(len(header))]
+        if columns is None:
+            columns = self.parse_columns(data, start, len(header), has_quote, container)
+        result = StringTable(tuple(header), columns)
+        self.check_fields(result)
+        return result
+
+    def parse_columns(
+        self, data: Text, start: int, n_columns: int, has_quote: bool, container: str
+    ) -> tuple[pa.Array, ...]:
+        """Parse the lines after the header with pyarrow: one array per column."""
+        placeholders = [f"column_{i}" for i in range(n_columns)]
         try:
             table = pacsv.read_csv(
                 pa.BufferReader(pa.py_buffer(data).slice(start)),
@@ -404,10 +410,7 @@ class _Reader:
         # next is combined, so that the peak holds one column twice, not the table.
         chunked = [table.column(i) for i in range(table.num_columns)]
         del table
-        columns = tuple(_one_chunk(chunked.pop(0)) for _ in range(len(chunked)))
-        result = StringTable(tuple(header), columns)
-        self.check_fields(result)
-        return result
+        return tuple(_one_chunk(chunked.pop(0)) for _ in range(len(chunked)))
 
     def check_lines(self, data: Text) -> None:
         """Refuse any line longer than the limit (one vectorised pass, no copy of the text)."""
