@@ -338,3 +338,34 @@ def test_a_file_that_cannot_be_mapped_is_read(tmp_path, monkeypatch):
     monkeypatch.setattr(mmap, "mmap", refuse)
     table = read_table(path, ParticipantVisibleError)
     assert [c.to_pylist() for c in table.columns] == [["u1"], ["a b"]]
+
+
+def test_a_read_ends_only_once_arrow_has_let_go_of_the_text(tmp_path, monkeypatch):
+    """pyarrow's CSV reader may let go of its input on its own thread just after it
+    returns; at interpreter exit that aborted the process (exit code 134). A read
+    must wait for the release: here a reader that lets go 0.2 s late."""
+    import threading
+
+    import pyarrow.csv as pacsv
+
+    import scorer.io
+
+    parse = pacsv.read_csv
+    kept: list[object] = []
+    events: list[str] = []
+
+    def let_go() -> None:
+        events.append("let go")
+        kept.clear()
+
+    def slow_to_let_go(source, **options):
+        kept.append(source)
+        threading.Timer(0.2, let_go).start()
+        return parse(source, **options)
+
+    monkeypatch.setattr(scorer.io.pacsv, "read_csv", slow_to_let_go)
+    path = tmp_path / "s.csv"
+    path.write_bytes(CSV)
+    assert read(path) == EXPECTED
+    events.append("read returned")
+    assert events == ["let go", "read returned"]
