@@ -443,8 +443,53 @@ class Rankings:
         return np.where(self.items < self.n_known, self.items, PAD)
 
 
+@dataclass(frozen=True)
+class ItemPrints:
+    """Every user's predictions as fingerprints, for :func:`build_rankings`.
+
+    Attributes
+    ----------
+    columns : ndarray of int32, shape (width, n_users)
+        :func:`~scorer.fingerprints.short_fingerprints` of the items, rank-major, users
+        in solution order.
+    item_bytes : ItemBytes
+        The items' bytes.
+    """
+
+    columns: np.ndarray
+    item_bytes: ItemBytes
+
+
+def item_prints(
+    lists: SplitLists, user_of_row: np.ndarray, n_users: int, width: int
+) -> ItemPrints | None:
+    """The fingerprints :func:`build_rankings` keys the items by, when every user has
+    one full row of many fixed-width items (the usual case); ``None`` otherwise.
+
+    Needs no vocabulary, so it can be made while the solution is still being encoded.
+
+    Examples
+    --------
+    >>> item_prints(split_lists(pa.array(["ab", "cd"])), np.array([1, 0]), 2, 1) is None
+    True
+    """
+    if not (_is_full(lists, user_of_row, n_users, width) and _many_fixed_width(lists, width)):
+        return None
+    # Made in user order (rows gathered block by block) and rank-major, so that each
+    # rank's column is contiguous for the column passes.
+    row_of_user = np.empty(n_users, dtype=np.int64)
+    row_of_user[user_of_row] = np.arange(n_users, dtype=np.int64)
+    columns = short_fingerprints(lists.uniform, row_of_user)
+    return ItemPrints(columns, ItemBytes(lists.uniform, row_of_user))
+
+
 def build_rankings(
-    lists: SplitLists, user_of_row: np.ndarray, n_users: int, width: int, vocabulary: pa.Array
+    lists: SplitLists,
+    user_of_row: np.ndarray,
+    n_users: int,
+    width: int,
+    vocabulary: pa.Array,
+    prints: ItemPrints | None = None,
 ) -> Rankings:
     """Place each submission row's first ``width`` predictions in its user's row.
 
@@ -460,6 +505,8 @@ def build_rankings(
         Columns of the matrix (``k``, or less when every row is shorter).
     vocabulary : pyarrow.Array
         The ground-truth vocabulary (:attr:`GroundTruth.vocabulary`).
+    prints : ItemPrints, optional
+        :func:`item_prints` of the same arguments, if already made.
 
     Examples
     --------
@@ -475,19 +522,14 @@ def build_rankings(
     ([[0, 2], [1, 0]], [[0, -1], [-1, 0]], [2, 2])
     """
     kept_rows = user_of_row >= 0
-    full = _is_permutation(user_of_row, n_users) and width and (lists.lengths == width).all()
+    full = _is_full(lists, user_of_row, n_users, width)
     lengths = np.zeros(n_users, dtype=np.int64)
     lengths[user_of_row[kept_rows]] = np.minimum(lists.lengths[kept_rows], width)
-    if full and _fingerprinted(lists, width, vocabulary):
-        # Every user has one full row of fixed-width items (the usual case): the items
-        # are keyed by fingerprints of their bytes, and never looked up at all. Made
-        # in user order (rows gathered block by block) and rank-major, so that each
-        # rank's column is contiguous for the column passes.
-        row_of_user = np.empty(n_users, dtype=np.int64)
-        row_of_user[user_of_row] = np.arange(n_users, dtype=np.int64)
-        columns = short_fingerprints(lists.uniform, row_of_user)
-        item_bytes = ItemBytes(lists.uniform, row_of_user)
-        return Rankings(columns.T, lengths, len(vocabulary), item_bytes)
+    if _same_width(vocabulary, lists.width):
+        # Items are then keyed by fingerprints of their bytes, never looked up at all.
+        prints = prints or item_prints(lists, user_of_row, n_users, width)
+        if prints is not None:
+            return Rankings(prints.columns.T, lengths, len(vocabulary), prints.item_bytes)
     index = StringIndex(vocabulary)
     codes = index.find(lists.tokens, np.int32)
     unknown = np.flatnonzero(codes < 0)
@@ -512,14 +554,24 @@ def build_rankings(
     return Rankings(matrix, lengths, len(vocabulary))
 
 
-def _fingerprinted(lists: SplitLists, width: int, vocabulary: pa.Array) -> bool:
-    """Whether the rankings can be keyed by fingerprints: many fixed-width rows, no
-    wider than :meth:`GroundTruth.contains_rows` compares pairwise, and a vocabulary
-    of items of the same width (no other can match)."""
+def _is_full(lists: SplitLists, user_of_row: np.ndarray, n_users: int, width: int) -> bool:
+    """Whether every user has exactly one row, of exactly ``width`` predictions."""
+    return bool(width) and _is_permutation(user_of_row, n_users) and (lists.lengths == width).all()
+
+
+def _many_fixed_width(lists: SplitLists, width: int) -> bool:
+    """Whether the rankings can be keyed by fingerprints: many fixed-width items, in
+    rows no wider than :meth:`GroundTruth.contains_rows` compares pairwise."""
     if lists.uniform is None or lists.uniform[..., 0].size < FIXED_WIDTH_MIN_ROWS:
         return False
+    return width <= _DENSE_MAX_WIDTH
+
+
+def _same_width(vocabulary: pa.Array, width: int) -> bool:
+    """Whether every vocabulary item is ``width`` bytes long (else fingerprints of
+    ``width``-byte items cannot be compared with it)."""
     rows = fixed_width_bytes(vocabulary)
-    return width <= _DENSE_MAX_WIDTH and rows is not None and rows.shape[1] == lists.width
+    return width > 0 and rows is not None and rows.shape[1] == width
 
 
 def _unknown_codes(lists: SplitLists, tokens: np.ndarray, vocabulary: StringIndex) -> np.ndarray:

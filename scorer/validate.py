@@ -94,16 +94,38 @@ class Submission:
     predictions: SplitLists
 
 
-def check_solution(table: StringTable, row_id_column_name: str | None) -> Solution:
-    """Find the row-id, target and Usage columns and check the solution's rows.
+@dataclass(frozen=True)
+class SolutionColumns:
+    """The solution's column roles, found from its header alone.
+
+    Attributes
+    ----------
+    row_id_name, target_name : str
+        The row-id column and the relevant-items column.
+    has_usage : bool
+        Whether the solution has a ``Usage`` column.
+    """
+
+    row_id_name: str
+    target_name: str
+    has_usage: bool
+
+
+def solution_columns(names: Sequence[str], row_id_column_name: str | None) -> SolutionColumns:
+    """Find the row-id, target and Usage columns of a solution header.
 
     Raises
     ------
     HostVisibleError
-        Listing every problem with the solution.
+        Listing every problem with the header.
+
+    Examples
+    --------
+    >>> solution_columns(["id", "items", "Usage"], None)
+    SolutionColumns(row_id_name='id', target_name='items', has_usage=True)
     """
+    names = tuple(names)
     problems: list[Problem] = []
-    names = table.names
     if not names:
         raise_if_any([_no_columns_problem("the solution")], HostVisibleError, SOLUTION)
     row_id_name = names[0] if row_id_column_name is None else row_id_column_name
@@ -137,14 +159,32 @@ def check_solution(table: StringTable, row_id_column_name: str | None) -> Soluti
             )
         )
     raise_if_any(problems, HostVisibleError, SOLUTION)
+    return SolutionColumns(row_id_name, targets[0], USAGE_COLUMN in names)
 
-    row_ids = table.column(row_id_name)
+
+def check_solution(table: StringTable, columns: SolutionColumns) -> Solution:
+    """Check the solution's rows: row ids present and unique, Usage values known.
+
+    Parameters
+    ----------
+    table : StringTable
+        The solution.
+    columns : SolutionColumns
+        Its column roles (:func:`solution_columns` of its header).
+
+    Raises
+    ------
+    HostVisibleError
+        Listing every problem with the solution's rows.
+    """
+    problems: list[Problem] = []
+    row_ids = table.column(columns.row_id_name)
     problems += _empty_row_id_problems(row_ids, "the solution", "fill in or drop those rows")
     row_id_index = StringIndex(row_ids)
     first = row_id_index.first_of_self()
     problems += _duplicate_problems(row_ids, first, "solution", "keep one row per id")
     usage = None
-    if USAGE_COLUMN in names:
+    if columns.has_usage:
         usage_column = table.column(USAGE_COLUMN)
         codes = pc.index_in(usage_column, value_set=to_strings(USAGE_VALUES))
         unknown = codes.is_null()
@@ -163,7 +203,14 @@ def check_solution(table: StringTable, row_id_column_name: str | None) -> Soluti
         else:
             usage = to_numpy(codes).astype(np.int8)
     raise_if_any(problems, HostVisibleError, SOLUTION)
-    return Solution(row_id_name, targets[0], row_ids, table.column(targets[0]), usage, row_id_index)
+    return Solution(
+        columns.row_id_name,
+        columns.target_name,
+        row_ids,
+        table.column(columns.target_name),
+        usage,
+        row_id_index,
+    )
 
 
 def check_submission(table: StringTable, solution: Solution, options: Options) -> Submission:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer.joins import StringIndex, first_index_of
-from scorer.tokens import GroundTruth, build_rankings, split_lists
+from scorer.tokens import GroundTruth, build_rankings, item_prints, split_lists
 from tests.fast_paths import force_fast_paths
 
 PYTHON_WHITESPACE = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
@@ -131,6 +131,29 @@ def test_fixed_width_rankings_match_the_general_route(fast_paths, collide: bool)
         assert fast.first_occurrence().tolist() == expected.first_occurrence().tolist()
         assert truth.relevance(fast).tolist() == truth.relevance(expected).tolist()
         assert fast.lengths.tolist() == expected.lengths.tolist()
+
+
+@pytest.mark.parametrize("item_width", [4, 2])
+def test_prints_made_before_the_vocabulary_is_known(fast_paths, item_width: int) -> None:
+    """The API makes the predictions' prints while the solution is still being encoded:
+    build_rankings keys by them only when the vocabulary's items are as wide."""
+    lists = split_lists(pa.array(FIXED, pa.large_string()))
+    user_of_row = np.array([2, 0, 3, 1])
+    assert item_prints(lists, user_of_row, 4, 2) is None  # rows longer than the width
+    assert item_prints(lists, np.array([2, 0, 2, 1]), 4, 3) is None  # a user twice
+    prints = item_prints(lists, user_of_row, 4, 3)
+    assert prints is not None
+    relevant = ["0003 0001", "0005", "0004 0003 0001", ""]
+    solution = pa.array(
+        [" ".join(i[-item_width:] for i in r.split()) for r in relevant], pa.large_string()
+    )
+    truth = GroundTruth.from_lists(split_lists(solution))
+    ahead = build_rankings(lists, user_of_row, 4, 3, truth.vocabulary, prints)
+    expected = build_rankings(split_lists(pa.array(FIXED)), user_of_row, 4, 3, truth.vocabulary)
+    assert (ahead.item_bytes is not None) == (item_width == 4)
+    assert np.shares_memory(ahead.items, prints.columns) == (item_width == 4)
+    assert truth.relevance(ahead).tolist() == truth.relevance(expected).tolist()
+    assert truth.relevance(ahead).any() == (item_width == 4)
 
 
 @pytest.mark.parametrize("collide", [False, True])
