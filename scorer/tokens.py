@@ -25,6 +25,7 @@ from scorer.fingerprints import (
     rows_match,
     short_fingerprints,
     take_rows,
+    take_strings,
 )
 from scorer.joins import StringIndex, all_distinct, encode
 from scorer.metrics import PAD, first_occurrence
@@ -381,7 +382,7 @@ class ItemBytes:
 
     def at(self, users: np.ndarray, ranks: np.ndarray) -> np.ndarray:
         """The ``w`` bytes of the prediction at ``ranks`` of each of ``users``."""
-        return self.uniform[self.row_of_user[users], ranks]
+        return take_strings(self.uniform, self.row_of_user[users], ranks)
 
     def rows(self, users: np.ndarray, width: int) -> np.ndarray:
         """The bytes of the first ``width`` predictions of each of ``users``."""

@@ -127,6 +127,31 @@ def test_short_fingerprints_of_strided_rows_in_any_order(n, m, width, gap, data)
     )
 
 
+@settings(max_examples=100)
+@given(st.integers(1, 20), st.integers(1, 4), st.integers(1, 12), st.integers(0, 3), st.data())
+def test_take_strings_of_strided_rows(n, m, width, gap, data) -> None:
+    """Strings picked by (row, rank) from a strided view with ``gap`` bytes between
+    them, as numpy's fancy indexing picks them."""
+    row_bytes = m * (width + gap) + 3
+    raw = data.draw(st.binary(min_size=n * row_bytes, max_size=n * row_bytes))
+    cells = np.frombuffer(raw, dtype=np.uint8).reshape(n, row_bytes)
+    strings = np.lib.stride_tricks.as_strided(cells, (n, m, width), (row_bytes, width + gap, 1))
+    picks = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, m - 1))))
+    rows = np.array([r for r, _ in picks], dtype=np.int64)
+    ranks = np.array([c for _, c in picks], dtype=np.int64)
+    taken = fingerprints.take_strings(strings, rows, ranks)
+    assert taken.shape == (len(picks), width)
+    assert taken.tolist() == strings[rows, ranks].tolist()
+
+
+def test_take_strings_copies_what_it_cannot_view_as_records() -> None:
+    matrix = np.arange(12, dtype=np.int64).reshape(3, 4)
+    taken = fingerprints.take_strings(matrix, np.array([2, 0]))
+    assert taken.tolist() == [[8, 9, 10, 11], [0, 1, 2, 3]]
+    backwards = np.frombuffer(b"abcdef", dtype=np.uint8).reshape(2, 3)[::-1]
+    assert fingerprints.take_strings(backwards, np.array([0])).tolist() == [[100, 101, 102]]
+
+
 def test_take_rows_copies_what_it_cannot_view_as_spans() -> None:
     matrix = np.arange(12, dtype=np.int64).reshape(3, 4)
     assert fingerprints.take_rows(matrix, np.array([2, 0])).tolist() == matrix[[2, 0]].tolist()
