@@ -99,11 +99,12 @@ def evaluate(
     solution_table = as_string_table(solution, HostVisibleError, limits)
     columns = solution_columns(solution_table.names, row_id_column_name)
     with ThreadPoolExecutor(max_workers=1) as other_core:
-        # The solution's lists are encoded on the other core while its rows are checked
-        # and the submission is read and checked (numpy and Arrow release the GIL): all
-        # are pure, so the result is the same whatever the timing. An invalid solution
-        # or submission still raises here, once the other core is done. Measured at H&M
-        # scale: 0.3 s faster than encoding after the submission is read.
+        # The solution's lists are encoded on the other core while this one checks the
+        # solution's rows, reads and checks the submission and makes the predictions'
+        # prints (numpy and Arrow release the GIL). All are pure, so the result is the
+        # same whatever the timing. An invalid solution or submission still raises
+        # here, once the other core is done. At H&M scale the two cores' shares now
+        # take about as long (README, "Where the time goes").
         truth_later = other_core.submit(_ground_truth, solution_table.column(columns.target_name))
         checked_solution = check_solution(solution_table, columns)
         del solution_table  # at H&M scale, free the raw cells early
@@ -113,7 +114,7 @@ def evaluate(
         n_users = checked_solution.n_rows
         predictions = checked_submission.predictions
         width = int(min(options.k, predictions.lengths.max(initial=0)))
-        # Made while the other core may still be encoding: they need no vocabulary.
+        # Made while the other core may still be encoding: prints need no vocabulary.
         prints = item_prints(predictions, checked_submission.user_of_row, n_users, width)
         truth = truth_later.result()
 

@@ -484,7 +484,7 @@ def _lend_to_arrow(view: np.ndarray, returned: threading.Event) -> pa.Buffer:
     its own threads, and releasing a buffer that holds a Python object takes the GIL
     there. If the interpreter is exiting by then, that thread cannot have the GIL and
     the process aborts ("terminate called without an active exception", exit code
-    134: about one command-line run in ten on the shipped example). Waiting for
+    134: one command-line run in five to twenty on the shipped example). Waiting for
     ``returned`` with the GIL released lets Arrow finish first: measured, it takes
     well under a millisecond.
 
