@@ -523,7 +523,6 @@ def build_rankings(
     ([[0, 2], [1, 0]], [[0, -1], [-1, 0]], [2, 2])
     """
     kept_rows = user_of_row >= 0
-    full = _is_full(lists, user_of_row, n_users, width)
     lengths = np.zeros(n_users, dtype=np.int64)
     lengths[user_of_row[kept_rows]] = np.minimum(lists.lengths[kept_rows], width)
     if _same_width(vocabulary, lists.width):
@@ -531,6 +530,7 @@ def build_rankings(
         prints = prints or item_prints(lists, user_of_row, n_users, width)
         if prints is not None:
             return Rankings(prints.columns.T, lengths, len(vocabulary), prints.item_bytes)
+    full = _is_full(lists, user_of_row, n_users, width)
     index = StringIndex(vocabulary)
     codes = index.find(lists.tokens, np.int32)
     unknown = np.flatnonzero(codes < 0)

@@ -102,13 +102,10 @@ class SolutionColumns:
     ----------
     row_id_name, target_name : str
         The row-id column and the relevant-items column.
-    has_usage : bool
-        Whether the solution has a ``Usage`` column.
     """
 
     row_id_name: str
     target_name: str
-    has_usage: bool
 
 
 def solution_columns(names: Sequence[str], row_id_column_name: str | None) -> SolutionColumns:
@@ -122,7 +119,7 @@ def solution_columns(names: Sequence[str], row_id_column_name: str | None) -> So
     Examples
     --------
     >>> solution_columns(["id", "items", "Usage"], None)
-    SolutionColumns(row_id_name='id', target_name='items', has_usage=True)
+    SolutionColumns(row_id_name='id', target_name='items')
     """
     names = tuple(names)
     problems: list[Problem] = []
@@ -159,7 +156,7 @@ def solution_columns(names: Sequence[str], row_id_column_name: str | None) -> So
             )
         )
     raise_if_any(problems, HostVisibleError, SOLUTION)
-    return SolutionColumns(row_id_name, targets[0], USAGE_COLUMN in names)
+    return SolutionColumns(row_id_name, targets[0])
 
 
 def check_solution(table: StringTable, columns: SolutionColumns) -> Solution:
@@ -184,7 +181,7 @@ def check_solution(table: StringTable, columns: SolutionColumns) -> Solution:
     first = row_id_index.first_of_self()
     problems += _duplicate_problems(row_ids, first, "solution", "keep one row per id")
     usage = None
-    if columns.has_usage:
+    if USAGE_COLUMN in table.names:
         usage_column = table.column(USAGE_COLUMN)
         codes = pc.index_in(usage_column, value_set=to_strings(USAGE_VALUES))
         unknown = codes.is_null()
