@@ -1,0 +1,26 @@
+"""The capped child-process harness of the hostile-cost tests measures what it says."""
+
+from pathlib import Path
+
+from tests.cost import run_capped
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example"
+
+
+def test_a_capped_run_scores_and_reports_its_own_peak_memory():
+    run = run_capped([EXAMPLE / "solution.csv", EXAMPLE / "submission.csv", "--json"])
+    assert (run.returncode, run.timed_out, run.signalled) == (0, False, False)
+    assert '"score": 0.65' in run.stdout
+    assert 20 * 2**20 < run.peak_rss_bytes < 1 * 2**30
+
+
+def test_an_allocation_past_the_cap_ends_the_child_not_the_test():
+    run = run_capped(["--version"], cap_bytes=64 * 2**20)
+    assert run.returncode != 0
+    assert not run.timed_out
+
+
+def test_a_child_past_its_time_is_stopped_and_reported():
+    run = run_capped(["--version"], timeout=0.0)
+    assert run.timed_out
+    assert run.signalled
