@@ -21,6 +21,10 @@ from pathlib import Path
 #: The address-space cap for every child: the interpreter, numpy, pyarrow and the allocator's
 #: reservations fit well inside it, and no input the tests make may need more.
 DEFAULT_CAP_BYTES = 3 * 2**30
+#: The resource contract's memory bound (README, "Resource contract"): a run's peak resident
+#: memory stays within this constant plus this multiple of the inputs' decompressed size.
+MEMORY_CONSTANT_BYTES = 256 * 2**20
+MEMORY_PER_INPUT_BYTE = 4
 #: A child still running after this many seconds is stopped and reported as timed out.
 DEFAULT_TIMEOUT_SECONDS = 120.0
 
@@ -103,6 +107,11 @@ def run_capped(
         peak_rss_bytes=usage.ru_maxrss * 1024,  # Linux reports KiB
         timed_out=killed.is_set(),
     )
+
+
+def memory_bound(decoded_input_bytes: int) -> int:
+    """The most a run may hold at its peak, given its inputs' decompressed size in bytes."""
+    return MEMORY_CONSTANT_BYTES + MEMORY_PER_INPUT_BYTE * decoded_input_bytes
 
 
 def _read_all(child: subprocess.Popen) -> tuple[bytes, bytes]:
