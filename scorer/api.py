@@ -14,7 +14,7 @@ from scorer.errors import (
     example_values,
     format_count,
 )
-from scorer.hints import Hint, prediction_hints
+from scorer.hints import Hint, prediction_hints, solution_hints
 from scorer.io import ReadLimits
 from scorer.metrics import AveragePrecision, average_precision
 from scorer.options import (
@@ -121,7 +121,9 @@ def evaluate(
     rankings = build_rankings(
         predictions, checked_submission.user_of_row, n_users, width, truth.vocabulary, prints
     )
-    hints = prediction_hints(predictions, checked_submission.user_of_row, n_users, truth.vocabulary)
+    user_of_row = checked_submission.user_of_row
+    hints = prediction_hints(predictions, user_of_row, n_users)
+    host_hints = solution_hints(predictions, user_of_row, n_users, truth.vocabulary)
     del checked_submission, predictions
     first = rankings.first_occurrence()
     relevance = first & truth.relevance(rankings)
@@ -142,9 +144,9 @@ def evaluate(
         split: _mean_or_none(ap, scored & checked_solution.marked(split)) if has_usage else None
         for split in ("Public", "Private")
     }
-    warnings = _submission_warnings(
-        checked_solution, rankings.lengths, first, hints, ~ignored, options.k
-    )
+    warnings = _submission_warnings(checked_solution, rankings.lengths, first, hints, options.k)
+    for code, sentence, mask in host_hints:
+        warnings += _row_warning(code, sentence, mask, checked_solution, "host")
     warnings += _solution_warnings(checked_solution, truth, split_scores, has_usage)
     per_user_table = None
     if per_user:
@@ -236,10 +238,14 @@ def _submission_warnings(
     lengths: np.ndarray,
     first: np.ndarray,
     hints: list[Hint],
-    counted: np.ndarray,
     k: int,
 ) -> list[ScoreWarning]:
-    """Warnings about the submission, over the ``counted`` (not Ignored) users only."""
+    """Warnings for the participant: functions of the submission and the row ids alone.
+
+    Every submitted row counts, ``Ignored`` rows and users with no relevant item
+    included: counting only the scored rows would tell the participant which they are
+    (SPEC 6.1).
+    """
     present = lengths > 0
     checks = [
         (
@@ -258,7 +264,7 @@ def _submission_warnings(
     return [
         warning
         for code, sentence, mask in checks
-        for warning in _row_warning(code, sentence, mask & counted, solution)
+        for warning in _row_warning(code, sentence, mask, solution)
     ]
 
 

@@ -103,16 +103,20 @@ def test_a_column_name_with_a_lone_surrogate_is_reported_not_a_crash() -> None:
 
 def test_the_hints_never_quote_a_solution_item() -> None:
     """Every hint fires here, and none names a hidden item (nor its zero-stripped form)."""
-    solution = pd.DataFrame({"id": ["r1", "r2"], "items": ["0000000123 0706016001", "0042"]})
-    submission = pd.DataFrame({"id": ["r1", "r2"], "items": ["123 706016001", "7,42"]})
+    solution = pd.DataFrame({"id": ["r1", "r2"], "items": ["0000000123 0706016001", "0042 555"]})
+    submission = pd.DataFrame(
+        {"id": ["r1", "r2"], "items": ["123 706016001 0000000999", "7,42 0555"]}
+    )
     result = evaluate(solution, submission, "id")
-    assert [w.code for w in result.warnings] == [
-        "short_rows",
-        "leading_zeros_lost",
-        "comma_separated_lists",
+    assert [(w.code, w.audience) for w in result.warnings] == [
+        ("short_rows", "participant"),
+        ("leading_zeros_lost", "participant"),
+        ("comma_separated_lists", "participant"),
+        ("leading_zeros_lost_in_submission", "host"),
+        ("leading_zeros_lost_in_solution", "host"),
     ]
     text = "\n".join(str(w) for w in result.warnings)
-    for secret in ["0000000123", "0706016001", "0042", *HIDDEN]:
+    for secret in ["0000000123", "0706016001", "0042", "555", *HIDDEN]:
         assert secret not in text
     assert result.score == 0.0  # nothing matches as written
 

@@ -185,12 +185,15 @@ def test_a_fingerprint_collision_with_a_probe_falls_back(fast_paths) -> None:
 
 
 def test_hints_read_fixed_width_lists(fast_paths) -> None:
-    from scorer.hints import prediction_hints
+    from scorer.hints import prediction_hints, solution_hints
 
     lists = split_lists(pa.array(["706016001 372860001", "372860001 1,2,3,4,5"], pa.large_string()))
     assert lists.uniform is not None
-    hints = prediction_hints(lists, np.array([1, 0]), 2, pa.array(["0706016001"]))
+    hints = prediction_hints(lists, np.array([1, 0]), 2)
     assert [(code, mask.tolist()) for code, _, mask in hints] == [
-        ("leading_zeros_lost", [False, True]),
         ("comma_separated_lists", [True, False]),
+    ]
+    host = solution_hints(lists, np.array([1, 0]), 2, pa.array(["0706016001"]))
+    assert [(code, mask.tolist()) for code, _, mask in host] == [
+        ("leading_zeros_lost_in_submission", [False, True]),
     ]

@@ -255,9 +255,11 @@ def test_warnings_for_the_participant_and_the_host() -> None:
     frame = submission(items=["a a", "", "", "d"])
     result = evaluate(solution, frame, "id", k=2)
     by_code = {w.code: w for w in result.warnings}
-    assert set(by_code) == {"repeated_items", "empty_rows", "duplicate_ground_truth"}
+    assert set(by_code) == {"repeated_items", "short_rows", "empty_rows", "duplicate_ground_truth"}
     assert by_code["repeated_items"].examples == ("u1",)
-    assert by_code["empty_rows"].count == 2  # u2 and u3; Ignored 0042 is not counted
+    assert by_code["empty_rows"].count == 2  # u2 and u3
+    # Every submitted row counts, Ignored 0042 too: the warnings must not reveal Usage.
+    assert by_code["short_rows"].examples == ("0042",)
     assert by_code["duplicate_ground_truth"].audience == "host"
     assert (
         str(by_code["empty_rows"]) == "2 rows have no prediction and score 0. Examples: 'u2', 'u3'"
