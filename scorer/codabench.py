@@ -11,11 +11,17 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
 import scorer
-from scorer.errors import MAX_EXAMPLES, HostVisibleError, ParticipantVisibleError, ScorerError
+from scorer.errors import (
+    MAX_EXAMPLES,
+    HostVisibleError,
+    ParticipantVisibleError,
+    ScorerError,
+)
 from scorer.io import write_atomic
 from scorer.result import ScoreResult
 
@@ -54,9 +60,27 @@ def scores(result: ScoreResult, public_only: bool = False) -> dict[str, float]:
     return values
 
 
+#: The deepest folder, and the most entries, searched for the one data file: a crafted
+#: archive can hold millions of entries or folders nested a thousand deep.
+MAX_DEPTH = 32
+MAX_ENTRIES = 10_000
+
+
 def find_single_file(folder: str | os.PathLike, error: type[ScorerError], role: str) -> Path:
     """The one data file under ``folder``: hidden files, ``__MACOSX`` and the platform's
     ``metadata`` files are ignored.
+
+    The folder is walked without following links, at most :data:`MAX_DEPTH` folders
+    deep and :data:`MAX_ENTRIES` entries in all. Only regular files are read: a
+    symbolic link (to a file or a folder), a FIFO, a socket or a device is refused,
+    and so is a file that resolves outside ``folder``. The messages name the entries
+    as they are in ``folder``, never what a link points to.
+
+    Raises
+    ------
+    ScorerError
+        ``error``: no folder, not exactly one data file, a link or special file, or
+        a folder too deep or too large.
 
     Examples
     --------
@@ -66,26 +90,83 @@ def find_single_file(folder: str | os.PathLike, error: type[ScorerError], role: 
     ...     _ = (folder / name).write_text("x")
     >>> find_single_file(folder, ParticipantVisibleError, "submission").name
     'submission.csv'
+    >>> (folder / "submission.csv").unlink()
+    >>> (folder / "submission.csv").symlink_to(folder / "metadata")
+    >>> find_single_file(folder, ParticipantVisibleError, "submission")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.ParticipantVisibleError: The submission folder holds 1 entry that is not a
+    regular file (a symbolic link, or a special file): 'submission.csv'. ...
     """
     root = Path(folder)
     if not root.is_dir():
         raise error(f"No {role} directory: {root.name!r} is missing from the input directory.")
-    found = sorted(
-        path
-        for path in root.rglob("*")
-        if path.is_file()
-        and path.name not in _PLATFORM_FILES
-        and not any(
-            part.startswith(".") or part == "__MACOSX" for part in path.relative_to(root).parts
+    found, refused = _walk(root, error, role)
+    if refused:
+        names = ", ".join(repr(name) for name in refused[:MAX_EXAMPLES])
+        raise error(
+            f"The {role} folder holds "
+            f"{'1 entry that is' if len(refused) == 1 else f'{len(refused):,} entries that are'}"
+            " not a regular file (a symbolic link, or a "
+            f"special file): {names}. Only regular files are read: put the file itself in "
+            f"the {role} zip, not a link to it."
         )
-    )
     if len(found) != 1:
-        names = ", ".join(repr(str(p.relative_to(root))) for p in found[:MAX_EXAMPLES]) or "none"
+        names = ", ".join(repr(name) for name in found[:MAX_EXAMPLES]) or "none"
         raise error(
             f"Expected exactly one {role} file; found {len(found)}: {names}. "
             f"Put a single CSV (or .csv.gz, .zip, .parquet) file in the {role} zip."
         )
-    return found[0]
+    path = root / found[0]
+    if not _inside(path, root):  # only a folder swapped while it was searched gets here
+        raise error(f"The {role} file {found[0]!r} is outside the {role} folder: not read.")
+    return path
+
+
+def _walk(root: Path, error: type[ScorerError], role: str) -> tuple[list[str], list[str]]:
+    """The data files and the refused entries under ``root``, as sorted relative paths."""
+    found: list[str] = []
+    refused: list[str] = []
+    pending = [(root, "", 0)]
+    n_entries = 0
+    while pending:
+        folder, prefix, depth = pending.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                n_entries += 1
+                if n_entries > MAX_ENTRIES:
+                    raise error(
+                        f"The {role} folder holds more than {MAX_ENTRIES:,} files and "
+                        f"folders: put a single file in the {role} zip."
+                    )
+                name = prefix + entry.name
+                if entry.name.startswith(".") or entry.name == "__MACOSX":
+                    continue
+                if entry.is_symlink():
+                    refused.append(name)
+                elif entry.is_dir(follow_symlinks=False):
+                    if depth + 1 > MAX_DEPTH:
+                        raise error(
+                            f"The {role} folder is nested more than {MAX_DEPTH} folders deep: "
+                            f"put the {role} file at the top of the zip."
+                        )
+                    pending.append((Path(entry.path), name + "/", depth + 1))
+                elif not entry.is_file(follow_symlinks=False):
+                    refused.append(name)
+                elif entry.name not in _PLATFORM_FILES:
+                    found.append(name)
+    return sorted(found), sorted(refused)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """Whether ``path`` is a regular file (not a link) that resolves inside ``root``."""
+    try:
+        status = os.lstat(path)
+    except OSError:
+        return False
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    return stat.S_ISREG(status.st_mode) and os.path.commonpath([real_root, real]) == real_root
 
 
 def score_directories(

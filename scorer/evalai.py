@@ -70,7 +70,8 @@ unknown_row_ids, limits
     -------
     dict
         ``{"result": [{split: {metric: value}}, ...], "submission_result": {...}}``
-        where ``submission_result`` is the first split's metrics.
+        where ``submission_result``, which the participant sees, is the first
+        split's metrics (empty when that split has no score).
 
     Examples
     --------
@@ -121,5 +122,7 @@ def to_evalai(
             entries.append({split: {metric: values[which]}})
     if not entries:
         raise HostVisibleError(f"None of the EvalAI splits {list(splits)} has a score.")
-    first = next(iter(entries[0].values()))
-    return {"result": entries, "submission_result": dict(first)}
+    # What the participant is shown: the first split's score, or nothing when it has
+    # none; never the next split's (the Private score, when Public has no scorable user).
+    shown = values[next(iter(splits.values()))]
+    return {"result": entries, "submission_result": {} if shown is None else {metric: shown}}

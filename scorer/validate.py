@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.arrays import to_arrow, to_numpy, to_strings
+from scorer.arrays import string_bytes, to_arrow, to_numpy, to_strings
 from scorer.columns import StringTable
 from scorer.errors import (
     MAX_EXAMPLES,
@@ -177,6 +177,7 @@ def check_solution(table: StringTable, columns: SolutionColumns) -> Solution:
     problems: list[Problem] = []
     row_ids = table.column(columns.row_id_name)
     problems += _empty_row_id_problems(row_ids, "the solution", "fill in or drop those rows")
+    problems += _list_like_row_id_problems(row_ids, columns)
     row_id_index = StringIndex(row_ids)
     first = row_id_index.first_of_self()
     problems += _duplicate_problems(row_ids, first, "solution", "keep one row per id")
@@ -386,6 +387,44 @@ def _empty_row_id_problems(row_ids: pa.Array, where: str, fix: str) -> list[Prob
             f"{format_count(n_empty, 'row')} of {where} with an empty row id",
             fix,
             example_row_numbers(empty),
+            ROW_NUMBERS,
+        )
+    ]
+
+
+def _list_like_row_id_problems(row_ids: pa.Array, columns: SolutionColumns) -> list[Problem]:
+    """Row ids holding whitespace-separated tokens: the row-id column is probably the items.
+
+    Scored so, item lists would be quoted to participants as "row ids" (SPEC 6.1). The
+    examples are row numbers, not the cells, for the same reason: a host error may end
+    up in a log participants read.
+
+    Examples
+    --------
+    >>> columns = SolutionColumns("prediction", "customer_id")
+    >>> _list_like_row_id_problems(pa.array(["a b", "c"], pa.large_string()), columns)[0].found
+    '1 row whose row id holds several whitespace-separated tokens, like an item list'
+    >>> _list_like_row_id_problems(pa.array([" u1", "u2 "], pa.large_string()), columns)
+    []
+    """
+    data = string_bytes(row_ids)
+    # Every byte printable ASCII: no whitespace at all (the usual case, one pass).
+    if data is not None and (len(data) == 0 or (data.min() > 32 and data.max() < 128)):
+        return []
+    several = split_lists(row_ids).lengths > 1
+    n_rows = int(several.sum())
+    if not n_rows:
+        return []
+    return [
+        Problem(
+            "Row ids that look like item lists",
+            f"one id per cell in the row-id column {columns.row_id_name!r}",
+            f"{format_count(n_rows, 'row')} whose row id holds several whitespace-separated "
+            "tokens, like an item list",
+            f"the row-id column is probably the item column: pass "
+            f"row_id_column_name={columns.target_name!r} if that column holds the ids (by "
+            "default the row-id column is the solution's first column)",
+            example_row_numbers(several),
             ROW_NUMBERS,
         )
     ]

@@ -26,7 +26,7 @@ item_ids = st.one_of(
 row_ids = st.one_of(
     st.sampled_from(["u1", " u1", "u1 ", "U1", "0001", "1", "NA", "ü", "id,with,commas"]),
     st.text(min_size=1, max_size=8),
-)
+).filter(lambda i: len(i.split()) <= 1)  # "a b" looks like an item list: a host error
 
 
 @st.composite

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,9 +25,11 @@ import pytest
 
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate
 from scorer.cli import main
+from scorer.codabench import MAX_DEPTH, score_directories
+from tests.cost import run_capped
 
-N_CASES = 300
-N_CLI_CASES = 60
+N_CASES = 200
+N_CLI_CASES = 50
 ROW_ID = "customer_id"
 TARGET = "prediction"
 
@@ -147,25 +151,28 @@ def participant_view(solution: pd.DataFrame, case: Case) -> tuple:
     )
 
 
-def test_the_generator_provokes_every_warning_and_error() -> None:
-    """The property below is only as good as the submissions it tries."""
+def test_participant_text_does_not_depend_on_hidden_data() -> None:
+    """Through the API; and the submissions tried provoke every warning and error."""
     codes: set[str] = set()
     problems: set[str] = set()
     for seed in range(N_CASES):
         case = make_case(seed)
-        kind, shown = participant_view(case.solutions[0], case)
+        first, second = (participant_view(s, case) for s in case.solutions)
+        assert first == second, f"seed {seed}"
+        kind, shown = first
         if kind == "scored":
             codes.update(code for code, *_ in shown)
         else:
             problems.update(re.findall(r"^\d+\. (.+)$", shown, flags=re.MULTILINE))
-    assert {
+    # The property is only as good as the submissions it tries.
+    assert codes == {
         "repeated_items",
         "short_rows",
         "empty_rows",
         "leading_zeros_lost",
         "comma_separated_lists",
-    } <= codes
-    assert {
+    }
+    assert problems == {
         "Missing rows",
         "Unknown row ids",
         "Duplicated row ids",
@@ -173,15 +180,7 @@ def test_the_generator_provokes_every_warning_and_error() -> None:
         "Too many predictions",
         "Missing columns",
         "Extra columns",
-    } <= problems
-
-
-@pytest.mark.parametrize("block", range(4))
-def test_participant_text_does_not_depend_on_hidden_data(block: int) -> None:
-    for seed in range(block * N_CASES // 4, (block + 1) * N_CASES // 4):
-        case = make_case(seed)
-        first, second = (participant_view(s, case) for s in case.solutions)
-        assert first == second, f"seed {seed}"
+    }
 
 
 def _codabench_log(tmp_path: Path, solution: pd.DataFrame, case: Case) -> tuple[int, str]:
@@ -219,3 +218,297 @@ def test_the_codabench_log_does_not_depend_on_hidden_data(tmp_path: Path) -> Non
         if checked == N_CLI_CASES:
             break
     assert checked == N_CLI_CASES
+
+
+# --- one regression test per leak --------------------------------------------------------
+
+
+def _participant_warnings(result) -> list[str]:
+    return [str(w) for w in result.warnings if w.audience == "participant"]
+
+
+def test_leak_1_the_lost_zeros_hint_is_no_membership_oracle() -> None:
+    """Predicting ``999`` once used to warn exactly when ``0999`` was someone's relevant item."""
+    ids = ["c1", "c2", "c3"]
+    submission = pd.DataFrame({"id": ids, "items": ["999 0706016001", "0372860001", ""]})
+    with_it = pd.DataFrame(
+        {
+            "id": ids,
+            "items": ["0706016001", "0372860001", "0999"],
+            "Usage": ["Public"] * 2 + ["Private"],
+        }
+    )
+    without = with_it.assign(items=["0706016001", "0372860001", "0998"])
+    guessed, missed = (evaluate(s, submission, "id") for s in (with_it, without))
+    assert _participant_warnings(guessed) == _participant_warnings(missed)
+    assert "leading_zeros_lost" not in [w.code for w in guessed.warnings]  # 999 is no sign
+    # The host still learns it, from the comparison only the host sees.
+    host = [w for w in guessed.warnings if w.audience == "host"]
+    assert [(w.code, w.count, w.examples) for w in host] == [
+        ("leading_zeros_lost_in_submission", 1, ("c1",))
+    ]
+    assert [w.code for w in missed.warnings if w.audience == "host"] == []
+
+
+@pytest.mark.parametrize(
+    "usage", [["Public", "Private", "Ignored"], ["Ignored", "Public", "Public"]]
+)
+def test_leak_2_warnings_count_every_row_whatever_usage_and_empty_truth_say(usage) -> None:
+    """An all-empty submission's ``empty_rows`` once named exactly the scored rows."""
+    ids = ["c1", "c2", "c3"]
+    solution = pd.DataFrame({"id": ids, "items": ["a", "", "b"], "Usage": usage})
+    result = evaluate(solution, pd.DataFrame({"id": ids, "items": ["", "", ""]}), "id")
+    (empty,) = [w for w in result.warnings if w.code == "empty_rows"]
+    assert (empty.count, empty.examples) == (3, ("c1", "c2", "c3"))
+    assert str(empty) == "3 rows have no prediction and score 0. Examples: 'c1', 'c2', 'c3'"
+
+
+def test_leak_3_an_item_list_as_row_id_column_is_the_hosts_error() -> None:
+    """Scored with the default row-id column, item lists were quoted as "Missing rows"."""
+    solution = pd.DataFrame(
+        {"prediction": ["0706016001 0706016002", "0372860001"], "customer_id": ["c1", "c2"]}
+    )
+    submission = pd.DataFrame({"customer_id": ["c1", "c2"], "prediction": ["a", "b"]})
+    with pytest.raises(HostVisibleError, match="Row ids that look like item lists") as caught:
+        evaluate(solution, submission)
+    message = str(caught.value)
+    assert "row-id column 'prediction'" in message
+    assert "row_id_column_name='customer_id'" in message
+    assert "examples (row numbers, 1 = first data row): 1\n" in message
+    assert "0706016001" not in message and "0372860001" not in message
+    assert evaluate(solution, submission, "customer_id").score == 0.0  # the right column
+
+
+def test_row_ids_with_surrounding_whitespace_are_still_ids() -> None:
+    solution = pd.DataFrame({"id": [" u1", "u2\t"], "items": ["a", "b"]})
+    assert evaluate(solution, solution, "id").score == 1.0
+
+
+# --- Codabench: regular files only --------------------------------------------------------
+
+
+def _tree(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
+    ref, res, out = tmp_path / "in" / "ref", tmp_path / "in" / "res", tmp_path / "out"
+    for folder in (ref, res, out):
+        folder.mkdir(parents=True)
+    (ref / "solution.csv").write_text("id,items,Usage\nu1,0706016001,Public\nu2,b,Private\n")
+    return tmp_path / "in", ref, res, out
+
+
+def _run_codabench(*args: object) -> tuple[int, str]:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = main(["codabench", *map(str, args)])
+    return code, stdout.getvalue() + stderr.getvalue()
+
+
+def test_leak_4_a_symlink_to_the_solution_is_refused(tmp_path: Path) -> None:
+    """``sub.csv -> ../ref/solution.csv`` (``unzip`` keeps symlinks) once scored 1.0."""
+    input_dir, _, res, out = _tree(tmp_path)
+    (res / "sub.csv").symlink_to(Path("..") / "ref" / "solution.csv")
+    code, log = _run_codabench(input_dir, out)
+    assert code == 1
+    assert (
+        "holds 1 entry that is not a regular file (a symbolic link, or a special file): 'sub.csv'"
+        in log
+    )
+    assert "solution" not in log and "0706016001" not in log
+    assert list(out.iterdir()) == []
+
+
+def test_a_symlink_to_another_host_file_quotes_none_of_it(tmp_path: Path) -> None:
+    input_dir, _, res, out = _tree(tmp_path)
+    secret = tmp_path / "host_secret.txt"
+    secret.write_text("TOPSECRET-LINE,1\n")
+    (res / "sub.csv").symlink_to(secret)
+    (res / "folder").symlink_to(tmp_path)  # a link to a folder is refused too, never walked
+    code, log = _run_codabench(input_dir, out)
+    assert code == 1
+    assert "2 entries that are not a regular file" in log and "'folder', 'sub.csv'" in log
+    assert "TOPSECRET" not in log and "host_secret" not in log
+
+
+def test_a_fifo_is_refused_without_being_opened(tmp_path: Path) -> None:
+    input_dir, _, res, out = _tree(tmp_path)
+    os.mkfifo(res / "sub.csv")  # opening it would block forever
+    with pytest.raises(ParticipantVisibleError, match=r"not a regular file .*'sub\.csv'"):
+        score_directories(input_dir, out)
+
+
+def test_a_symlink_in_ref_is_a_host_error(tmp_path: Path) -> None:
+    input_dir, ref, res, out = _tree(tmp_path)
+    (ref / "solution.csv").rename(tmp_path / "elsewhere.csv")
+    (ref / "solution.csv").symlink_to(tmp_path / "elsewhere.csv")
+    (res / "sub.csv").write_text("id,items\nu1,a\nu2,b\n")
+    with pytest.raises(HostVisibleError, match=r"solution folder holds 1 entry that is not"):
+        score_directories(input_dir, out)
+
+
+def test_hidden_links_and_debris_are_ignored_not_followed(tmp_path: Path) -> None:
+    input_dir, ref, res, out = _tree(tmp_path)
+    (res / "sub.csv").write_text("id,items\nu1,0706016001\nu2,b\n")
+    (res / ".hidden").symlink_to(ref / "solution.csv")
+    (res / "__MACOSX").mkdir()
+    values, result = score_directories(input_dir, out)
+    assert values["map_at_10"] == result.score == 1.0
+
+
+def test_scores_json_replaces_a_symlink_never_writes_through_it(tmp_path: Path) -> None:
+    input_dir, _, res, out = _tree(tmp_path)
+    (res / "sub.csv").write_text("id,items\nu1,0706016001\nu2,b\n")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("untouched\n")
+    (out / "scores.json").symlink_to(victim)
+    code, _ = _run_codabench(input_dir, out)
+    assert code == 0
+    assert victim.read_text() == "untouched\n"
+    assert not (out / "scores.json").is_symlink()
+    assert json.loads((out / "scores.json").read_text())["map_at_10"] == 1.0
+
+
+def _nest(folder: Path, depth: int, data: bytes) -> None:
+    """Write ``data`` as ``sub.csv`` in folders ``d/d/.../d`` ``depth`` deep under ``folder``."""
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=handle)
+            inner = os.open("d", os.O_RDONLY, dir_fd=handle)
+            os.close(handle)
+            handle = inner
+        file = os.open("sub.csv", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=handle)
+        os.write(file, data)
+        os.close(file)
+    finally:
+        os.close(handle)
+
+
+def _unnest(folder: Path, depth: int) -> None:
+    """Remove what :func:`_nest` made, deepest first, without recursion."""
+    chain = [folder.joinpath(*["d"] * level) for level in range(1, depth + 1)]
+    (chain[-1] / "sub.csv").unlink()
+    for path in reversed(chain):
+        path.rmdir()
+
+
+def test_a_folder_nested_990_deep_is_an_invalid_submission_not_a_crash(tmp_path: Path) -> None:
+    """Regression: ``rglob`` raised RecursionError (an internal error, exit 3)."""
+    input_dir, _, res, out = _tree(tmp_path)
+    _nest(res, 990, b"id,items\nu1,a\nu2,b\n")
+    try:
+        run = run_capped(["codabench", input_dir, out])
+    finally:
+        _unnest(res, 990)  # shutil.rmtree, which cleans tmp_path, recurses as deep
+    assert (run.returncode, run.timed_out) == (1, False), run.stderr
+    assert f"nested more than {MAX_DEPTH} folders deep" in run.stderr
+    assert "RecursionError" not in run.stderr
+
+
+def test_a_folder_of_too_many_entries_is_an_invalid_submission(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import scorer.codabench
+
+    monkeypatch.setattr(scorer.codabench, "MAX_ENTRIES", 20)
+    input_dir, _, res, out = _tree(tmp_path)
+    for i in range(21):
+        (res / f"__MACOSX{i}").mkdir()  # ignored entries count too: the walk's cost is bounded
+    with pytest.raises(ParticipantVisibleError, match=r"more than 20 files and folders"):
+        score_directories(input_dir, out)
+
+
+def test_a_folder_within_the_depth_limit_is_searched(tmp_path: Path) -> None:
+    input_dir, _, res, out = _tree(tmp_path)
+    _nest(res, MAX_DEPTH, b"id,items\nu1,0706016001\nu2,b\n")
+    assert score_directories(input_dir, out)[0]["map_at_10"] == 1.0
+
+
+# --- the positive side: lost zeros are still reported -------------------------------------
+
+
+def test_lost_zeros_are_told_to_the_participant_from_the_submission_alone() -> None:
+    """Most ids are 10 digits with a leading zero, some 9: those lost it, whatever the solution."""
+    ids = ["c1", "c2", "c3"]
+    submission = pd.DataFrame(
+        {"id": ids, "items": ["0706016001 372860001", "0610776002", "759871002 0156231001"]}
+    )
+    texts = set()
+    for items in (["0706016001", "0372860001", "0759871002"], ["x", "", "y"]):
+        solution = pd.DataFrame({"id": ids, "items": items})
+        result = evaluate(solution, submission, "id")
+        (hint,) = [w for w in result.warnings if w.code == "leading_zeros_lost"]
+        assert hint.audience == "participant"
+        assert (hint.count, hint.examples) == (2, ("c1", "c3"))
+        texts.add(str(hint))
+    assert texts == {
+        "2 rows have item ids of digits only that are one or two digits shorter than the "
+        "submission's usual 10-digit ids with leading zeros (2 predicted item ids in all): they "
+        "probably lost their leading zeros when read as numbers; item ids are compared as exact "
+        "strings, so keep them as text (for example pandas: dtype=str). Examples: 'c1', 'c3'"
+    }
+
+
+@pytest.mark.parametrize(
+    ("cells", "flagged"),
+    [
+        (["0706016001 706016002", "0000000042"], [True, False]),  # 9 digits of 10
+        (["0706016001 706016002.0", "x"], [True, False]),  # read as a float
+        (["0706016001 6016002", "x"], [False, False]),  # 7 digits of 10: not a lost zero
+        (["0706016001 06016002", "x"], [False, False]),  # starts with 0: kept its zeros
+        (["1 22 333 4444", "55555"], [False, False]),  # plain numbers: no padded width
+        (["0706016001", "70601600 0372860001"], [False, True]),  # 8 digits: two zeros lost
+    ],
+)
+def test_the_participant_hint_flags_ids_shorter_than_the_padded_width(cells, flagged) -> None:
+    solution = pd.DataFrame({"id": ["c1", "c2"], "items": ["a", "b"]})
+    result = evaluate(solution, pd.DataFrame({"id": ["c1", "c2"], "items": cells}), "id")
+    hints = [w for w in result.warnings if w.code == "leading_zeros_lost"]
+    expected = tuple(i for i, f in zip(["c1", "c2"], flagged, strict=True) if f)
+    assert (hints[0].examples if hints else ()) == expected
+
+
+def test_the_host_hears_that_the_solution_lost_its_zeros() -> None:
+    """A solution prepared by reading items as numbers: every correct submission scores 0."""
+    ids = ["c1", "c2"]
+    solution = pd.DataFrame({"id": ids, "items": ["706016001 372860001", "610776002"]})
+    submission = pd.DataFrame({"id": ids, "items": ["0706016001 0372860001", "0610776002"]})
+    result = evaluate(solution, submission, "id")
+    assert result.score == 0.0
+    (host,) = [w for w in result.warnings if w.audience == "host"]
+    assert (host.code, host.count, host.examples) == (
+        "leading_zeros_lost_in_solution",
+        2,
+        tuple(ids),
+    )
+    assert "3 predicted item ids in all" in host.message
+    assert "the solution's item ids probably lost their leading zeros" in host.message
+    assert [w.code for w in result.warnings if w.audience == "participant"] == ["short_rows"]
+
+
+def test_the_host_hears_that_the_submission_lost_its_zeros() -> None:
+    ids = ["c1", "c2"]
+    solution = pd.DataFrame({"id": ids, "items": ["0706016001 0372860001", "0610776002"]})
+    submission = pd.DataFrame({"id": ids, "items": ["706016001 x", "610776002.0"]})
+    result = evaluate(solution, submission, "id")
+    (host,) = [w for w in result.warnings if w.audience == "host"]
+    assert (host.code, host.count) == ("leading_zeros_lost_in_submission", 2)
+    assert "2 predicted item ids in all" in host.message
+
+
+def test_host_warnings_stay_out_of_the_codabench_log(tmp_path: Path) -> None:
+    input_dir, _, res, out = _tree(tmp_path)
+    (res / "sub.csv").write_text("id,items\nu1,706016001\nu2,b\n")
+    code, log = _run_codabench(input_dir, out, "--public-only")
+    assert code == 0
+    assert "leading zeros" not in log
+    assert "map_at_10_public: 0.0" in log
+
+
+def test_evalai_never_shows_another_split_as_the_submission_result(tmp_path: Path) -> None:
+    """With no scorable Public user, the first split has no score: show nothing, not Private."""
+    from scorer.evalai import evaluate as evalai_evaluate
+
+    solution, submission = tmp_path / "solution.csv", tmp_path / "submission.csv"
+    solution.write_text("id,items,Usage\nu1,,Public\nu2,b,Private\n")
+    submission.write_text("id,items\nu1,a\nu2,b\n")
+    output = evalai_evaluate(solution, submission, "test")
+    assert output == {"result": [{"private_split": {"map_at_10": 1.0}}], "submission_result": {}}
