@@ -5,7 +5,9 @@ Shared by ``tests/test_hostile_properties.py`` (a small budget, in CI) and
 
 The solution holds sentinel item ids. The *hidden* ones never appear in any generated
 submission, so finding one in a participant-visible message or warning is a leak; the
-*visible* ones may be drawn, so that some submissions really score.
+*visible* ones may be drawn, so that some submissions really score. Every submission is
+also scored against a shadow solution with the same row ids and other items, Usage and
+empty users: what the participant sees must not change (SPEC 6.1).
 """
 
 from __future__ import annotations
@@ -29,6 +31,16 @@ SOLUTION = pd.DataFrame(
         "customer_id": ROW_IDS,
         "prediction": [f"{hidden} {VISIBLE[i % len(VISIBLE)]}" for i, hidden in enumerate(HIDDEN)],
         "Usage": ["Public", "Private", "Public", "Private", "Ignored", "Public"],
+    }
+)
+# The same row ids, and everything a participant must not learn changed: other items
+# (zero-padded, so the lost-zero paths differ), other Usage, other users without items.
+# Participant-visible text must be identical against both (SPEC 6.1).
+SHADOW_SOLUTION = pd.DataFrame(
+    {
+        "customer_id": ROW_IDS,
+        "prediction": ["0000000007 0a", "", "0706016002", "7 é", "", "a 0706016001"],
+        "Usage": ["Private", "Ignored", "Public", "Public", "Public", "Private"],
     }
 )
 NAMES = ["customer_id", "prediction", "Usage", "", " customer_id", "Prediction", "u0", "\ud800"]
@@ -173,6 +185,26 @@ def outcome_of(submission: pd.DataFrame | str | os.PathLike, solution: object = 
     return Outcome("score", repr(result.to_dict()))
 
 
+def participant_view(submission: pd.DataFrame | str | os.PathLike, solution: object) -> str:
+    """What the participant sees of one run: the error message, or the warnings for them."""
+    try:
+        result = evaluate(solution, submission)
+    except ParticipantVisibleError as error:
+        return f"invalid: {error}"
+    except HostVisibleError as error:
+        return f"host error: {error}"
+    warnings = [(w.code, w.count, str(w)) for w in result.warnings if w.audience == "participant"]
+    return f"scored: {warnings!r}"
+
+
+def assert_non_interference(submission: pd.DataFrame | str | os.PathLike) -> None:
+    """The same participant-visible text against a solution that differs in hidden data."""
+    seen = participant_view(submission, SOLUTION)
+    assert seen == participant_view(submission, SHADOW_SOLUTION), (
+        f"depends on hidden data: {seen[:500]!r}"
+    )
+
+
 def assert_no_secret(text: str) -> None:
     """No hidden solution item id in a text meant for the participant."""
     for secret in HIDDEN:
@@ -187,6 +219,7 @@ def check_bytes(data: bytes) -> Outcome:
         first = outcome_of(path)
         assert first.kind != "HostVisibleError", first.text
         again = outcome_of(path)
+        assert_non_interference(path)
     assert again == first, "the same file gave two different results"
     return first
 
@@ -197,6 +230,7 @@ def check_frame(frame: pd.DataFrame) -> Outcome:
     first = outcome_of(frame)
     assert first.kind != "HostVisibleError", first.text
     assert outcome_of(frame) == first, "the same frame gave two different results"
+    assert_non_interference(frame)
     pd.testing.assert_frame_equal(frame, before)
     return first
 
