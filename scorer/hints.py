@@ -11,11 +11,12 @@ Two audiences, kept apart by the information boundary (SPEC 6.1):
   (the submission lost them) or removed (the solution lost them, and every correct
   submission scores 0).
 
-Every test is Arrow compute or numpy over whole columns; membership in the solution's
-items is decided by sorting (:func:`_is_in`), never by hashing the participant's
-strings. Each hint first probes the first :data:`PROBE_TOKENS` predicted ids and scans
-everything only when those show the mistake, so a clean submission costs next to
-nothing.
+Every test is Arrow compute or numpy over whole columns. Membership in the solution's
+items (:class:`_Candidates`) looks fingerprints of the predicted ids up in a table whose hash
+is seeded at random, each hit confirmed byte for byte: the participant's strings are
+never hashed by a function they could predict. Each hint first probes the first
+:data:`PROBE_TOKENS` predicted ids and scans everything only when those show the
+mistake, so a clean submission costs next to nothing.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.arrays import to_arrow, to_numpy
+from scorer.arrays import string_bytes, string_offsets, to_arrow, to_numpy
 from scorer.errors import format_count
+from scorer.fingerprints import KeyIndex, fingerprints, fixed_width_bytes, rows_match
 from scorer.tokens import SplitLists
 
 Hint = tuple[str, str, np.ndarray]
@@ -118,27 +120,29 @@ def solution_hints(
     """
     vocabulary = vocabulary.cast(pa.large_string())
     padded = _matches(vocabulary, "^0")
-    stripped = pc.utf8_ltrim(vocabulary.filter(to_arrow(padded)), characters="0")
-    bare = vocabulary.filter(to_arrow(~padded))
+    relevant = _Candidates(vocabulary)
+    stripped = _Candidates(pc.utf8_ltrim(vocabulary.filter(to_arrow(padded)), characters="0"))
+    bare = _Candidates(vocabulary.filter(to_arrow(~padded)))
     hints: list[Hint] = []
 
     def restored(items: pa.Array) -> np.ndarray:
         """Not relevant as written; relevant once zeros are put back (and a ``.0`` dropped)."""
-        found = _matches(items, "^[^0]")
-        if len(stripped) == 0 or not found.any():
+        found = _first_byte_is_zero(items) == 0
+        if stripped.empty or not found.any():
             return np.zeros(len(items), dtype=bool)
-        repaired = pc.replace_substring_regex(items, _FLOAT_END, "")
-        found[found] = _is_in(repaired.filter(to_arrow(found)), stripped)
-        return _absent(items, found, vocabulary)
+        candidates = items.filter(to_arrow(found))
+        if _holds_byte(candidates, "."):
+            candidates = pc.replace_substring_regex(candidates, _FLOAT_END, "")
+        found[found] = stripped.contains(candidates)
+        return _absent(items, found, relevant)
 
     def removed(items: pa.Array) -> np.ndarray:
         """Not relevant as written; relevant once the leading zeros are removed."""
-        found = _matches(items, "^0+[^0]")
-        if len(bare) == 0 or not found.any():
+        found = _first_byte_is_zero(items) == 1
+        if bare.empty or not found.any():
             return np.zeros(len(items), dtype=bool)
-        trimmed = pc.utf8_ltrim(items.filter(to_arrow(found)), characters="0")
-        found[found] = _is_in(trimmed, bare)
-        return _absent(items, found, vocabulary)
+        found[found] = bare.contains(pc.utf8_ltrim(items.filter(to_arrow(found)), characters="0"))
+        return _absent(items, found, relevant)
 
     sentences = {
         "leading_zeros_lost_in_submission": (
@@ -204,38 +208,121 @@ def _digit_lengths(items: pa.Array) -> np.ndarray:
     return np.where(numeric, digits, 0).astype(np.int64)
 
 
-def _absent(items: pa.Array, candidates: np.ndarray, vocabulary: pa.Array) -> np.ndarray:
-    """``candidates`` without the items that are relevant as written."""
-    if candidates.any():
-        candidates[candidates] = ~_is_in(items.filter(to_arrow(candidates)), vocabulary)
-    return candidates
+def _absent(items: pa.Array, found: np.ndarray, relevant: _Candidates) -> np.ndarray:
+    """``found`` without the items that are relevant as written."""
+    if found.any():
+        found[found] = ~relevant.contains(items.filter(to_arrow(found)))
+    return found
 
 
-def _is_in(values: pa.Array, candidates: pa.Array) -> np.ndarray:
-    """Whether each value equals some candidate, by one sort of both (no hashing).
+class _Candidates:
+    """Strings from the solution, to test predicted ids against without hashing them.
 
-    O(n log n) comparisons whatever the strings are: a crafted submission cannot
-    make it slower, as it could a hash table with a known hash function.
+    The candidates are grouped by byte length, each group a table of 64-bit
+    fingerprints (:class:`~scorer.fingerprints.KeyIndex`, its hash seeded at random).
+    A predicted id is looked up by its fingerprint in the group of its length, and
+    every hit is confirmed byte for byte, so what the submission holds cannot make
+    a lookup slow. Only the candidates, the solution's own strings, are deduplicated
+    with Arrow's hashing.
 
     Examples
     --------
-    >>> _is_in(pa.array(["b", "x", "a", "b"]), pa.array(["a", "b", "a"])).tolist()
-    [True, False, True, True]
+    >>> candidates = _Candidates(pa.array(["a", "b", "a", "abc"]))
+    >>> candidates.contains(pa.array(["b", "x", "a", "b", "ab"])).tolist()
+    [True, False, True, True, False]
     """
-    if len(values) == 0 or len(candidates) == 0:
-        return np.zeros(len(values), dtype=bool)
-    both = pa.concat_arrays([values.cast(pa.large_string()), candidates.cast(pa.large_string())])
-    order = to_numpy(pc.sort_indices(both))
-    ordered = both.take(to_arrow(order))
-    starts = np.ones(len(both), dtype=bool)
-    starts[1:] = ~to_numpy(pc.equal(ordered.slice(1), ordered.slice(0, len(both) - 1)), fill=False)
-    group = np.cumsum(starts) - 1
-    is_candidate = order >= len(values)
-    has_candidate = np.zeros(int(group[-1]) + 1, dtype=bool)
-    has_candidate[group[is_candidate]] = True
-    found = np.empty(len(values), dtype=bool)
-    found[order[~is_candidate]] = has_candidate[group[~is_candidate]]
-    return found
+
+    def __init__(self, strings: pa.Array) -> None:
+        strings = pc.unique(strings.cast(pa.large_string()))
+        lengths = to_numpy(pc.binary_length(strings))
+        self.empty = len(strings) == 0
+        self._groups = {
+            int(length): _group_index(_byte_rows(strings, np.flatnonzero(lengths == length)))
+            for length in np.unique(lengths)
+        }
+
+    def contains(self, values: pa.Array) -> np.ndarray:
+        """Whether each value equals a candidate: one pass per candidate length."""
+        found = np.zeros(len(values), dtype=bool)
+        if self.empty or len(values) == 0:
+            return found
+        values = values.cast(pa.large_string())
+        rows = fixed_width_bytes(values)
+        if rows is not None:  # one length for all (the usual case): no copy
+            group = self._groups.get(rows.shape[1])
+            return _rows_in(rows, *group) if group else found
+        lengths = to_numpy(pc.binary_length(values))
+        for length, group in self._groups.items():
+            positions = np.flatnonzero(lengths == length)
+            if len(positions):
+                found[positions] = _rows_in(_byte_rows(values, positions, length), *group)
+        return found
+
+
+def _group_index(rows: np.ndarray) -> tuple[np.ndarray, KeyIndex | None]:
+    """Distinct byte rows and the table of their fingerprints (None on a collision)."""
+    index = KeyIndex(fingerprints(rows))
+    return rows, index if index.unique else None
+
+
+def _rows_in(rows: np.ndarray, candidate_rows: np.ndarray, index: KeyIndex | None) -> np.ndarray:
+    """Whether each byte row equals one of the (distinct) candidate rows."""
+    if rows.shape[1] == 0:
+        return np.ones(len(rows), dtype=bool)  # the empty string is the only one of length 0
+    if index is None:  # two candidates share a fingerprint: binary search instead
+        # (All rows have one length, so numpy's padding of "S" strings cannot merge two.)
+        kind = f"S{rows.shape[1]}"
+        ordered = np.sort(np.ascontiguousarray(candidate_rows).view(kind).ravel())
+        probes = np.ascontiguousarray(rows).view(kind).ravel()
+        at = np.minimum(np.searchsorted(ordered, probes), len(ordered) - 1)
+        return ordered[at] == probes
+    hit = index.find(fingerprints(rows))
+    known = hit >= 0
+    known[known] = rows_match(rows[known], candidate_rows, hit[known])
+    return known
+
+
+def _byte_rows(strings: pa.Array, positions: np.ndarray, length: int | None = None) -> np.ndarray:
+    """The bytes of ``strings[positions]``, all ``length`` bytes long (by default the
+    first one's length), as an ``n x length`` matrix: one record copied per string.
+
+    Examples
+    --------
+    >>> _byte_rows(pa.array(["ab", "c", "de"], pa.large_string()), np.array([2, 0])).tolist()
+    [[100, 101], [97, 98]]
+    """
+    offsets = string_offsets(strings)
+    starts = offsets[positions] - offsets[0]
+    if length is None:
+        length = int(offsets[positions[0] + 1] - offsets[positions[0]]) if len(positions) else 0
+    if length == 0 or len(positions) == 0:
+        return np.zeros((len(positions), length), dtype=np.uint8)
+    data = np.ascontiguousarray(string_bytes(strings))
+    records = np.ndarray((len(data) - length + 1,), np.dtype((np.void, length)), data, strides=(1,))
+    return records[starts].view(np.uint8).reshape(len(positions), length)
+
+
+def _first_byte_is_zero(items: pa.Array) -> np.ndarray:
+    """Per item: 1 when it starts with ``0``, 0 when with another byte, -1 when empty.
+
+    Examples
+    --------
+    >>> _first_byte_is_zero(pa.array(["0a", "a0", "", "0"], pa.large_string())).tolist()
+    [1, 0, -1, 1]
+    """
+    items = items.cast(pa.large_string())
+    offsets = string_offsets(items)
+    data = string_bytes(items)
+    starts = offsets[:-1] - offsets[0]
+    nonempty = offsets[1:] > offsets[:-1]
+    first = data[np.minimum(starts, max(len(data) - 1, 0))] if len(data) else starts * 0
+    return np.where(nonempty, (first == ord("0")).astype(np.int8), np.int8(-1))
+
+
+def _holds_byte(items: pa.Array, character: str) -> bool:
+    """Whether any item holds this ASCII character (one pass over the bytes)."""
+    data = string_bytes(items.cast(pa.large_string()))
+    return bool(len(data)) and bool((data == ord(character)).any())
 
 
 def _probed(lists: SplitLists, test: Callable[[pa.Array], np.ndarray]) -> np.ndarray | None:

@@ -21,7 +21,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate
 from scorer.cli import main
@@ -512,3 +515,60 @@ def test_evalai_never_shows_another_split_as_the_submission_result(tmp_path: Pat
     submission.write_text("id,items\nu1,a\nu2,b\n")
     output = evalai_evaluate(solution, submission, "test")
     assert output == {"result": [{"private_split": {"map_at_10": 1.0}}], "submission_result": {}}
+
+
+# --- the hints' building blocks against obviously correct references -----------------------
+
+byte_strings = st.text(st.sampled_from(list("0123.ab\u00e9")), max_size=5)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(byte_strings, max_size=30), st.lists(byte_strings, max_size=30))
+def test_candidate_lookup_is_set_membership(values: list[str], candidates: list[str]) -> None:
+    from scorer.hints import _Candidates
+
+    found = _Candidates(pa.array(candidates, pa.large_string())).contains(
+        pa.array(values, pa.large_string())
+    )
+    assert found.tolist() == [value in set(candidates) for value in values]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text("0123456789", min_size=1, max_size=6), max_size=40), st.booleans())
+def test_candidate_lookup_survives_fingerprint_collisions(values: list[str], collide: bool) -> None:
+    """With every fingerprint equal, the lookup falls back to binary search, same answers."""
+    import scorer.hints
+    from scorer.fingerprints import KeyIndex
+
+    candidates = [v for i, v in enumerate(values) if i % 3 == 0]
+    with pytest.MonkeyPatch.context() as patch:
+        if collide:
+            patch.setattr(scorer.hints, "fingerprints", lambda rows: np.zeros(len(rows), np.int64))
+            patch.setattr(scorer.hints, "KeyIndex", lambda keys: KeyIndex(keys, multiplier=0))
+        lookup = scorer.hints._Candidates(pa.array(candidates, pa.large_string()))
+        found = lookup.contains(pa.array(values, pa.large_string()))
+    assert found.tolist() == [value in set(candidates) for value in values]
+
+
+def _short_of_padded_reference(items: list[str]) -> list[bool]:
+    def digits(item: str) -> str | None:
+        match = re.fullmatch(r"([0-9]+)(\.0*)?", item)
+        return match.group(1) if match else None
+
+    padded = [len(d) for d in map(digits, items) if d and len(d) > 1 and d.startswith("0")]
+    if not padded:
+        return [False] * len(items)
+    counts = {n: padded.count(n) for n in padded}
+    width = max(counts, key=lambda n: (counts[n], n))
+    return [
+        bool(d) and d[0] != "0" and len(d) in (width - 1, width - 2) for d in map(digits, items)
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.text("0123456789", max_size=6), byte_strings), max_size=30))
+def test_the_participant_hint_matches_its_reference(items: list[str]) -> None:
+    from scorer.hints import _short_of_padded
+
+    found = _short_of_padded(pa.array(items, pa.large_string()))
+    assert found.tolist() == _short_of_padded_reference(items)
