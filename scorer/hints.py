@@ -22,6 +22,7 @@ mistake, so a clean submission costs next to nothing.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -128,7 +129,7 @@ def solution_hints(
     def restored(items: pa.Array) -> np.ndarray:
         """Not relevant as written; relevant once zeros are put back (and a ``.0`` dropped)."""
         found = _first_byte_is_zero(items) == 0
-        if stripped.empty or not found.any():
+        if not found.any() or stripped.empty:
             return np.zeros(len(items), dtype=bool)
         candidates = items.filter(to_arrow(found))
         if _holds_byte(candidates, "."):
@@ -182,13 +183,15 @@ def _short_of_padded(items: pa.Array) -> np.ndarray:
     [False, False, True, True, False, False, False]
     >>> _short_of_padded(pa.array(["123", "45", "6"])).tolist()
     [False, False, False]
+    >>> _short_of_padded(pa.array(["00", "1a", "7"])).tolist()  # "1a" is no number
+    [False, False, True]
     """
     width = _padded_width(items)
     if width is None:
         return np.zeros(len(items), dtype=bool)
     lengths = _digit_lengths(items)
     starts_bare = _matches(items, "^[1-9]")
-    return starts_bare & ((lengths == width - 1) | (lengths == width - 2))
+    return starts_bare & (lengths > 0) & ((lengths == width - 1) | (lengths == width - 2))
 
 
 def _padded_width(items: pa.Array) -> int | None:
@@ -233,10 +236,15 @@ class _Candidates:
     """
 
     def __init__(self, strings: pa.Array) -> None:
-        strings = pc.unique(strings.cast(pa.large_string()))
-        lengths = to_numpy(pc.binary_length(strings))
+        self.strings = strings
         self.empty = len(strings) == 0
-        self._groups = {
+
+    @cached_property
+    def _groups(self) -> dict[int, tuple[np.ndarray, KeyIndex | None]]:
+        """Made on the first lookup: a clean submission never needs them."""
+        strings = pc.unique(self.strings.cast(pa.large_string()))
+        lengths = to_numpy(pc.binary_length(strings))
+        return {
             int(length): _group_index(_byte_rows(strings, np.flatnonzero(lengths == length)))
             for length in np.unique(lengths)
         }
