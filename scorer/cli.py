@@ -171,7 +171,7 @@ def format_result(result: ScoreResult) -> str:
     if result.warnings:
         lines.append(f"Warnings ({len(result.warnings)}):")
         for warning in result.warnings:
-            about = "submission" if warning.audience == "participant" else "solution"
+            about = "submission" if warning.audience == "participant" else "host"
             lines.append(f"  - [{about}] {warning}")
     return "\n".join(lines)
 

@@ -29,7 +29,9 @@ class ScoreWarning:
     examples : tuple of str
         Up to five example row ids.
     audience : {"participant", "host"}
-        Who the warning is about: the submission or the solution.
+        Who may see it. A participant warning is a function of the submission and the
+        solution's row ids alone (SPEC 6.1); a host warning may read the solution
+        (its items, ``Usage``, empty users) and must not be shown to participants.
 
     Examples
     --------

@@ -369,6 +369,19 @@ def test_scores_json_replaces_a_symlink_never_writes_through_it(tmp_path: Path) 
     assert json.loads((out / "scores.json").read_text())["map_at_10"] == 1.0
 
 
+def test_write_atomic_replaces_a_link_instead_of_following_it(tmp_path: Path) -> None:
+    """Also the ``--per-user`` output: the rename replaces the link itself."""
+    from scorer.io import write_atomic
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("untouched\n")
+    (tmp_path / "out.csv").symlink_to(victim)
+    write_atomic(tmp_path / "out.csv", "new\n")
+    assert victim.read_text() == "untouched\n"
+    assert not (tmp_path / "out.csv").is_symlink()
+    assert (tmp_path / "out.csv").read_text() == "new\n"
+
+
 def _nest(folder: Path, depth: int, data: bytes) -> None:
     """Write ``data`` as ``sub.csv`` in folders ``d/d/.../d`` ``depth`` deep under ``folder``."""
     handle = os.open(folder, os.O_RDONLY)
