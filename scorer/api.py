@@ -144,7 +144,9 @@ def evaluate(
         split: _mean_or_none(ap, scored & checked_solution.marked(split)) if has_usage else None
         for split in ("Public", "Private")
     }
-    warnings = _submission_warnings(checked_solution, rankings.lengths, first, hints, options.k)
+    warnings = _submission_warnings(
+        checked_solution, rankings.lengths, first, hints, options.k, options.unknown_row_ids
+    )
     for code, sentence, mask in host_hints:
         warnings += _row_warning(code, sentence, mask, checked_solution, "host")
     warnings += _solution_warnings(checked_solution, truth, split_scores, has_usage)
@@ -223,13 +225,18 @@ def _mean_or_none(ap: AveragePrecision, mask: np.ndarray) -> float | None:
 
 
 def _row_warning(
-    code: str, sentence: str, mask: np.ndarray, solution: Solution, audience: str = "participant"
+    code: str,
+    sentence: str,
+    mask: np.ndarray,
+    solution: Solution,
+    audience: str = "participant",
+    with_examples: bool = True,
 ) -> list[ScoreWarning]:
     count = int(mask.sum())
     if not count:
         return []
     message = sentence.format(rows=format_count(count, "row"), have="has" if count == 1 else "have")
-    examples = example_values(solution.row_ids, mask)
+    examples = example_values(solution.row_ids, mask) if with_examples else ()
     return [ScoreWarning(code, message, count, examples, audience)]  # type: ignore[arg-type]
 
 
@@ -239,12 +246,14 @@ def _submission_warnings(
     first: np.ndarray,
     hints: list[Hint],
     k: int,
+    unknown_row_ids: str,
 ) -> list[ScoreWarning]:
     """Warnings for the participant: functions of the submission and the row ids alone.
 
     Every submitted row counts, ``Ignored`` rows and users with no relevant item
     included: counting only the scored rows would tell the participant which they are
-    (SPEC 6.1).
+    (SPEC 6.1). With ``unknown_row_ids="ignore"`` the solution's row ids are not
+    public, so no example row id is given (as for "Missing rows").
     """
     present = lengths > 0
     checks = [
@@ -264,7 +273,9 @@ def _submission_warnings(
     return [
         warning
         for code, sentence, mask in checks
-        for warning in _row_warning(code, sentence, mask, solution)
+        for warning in _row_warning(
+            code, sentence, mask, solution, with_examples=unknown_row_ids == "error"
+        )
     ]
 
 

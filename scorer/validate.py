@@ -495,7 +495,9 @@ def _row_id_problems(
             )
         )
     user_of_row = np.where(first == np.arange(len(first)), user_of_row, -1)
-    return problems, user_of_row, ~empty & ~unknown
+    # Examples may name any non-empty submitted id, known or not: leaving the unknown
+    # ones out would tell which ids the solution holds (unknown_row_ids="ignore").
+    return problems, user_of_row, ~empty
 
 
 # (what the repair does, the repair, a regex a submitted id must match for it to apply)

@@ -282,6 +282,24 @@ def test_leak_3_an_item_list_as_row_id_column_is_the_hosts_error() -> None:
     assert evaluate(solution, submission, "customer_id").score == 0.0  # the right column
 
 
+def test_with_unknown_row_ids_ignored_nothing_names_the_solutions_ids() -> None:
+    """There the solution lists only users with ground truth: which ids it holds is hidden."""
+    submission = pd.DataFrame({"id": ["c1", "c2", "c3"], "items": ["", "a b c d", ""]})
+    texts = set()
+    for listed in (["c1", "c3"], ["c2", "c3"]):
+        solution = pd.DataFrame({"id": listed, "items": ["a", "b"]})
+        options = {"k": 2, "unknown_row_ids": "ignore"}
+        with pytest.raises(ParticipantVisibleError, match="Too many predictions") as caught:
+            evaluate(solution, submission, "id", **options)
+        assert "examples (row ids): 'c2'" in str(caught.value)  # known or not
+        texts.add(str(caught.value))
+        result = evaluate(solution, submission, "id", extra_predictions="truncate", **options)
+        # Counts still follow the solution's ids there (README, "Decisions"); examples not.
+        texts.add(repr([(w.code, w.examples) for w in result.warnings]))
+    assert len(texts) == 2  # one error text and one warnings text for both solutions
+    assert "[('empty_rows', ())]" in texts
+
+
 def test_row_ids_with_surrounding_whitespace_are_still_ids() -> None:
     solution = pd.DataFrame({"id": [" u1", "u2\t"], "items": ["a", "b"]})
     assert evaluate(solution, solution, "id").score == 1.0
