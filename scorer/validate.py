@@ -408,7 +408,7 @@ def _list_like_row_id_problems(row_ids: pa.Array, columns: SolutionColumns) -> l
     []
     """
     data = string_bytes(row_ids)
-    # Every byte printable ASCII: no whitespace at all (the usual case, one pass).
+    # Every byte printable ASCII: no whitespace at all (the usual case, two fast passes).
     if data is not None and (len(data) == 0 or (data.min() > 32 and data.max() < 128)):
         return []
     several = split_lists(row_ids).lengths > 1

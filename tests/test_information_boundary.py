@@ -50,6 +50,7 @@ class Case:
     submission: pd.DataFrame
     k: int
     truncate: bool
+    ignore_unknown: bool
 
 
 def _solution(
@@ -132,12 +133,16 @@ def make_case(seed: int) -> Case:
     submission = pd.DataFrame({ROW_ID: [ids[i] for i in order], TARGET: [rows[i] for i in order]})
     if rng.random() < 0.4:
         submission = _damage(rng, submission, k)
-    return Case(solutions, submission, k, bool(rng.random() < 0.3))
+    return Case(solutions, submission, k, bool(rng.random() < 0.3), bool(rng.random() < 0.2))
 
 
 def participant_view(solution: pd.DataFrame, case: Case) -> tuple:
     """Everything the API shows the participant."""
-    options = {"k": case.k, "extra_predictions": "truncate" if case.truncate else "error"}
+    options = {
+        "k": case.k,
+        "extra_predictions": "truncate" if case.truncate else "error",
+        "unknown_row_ids": "ignore" if case.ignore_unknown else "error",
+    }
     try:
         result = evaluate(solution, case.submission, ROW_ID, **options)
     except ParticipantVisibleError as error:
@@ -197,6 +202,8 @@ def _codabench_log(tmp_path: Path, solution: pd.DataFrame, case: Case) -> tuple[
     argv = ["codabench", str(tmp_path / "in"), str(out), "--public-only", "--k", str(case.k)]
     if case.truncate:
         argv += ["--extra-predictions", "truncate"]
+    if case.ignore_unknown:
+        argv += ["--unknown-row-ids", "ignore"]
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
         code = main(argv)
     log = stdout.getvalue() + "\n--- stderr ---\n" + stderr.getvalue()
