@@ -610,3 +610,40 @@ def test_the_participant_hint_matches_its_reference(items: list[str]) -> None:
 
     found = _short_of_padded(pa.array(items, pa.large_string()))
     assert found.tolist() == _short_of_padded_reference(items)
+
+
+def test_the_hints_never_hash_the_participants_strings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Arrow's hash kernels are unseeded: a crafted submission could make them quadratic.
+    Only the solution's strings may go through them (``unique`` of the candidates)."""
+    import types
+
+    import pyarrow.compute as pc
+
+    import scorer.hints
+    from scorer.tokens import split_lists
+
+    # Predicted ids that are no form of a solution item (which may be hashed).
+    participant = {"0372860001", "x,y", "61077600"}
+    guarded = types.SimpleNamespace(**{name: getattr(pc, name) for name in dir(pc)})
+
+    def refuse(name: str):
+        def call(values, *args, **kwargs):
+            assert not participant & set(values.to_pylist()), f"{name} of predicted ids"
+            return getattr(pc, name)(values, *args, **kwargs)
+
+        return call
+
+    for name in ("dictionary_encode", "unique", "value_counts", "index_in", "is_in"):
+        setattr(guarded, name, refuse(name))
+    monkeypatch.setattr(scorer.hints, "pc", guarded)
+    lists = split_lists(pa.array(["706016001 0372860001", "0610776002 x,y 61077600"]))
+    users = np.array([0, 1])
+    vocabulary = pa.array(["0706016001", "372860001", "0610776002"])
+    codes = [code for code, *_ in scorer.hints.prediction_hints(lists, users, 2)]
+    codes += [code for code, *_ in scorer.hints.solution_hints(lists, users, 2, vocabulary)]
+    assert codes == [
+        "leading_zeros_lost",
+        "comma_separated_lists",
+        "leading_zeros_lost_in_submission",
+        "leading_zeros_lost_in_solution",
+    ]
