@@ -31,6 +31,15 @@ from scorer.cli import main
 from scorer.codabench import MAX_DEPTH, score_directories
 from tests.cost import run_capped
 
+
+@pytest.fixture(autouse=True)
+def _keep_the_memory_pool():
+    """``main()`` picks Arrow's allocator for its process: give this one its own back."""
+    previous = pa.default_memory_pool()
+    yield
+    pa.set_memory_pool(previous)
+
+
 N_CASES = 200
 N_CLI_CASES = 50
 ROW_ID = "customer_id"
