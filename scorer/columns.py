@@ -164,13 +164,19 @@ def _arrow_to_text(array: pa.Array) -> pa.Array:
         return _arrow_to_text(array.dictionary_decode())
     if pa.types.is_large_string(kind):
         return array
-    if pa.types.is_string(kind) or pa.types.is_string_view(kind):
+    if pa.types.is_string(kind) or _is_string_view(kind):
         return array.cast(pa.large_string())
     if pa.types.is_null(kind):
         return pa.nulls(len(array), pa.large_string())
     if pa.types.is_integer(kind) or pa.types.is_boolean(kind) or pa.types.is_floating(kind):
         return pc.cast(array, pa.large_string())
     return pa.array([_cell_to_text(v) for v in array.to_pylist()], type=pa.large_string())
+
+
+def _is_string_view(kind: pa.DataType) -> bool:
+    """Whether ``kind`` is Arrow's ``string_view`` (a type pyarrow < 16 does not have)."""
+    is_string_view = getattr(pa.types, "is_string_view", None)
+    return is_string_view is not None and is_string_view(kind)
 
 
 def _cell_to_text(value: Any) -> str | None:
