@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorer.arrays import string_bytes, string_offsets, to_numpy
 from scorer.errors import (
     ROW_NUMBERS,
     HostVisibleError,
@@ -340,10 +341,12 @@ def _join_item_lists(array: pa.Array, rows: np.ndarray | None = None) -> pa.Arra
 
 def _check_items(items: pa.Array, parents: np.ndarray, rows: np.ndarray) -> None:
     """Refuse items that would not come back from splitting the joined text."""
-    missing = np.asarray(pc.is_null(items))
+    missing = to_numpy(pc.is_null(items), fill=True)
     texts = pc.fill_null(items, "")
-    empty = ~missing & (np.asarray(pc.binary_length(texts)) == 0)
-    spaced = np.asarray(pc.fill_null(pc.match_substring_regex(texts, _WHITESPACE), False))
+    offsets = string_offsets(texts)
+    lengths = np.diff(offsets) if offsets is not None else to_numpy(pc.binary_length(texts), 0)
+    empty = ~missing & (lengths == 0)
+    spaced = _holds_whitespace(texts)
     for bad, what in (
         (missing, "missing item (None or NaN)"),
         (empty, "empty item"),
@@ -360,6 +363,23 @@ def _check_items(items: pa.Array, parents: np.ndarray, rows: np.ndarray) -> None
                 "as it would split into several ids",
                 _mark(rows, np.isin(np.arange(len(rows)), parents[bad])),
             )
+
+
+def _holds_whitespace(texts: pa.Array) -> np.ndarray:
+    """Which strings hold whitespace; two reductions over the raw bytes rule it out for
+    the usual printable-ASCII ids, and the regex decides only otherwise.
+
+    Examples
+    --------
+    >>> _holds_whitespace(pa.array(["ab", "a b", "é", "a\u3000b"], pa.large_string()))
+    array([False,  True, False,  True])
+    """
+    raw = string_bytes(texts)
+    # Every byte str.split() may split on is at most 0x20 (ASCII whitespace, 0x1c-0x1f)
+    # or a non-ASCII byte (the other whitespace characters are multi-byte in UTF-8).
+    if raw is not None and (len(raw) == 0 or (raw.min() > 0x20 and raw.max() < 0x80)):
+        return np.zeros(len(texts), dtype=bool)
+    return to_numpy(pc.match_substring_regex(texts, _WHITESPACE), fill=False)
 
 
 def _mark(rows: np.ndarray, among: np.ndarray) -> np.ndarray:

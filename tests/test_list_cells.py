@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scorer import HostVisibleError, ParticipantVisibleError, ReadLimits, evaluate, score
-from scorer.columns import _WHITESPACE
+from scorer.columns import _WHITESPACE, _holds_whitespace
 
 ITEMS = ["a", "b", "c", "0706016001", "NA", "nan", "é", "日本", "x,y"]
 BUDGET = settings(max_examples=60, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -159,10 +159,14 @@ def test_the_whitespace_of_item_lists_is_exactly_what_str_split_splits_on() -> N
     """An item holding any character str.split() splits on is refused; no other is."""
     splitting = [chr(c) for c in range(sys.maxunicode + 1) if len(f"a{chr(c)}b".split()) == 2]
     others = [chr(c) for c in range(0x3100) if chr(c) not in splitting and c not in (0,)]
-    found = pa.compute.match_substring_regex(
-        pa.array([f"a{c}b" for c in splitting + others], pa.large_string()), _WHITESPACE
-    ).to_pylist()
-    assert found == [True] * len(splitting) + [False] * len(others)
+    texts = [f"a{c}b" for c in splitting + others]
+    expected = [True] * len(splitting) + [False] * len(others)
+    found = pa.compute.match_substring_regex(pa.array(texts, pa.large_string()), _WHITESPACE)
+    assert found.to_pylist() == expected
+    assert _holds_whitespace(pa.array(texts, pa.large_string())).tolist() == expected
+    for text, holds in zip(texts, expected, strict=True):  # one by one: the byte route too
+        if holds or ord(text[1]) < 0x100:
+            assert _holds_whitespace(pa.array([text, "x"], pa.large_string()))[0] == holds
 
 
 def test_an_int_over_4300_digits_is_a_clear_error() -> None:
