@@ -347,10 +347,15 @@ def _check_items(items: pa.Array, parents: np.ndarray, rows: np.ndarray) -> None
     lengths = np.diff(offsets) if offsets is not None else to_numpy(pc.binary_length(texts), 0)
     empty = ~missing & (lengths == 0)
     spaced = _holds_whitespace(texts)
-    for bad, what in (
-        (missing, "missing item (None or NaN)"),
-        (empty, "empty item"),
-        (spaced, "item holding whitespace"),
+    for bad, what, fix in (
+        (missing, "missing item (None or NaN)", "remove the missing items from the lists"),
+        (empty, "empty item", "remove the empty strings from the lists"),
+        (
+            spaced,
+            "item holding whitespace",
+            "make each id its own list item; an item id cannot hold whitespace, as the "
+            "text form would split it into several ids",
+        ),
     ):
         if bad.any():
             first = texts[int(np.flatnonzero(bad)[0])].as_py()
@@ -359,8 +364,7 @@ def _check_items(items: pa.Array, parents: np.ndarray, rows: np.ndarray) -> None
                 "Item lists with unusable items",
                 "lists whose items are non-empty item ids without whitespace",
                 f"{format_count(int(bad.sum()), what)}{example}",
-                "remove the empty or missing items; an item id must not contain spaces, "
-                "as it would split into several ids",
+                fix,
                 _mark(rows, np.isin(np.arange(len(rows)), parents[bad])),
             )
 

@@ -240,3 +240,15 @@ def test_a_limits_of_the_wrong_type_is_a_host_error(tmp_path, limits: object) ->
     for solution in (frame, path):
         with pytest.raises(HostVisibleError, match=r"limits must be a scorer\.ReadLimits; got"):
             score(solution, frame, "id", limits=limits)  # type: ignore[arg-type]
+
+
+def test_each_unusable_item_gets_its_own_fix() -> None:
+    solution = pd.DataFrame({"id": ["u1"], "items": ["a"]})
+    for cell, fix in (
+        (["a b"], "make each id its own list item"),
+        (["a", ""], "remove the empty strings from the lists"),
+        (["a", None], "remove the missing items from the lists"),
+    ):
+        submission = pd.DataFrame({"id": ["u1"], "items": [cell]})
+        with pytest.raises(ParticipantVisibleError, match=f"fix: +{fix}"):
+            score(solution, submission, "id")
