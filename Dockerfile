@@ -1,8 +1,12 @@
-# The scorer as a container: entry point the CLI, offline, non-root, read-only friendly.
-#   docker build -t scorer .
-#   docker run --rm --network none --read-only -v "$PWD:/data:ro" scorer \
+# The scorer (distribution `rankscore`, command `scorer`) as a container: entry point the
+# CLI, offline, non-root, read-only friendly.
+#   docker build -t rankscore .
+#   docker run --rm --network none --read-only -v "$PWD:/data:ro" rankscore \
 #       /data/solution.csv /data/submission.csv --json
 FROM python:3.12-slim
+
+LABEL org.opencontainers.image.title="rankscore" \
+      org.opencontainers.image.licenses="MIT"
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -12,7 +16,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # Run-time dependencies pinned to the versions the test suite passes with, then the
 # package itself without resolving anything else, then a consistency check.
 WORKDIR /build
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md LICENSE ./
 COPY scorer ./scorer
 RUN python -m pip install --no-deps \
         numpy==2.4.6 \

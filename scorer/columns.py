@@ -20,7 +20,18 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.errors import ParticipantVisibleError, Problem, ScorerError, raise_if_any
+from scorer.arrays import string_bytes, string_offsets, to_numpy
+from scorer.errors import (
+    ROW_NUMBERS,
+    HostVisibleError,
+    ParticipantVisibleError,
+    Problem,
+    ScorerError,
+    example_row_numbers,
+    format_count,
+    format_example,
+    raise_if_any,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,6 +39,40 @@ if TYPE_CHECKING:
     from scorer.io import ReadLimits
 
 TableLike = Union["pd.DataFrame", pa.Table, "StringTable", str, os.PathLike]
+
+# Python's str.split() splits on exactly these (checked by a test over every code point).
+_WHITESPACE = (
+    "[\\t\\n\\x{0b}\\x{0c}\\r \\x{1c}-\\x{1f}\\x{85}\\x{a0}\\x{1680}"
+    "\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}]"
+)
+_ITEM_LISTS = (list, tuple, np.ndarray)
+_FIX_ITEM_LIST = (
+    "give each cell as text with item ids separated by spaces, or as a list "
+    "(list, tuple, numpy array, Arrow list) of item ids that are strings or integers"
+)
+
+
+class CellError(Exception):
+    """A column whose cells cannot be read as text or as item lists.
+
+    Raised while converting; :func:`as_string_table` names the column and turns it
+    into the caller's error class (participant for the submission, host otherwise).
+    """
+
+    def __init__(
+        self, title: str, expected: str, found: str, fix: str, rows: np.ndarray | None = None
+    ) -> None:
+        super().__init__(found)
+        self.title, self.expected, self.found, self.fix = title, expected, found, fix
+        self.examples = () if rows is None else example_row_numbers(rows)
+        self.column: str | None = None
+
+    def problem(self) -> Problem:
+        """The problem, naming the column when it is known."""
+        where = "" if self.column is None else f" in column {self.column!r}"
+        return Problem(
+            f"{self.title}{where}", self.expected, self.found, self.fix, self.examples, ROW_NUMBERS
+        )
 
 
 @dataclass(frozen=True)
@@ -67,19 +112,33 @@ class StringTable:
     def from_frame(cls, frame: pd.DataFrame) -> StringTable:
         """Convert a DataFrame without modifying it."""
         names = _clean_names(frame.columns)
-        columns = tuple(to_string_array(frame.iloc[:, i]) for i in range(frame.shape[1]))
+        columns = tuple(
+            _named(names[i], to_string_array, frame.iloc[:, i]) for i in range(frame.shape[1])
+        )
         return cls(names, columns)
 
     @classmethod
     def from_arrow(cls, table: pa.Table) -> StringTable:
         """Convert an Arrow table, casting every column to strings."""
-        columns = tuple(to_string_array(table.column(i)) for i in range(table.num_columns))
-        return cls(_clean_names(table.column_names), columns)
+        names = _clean_names(table.column_names)
+        columns = tuple(
+            _named(names[i], to_string_array, table.column(i)) for i in range(table.num_columns)
+        )
+        return cls(names, columns)
+
+
+def _named(name: str, convert: Any, values: Any) -> pa.Array:
+    """``convert(values)``, naming the column in any :class:`CellError`."""
+    try:
+        return convert(values)
+    except CellError as exc:
+        exc.column = name
+        raise
 
 
 def _clean_names(names: Sequence[Any]) -> tuple[str, ...]:
     """Column names as strings, without the byte-order mark a first name may carry."""
-    texts = [str(name) for name in names]
+    texts = [_safe_str(name, "column name") for name in names]
     if texts:
         texts[0] = texts[0].removeprefix("\ufeff")
     return tuple(texts)
@@ -97,15 +156,40 @@ def as_string_table(
     error : type of ScorerError
         The class to raise if the input cannot be read (participant or host).
     limits : ReadLimits, optional
-        Bounds applied when ``data`` is a file path (see :class:`scorer.io.ReadLimits`).
+        Bounds on the input (see :class:`scorer.io.ReadLimits`); a DataFrame or Arrow
+        table is held to ``max_columns`` like a file.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"id": ["u1", "u2"], "items": [["a", "b"], []]})
+    >>> as_string_table(frame, HostVisibleError).column("items").to_pylist()
+    ['a b', '']
+    >>> as_string_table(frame, HostVisibleError, limits={"max_columns": 5})
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: limits must be a scorer.ReadLimits; got dict ...
     """
+    from scorer.io import DEFAULT_LIMITS, ReadLimits, read_table
+
+    if limits is None:
+        limits = DEFAULT_LIMITS
+    elif not isinstance(limits, ReadLimits):
+        raise HostVisibleError(
+            f"limits must be a scorer.ReadLimits; got {type(limits).__name__} "
+            f"({limits!r:.80}). Write limits=ReadLimits(max_columns=200), for example."
+        )
     if isinstance(data, StringTable):
         return data
+    subject = "The submission" if issubclass(error, ParticipantVisibleError) else "The solution"
     try:
-        if _is_pandas(data, "DataFrame"):
-            return StringTable.from_frame(data)
-        if isinstance(data, pa.Table):
+        if _is_pandas(data, "DataFrame") or isinstance(data, pa.Table):
+            _check_width(data.shape[1], limits.max_columns, error, subject)
+            if _is_pandas(data, "DataFrame"):
+                return StringTable.from_frame(data)
             return StringTable.from_arrow(data)
+        if isinstance(data, (str, os.PathLike)):
+            return read_table(data, error=error, limits=limits)
     except UnicodeEncodeError as exc:  # a lone surrogate in a Python string
         problem = Problem(
             "Text that is not valid Unicode",
@@ -113,15 +197,24 @@ def as_string_table(
             f"a cell with {exc.object[exc.start : exc.end]!r} ({exc.reason})",
             "remove or replace the broken characters before scoring",
         )
-        subject = "The submission" if issubclass(error, ParticipantVisibleError) else "The solution"
         raise_if_any([problem], error, subject)
-    if isinstance(data, (str, os.PathLike)):
-        from scorer.io import read_table
-
-        return read_table(data, error=error, limits=limits)
+    except CellError as exc:
+        raise_if_any([exc.problem()], error, subject)
     raise error(
         f"Expected a pandas DataFrame, a pyarrow Table or a file path; got {type(data).__name__}."
     )
+
+
+def _check_width(n_columns: int, limit: int, error: type[ScorerError], subject: str) -> None:
+    """Refuse a frame wider than ``limit`` before touching any of its columns."""
+    if n_columns > limit:
+        problem = Problem(
+            "Too many columns",
+            f"at most {limit:,} columns",
+            f"{n_columns:,} columns",
+            "keep only the columns of the sample submission",
+        )
+        raise_if_any([problem], error, subject)
 
 
 def to_string_array(values: Sequence[Any] | pd.Series | pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -129,7 +222,15 @@ def to_string_array(values: Sequence[Any] | pd.Series | pa.Array | pa.ChunkedArr
 
     Integers become their decimal text; floats are written as Arrow writes them, so
     integral ones lose the ``.0`` (pandas turns an integer column with a gap into
-    floats); anything else becomes ``str(value)``.
+    floats); item lists (lists, tuples, numpy arrays, Arrow lists of strings or
+    integers) are joined by single spaces; anything else becomes ``str(value)``.
+
+    Raises
+    ------
+    CellError
+        A cell that cannot be an item list or text: a set, a mapping, a list of
+        floats or of lists, an item that is empty, missing or holds whitespace, an
+        integer too long to write out, an object whose ``str()`` fails.
 
     Examples
     --------
@@ -140,19 +241,27 @@ def to_string_array(values: Sequence[Any] | pd.Series | pa.Array | pa.ChunkedArr
     ['1', None, '2.5']
     >>> to_string_array(pd.Series(["a", 3, None, b"b"], dtype=object)).to_pylist()
     ['a', '3', None, 'b']
+    >>> to_string_array(pd.Series([["a", "b"], ("c",), [], None, ["d", 7]])).to_pylist()
+    ['a b', 'c', '', None, 'd 7']
+    >>> to_string_array(pd.Series([["a b"]]))
+    Traceback (most recent call last):
+    ...
+    scorer.columns.CellError: 1 item holding whitespace, e.g. 'a b'
     """
     if _is_pandas(values, "Series") and values.dtype == object:
         try:
             array = pa.array(values, from_pandas=True)
         except (pa.ArrowException, ValueError, TypeError, OverflowError):
-            return pa.array([_cell_to_text(v) for v in values], type=pa.large_string())
+            return _cells_to_text(values)
+        if _is_list_type(array.type) and any(isinstance(v, _UNORDERED) for v in values):
+            return _cells_to_text(values)  # pyarrow reads a set as a list: refuse it there
     elif isinstance(values, (pa.Array, pa.ChunkedArray)):
         array = values
     else:
         try:
             array = pa.array(values, from_pandas=True)
         except (pa.ArrowException, ValueError, TypeError, OverflowError):
-            return pa.array([_cell_to_text(v) for v in values], type=pa.large_string())
+            return _cells_to_text(values)
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks() if array.num_chunks else pa.array([], pa.large_string())
     return _arrow_to_text(array)
@@ -164,13 +273,182 @@ def _arrow_to_text(array: pa.Array) -> pa.Array:
         return _arrow_to_text(array.dictionary_decode())
     if pa.types.is_large_string(kind):
         return array
-    if pa.types.is_string(kind) or pa.types.is_string_view(kind):
+    if pa.types.is_string(kind) or _is_string_view(kind):
         return array.cast(pa.large_string())
     if pa.types.is_null(kind):
         return pa.nulls(len(array), pa.large_string())
     if pa.types.is_integer(kind) or pa.types.is_boolean(kind) or pa.types.is_floating(kind):
         return pc.cast(array, pa.large_string())
-    return pa.array([_cell_to_text(v) for v in array.to_pylist()], type=pa.large_string())
+    if _is_list_type(kind):
+        return _join_item_lists(array)
+    if pa.types.is_struct(kind) or pa.types.is_map(kind) or pa.types.is_union(kind):
+        raise _not_item_lists(f"{kind} values", ~np.asarray(array.is_null()))
+    return _cells_to_text(array.to_pylist())
+
+
+def _is_list_type(kind: pa.DataType) -> bool:
+    """Lists of any layout: list, large_list, fixed_size_list, list_view, large_list_view."""
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return True
+    if pa.types.is_fixed_size_list(kind):
+        return True
+    return any(
+        getattr(pa.types, name, lambda _: False)(kind)
+        for name in ("is_list_view", "is_large_list_view")
+    )
+
+
+def _join_item_lists(array: pa.Array, rows: np.ndarray | None = None) -> pa.Array:
+    """Arrow lists of item ids as space-separated text; a null list stays null.
+
+    Every item must be a non-empty string (or integer) without whitespace, so that
+    the text splits back into exactly the same items. ``rows`` gives each list's row
+    number in the column (for error examples) when ``array`` holds only some rows.
+
+    Examples
+    --------
+    >>> _join_item_lists(pa.array([["a", "b"], [], None])).to_pylist()
+    ['a b', '', None]
+    >>> _join_item_lists(pa.array([[1, 20]], pa.list_(pa.int32(), 2))).to_pylist()
+    ['1 20']
+    """
+    rows = np.arange(len(array)) if rows is None else rows
+    items = pc.list_flatten(array)  # list_flatten and list_parent_indices work for every
+    parents = np.asarray(pc.list_parent_indices(array))  # layout; cast mishandles list views
+    kind = items.type
+    if pa.types.is_dictionary(kind):
+        items, kind = items.dictionary_decode(), kind.value_type
+    if pa.types.is_null(kind) and len(items):
+        items, kind = pa.nulls(len(items), pa.large_string()), pa.large_string()
+    if not (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or _is_string_view(kind)
+        or pa.types.is_integer(kind)
+        or pa.types.is_null(kind)
+    ):
+        nonempty = np.bincount(parents, minlength=len(array)) > 0
+        raise _not_item_lists(f"lists of {kind}", _mark(rows, nonempty))
+    items = pc.cast(items, pa.large_string())
+    _check_items(items, parents, rows)
+    lengths = np.bincount(parents, minlength=len(array))
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    lists = pa.LargeListArray.from_arrays(
+        pa.array(offsets), items, mask=pc.is_null(array, nan_is_null=False)
+    )
+    return pc.binary_join(lists, pa.scalar(" ", pa.large_string()))
+
+
+def _check_items(items: pa.Array, parents: np.ndarray, rows: np.ndarray) -> None:
+    """Refuse items that would not come back from splitting the joined text."""
+    missing = to_numpy(pc.is_null(items), fill=True)
+    texts = pc.fill_null(items, "")
+    offsets = string_offsets(texts)
+    lengths = np.diff(offsets) if offsets is not None else to_numpy(pc.binary_length(texts), 0)
+    empty = ~missing & (lengths == 0)
+    spaced = _holds_whitespace(texts)
+    for bad, what, fix in (
+        (missing, "missing item (None or NaN)", "remove the missing items from the lists"),
+        (empty, "empty item", "remove the empty strings from the lists"),
+        (
+            spaced,
+            "item holding whitespace",
+            "make each id its own list item; an item id cannot hold whitespace, as the "
+            "text form would split it into several ids",
+        ),
+    ):
+        if bad.any():
+            first = texts[int(np.flatnonzero(bad)[0])].as_py()
+            example = f", e.g. {format_example(first)}" if what.endswith("whitespace") else ""
+            raise CellError(
+                "Item lists with unusable items",
+                "lists whose items are non-empty item ids without whitespace",
+                f"{format_count(int(bad.sum()), what)}{example}",
+                fix,
+                _mark(rows, np.isin(np.arange(len(rows)), parents[bad])),
+            )
+
+
+def _holds_whitespace(texts: pa.Array) -> np.ndarray:
+    """Which strings hold whitespace; two reductions over the raw bytes rule it out for
+    the usual printable-ASCII ids, and the regex decides only otherwise.
+
+    Examples
+    --------
+    >>> _holds_whitespace(pa.array(["ab", "a b", "é", "a\u3000b"], pa.large_string()))
+    array([False,  True, False,  True])
+    """
+    raw = string_bytes(texts)
+    # Every byte str.split() may split on is at most 0x20 (ASCII whitespace, 0x1c-0x1f)
+    # or a non-ASCII byte (the other whitespace characters are multi-byte in UTF-8).
+    if raw is not None and (len(raw) == 0 or (raw.min() > 0x20 and raw.max() < 0x80)):
+        return np.zeros(len(texts), dtype=bool)
+    return to_numpy(pc.match_substring_regex(texts, _WHITESPACE), fill=False)
+
+
+def _mark(rows: np.ndarray, among: np.ndarray) -> np.ndarray:
+    """A mask over the column's rows: ``rows[among]`` set."""
+    mask = np.zeros(int(rows.max(initial=-1)) + 1, dtype=bool)
+    mask[rows[among]] = True
+    return mask
+
+
+def _not_item_lists(found: str, rows: np.ndarray) -> CellError:
+    n_cells = int(np.count_nonzero(rows))
+    return CellError(
+        "Cells that are neither text nor item lists",
+        "text (item ids separated by spaces), a number, or a list of item ids",
+        f"{format_count(n_cells, 'cell')} holding {found}",
+        _FIX_ITEM_LIST,
+        rows,
+    )
+
+
+_UNORDERED = (set, frozenset, dict)
+
+
+def _cells_to_text(values: Sequence[Any] | pd.Series) -> pa.Array:
+    """Cell by cell, for columns Arrow cannot convert at once (mixed types)."""
+    texts: list[str | None] = []
+    list_rows: list[int] = []
+    lists: list[list[str | None]] = []
+    for row, value in enumerate(values):
+        if isinstance(value, _ITEM_LISTS):
+            list_rows.append(row)
+            lists.append([_item_to_text(item, row) for item in value])
+            texts.append(None)
+        elif isinstance(value, _UNORDERED) or _is_pandas(value, "Series"):
+            mask = np.zeros(row + 1, dtype=bool)
+            mask[row] = True
+            raise _not_item_lists(f"a {type(value).__name__}", mask)
+        else:
+            texts.append(_cell_to_text(value))
+    if list_rows:
+        joined = _join_item_lists(
+            pa.array(lists, type=pa.large_list(pa.large_string())), np.array(list_rows)
+        )
+        for row, text in zip(list_rows, joined.to_pylist(), strict=True):
+            texts[row] = text
+    return pa.array(texts, type=pa.large_string())
+
+
+def _item_to_text(item: Any, row: int) -> str | None:
+    """One item of a list cell: a string, or an integer written in decimal."""
+    if item is None or isinstance(item, str):
+        return item
+    if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+        return _safe_str(int(item), "item")
+    if isinstance(item, (float, np.floating)) and math.isnan(item):
+        return None
+    mask = np.zeros(row + 1, dtype=bool)
+    mask[row] = True
+    raise _not_item_lists(f"a list with a {type(item).__name__} item", mask)
+
+
+def _is_string_view(kind: pa.DataType) -> bool:
+    """Whether ``kind`` is Arrow's ``string_view`` (a type pyarrow < 16 does not have)."""
+    is_string_view = getattr(pa.types, "is_string_view", None)
+    return is_string_view is not None and is_string_view(kind)
 
 
 def _cell_to_text(value: Any) -> str | None:
@@ -186,8 +464,43 @@ def _cell_to_text(value: Any) -> str | None:
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
     if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    return str(value)
+        return _safe_str(int(value), "cell")
+    return _safe_str(value, "cell")
+
+
+def _safe_str(value: Any, what: str) -> str:
+    """``str(value)``, or a :class:`CellError` saying why it cannot be had.
+
+    Examples
+    --------
+    >>> _safe_str(10**5000, "cell")
+    Traceback (most recent call last):
+    ...
+    scorer.columns.CellError: a cell holding an integer of 5,001 digits
+    """
+    try:
+        return str(value)
+    except ValueError as exc:
+        if isinstance(value, int):  # Python refuses to write ints over 4,300 digits
+            digits = int(value.bit_length() * math.log10(2)) + 1
+            raise CellError(
+                "Integer too long to write as text",
+                "integers of at most 4,300 digits",
+                f"a {what} holding an integer of {digits:,} digits",
+                "give ids as strings; an id this long is almost certainly a mistake",
+            ) from exc
+        raise _str_failed(value, what, exc) from exc
+    except Exception as exc:
+        raise _str_failed(value, what, exc) from exc
+
+
+def _str_failed(value: Any, what: str, exc: Exception) -> CellError:
+    return CellError(
+        "Value that cannot be written as text",
+        "text, numbers or lists of item ids",
+        f"a {what} holding a {type(value).__name__} whose str() raised {type(exc).__name__}",
+        "convert the column to strings before scoring",
+    )
 
 
 def _is_pandas(value: Any, name: str) -> bool:

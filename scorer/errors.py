@@ -178,3 +178,14 @@ def raise_if_any(problems: Sequence[Problem], error: type[ScorerError], subject:
     """
     if problems:
         raise error(format_problems(subject, problems), problems)
+
+
+class MissingInputError(HostVisibleError, FileNotFoundError):
+    """An input path that does not exist: a usage error (CLI exit 2), not an invalid file.
+
+    Also a :class:`FileNotFoundError`, as ``pandas.read_csv`` raises for a missing path.
+    """
+
+
+class InputIsADirectoryError(HostVisibleError, IsADirectoryError):
+    """An input path that is a directory: a usage error (CLI exit 2), not an invalid file."""

@@ -17,6 +17,8 @@ which EvalAI marks as a failed submission with the message in its stderr.
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import os
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -27,6 +29,10 @@ from scorer.io import ReadLimits
 from scorer.result import ScoreResult
 
 Which = Literal["score", "public", "private"]
+
+# The keywords EvalAI's worker itself passes to evaluate() (its documentation and
+# EvalAI-Starters' evaluation_script/main.py): accepted and ignored.
+PLATFORM_KEYWORDS = ("submission_metadata",)
 
 
 def evaluate(
@@ -64,7 +70,9 @@ def evaluate(
 unknown_row_ids, limits
         As in :func:`scorer.evaluate`.
     **platform_kwargs
-        Anything else EvalAI passes (e.g. ``submission_metadata``); ignored.
+        What EvalAI itself passes (``submission_metadata``); ignored. Any other
+        keyword is a :class:`~scorer.errors.HostVisibleError`, so that a typo such
+        as ``K=3`` or ``normalisation=`` cannot silently change the metric.
 
     Returns
     -------
@@ -84,6 +92,7 @@ unknown_row_ids, limits
     {'result': [{'public_split': {'map_at_2': 1.0}}, {'private_split': {'map_at_2': 0.5}}], \
 'submission_result': {'map_at_2': 1.0}}
     """
+    _check_keywords(platform_kwargs)
     result = scorer.evaluate(
         test_annotation_file,
         user_submission_file,
@@ -96,6 +105,37 @@ unknown_row_ids, limits
         limits=limits,
     )
     return to_evalai(result, splits, metric_name)
+
+
+def _check_keywords(keywords: Mapping[str, Any]) -> None:
+    """Refuse keywords that are neither options nor EvalAI's own, suggesting the option meant.
+
+    Examples
+    --------
+    >>> _check_keywords({"submission_metadata": {}})
+    >>> _check_keywords({"K": 3})
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: Unknown keyword argument 'K' (did you mean 'k'?) for ...
+    """
+    unknown = [name for name in keywords if name not in PLATFORM_KEYWORDS]
+    if not unknown:
+        return
+    options = [
+        name
+        for name, parameter in inspect.signature(evaluate).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
+    lines = []
+    for name in unknown:
+        close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+        close = close or [option for option in options if option.lower() == name.lower()]
+        lines.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise HostVisibleError(
+        f"Unknown keyword argument{'s' if len(lines) > 1 else ''} {', '.join(lines)} for "
+        f"scorer.evalai.evaluate. Its options are {options}; EvalAI's own "
+        f"{list(PLATFORM_KEYWORDS)} is accepted and ignored."
+    )
 
 
 def to_evalai(

@@ -37,6 +37,9 @@ from scorer.columns import StringTable
 from scorer.errors import (
     MAX_EXAMPLES,
     HostVisibleError,
+    InputIsADirectoryError,
+    MissingInputError,
+    ParticipantVisibleError,
     Problem,
     ScorerError,
     example_row_numbers,
@@ -153,6 +156,7 @@ def read_table(
     (('id', 'items'), ['NA'], ['null nan'])
     """
     limits = limits or DEFAULT_LIMITS
+    check_input_path(os.fspath(path), error)
     reader = _Reader(os.fspath(path), error, limits)
     try:
         handle = open(reader.name, "rb")  # noqa: SIM115 - closed below
@@ -160,6 +164,33 @@ def read_table(
         reader.fail(_unreadable(exc.strerror or str(exc)))
     with handle:
         return reader.read(handle)
+
+
+def check_input_path(path: str, error: type[ScorerError]) -> None:
+    """Refuse a path that is missing or a directory: a usage error naming the path.
+
+    Whoever passed the path made the mistake, not the author of the file, so it is
+    a :class:`HostVisibleError` (exit 2) for the submission too, and also the
+    ``FileNotFoundError`` or ``IsADirectoryError`` a Python user expects.
+
+    Examples
+    --------
+    >>> check_input_path("no/such/file.csv", HostVisibleError)
+    Traceback (most recent call last):
+    ...
+    scorer.errors.MissingInputError: The solution path 'no/such/file.csv' does not exist. ...
+    """
+    role = "submission" if issubclass(error, ParticipantVisibleError) else "solution"
+    if os.path.isdir(path):
+        raise InputIsADirectoryError(
+            f"The {role} path {path!r} is a directory. Give the path of the {role} file "
+            "itself (.csv, .csv.gz, .zip or .parquet)."
+        )
+    if not os.path.exists(path):
+        raise MissingInputError(
+            f"The {role} path {path!r} does not exist. Check the path and the working "
+            f"directory ({os.getcwd()!r})."
+        )
 
 
 def parse_csv(

@@ -10,6 +10,7 @@ by commas), the problem or a warning from :mod:`scorer.hints` says so.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -135,7 +136,7 @@ def solution_columns(names: Sequence[str], row_id_column_name: str | None) -> So
                 "pass the right row_id_column_name, or fix the solution's header",
             )
         )
-    duplicated = sorted({n for n in names if names.count(n) > 1})
+    duplicated = sorted(n for n, count in Counter(names).items() if count > 1)
     if duplicated:
         problems.append(
             Problem(
@@ -146,7 +147,18 @@ def solution_columns(names: Sequence[str], row_id_column_name: str | None) -> So
             )
         )
     targets = [n for n in dict.fromkeys(names) if n not in (row_id_name, USAGE_COLUMN)]
-    if len(targets) != 1:
+    if row_id_name == USAGE_COLUMN:
+        problems.append(
+            Problem(
+                "Usage as the row-id column",
+                "a row-id column other than 'Usage' (the name Kaggle reserves for the "
+                "Public/Private split)",
+                f"row_id_column_name={row_id_name!r}",
+                "pass the name of the column that holds the row ids, or rename the "
+                "solution's 'Usage' column if it really holds ids",
+            )
+        )
+    elif len(targets) != 1:
         problems.append(
             Problem(
                 "Target column not found" if not targets else "Ambiguous target column",
@@ -280,7 +292,7 @@ def _column_problems(
         return [_no_columns_problem("the submission")]
     missing = [n for n in expected if n not in names]
     extra = [n for n in dict.fromkeys(names) if n not in expected]
-    duplicated = [n for n in dict.fromkeys(names) if names.count(n) > 1]
+    duplicated = [n for n, count in Counter(names).items() if count > 1]
     header = f"exactly the columns {list(expected)} (any order)"
     if missing:
         hints = _near_names(missing, extra) + _header_hints(names, expected, solution_ids)
@@ -293,13 +305,13 @@ def _column_problems(
             )
         )
     if extra:
-        empty = " (a column with an empty name: probably a comma at the end of every line)"
+        empty = _empty_name_hint(names)
         problems.append(
             Problem(
                 "Extra columns",
                 header,
                 f"{format_count(len(extra), 'extra column')}: {_show_names(extra, MAX_EXAMPLES)}"
-                + (empty if "" in extra else ""),
+                + empty,
                 "drop every column that is not in the sample submission (an index column "
                 "written by pandas: use to_csv(index=False))",
             )
@@ -337,6 +349,30 @@ def _show_names(names: Sequence[str], limit: int = _MAX_NAMES) -> str:
     if len(names) <= limit:
         return f"[{shown}]"
     return f"[{shown}, ...] ({format_count(len(names), 'column')})"
+
+
+_PANDAS_INDEX = "Unnamed: 0"  # what pandas calls a nameless first column when it reads one
+
+
+def _empty_name_hint(names: tuple[str, ...]) -> str:
+    """Why a column has no name: the pandas index written first, or a trailing comma.
+
+    Examples
+    --------
+    >>> _empty_name_hint(("", "id", "items"))
+    ' (a first column with no name: the pandas index, written unless to_csv(index=False))'
+    >>> _empty_name_hint(("id", "items", ""))
+    ' (a column with an empty name: probably a comma at the end of every line)'
+    >>> _empty_name_hint(("id", "items", "x"))
+    ''
+    """
+    if names[0] in ("", _PANDAS_INDEX):
+        return (
+            " (a first column with no name: the pandas index, written unless to_csv(index=False))"
+        )
+    if "" in names:
+        return " (a column with an empty name: probably a comma at the end of every line)"
+    return ""
 
 
 def _header_hints(names: tuple[str, ...], expected: tuple[str, str], solution_ids: pa.Array) -> str:

@@ -138,7 +138,8 @@ def test_empty_file(tmp_path):
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(ParticipantVisibleError, match=r"(?s)Unreadable file.*found: +No such file"):
+    """Not an unreadable file: a usage error naming the path (see tests/test_messages.py)."""
+    with pytest.raises(HostVisibleError, match=r"The submission path '.*nothing\.csv' does not"):
         read(tmp_path / "nothing.csv")
 
 

@@ -1,0 +1,55 @@
+"""What the platforms' workers and a fresh install need: the Codabench program without
+pandas, and the README's commands in step with CI and the package metadata."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "fixtures" / "example"
+
+
+def test_the_codabench_program_runs_where_pandas_cannot_be_imported(tmp_path) -> None:
+    """A Codabench image needs only numpy and pyarrow: pandas is made unimportable."""
+    for folder, name in (("ref", "solution.csv"), ("res", "submission.csv")):
+        (tmp_path / "input" / folder).mkdir(parents=True)
+        shutil.copy(EXAMPLE / name, tmp_path / "input" / folder / name)
+    code = (
+        "import sys\n"
+        "sys.modules['pandas'] = None  # any import of pandas now raises ImportError\n"
+        "from scorer.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "codabench", tmp_path / "input", tmp_path / "output"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    scores = json.loads((tmp_path / "output" / "scores.json").read_text())
+    assert scores["map_at_10"] == 0.65
+
+
+def test_the_readme_commands_are_the_ones_ci_runs() -> None:
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    test_command = 'python -m pip install -e ".[test]" && python -m pytest'
+    assert test_command in readme
+    assert test_command in ci
+    assert "fixtures/example/solution.csv" in ci
+
+
+def test_the_distribution_name_is_used_consistently() -> None:
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    name = re.search(r'^name = "([^"]+)"', pyproject, re.MULTILINE).group(1)
+    assert name != "scorer"  # taken on the package index by an unrelated project
+    assert f"docker build -t {name} ." in (ROOT / "README.md").read_text()
+    assert f"pip install {name}" in (ROOT / "README.md").read_text()
+    assert f'title="{name}"' in (ROOT / "Dockerfile").read_text()
+    assert re.search(r'^license = "MIT"$', pyproject, re.MULTILINE)
+    assert "MIT License" in (ROOT / "LICENSE").read_text()
