@@ -44,7 +44,13 @@ from scorer.errors import (
     raise_if_any,
 )
 from scorer.fixed_lines import split_fixed_lines
-from scorer.parquet_pages import BadPageHeader, page_sizes
+from scorer.parquet_pages import (
+    DICTIONARY_PAGE,
+    BadPageHeader,
+    Page,
+    longest_plain_value,
+    read_pages,
+)
 
 if TYPE_CHECKING:
     import pyarrow.parquet as pq
@@ -369,10 +375,9 @@ class _Reader:
                 )
             )
         try:
-            row_bytes = self.parquet_row_bound(source, meta)
+            batch_rows = self.parquet_batch_rows(source, parquet)
         except (BadPageHeader, pa.ArrowException, OSError) as exc:
             self.fail(_broken_parquet(exc))
-        batch_rows = max(1, min(_PARQUET_BATCH_ROWS, max(limit // 8, _MiB) // row_bytes))
         parts: list[list[pa.Array]] = [[] for _ in schema]
         decoded = rows = 0
         try:
@@ -393,11 +398,12 @@ class _Reader:
         self.check_fields(table)
         return table
 
-    def parquet_row_bound(self, source: pa.BufferReader, meta: pq.FileMetaData) -> int:
-        """The most one row can decode to, from the pages' headers; the pages' total
-        uncompressed size is checked against the limit on the way."""
-        limit = self.limits.max_decompressed_bytes
-        widest = [0] * meta.num_columns
+    def parquet_batch_rows(self, source: pa.BufferReader, parquet: pq.ParquetFile) -> int:
+        """How many rows to decode at once, so that a batch stays within a quarter of
+        the limit whatever its pages hold (see :mod:`scorer.parquet_pages`); the pages'
+        total uncompressed size is checked against the limit on the way."""
+        meta, limit = parquet.metadata, self.limits.max_decompressed_bytes
+        per_row, fixed = [0] * meta.num_columns, [0] * meta.num_columns
         total = 0
         for group in range(meta.num_row_groups):
             for index in range(meta.num_columns):
@@ -405,14 +411,15 @@ class _Reader:
                 start = chunk.data_page_offset
                 if chunk.has_dictionary_page and 0 < chunk.dictionary_page_offset < start:
                     start = chunk.dictionary_page_offset
-                sizes = page_sizes(source.read_at, start, chunk.total_compressed_size)
-                total += sum(sizes)
+                pages = read_pages(source.read_at, start, chunk.total_compressed_size)
+                total += sum(page.uncompressed for page in pages)
                 if total > limit:
-                    self.fail(
-                        _too_big_parquet(limit, f"pages decompressing to {total:,} bytes or more")
-                    )
-                widest[index] = max(widest[index], _value_bound(chunk, max(sizes, default=0)))
-        return sum(_OFFSET_BYTES + width for width in widest) or 1
+                    self.fail(_too_big_parquet(limit, f"pages decompressing to {total:,} bytes"))
+                row, extra = _chunk_cost(pages, chunk, parquet.schema.column(index), source)
+                per_row[index], fixed[index] = max(per_row[index], row), max(fixed[index], extra)
+        budget = max(limit // 4 - sum(fixed), _MiB)
+        row_bytes = sum(per_row) + _OFFSET_BYTES * meta.num_columns
+        return max(1, min(_PARQUET_BATCH_ROWS, budget // max(row_bytes, 1)))
 
     def parquet_text(self, column: pa.Array, name: str, first_row: int) -> pa.Array:
         """One batch of a Parquet column as UTF-8 text, refused as CSV text is when it
@@ -873,13 +880,52 @@ def _is_binary(kind: pa.DataType) -> bool:
     )
 
 
-def _value_bound(chunk: pq.ColumnChunkMetaData, largest_page: int) -> int:
-    """The longest text one value of the column chunk can decode to: any byte-array
-    value lies within one page (a delta-encoded one is at most its page's suffixes);
-    a number or boolean is at most a few dozen characters."""
-    if chunk.physical_type in ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"):
-        return largest_page
-    return _NUMBER_TEXT_BYTES
+def _chunk_cost(
+    pages: list[Page], chunk: pq.ColumnChunkMetaData, column: pq.ColumnSchema, source: pa.NativeFile
+) -> tuple[int, int]:
+    """(bytes per row, bytes per batch): a batch of B rows of the chunk decodes to at most
+    B times the first plus the second. A number or boolean is a few dozen characters; a
+    fixed-length value its length; a dictionary-encoded value at most the dictionary's
+    longest; B rows of plain values lie within the at most B / (fewest values of a page)
+    + 2 pages they touch; a value of another encoding within its page."""
+    if chunk.physical_type == "FIXED_LEN_BYTE_ARRAY":
+        return max(column.length, _NUMBER_TEXT_BYTES), 0
+    if chunk.physical_type != "BYTE_ARRAY":
+        return _NUMBER_TEXT_BYTES, 0
+    data = [page for page in pages if page.kind != DICTIONARY_PAGE]
+    per_row = fixed = 0
+    if any(page.dictionary_encoded for page in data):
+        dictionaries = [page for page in pages if page.kind == DICTIONARY_PAGE]
+        per_row = max(
+            (_longest_dictionary_value(p, chunk, source) for p in dictionaries), default=0
+        )
+    plain = [page for page in data if page.plain]
+    if plain:
+        fewest = max(1, min(page.num_values for page in plain))
+        largest = max(page.uncompressed for page in plain)
+        per_row, fixed = per_row + -(-largest // fewest), 2 * largest
+    other = [page.uncompressed for page in data if not page.plain and not page.dictionary_encoded]
+    return per_row + max(other, default=0), fixed
+
+
+_CODECS = {"SNAPPY": "snappy", "GZIP": "gzip", "ZSTD": "zstd", "BROTLI": "brotli"}
+
+
+def _longest_dictionary_value(
+    page: Page, chunk: pq.ColumnChunkMetaData, source: pa.NativeFile
+) -> int:
+    """The longest value of a dictionary page; the page's size where it cannot be read
+    here (a codec without a one-shot decompressor): still a bound."""
+    body = source.read_at(page.compressed, page.body)
+    try:
+        if chunk.compression != "UNCOMPRESSED":
+            codec = _CODECS.get(chunk.compression)
+            if codec is None:
+                return page.uncompressed
+            body = pa.decompress(body, page.uncompressed, codec=codec, asbytes=True)
+        return longest_plain_value(body, page.num_values)
+    except (pa.ArrowException, BadPageHeader, ValueError):
+        return page.uncompressed
 
 
 def _first_invalid_utf8(column: pa.Array) -> int:

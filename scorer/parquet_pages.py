@@ -1,32 +1,60 @@
-"""The page sizes of a Parquet column chunk, read from its page headers.
+"""What the pages of a Parquet column chunk decode to, from their headers.
 
 A Parquet file's metadata declares each column chunk's sizes, but the reader trusts the
 page headers: each page is decompressed into a buffer of its header's
 ``uncompressed_page_size``. Walking the headers (Thrift compact protocol) gives what the
-pages really decompress to, and the largest of them bounds the length of any one value
-decoded from the chunk: a plain value lies within its page, a dictionary value within the
-dictionary page, and a delta-encoded value is at most the sum of its page's suffixes.
+pages really decompress to, and bounds what a batch of rows decodes to: a plain value
+lies within its page (so a batch's plain values are at most the pages it touches), a
+dictionary-encoded value is at most the dictionary's longest value (read from the
+dictionary page), and a value of any other encoding is at most its page's size.
 """
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
+from dataclasses import dataclass
 
 # Thrift compact protocol types (the low nibble of a field header).
 _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY = 1, 2, 3, 4, 5, 6, 7, 8
 _LIST, _SET, _MAP, _STRUCT = 9, 10, 11, 12
-_UNCOMPRESSED_SIZE, _COMPRESSED_SIZE = 2, 3  # PageHeader's field ids
+# PageHeader's fields, page types and encodings (parquet.thrift).
+_TYPE, _UNCOMPRESSED_SIZE, _COMPRESSED_SIZE = 1, 2, 3
+_DATA_PAGE_HEADER, _DICTIONARY_PAGE_HEADER, _DATA_PAGE_HEADER_V2 = 5, 7, 8
+DICTIONARY_PAGE = 2
+_PLAIN, _PLAIN_DICTIONARY, _RLE_DICTIONARY = 0, 2, 8
 _HEADER_WINDOW = 1 << 10
 _MAX_HEADER_BYTES = 16 << 20  # as Arrow's reader: a longer page header is refused
 _MAX_DEPTH = 16
+_LENGTH = struct.Struct("<I")
 
 
 class BadPageHeader(ValueError):
     """A page header that is not valid Thrift, or a size out of range."""
 
 
-def page_sizes(read_at: Callable[[int, int], bytes], start: int, length: int) -> list[int]:
-    """The uncompressed size of every page of the column chunk at ``start``.
+@dataclass(frozen=True)
+class Page:
+    """One page of a column chunk, as its header describes it."""
+
+    kind: int
+    uncompressed: int
+    compressed: int
+    body: int  # offset of the page's (compressed) data in the file
+    num_values: int
+    encoding: int
+
+    @property
+    def dictionary_encoded(self) -> bool:
+        return self.encoding in (_PLAIN_DICTIONARY, _RLE_DICTIONARY)
+
+    @property
+    def plain(self) -> bool:
+        return self.encoding == _PLAIN
+
+
+def read_pages(read_at: Callable[[int, int], bytes], start: int, length: int) -> list[Page]:
+    """The pages of the column chunk at ``start``, from their headers.
 
     Parameters
     ----------
@@ -44,26 +72,48 @@ def page_sizes(read_at: Callable[[int, int], bytes], start: int, length: int) ->
 
     Examples
     --------
-    >>> header = bytes([0x15, 0x00, 0x15, 0x28, 0x15, 0x06, 0x00])  # sizes 20 and 3
-    >>> data = header + b"abc"
-    >>> page_sizes(lambda n, at: data[at : at + n], 0, len(data))
-    [20]
+    >>> header = bytes([0x15, 0, 0x15, 0x28, 0x15, 6, 0x2C, 0x15, 4, 0x15, 0, 0, 0])
+    >>> data = header + b"abc"  # a data page: 20 bytes once decompressed, 3 stored, 2 values
+    >>> [(p.uncompressed, p.compressed, p.body, p.num_values, p.plain)
+    ...  for p in read_pages(lambda n, at: data[at : at + n], 0, len(data))]
+    [(20, 3, 13, 2, True)]
     """
-    sizes: list[int] = []
+    pages: list[Page] = []
     position, end = start, start + length
     while position < end:
-        uncompressed, compressed, header_length = _read_header(read_at, position, end)
-        sizes.append(uncompressed)
-        position += header_length + compressed
+        page = _read_header(read_at, position, end)
+        pages.append(page)
+        position = page.body + page.compressed
         if position > end:
             raise BadPageHeader("a page runs past the end of its column chunk")
-    return sizes
+    return pages
 
 
-def _read_header(
-    read_at: Callable[[int, int], bytes], position: int, end: int
-) -> tuple[int, int, int]:
-    """(uncompressed size, compressed size, header length) of the page at ``position``."""
+def longest_plain_value(data: bytes, count: int) -> int:
+    """The length of the longest of ``count`` PLAIN-encoded byte arrays (each a 4-byte
+    little-endian length and its bytes), as in a dictionary page.
+
+    Examples
+    --------
+    >>> longest_plain_value(b"\\x02\\x00\\x00\\x00ab\\x03\\x00\\x00\\x00abc", 2)
+    3
+    """
+    unpack = _LENGTH.unpack_from
+    position = longest = 0
+    try:
+        for _ in range(count):
+            (length,) = unpack(data, position)
+            position += 4 + length
+            longest = max(longest, length)
+    except struct.error:
+        raise BadPageHeader("a dictionary page shorter than its values") from None
+    if position > len(data):
+        raise BadPageHeader("a dictionary page shorter than its values")
+    return longest
+
+
+def _read_header(read_at: Callable[[int, int], bytes], position: int, end: int) -> Page:
+    """The page whose header starts at ``position``."""
     window = _HEADER_WINDOW
     while True:
         data = read_at(min(window, end - position), position)
@@ -79,14 +129,31 @@ def _read_header(
             window *= 4
     uncompressed = fields.get(_UNCOMPRESSED_SIZE, -1)
     compressed = fields.get(_COMPRESSED_SIZE, -1)
+    if not isinstance(uncompressed, int) or not isinstance(compressed, int):
+        raise BadPageHeader("a page header without valid sizes")
     if uncompressed < 0 or compressed < 0:
         raise BadPageHeader("a page header without valid sizes")
-    return uncompressed, compressed, reader.position
+    details: dict = {}
+    encoding_field = 2
+    for field, encoding in (
+        (_DATA_PAGE_HEADER, 2),
+        (_DICTIONARY_PAGE_HEADER, 2),
+        (_DATA_PAGE_HEADER_V2, 4),
+    ):
+        if isinstance(fields.get(field), dict):
+            details, encoding_field = fields[field], encoding
+    num_values = details.get(1, 0)
+    encoding = details.get(encoding_field, -1)
+    kind = fields.get(_TYPE, -1)
+    if not all(isinstance(v, int) for v in (num_values, encoding, kind)) or num_values < 0:
+        raise BadPageHeader("a page header without a valid value count")
+    return Page(kind, uncompressed, compressed, position + reader.position, num_values, encoding)
 
 
 class _Compact:
-    """Just enough of Thrift's compact protocol to read a struct's integer fields and
-    skip the rest. Raises IndexError when the data ends too soon."""
+    """Just enough of Thrift's compact protocol to read a struct's integer fields (and
+    those of the structs it holds) and skip the rest. Raises IndexError when the data
+    ends too soon."""
 
     def __init__(self, data: bytes) -> None:
         self.data = data
@@ -112,11 +179,11 @@ class _Compact:
         value = self.varint()
         return (value >> 1) ^ -(value & 1)
 
-    def struct_ints(self, depth: int = 0) -> dict[int, int]:
-        """Read one struct; return its i32 and i64 fields by id (nested ones skipped)."""
+    def struct_ints(self, depth: int = 0) -> dict:
+        """Read one struct: its i32 and i64 fields, and its structs' (as dicts), by id."""
         if depth > _MAX_DEPTH:
             raise BadPageHeader("page header nested too deep")
-        ints: dict[int, int] = {}
+        ints: dict = {}
         field_id = 0
         while True:
             header = self.byte()
@@ -126,6 +193,8 @@ class _Compact:
             field_id = field_id + delta if delta else self.zigzag()
             if kind in (_I32, _I64):
                 ints[field_id] = self.zigzag()
+            elif kind == _STRUCT:
+                ints[field_id] = self.struct_ints(depth + 1)
             else:
                 self.skip(kind, depth)
 
