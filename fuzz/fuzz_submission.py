@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     names = list(TARGETS) if args.target == "all" else [args.target]
     deadline = time.monotonic() + 60 * args.minutes
-    rounds = 0
+    rounds = examples = 0
     while time.monotonic() < deadline:
         name = names[rounds % len(names)]
         last: list = []
@@ -136,8 +136,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"saved the failing file as {save_finding(last[0])}", file=sys.stderr)
             raise
         rounds += 1
-        print(f"round {rounds} ({name}): examples passed", flush=True)
-    print(f"no failure in {rounds:,} rounds over {args.minutes:g} minutes")
+        examples += COST_ROUND if name == "cost" else ROUND
+        print(f"round {rounds} ({name}): {examples:,} examples passed so far", flush=True)
+    print(f"no failure in {examples:,} examples over {args.minutes:g} minutes")
     return 0
 
 

@@ -399,7 +399,7 @@ class _Reader:
         return table
 
     def parquet_batch_rows(self, source: pa.BufferReader, parquet: pq.ParquetFile) -> int:
-        """How many rows to decode at once, so that a batch stays within a quarter of
+        """How many rows to decode at once, so that a batch stays within a sixteenth of
         the limit whatever its pages hold (see :mod:`scorer.parquet_pages`); the pages'
         total uncompressed size is checked against the limit on the way."""
         meta, limit = parquet.metadata, self.limits.max_decompressed_bytes
@@ -417,7 +417,7 @@ class _Reader:
                     self.fail(_too_big_parquet(limit, f"pages decompressing to {total:,} bytes"))
                 row, extra = _chunk_cost(pages, chunk, parquet.schema.column(index), source)
                 per_row[index], fixed[index] = max(per_row[index], row), max(fixed[index], extra)
-        budget = max(limit // 4 - sum(fixed), _MiB)
+        budget = max(limit // 16 - sum(fixed), _MiB)
         row_bytes = sum(per_row) + _OFFSET_BYTES * meta.num_columns
         return max(1, min(_PARQUET_BATCH_ROWS, budget // max(row_bytes, 1)))
 
