@@ -381,7 +381,7 @@ class _Reader:
         parts: list[list[pa.Array]] = [[] for _ in schema]
         decoded = rows = 0
         try:
-            for batch in parquet.iter_batches(batch_size=batch_rows, use_threads=False):
+            for batch in parquet.iter_batches(batch_size=batch_rows):
                 for index, field in enumerate(schema):
                     text = self.parquet_text(batch.column(index), field.name, rows)
                     decoded += text.nbytes
@@ -391,19 +391,18 @@ class _Reader:
                 rows += batch.num_rows
         except (pa.ArrowException, OSError, ValueError) as exc:
             self.fail(_broken_parquet(exc))
-        columns = [
-            pa.concat_arrays(part) if part else pa.array([], pa.large_string()) for part in parts
-        ]
+        # Each column's batches are joined, then freed, before the next column's.
+        columns = [_joined(parts.pop(0)) for _ in range(len(parts))]
         table = StringTable.from_arrow(pa.table(columns, names=schema.names))
         self.check_fields(table)
         return table
 
     def parquet_batch_rows(self, source: pa.BufferReader, parquet: pq.ParquetFile) -> int:
-        """How many rows to decode at once, so that a batch stays within a sixteenth of
-        the limit whatever its pages hold (see :mod:`scorer.parquet_pages`); the pages'
-        total uncompressed size is checked against the limit on the way."""
+        """How many rows to decode at once, so that any batch stays within a sixteenth
+        of the limit whatever its pages hold (see :mod:`scorer.parquet_pages`); the
+        pages' total uncompressed size is checked against the limit on the way."""
         meta, limit = parquet.metadata, self.limits.max_decompressed_bytes
-        per_row, fixed = [0] * meta.num_columns, [0] * meta.num_columns
+        costs: list[list[np.ndarray]] = [[] for _ in range(meta.num_columns)]
         total = 0
         for group in range(meta.num_row_groups):
             for index in range(meta.num_columns):
@@ -415,11 +414,14 @@ class _Reader:
                 total += sum(page.uncompressed for page in pages)
                 if total > limit:
                     self.fail(_too_big_parquet(limit, f"pages decompressing to {total:,} bytes"))
-                row, extra = _chunk_cost(pages, chunk, parquet.schema.column(index), source)
-                per_row[index], fixed[index] = max(per_row[index], row), max(fixed[index], extra)
-        budget = max(limit // 16 - sum(fixed), _MiB)
-        row_bytes = sum(per_row) + _OFFSET_BYTES * meta.num_columns
-        return max(1, min(_PARQUET_BATCH_ROWS, budget // max(row_bytes, 1)))
+                column = parquet.schema.column(index)
+                costs[index].append(_page_costs(pages, chunk, column, source))
+        columns = [np.concatenate(parts, axis=1) for parts in costs if parts]
+        budget = max(limit // 16, _MiB)
+        rows = _PARQUET_BATCH_ROWS
+        while rows > 1 and sum(_worst_batch(cost, rows) for cost in columns) > budget:
+            rows //= 2
+        return rows
 
     def parquet_text(self, column: pa.Array, name: str, first_row: int) -> pa.Array:
         """One batch of a Parquet column as UTF-8 text, refused as CSV text is when it
@@ -880,32 +882,60 @@ def _is_binary(kind: pa.DataType) -> bool:
     )
 
 
-def _chunk_cost(
+def _page_costs(
     pages: list[Page], chunk: pq.ColumnChunkMetaData, column: pq.ColumnSchema, source: pa.NativeFile
-) -> tuple[int, int]:
-    """(bytes per row, bytes per batch): a batch of B rows of the chunk decodes to at most
-    B times the first plus the second. A number or boolean is a few dozen characters; a
-    fixed-length value its length; a dictionary-encoded value at most the dictionary's
-    longest; B rows of plain values lie within the at most B / (fewest values of a page)
-    + 2 pages they touch; a value of another encoding within its page."""
-    if chunk.physical_type == "FIXED_LEN_BYTE_ARRAY":
-        return max(column.length, _NUMBER_TEXT_BYTES), 0
-    if chunk.physical_type != "BYTE_ARRAY":
-        return _NUMBER_TEXT_BYTES, 0
+) -> np.ndarray:
+    """Three rows, one column per data page: its rows, the bytes it decodes to whatever
+    the number of its rows in a batch, and the bytes each of its rows adds.
+
+    A number or boolean is a few dozen characters, a fixed-length value its length; plain
+    values lie within their page; a dictionary-encoded value is at most the dictionary's
+    longest; a value of another encoding at most its page. Each cell adds its offset.
+    """
     data = [page for page in pages if page.kind != DICTIONARY_PAGE]
-    per_row = fixed = 0
-    if any(page.dictionary_encoded for page in data):
-        dictionaries = [page for page in pages if page.kind == DICTIONARY_PAGE]
-        per_row = max(
-            (_longest_dictionary_value(p, chunk, source) for p in dictionaries), default=0
+    n_rows = np.array([page.num_values for page in data], dtype=np.float64)
+    whole = np.zeros(len(data))
+    if chunk.physical_type not in ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"):
+        per_row = np.full(len(data), float(_NUMBER_TEXT_BYTES))
+    elif chunk.physical_type == "FIXED_LEN_BYTE_ARRAY":
+        per_row = np.full(len(data), float(max(column.length, _NUMBER_TEXT_BYTES)))
+    else:
+        longest = 0
+        if any(page.dictionary_encoded for page in data):
+            dictionaries = [page for page in pages if page.kind == DICTIONARY_PAGE]
+            longest = max(
+                (_longest_dictionary_value(p, chunk, source) for p in dictionaries), default=0
+            )
+        whole = np.array([page.uncompressed if page.plain else 0 for page in data], np.float64)
+        per_row = np.array(
+            [
+                0 if page.plain else longest if page.dictionary_encoded else page.uncompressed
+                for page in data
+            ],
+            dtype=np.float64,
         )
-    plain = [page for page in data if page.plain]
-    if plain:
-        fewest = max(1, min(page.num_values for page in plain))
-        largest = max(page.uncompressed for page in plain)
-        per_row, fixed = per_row + -(-largest // fewest), 2 * largest
-    other = [page.uncompressed for page in data if not page.plain and not page.dictionary_encoded]
-    return per_row + max(other, default=0), fixed
+    return np.stack([n_rows, whole, per_row + _OFFSET_BYTES])
+
+
+def _worst_batch(costs: np.ndarray, batch_rows: int) -> float:
+    """The most ``batch_rows`` consecutive rows can decode to: a batch that starts at a
+    page's last row touches that page and the next ones up to ``batch_rows`` rows on.
+
+    Examples
+    --------
+    >>> costs = np.array([[10, 10, 10], [100, 0, 100], [8, 8, 8]], dtype=float)
+    >>> _worst_batch(costs, 1), _worst_batch(costs, 2), _worst_batch(costs, 11)
+    (108.0, 132.0, 260.0)
+    """
+    n_rows, whole, per_row = costs
+    if not len(n_rows):
+        return 0.0
+    page_cost = whole + np.minimum(n_rows, batch_rows) * per_row
+    sums = np.concatenate(([0.0], np.cumsum(page_cost)))
+    ends = np.cumsum(n_rows)
+    last = np.searchsorted(ends, ends - 1 + batch_rows - 1, side="right")
+    last = np.minimum(last, len(n_rows) - 1)
+    return float(np.max(sums[last + 1] - sums[np.arange(len(n_rows))]))
 
 
 _CODECS = {"SNAPPY": "snappy", "GZIP": "gzip", "ZSTD": "zstd", "BROTLI": "brotli"}
@@ -926,6 +956,15 @@ def _longest_dictionary_value(
         return longest_plain_value(body, page.num_values)
     except (pa.ArrowException, BadPageHeader, ValueError):
         return page.uncompressed
+
+
+def _joined(batches: list[pa.Array]) -> pa.Array:
+    """One array of the batches' text, which are let go of as they are copied."""
+    if not batches:
+        return pa.array([], pa.large_string())
+    joined = pa.concat_arrays(batches)
+    batches.clear()
+    return joined
 
 
 def _first_invalid_utf8(column: pa.Array) -> int:
