@@ -6,14 +6,17 @@ Usage, from the repository root::
     python fuzz/fuzz_submission.py --minutes 60 --seed 7 --target bytes
 
 Targets: ``bytes`` (arbitrary and CSV-like bytes written as a submission file),
-``frames`` (arbitrary DataFrames as the submission) and ``solutions`` (arbitrary
-DataFrames as the solution); by default all three in turn. The checks are those of
+``frames`` (arbitrary DataFrames as the submission), ``solutions`` (arbitrary
+DataFrames as the solution) and ``cost`` (a CSV-like piece repeated up to millions of
+bytes, stored as CSV, gzip or zip: it fails when its time or peak memory is more than
+ten times that of a random submission of the same decoded size; see ``fuzz/cost.py``);
+by default all four in turn. The checks of the first three are those of
 ``tests/test_hostile_properties.py`` (see ``tests/hostile.py``).
 
 On a failure, hypothesis shrinks the input and prints it with the error. A failing
-*file* is also saved as ``fixtures/malformed/fuzz/crash-<hash>.csv``, which
-``tests/test_malformed.py`` replays from then on. Exit status: 1 on a failure, 0 when
-the time is up.
+*file* is also saved as ``fixtures/malformed/fuzz/crash-<hash>.csv`` (a costly one as
+``cost-<hash>.<csv|gzip|zip>``), which ``tests/test_malformed.py`` replays from then
+on. Exit status: 1 on a failure, 0 when the time is up.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 from hypothesis.strategies import SearchStrategy  # noqa: E402
 
+from fuzz.cost import Fit, calibrate, check_cost, costly_inputs, wrap  # noqa: E402
 from tests.hostile import (  # noqa: E402
     check_bytes,
     check_frame,
@@ -72,17 +76,43 @@ def _target(
     return fuzz
 
 
-TARGETS: dict[str, Callable[[int, list[bytes]], None]] = {
+_FIT: list[Fit] = []
+
+
+def _cost_target(round_seed: int, last: list) -> None:
+    """One round of the cost target; the random-input fit is measured once."""
+    if not _FIT:
+        _FIT.append(calibrate())
+        print(f"random inputs: {_FIT[0]}", flush=True)
+
+    @seed(round_seed)
+    @settings(ROUND_SETTINGS, max_examples=COST_ROUND)
+    @given(costly_inputs())
+    def run(example: tuple[bytes, str]) -> None:
+        last[:] = [example]
+        check_cost(_FIT[0], example)
+
+    run()
+
+
+COST_ROUND = 50  # each cost example is scored at least twice, up to megabytes
+TARGETS: dict[str, Callable[[int, list], None]] = {
     "bytes": _target(lambda: submission_bytes, check_bytes, keeps_files=True),
     "frames": _target(frames, check_frame, keeps_files=False),
     "solutions": _target(frames, check_hostile_solution, keeps_files=False),
+    "cost": _cost_target,
 }
 
 
-def save_finding(data: bytes) -> Path:
-    """Keep a failing submission file as a regression fixture."""
+def save_finding(found: bytes | tuple[bytes, str]) -> Path:
+    """Keep a failing submission file (or a costly input, stored as made) as a fixture."""
     FINDINGS.mkdir(parents=True, exist_ok=True)
-    path = FINDINGS / f"crash-{hashlib.sha256(data).hexdigest()[:12]}.csv"
+    if isinstance(found, tuple):
+        text, wrapper = found
+        data, name = wrap(text, wrapper), f"cost-{{}}.{wrapper}"
+    else:
+        data, name = found, "crash-{}.csv"
+    path = FINDINGS / name.format(hashlib.sha256(data).hexdigest()[:12])
     path.write_bytes(data)
     return path
 
@@ -95,10 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     names = list(TARGETS) if args.target == "all" else [args.target]
     deadline = time.monotonic() + 60 * args.minutes
-    rounds = 0
+    rounds = examples = 0
     while time.monotonic() < deadline:
         name = names[rounds % len(names)]
-        last: list[bytes] = []
+        last: list = []
         try:
             TARGETS[name](args.seed + rounds, last)
         except Exception:
@@ -106,8 +136,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"saved the failing file as {save_finding(last[0])}", file=sys.stderr)
             raise
         rounds += 1
-        print(f"round {rounds} ({name}): {ROUND} examples passed", flush=True)
-    print(f"no failure in {rounds * ROUND:,} examples over {args.minutes:g} minutes")
+        examples += COST_ROUND if name == "cost" else ROUND
+        print(f"round {rounds} ({name}): {examples:,} examples passed so far", flush=True)
+    print(f"no failure in {examples:,} examples over {args.minutes:g} minutes")
     return 0
 
 

@@ -246,15 +246,19 @@ def _prefer_jemalloc() -> None:
 
 
 def _score(args: argparse.Namespace) -> None:
+    if args.per_user is not None:
+        refuse_overwriting_inputs(
+            args.per_user, {"solution": args.solution, "submission": args.submission}
+        )
     result = scorer.evaluate(
         args.solution, args.submission, per_user=args.per_user is not None, **evaluate_kwargs(args)
     )
     if args.per_user is not None and result.per_user is not None:
         write_output(args.per_user, result.per_user.to_csv(lineterminator="\n"))
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, allow_nan=False))
+        emit(json.dumps(result.to_dict(), indent=2, allow_nan=False))
     else:
-        print(format_result(result))
+        emit(format_result(result))
 
 
 def _codabench(args: argparse.Namespace) -> None:
@@ -265,11 +269,53 @@ def _codabench(args: argparse.Namespace) -> None:
     )
     # The platform may show this log to the participant: written scores and
     # submission warnings only.
-    for key, value in values.items():
-        print(f"{key}: {value!r}")
-    for warning in result.warnings:
-        if warning.audience == "participant":
-            print(f"warning: {warning}")
+    lines = [f"{key}: {value!r}" for key, value in values.items()]
+    lines += [f"warning: {w}" for w in result.warnings if w.audience == "participant"]
+    emit("\n".join(lines))
+
+
+def emit(text: str) -> None:
+    """Print ``text`` and a newline on standard output, flushed. A standard output that
+    cannot be written (a closed pipe, a full disk) is the host's error (exit 2)."""
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except OSError as exc:
+        _discard_stdout()
+        raise HostVisibleError(
+            f"Cannot write to standard output: {exc.strerror or exc}. "
+            "Check where the output goes (a closed pipe or a full disk)."
+        ) from exc
+
+
+def _discard_stdout() -> None:
+    """Point standard output at the null device, so that the interpreter's own flush at
+    exit cannot fail once more (and turn the documented exit code into another)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def refuse_overwriting_inputs(output: str, inputs: dict[str, str]) -> None:
+    """Refuse an output path that is one of the inputs (the same file by any path).
+
+    Examples
+    --------
+    >>> refuse_overwriting_inputs(__file__, {"solution": __file__})
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: Cannot write the per-user scores to ... the solution file ...
+    """
+    for role, path in inputs.items():
+        same = os.path.realpath(output) == os.path.realpath(path)
+        with contextlib.suppress(OSError):
+            same = same or os.path.samefile(output, path)
+        if same:
+            raise HostVisibleError(
+                f"Cannot write the per-user scores to {output!r}: it is the {role} file "
+                "and would be replaced. Choose another path for --per-user."
+            )
 
 
 def write_output(path: str, text: str) -> None:

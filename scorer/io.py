@@ -26,14 +26,14 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
-from typing import BinaryIO, NoReturn
+from typing import TYPE_CHECKING, BinaryIO, NoReturn
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from scorer.columns import StringTable
+from scorer.columns import StringTable, to_string_array
 from scorer.errors import (
     MAX_EXAMPLES,
     HostVisibleError,
@@ -47,15 +47,34 @@ from scorer.errors import (
     raise_if_any,
 )
 from scorer.fixed_lines import split_fixed_lines
+from scorer.parquet_pages import (
+    DICTIONARY_PAGE,
+    BadPageHeader,
+    Page,
+    longest_plain_value,
+    read_pages,
+)
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
 
 _BOM = b"\xef\xbb\xbf"
 _GZIP_MAGIC = b"\x1f\x8b"
 _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 _PARQUET_MAGIC = b"PAR1"
+_ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+# Parquet: each decoded cell costs at least its 8-byte offset; a number or boolean
+# decodes to at most this much text; and at most this many rows are decoded at once.
+_OFFSET_BYTES = 8
+_NUMBER_TEXT_BYTES = 32
+_PARQUET_BATCH_ROWS = 1 << 16
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _SNIFF_BYTES = 1 << 16
 _CHUNK_BYTES = 1 << 22
 _PARSE_BLOCK_BYTES = 1 << 22
+_MAX_PARSE_BLOCK_BYTES = (1 << 31) - 1  # the parser's block size is an int32
+_LINE_SCAN_BYTES = 1 << 23
+_LF, _CR = ord("\n"), ord("\r")
 # Fewer lines than this are parsed even when they share one layout: the parser is
 # fast enough there, and small files keep one reading route.
 FIXED_LINES_MIN_ROWS = 50_000
@@ -227,7 +246,7 @@ class _Reader:
             size = status.st_size
             mappable = stat.S_ISREG(status.st_mode) and size > 0
         else:  # a pipe such as /dev/stdin: read it, bounded, into memory
-            handle = io.BytesIO(handle.read(limit + 1))
+            handle = io.BytesIO(_read_at_most(handle, limit + 1))
             size = len(handle.getbuffer())
         if size > limit:
             self.fail(_too_big("File too large", size, limit, "stored"))
@@ -245,7 +264,7 @@ class _Reader:
         if text is not None:
             return self.parse_csv(text)
         handle.seek(0)
-        data = handle.read(limit + 1)
+        data = _read_at_most(handle, limit + 1)
         if len(data) > limit:  # the file grew while being read
             self.fail(_too_big("File too large", len(data), limit, "stored"))
         return self.parse_csv(data)
@@ -328,46 +347,136 @@ class _Reader:
                     )
                 )
             member = members[0]
+            if member.compress_type not in _ZIP_METHODS:
+                self.fail(_unsupported_zip_method(member.compress_type))
             limit = self.limits.max_decompressed_bytes
             if member.file_size > limit:
                 self.fail(
                     _too_big("Decompressed data too large", member.file_size, limit, "zip member")
                 )
+            # The member's stored bytes lie within the archive, whatever it declares.
+            compressed = min(member.compress_size, handle.seek(0, os.SEEK_END))
             if member.file_size > _MiB:
-                self.check_ratio(member.file_size, member.compress_size, "zip member")
+                self.check_ratio(member.file_size, compressed, "zip member")
             try:
+                # Deflate and stored members are read with a bound on each read's output,
+                # so every byte they decode to is counted (stream_limited) as it comes.
                 with archive.open(member) as stream:
                     chunks = iter(lambda: stream.read(_CHUNK_BYTES), b"")
-                    return self.stream_limited(chunks, lambda: member.compress_size, "zip member")
+                    return self.stream_limited(chunks, lambda: compressed, "zip member")
             except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
                 self.fail(_unreadable(f"broken zip member ({exc})", "zip"))
             except (NotImplementedError, RuntimeError) as exc:  # method or encryption
                 self.fail(_unreadable(f"unsupported zip member ({exc})", "zip"))
 
     def read_parquet(self, handle: BinaryIO) -> StringTable:
-        handle.seek(0)
-        try:
-            import pyarrow.parquet as pq  # only for Parquet input: 15 ms of import
+        """Read a Parquet file batch by batch, counting what it decodes to.
 
-            parquet = pq.ParquetFile(pa.BufferReader(_owned_buffer(handle.read())))
-            meta = parquet.metadata
-            if meta.num_columns > self.limits.max_columns:
-                self.fail(_too_many_columns(meta.num_columns, self.limits.max_columns))
-            size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
-            if size > self.limits.max_decompressed_bytes:
-                self.fail(
-                    _too_big(
-                        "Decompressed data too large",
-                        size,
-                        self.limits.max_decompressed_bytes,
-                        "Parquet data",
-                    )
-                )
-            table = StringTable.from_arrow(parquet.read())
+        Before any page is decoded: the column types, the row count times the columns
+        (each cell decodes to at least an 8-byte offset) and the sizes the pages
+        decompress to (from their headers) are checked against the limits. Batches of
+        rows are then small enough that one batch, even of the longest values the pages
+        allow, stays a small part of the limit, and reading stops as soon as the
+        decoded text passes it: a dictionary or run-length encoded page cannot expand
+        unseen.
+        """
+        import pyarrow.parquet as pq  # only for Parquet input: 15 ms of import
+
+        handle.seek(0)
+        source = pa.BufferReader(_owned_buffer(handle.read()))
+        try:
+            parquet = pq.ParquetFile(source)
+            meta, schema = parquet.metadata, parquet.schema_arrow
         except (pa.ArrowException, OSError, ValueError) as exc:
-            self.fail(_unreadable(f"broken Parquet file ({str(exc).splitlines()[0]})", "Parquet"))
+            self.fail(_broken_parquet(exc))
+        if meta.num_columns > self.limits.max_columns:
+            self.fail(_too_many_columns(meta.num_columns, self.limits.max_columns))
+        problems = [_unsupported_type(f.name, f.type) for f in schema if not _text_like(f.type)]
+        if problems:
+            self.fail(*problems)
+        limit = self.limits.max_decompressed_bytes
+        at_least = meta.num_rows * len(schema) * _OFFSET_BYTES
+        if at_least > limit:
+            self.fail(
+                _too_big_parquet(
+                    limit,
+                    f"{format_count(meta.num_rows, 'row')} of "
+                    f"{format_count(len(schema), 'column')}: at least {at_least:,} bytes "
+                    f"once decoded ({_OFFSET_BYTES} per cell)",
+                )
+            )
+        try:
+            batch_rows = self.parquet_batch_rows(source, parquet)
+        except (BadPageHeader, pa.ArrowException, OSError) as exc:
+            self.fail(_broken_parquet(exc))
+        parts: list[list[pa.Array]] = [[] for _ in schema]
+        decoded = rows = 0
+        try:
+            for batch in parquet.iter_batches(batch_size=batch_rows):
+                for index, field in enumerate(schema):
+                    text = self.parquet_text(batch.column(index), field.name, rows)
+                    decoded += text.nbytes
+                    parts[index].append(text)
+                if decoded > limit:
+                    self.fail(_too_big_parquet(limit, f"more than {limit:,} bytes once decoded"))
+                rows += batch.num_rows
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            self.fail(_broken_parquet(exc))
+        # Each column's batches are joined, then freed, before the next column's.
+        columns = [_joined(parts.pop(0)) for _ in range(len(parts))]
+        table = StringTable.from_arrow(pa.table(columns, names=schema.names))
         self.check_fields(table)
         return table
+
+    def parquet_batch_rows(self, source: pa.BufferReader, parquet: pq.ParquetFile) -> int:
+        """How many rows to decode at once, so that any batch stays within a sixteenth
+        of the limit whatever its pages hold (see :mod:`scorer.parquet_pages`); the
+        pages' total uncompressed size is checked against the limit on the way."""
+        meta, limit = parquet.metadata, self.limits.max_decompressed_bytes
+        costs: list[list[np.ndarray]] = [[] for _ in range(meta.num_columns)]
+        total = 0
+        for group in range(meta.num_row_groups):
+            for index in range(meta.num_columns):
+                chunk = meta.row_group(group).column(index)
+                start = chunk.data_page_offset
+                if chunk.has_dictionary_page and 0 < chunk.dictionary_page_offset < start:
+                    start = chunk.dictionary_page_offset
+                pages = read_pages(source.read_at, start, chunk.total_compressed_size)
+                total += sum(page.uncompressed for page in pages)
+                if total > limit:
+                    self.fail(_too_big_parquet(limit, f"pages decompressing to {total:,} bytes"))
+                column = parquet.schema.column(index)
+                costs[index].append(_page_costs(pages, chunk, column, source))
+        columns = [np.concatenate(parts, axis=1) for parts in costs if parts]
+        budget = max(limit // 16, _MiB)
+        rows = _PARQUET_BATCH_ROWS
+        while rows > 1 and sum(_worst_batch(cost, rows) for cost in columns) > budget:
+            rows //= 2
+        return rows
+
+    def parquet_text(self, column: pa.Array, name: str, first_row: int) -> pa.Array:
+        """One batch of a Parquet column as UTF-8 text, refused as CSV text is when it
+        is not valid UTF-8."""
+        kind = column.type
+        if pa.types.is_dictionary(kind):
+            column, kind = column.dictionary_decode(), kind.value_type
+        if _is_binary(kind):
+            column = column.cast(pa.large_binary()).view(pa.large_string())
+        elif pa.types.is_string(kind) or pa.types.is_string_view(kind):
+            column = column.cast(pa.large_string())
+        elif not pa.types.is_large_string(kind):
+            return to_string_array(column)
+        try:
+            column.validate(full=True)
+        except pa.ArrowInvalid:
+            row = _first_invalid_utf8(column)
+            self.fail(
+                _not_utf8(
+                    f"the cell of column {name!r} in data row {first_row + row + 1:,} "
+                    "(1 = first row) is not valid UTF-8"
+                )
+            )
+        return column
 
     def parse_csv(self, data: Text, container: str = "") -> StringTable:
         start = len(_BOM) if data[: len(_BOM)] == _BOM else 0
@@ -382,10 +491,21 @@ class _Reader:
                 )
             )
         self.check_text(data[start : start + _SNIFF_BYTES], final=size <= _SNIFF_BYTES)
+        nul = data.find(b"\x00", start)  # one memchr: a NUL anywhere means binary
+        if nul >= 0:
+            line = _count_newlines(data, nul) + 1
+            self.fail(_not_utf8(f"binary data: a NUL byte on line {line:,} (byte {nul + 1:,})"))
         if size > self.limits.max_decompressed_bytes:
             self.fail(_too_big("File too large", size, self.limits.max_decompressed_bytes, "CSV"))
+        # The header's columns are counted from its bytes (at most a line's worth of
+        # them), and it is split only once every line is known to be within the limit.
+        first_line = _first_line(data, start, self.limits.max_line_bytes + 1)
+        n_columns = _count_columns(first_line)
+        if n_columns > self.limits.max_columns:
+            self.fail(_too_many_columns(n_columns, self.limits.max_columns))
+        self.check_lines(data)
         try:
-            header = next(csv.reader([_first_line(data, start).decode("utf-8")]), [])
+            header = next(csv.reader([first_line.decode("utf-8")]), [])
         except (UnicodeDecodeError, csv.Error) as exc:
             self.fail(_unreadable(f"the header row is not UTF-8 CSV ({exc})", container))
         if len(header) > self.limits.max_columns:
@@ -399,7 +519,6 @@ class _Reader:
                     "remove the blank line(s) before the header, or add the header row",
                 )
             )
-        self.check_lines(data)
         has_quote = data.find(b'"', start) >= 0
         columns = None if has_quote else _fixed_lines(data, start, len(header))
         if columns is None:
@@ -423,7 +542,10 @@ class _Reader:
                     # Small blocks keep the parser's working memory small: measured at
                     # H&M scale, as fast as 64 MiB blocks or one block, and with the
                     # lowest peak memory of the three.
-                    block_size=max(_PARSE_BLOCK_BYTES, 2 * self.limits.max_line_bytes),
+                    block_size=min(
+                        max(_PARSE_BLOCK_BYTES, 2 * self.limits.max_line_bytes),
+                        _MAX_PARSE_BLOCK_BYTES,
+                    ),
                 ),
                 # Without a quote character no value can hold a newline, and the
                 # parser can split blocks at any line end: a faster parse, same result.
@@ -452,26 +574,23 @@ class _Reader:
         return tuple(_one_chunk(chunked.pop(0)) for _ in range(len(chunked)))
 
     def check_lines(self, data: Text) -> None:
-        """Refuse any line longer than the limit (one vectorised pass, no copy of the text)."""
+        """Refuse any line longer than the limit (a vectorised pass, no copy of the text)."""
         limit = self.limits.max_line_bytes
         if len(data) <= limit or not _may_hold_a_line_over(data, limit):
             return
-        ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n"))
-        starts = np.concatenate(([0], ends + 1))
-        stops = np.concatenate((ends, [len(data)]))
-        lengths = stops - starts - (stops > starts) * (_byte_before(data, stops) == ord("\r"))
-        problem = _too_long_problem(
-            lengths,
-            limit,
-            "Line too long",
-            "line",
-            "",
-            "check that the file is a CSV with one row per line; "
-            "if long lines are intended, ask the host to raise the line limit",
-            "line numbers",
-        )
-        if problem:
-            self.fail(problem)
+        count, longest, examples = _lines_over(data, limit)
+        if count:
+            self.fail(
+                Problem(
+                    "Line too long",
+                    f"lines of at most {limit:,} bytes",
+                    f"{format_count(count, 'line')} longer, the longest {longest:,} bytes",
+                    "check that the file is a CSV with one row per line; "
+                    "if long lines are intended, ask the host to raise the line limit",
+                    examples,
+                    "line numbers",
+                )
+            )
 
     def check_fields(self, table: StringTable) -> None:
         limit = self.limits.max_field_bytes
@@ -491,6 +610,25 @@ class _Reader:
             )
             if problem:
                 self.fail(problem)
+
+
+def _read_at_most(handle: BinaryIO, count: int) -> bytes:
+    """Up to ``count`` bytes of ``handle``, read in chunks: a limit far above the
+    input's size (a valid host option) never becomes one huge allocation.
+
+    Examples
+    --------
+    >>> _read_at_most(io.BytesIO(b"abc"), 2**62), _read_at_most(io.BytesIO(b"abc"), 2)
+    (b'abc', b'ab')
+    """
+    parts: list[bytes] = []
+    while count > 0:
+        part = handle.read(min(count, _CHUNK_BYTES))
+        if not part:
+            break
+        parts.append(part)
+        count -= len(part)
+    return b"".join(parts)
 
 
 def _mapped(handle: BinaryIO, size: int) -> mmap.mmap | None:
@@ -563,16 +701,20 @@ def _one_chunk(column: pa.ChunkedArray) -> pa.Array:
     return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
-def _first_line(data: Text, start: int = 0) -> bytes:
-    """The first line from ``start``, ended by LF, CRLF or a lone CR (classic Mac files).
+def _first_line(data: Text, start: int = 0, at_most: int | None = None) -> bytes:
+    """The first line from ``start``, ended by LF, CRLF or a lone CR (classic Mac files);
+    only its first ``at_most`` bytes when given.
 
     Examples
     --------
     >>> _first_line(b"a,b\\r\\nc,d"), _first_line(b"a,b\\rc,d"), _first_line(b"xa,b", 1)
     (b'a,b', b'a,b', b'a,b')
+    >>> _first_line(b"abcdef\\n", at_most=3)
+    b'abc'
     """
-    newline = data.find(b"\n", start)
-    stop = len(data) if newline < 0 else newline
+    end = len(data) if at_most is None else min(len(data), start + at_most)
+    newline = data.find(b"\n", start, end)
+    stop = end if newline < 0 else newline
     carriage_return = data.find(b"\r", start, stop)  # only up to the newline: cheap
     return data[start : stop if carriage_return < 0 else carriage_return]
 
@@ -597,27 +739,95 @@ def _too_long_problem(
 
 def _may_hold_a_line_over(data: Text, limit: int) -> bool:
     """Cheaply rule out lines longer than ``limit``: such a line (a run of at least
-    ``limit + 1`` bytes without a newline) covers a whole aligned block of
-    ``(limit + 1) // 2`` bytes, so a newline in every block rules it out. Each block
-    costs one ``memchr``, which stops at the block's first newline.
+    ``limit + 1`` bytes without a line end) covers a whole aligned block of
+    ``(limit + 1) // 2`` bytes, so a newline (or a carriage return) in every block
+    rules it out. Each block costs one ``memchr``, which stops at the block's first
+    newline; a carriage return is looked for only in a block without one.
 
     Examples
     --------
-    >>> _may_hold_a_line_over(b"ab\\ncd\\nef\\n" * 9, 10)
-    False
+    >>> _may_hold_a_line_over(b"ab\\ncd\\nef\\n" * 9, 10), _may_hold_a_line_over(b"ab\\r" * 9, 10)
+    (False, False)
     >>> _may_hold_a_line_over(b"a" * 12 + b"\\n", 10)
     True
     """
     block = max((limit + 1) // 2, 1)
     if len(data) // block > 1_000_000:
         return True  # a tiny limit on a big file: let the exact check decide
-    return any(data.find(b"\n", start, start + block) < 0 for start in range(0, len(data), block))
+    return any(
+        data.find(b"\n", start, start + block) < 0 and data.find(b"\r", start, start + block) < 0
+        for start in range(0, len(data), block)
+    )
 
 
-def _byte_before(data: Text, stops: np.ndarray) -> np.ndarray:
-    """The byte just before each stop position (0 where the line is empty)."""
+def _lines_over(data: Text, limit: int) -> tuple[int, int, tuple[str, ...]]:
+    """How many lines are longer than ``limit`` bytes, the longest line's length and up
+    to five of their (1-based) line numbers. A line ends with LF, CRLF or a lone CR
+    (as for the parser); its ending is not counted. Slice by slice, so that memory
+    stays a few slices whatever the number of lines.
+
+    Examples
+    --------
+    >>> _lines_over(b"abc\\r\\nab\\rabcd\\nx\\r\\rabcdef", 2)
+    (3, 6, ('1', '3', '6'))
+    """
     view = np.frombuffer(data, dtype=np.uint8)
-    return np.where(stops > 0, view[np.maximum(stops - 1, 0)], 0)
+    count = longest = lines_before = line_start = 0
+    examples: list[str] = []
+    for offset in range(0, len(view), _LINE_SCAN_BYTES):
+        window = view[offset : offset + _LINE_SCAN_BYTES]
+        following = view[offset + 1 : offset + 1 + len(window)]
+        if len(following) < len(window):  # the file's last byte: nothing follows it
+            following = np.append(following, np.uint8(0))
+        ends = np.flatnonzero((window == _LF) | ((window == _CR) & (following != _LF))) + offset
+        last_window = offset + len(window) == len(view)
+        if last_window and (not len(ends) or ends[-1] != len(view) - 1):
+            ends = np.append(ends, len(view))  # the last line, without a line end
+        if not len(ends):
+            continue
+        starts = np.concatenate(([line_start], ends[:-1] + 1))
+        # CRLF: the LF ends the line, and its CR is no part of it.
+        is_lf = view[np.minimum(ends, len(view) - 1)] == _LF
+        crlf = is_lf & (ends > starts) & (view[np.maximum(ends - 1, 0)] == _CR)
+        lengths = ends - starts - crlf
+        over = np.flatnonzero(lengths > limit)
+        count += len(over)
+        longest = max(longest, int(lengths.max()))
+        examples += [str(lines_before + i + 1) for i in over[: MAX_EXAMPLES - len(examples)]]
+        lines_before += len(ends)
+        line_start = int(ends[-1]) + 1
+    return count, longest, tuple(examples)
+
+
+def _count_newlines(data: Text, stop: int) -> int:
+    """The number of LF bytes before ``stop`` (slice by slice: a map has no ``count``).
+
+    Examples
+    --------
+    >>> _count_newlines(b"a\\nb\\nc\\n", 4)
+    2
+    """
+    view = np.frombuffer(data, dtype=np.uint8)[:stop]
+    return sum(
+        int(np.count_nonzero(view[i : i + _LINE_SCAN_BYTES] == _LF))
+        for i in range(0, len(view), _LINE_SCAN_BYTES)
+    )
+
+
+def _count_columns(header: bytes) -> int:
+    """The number of columns of a CSV header line, counted from its bytes (commas
+    outside quotes), before any string is made of it.
+
+    Examples
+    --------
+    >>> _count_columns(b"id,items"), _count_columns(b'"a,b",c'), _count_columns(b"")
+    (2, 2, 1)
+    """
+    if b'"' not in header:
+        return header.count(b",") + 1
+    view = np.frombuffer(header, dtype=np.uint8)
+    quoted = np.logical_xor.accumulate(view == ord('"'))
+    return int(np.count_nonzero((view == ord(",")) & ~quoted)) + 1
 
 
 def _utf8_position(data: bytes, exc: UnicodeDecodeError) -> str:
@@ -674,6 +884,171 @@ def _too_many_columns(count: int, limit: int) -> Problem:
         f"at most {limit:,} columns",
         f"{count:,} columns in the header",
         "keep only the columns of the sample submission",
+    )
+
+
+def _text_like(kind: pa.DataType) -> bool:
+    """Whether a Parquet column of this type is read: text, bytes, numbers, booleans
+    or nulls (each cell a bounded text); not nested, temporal or decimal types."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or pa.types.is_string_view(kind)
+        or _is_binary(kind)
+        or pa.types.is_integer(kind)
+        or pa.types.is_floating(kind)
+        or pa.types.is_boolean(kind)
+        or pa.types.is_null(kind)
+    )
+
+
+def _is_binary(kind: pa.DataType) -> bool:
+    return (
+        pa.types.is_binary(kind)
+        or pa.types.is_large_binary(kind)
+        or pa.types.is_fixed_size_binary(kind)
+        or pa.types.is_binary_view(kind)
+    )
+
+
+def _page_costs(
+    pages: list[Page], chunk: pq.ColumnChunkMetaData, column: pq.ColumnSchema, source: pa.NativeFile
+) -> np.ndarray:
+    """Three rows, one column per data page: its rows, the bytes it decodes to whatever
+    the number of its rows in a batch, and the bytes each of its rows adds.
+
+    A number or boolean is a few dozen characters, a fixed-length value its length; plain
+    values lie within their page; a dictionary-encoded value is at most the dictionary's
+    longest; a value of another encoding at most its page. Each cell adds its offset.
+    """
+    data = [page for page in pages if page.kind != DICTIONARY_PAGE]
+    n_rows = np.array([page.num_values for page in data], dtype=np.float64)
+    whole = np.zeros(len(data))
+    if chunk.physical_type not in ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"):
+        per_row = np.full(len(data), float(_NUMBER_TEXT_BYTES))
+    elif chunk.physical_type == "FIXED_LEN_BYTE_ARRAY":
+        per_row = np.full(len(data), float(max(column.length, _NUMBER_TEXT_BYTES)))
+    else:
+        longest = 0
+        if any(page.dictionary_encoded for page in data):
+            dictionaries = [page for page in pages if page.kind == DICTIONARY_PAGE]
+            longest = max(
+                (_longest_dictionary_value(p, chunk, source) for p in dictionaries), default=0
+            )
+        whole = np.array([page.uncompressed if page.plain else 0 for page in data], np.float64)
+        per_row = np.array(
+            [
+                0 if page.plain else longest if page.dictionary_encoded else page.uncompressed
+                for page in data
+            ],
+            dtype=np.float64,
+        )
+    return np.stack([n_rows, whole, per_row + _OFFSET_BYTES])
+
+
+def _worst_batch(costs: np.ndarray, batch_rows: int) -> float:
+    """The most ``batch_rows`` consecutive rows can decode to: a batch that starts at a
+    page's last row touches that page and the next ones up to ``batch_rows`` rows on.
+
+    Examples
+    --------
+    >>> costs = np.array([[10, 10, 10], [100, 0, 100], [8, 8, 8]], dtype=float)
+    >>> _worst_batch(costs, 1), _worst_batch(costs, 2), _worst_batch(costs, 11)
+    (108.0, 132.0, 260.0)
+    """
+    n_rows, whole, per_row = costs
+    if not len(n_rows):
+        return 0.0
+    page_cost = whole + np.minimum(n_rows, batch_rows) * per_row
+    sums = np.concatenate(([0.0], np.cumsum(page_cost)))
+    ends = np.cumsum(n_rows)
+    last = np.searchsorted(ends, ends - 1 + batch_rows - 1, side="right")
+    last = np.minimum(last, len(n_rows) - 1)
+    return float(np.max(sums[last + 1] - sums[np.arange(len(n_rows))]))
+
+
+_CODECS = {"SNAPPY": "snappy", "GZIP": "gzip", "ZSTD": "zstd", "BROTLI": "brotli"}
+
+
+def _longest_dictionary_value(
+    page: Page, chunk: pq.ColumnChunkMetaData, source: pa.NativeFile
+) -> int:
+    """The longest value of a dictionary page; the page's size where it cannot be read
+    here (a codec without a one-shot decompressor): still a bound."""
+    body = source.read_at(page.compressed, page.body)
+    try:
+        if chunk.compression != "UNCOMPRESSED":
+            codec = _CODECS.get(chunk.compression)
+            if codec is None:
+                return page.uncompressed
+            body = pa.decompress(body, page.uncompressed, codec=codec, asbytes=True)
+        return longest_plain_value(body, page.num_values)
+    except (pa.ArrowException, BadPageHeader, ValueError):
+        return page.uncompressed
+
+
+def _joined(batches: list[pa.Array]) -> pa.Array:
+    """One array of the batches' text, which are let go of as they are copied."""
+    if not batches:
+        return pa.array([], pa.large_string())
+    joined = pa.concat_arrays(batches)
+    batches.clear()
+    return joined
+
+
+def _first_invalid_utf8(column: pa.Array) -> int:
+    """The index of the first cell that is not valid UTF-8 (bisection: each step one
+    vectorised validation of half the remaining cells)."""
+    low, high = 0, len(column)
+    while high - low > 1:
+        middle = (low + high) // 2
+        try:
+            column.slice(low, middle - low).validate(full=True)
+            low = middle
+        except pa.ArrowInvalid:
+            high = middle
+    return low
+
+
+def _broken_parquet(exc: BaseException) -> Problem:
+    return _unreadable(f"broken Parquet file ({str(exc).splitlines()[0]})", "Parquet")
+
+
+def _too_big_parquet(limit: int, found: str) -> Problem:
+    return Problem(
+        "Decompressed data too large",
+        f"at most {limit:,} bytes (Parquet data)",
+        found,
+        "check that this is the right file; if it is, ask the host to raise the limit",
+    )
+
+
+def _unsupported_type(name: str, kind: pa.DataType) -> Problem:
+    return Problem(
+        "Unsupported column type",
+        "Parquet columns of text (or of integers, floats or booleans)",
+        f"column {name!r} of type {kind}",
+        "write every column as text, e.g. with pandas: df.astype(str).to_parquet(...)",
+    )
+
+
+def _unsupported_zip_method(method: int) -> Problem:
+    """Only stored and deflated members are read: Python's bzip2 and LZMA readers
+    decode a whole compressed block at once, whatever it expands to.
+
+    Examples
+    --------
+    >>> _unsupported_zip_method(12).found
+    'a member compressed with bzip2 (method 12)'
+    """
+    name = {zipfile.ZIP_BZIP2: "bzip2", zipfile.ZIP_LZMA: "LZMA"}.get(method, "another method")
+    return Problem(
+        "Unsupported compression method",
+        "a zip member that is stored or compressed with deflate (the default of zip tools)",
+        f"a member compressed with {name} (method {method})",
+        "zip the CSV file again with the default settings, or upload it as .csv or .csv.gz",
     )
 
 

@@ -3,15 +3,18 @@
 Shared by the hostile-cost tests: each family of crafted inputs is run next to a random input
 of the same size, in the same test, and the two are compared as ratios (never as absolute
 times). The cap makes a runaway allocation end the child instead of the test machine; the
-child's own peak resident memory comes from ``os.wait4``, so other processes never count.
+child's own peak resident memory comes from ``os.wait4`` in a small launcher process that
+forks it, so neither other processes nor the test process's own size ever count.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import resource
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -71,42 +74,61 @@ def run_capped(
     CostRun
     """
 
-    def cap() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (cap_bytes, cap_bytes))
+    with tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "report"
+        command = [sys.executable, "-c", _LAUNCHER, str(cap_bytes), str(report)]
+        start = time.perf_counter()
+        launcher = subprocess.Popen(
+            [*command, *map(str, args)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            start_new_session=True,  # its own process group: a timeout stops both
+        )
+        killed = threading.Event()
 
-    command = [sys.executable, "-m", "scorer", *map(str, args)]
-    start = time.perf_counter()
-    child = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        preexec_fn=cap,  # safe here: the tests start no thread before the fork
-        cwd=cwd,
-    )
-    killed = threading.Event()
+        def stop() -> None:
+            killed.set()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(launcher.pid, signal.SIGKILL)
 
-    def stop() -> None:
-        killed.set()
-        child.kill()
-
-    timer = threading.Timer(timeout, stop)
-    timer.start()
-    try:
-        # Both pipes are read to their end; wait4 then reaps this child alone, with its rusage.
-        stdout, stderr = _read_all(child)
-        _, status, usage = os.wait4(child.pid, 0)
-    finally:
-        timer.cancel()
-    seconds = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
+        timer = threading.Timer(timeout, stop)
+        timer.start()
+        try:
+            stdout, stderr = _read_all(launcher)
+            launcher.wait()
+        finally:
+            timer.cancel()
+        seconds = time.perf_counter() - start
+        returncode, peak_kib = launcher.returncode, 0
+        if report.exists() and not killed.is_set():
+            returncode, peak_kib = map(int, report.read_text().split())
     return CostRun(
-        returncode=child.returncode,
+        returncode=returncode,
         stdout=stdout.decode("utf-8", "replace"),
         stderr=stderr.decode("utf-8", "replace"),
         seconds=seconds,
-        peak_rss_bytes=usage.ru_maxrss * 1024,  # Linux reports KiB
+        peak_rss_bytes=peak_kib * 1024,  # Linux reports KiB
         timed_out=killed.is_set(),
     )
+
+
+# A small process that forks the capped child and reports its exit code and peak memory.
+# Why not fork the child from the test process: Linux keeps a process's peak resident size
+# across exec, so a child forked from a large test process (or a vfork child, which borrows
+# its memory) reports at least the test process's size. A child forked from this launcher
+# starts from the launcher's few megabytes.
+_LAUNCHER = """
+import os, resource, sys
+cap, report, args = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+pid = os.fork()
+if pid == 0:
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    os.execv(sys.executable, [sys.executable, "-m", "scorer", *args])
+_, status, usage = os.wait4(pid, 0)
+with open(report, "w") as out:
+    out.write(f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}")
+"""
 
 
 def memory_bound(decoded_input_bytes: int) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import struct
 import zipfile
 from fractions import Fraction
@@ -209,11 +210,15 @@ def test_gzip_bomb_is_refused_by_its_ratio(tmp_path):
         handle.write(b"id,items\n")
         for _ in range(16):
             handle.write(b"u,a\n" * 1_000_000)
-    with pytest.raises(
-        ParticipantVisibleError,
-        match=r"(?s)Compression ratio too high.*expanding to 4,194,304 bytes so far",
-    ):
+    with pytest.raises(ParticipantVisibleError, match=r"Compression ratio too high") as caught:
         read(path)
+    # Refused by its ratio while reading, long before the decompressed-size limit: how
+    # far it got depends only on how much compressed data the reader has taken so far.
+    found = re.search(r"([\d,]+) compressed bytes expanding to ([\d,]+) bytes", str(caught.value))
+    compressed, decompressed = (int(n.replace(",", "")) for n in found.groups())
+    assert compressed <= path.stat().st_size
+    assert 2**20 < decompressed <= 64_000_009 < DEFAULT_LIMITS.max_decompressed_bytes
+    assert decompressed > DEFAULT_LIMITS.max_compression_ratio * compressed
 
 
 def test_gzip_stops_at_the_decompressed_limit(tmp_path):
@@ -370,3 +375,157 @@ def test_a_read_ends_only_once_arrow_has_let_go_of_the_text(tmp_path, monkeypatc
     assert read(path) == EXPECTED
     events.append("read returned")
     assert events == ["let go", "read returned"]
+
+
+@pytest.mark.parametrize(
+    ("method", "name"), [(zipfile.ZIP_BZIP2, "bzip2"), (zipfile.ZIP_LZMA, "LZMA")]
+)
+def test_zip_members_are_stored_or_deflated(tmp_path, method, name):
+    path = tmp_path / "sub.zip"
+    with zipfile.ZipFile(path, "w", method) as archive:
+        archive.writestr("sub.csv", CSV)
+    with pytest.raises(
+        ParticipantVisibleError,
+        match=rf"(?s)Unsupported compression method.*stored or compressed with deflate"
+        rf".*a member compressed with {name} \(method {method}\)",
+    ):
+        read(path)
+
+
+def test_zip_member_with_a_false_size_is_measured_by_its_data(tmp_path):
+    path = write_zip(tmp_path / "sub.zip", {"sub.csv": CSV + b"u9," + b"a " * 2000 + b"\n"})
+    data = bytearray(path.read_bytes())
+    for magic, at in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        start = data.index(magic)
+        data[start + at : start + at + 4] = struct.pack("<I", 40)  # uncompressed size
+    path.write_bytes(bytes(data))
+    with pytest.raises(ParticipantVisibleError, match=r"broken zip member \(Bad CRC-32"):
+        read(path)
+
+
+def write_parquet(path: Path, table: pa.Table, **options) -> Path:
+    pq.write_table(table, path, **options)
+    return path
+
+
+@pytest.mark.parametrize("kind", [pa.string(), pa.binary(), pa.large_binary()])
+def test_parquet_text_must_be_utf8_like_csv_text(tmp_path, kind):
+    cells = pa.array([b"u1", b"u2", b"\xffu3"], pa.binary())
+    column = cells.view(pa.string()) if kind == pa.string() else cells.cast(kind)
+    path = write_parquet(tmp_path / "sub.parquet", pa.table({"id": column, "items": ["a"] * 3}))
+    with pytest.raises(
+        ParticipantVisibleError,
+        match=r"(?s)Not a UTF-8 text file.*the cell of column 'id' in data row 3 "
+        r"\(1 = first row\) is not valid UTF-8",
+    ):
+        read(path)
+    with pytest.raises(HostVisibleError, match=r"column 'id' in data row 3"):
+        read_table(path, HostVisibleError)
+
+
+def test_parquet_binary_text_is_read_as_text(tmp_path):
+    table = pa.table({"id": pa.array([b"u1", "é".encode()]), "items": ["a b", ""]})
+    path = write_parquet(tmp_path / "sub.parquet", table)
+    assert read(path) == (("id", "items"), [["u1", "é"], ["a b", ""]])
+
+
+def test_parquet_dictionary_columns_are_decoded(tmp_path):
+    items = pa.DictionaryArray.from_arrays(pa.array([0, 1, 0], pa.int32()), ["a b", "c"])
+    path = write_parquet(tmp_path / "sub.parquet", pa.table({"id": ["u1", "u2", "u3"], "i": items}))
+    assert read(path) == (("id", "i"), [["u1", "u2", "u3"], ["a b", "c", "a b"]])
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pa.array([[1, 2], [3]]),
+        pa.array([{"a": 1}, {"a": 2}]),
+        pa.array([1, 2], pa.timestamp("s")),
+    ],
+)
+def test_parquet_nested_or_temporal_columns_are_refused(tmp_path, column):
+    path = write_parquet(tmp_path / "sub.parquet", pa.table({"id": ["u1", "u2"], "x": column}))
+    with pytest.raises(
+        ParticipantVisibleError,
+        match=rf"(?s)Unsupported column type.*column 'x' of type {str(column.type)[:4]}",
+    ):
+        read(path)
+
+
+def test_parquet_null_columns_are_bounded_by_their_row_count(tmp_path):
+    path = write_parquet(tmp_path / "sub.parquet", pa.table({"id": pa.nulls(1_000_000)}))
+    with pytest.raises(
+        ParticipantVisibleError,
+        match=r"(?s)at most 1,000,000 bytes \(Parquet data\).*1,000,000 rows of 1 column: "
+        r"at least 8,000,000 bytes",
+    ):
+        read(path, max_decompressed_bytes=1_000_000)
+
+
+def test_parquet_dictionary_bomb_stops_at_the_limit(tmp_path):
+    items = pa.DictionaryArray.from_arrays(pa.array([0] * 5_000, pa.int32()), ["a " * 5_000])
+    path = write_parquet(tmp_path / "sub.parquet", pa.table({"items": items}))
+    assert path.stat().st_size < 20_000
+    with pytest.raises(
+        ParticipantVisibleError, match=r"(?s)\(Parquet data\).*more than 2,000,000 bytes"
+    ):
+        read(path, max_decompressed_bytes=2_000_000)
+
+
+def test_parquet_in_many_small_batches_is_read_whole(tmp_path):
+    ids = [f"u{i}" for i in range(3_000)]
+    path = write_parquet(
+        tmp_path / "sub.parquet", pa.table({"id": ids}), row_group_size=700, data_page_size=100
+    )
+    assert read(path, max_decompressed_bytes=200_000) == (("id",), [ids])
+
+
+def test_cr_only_file_over_a_mebibyte_is_read_line_by_line(tmp_path):
+    path = tmp_path / "sub.csv"
+    rows = [f"u{i}" for i in range(200_000)]
+    path.write_bytes(("id,items\r" + "".join(f"{r},a b\r" for r in rows)).encode())
+    assert path.stat().st_size > 2**20
+    names, (ids, items) = read(path)
+    assert (names, ids, items[-1]) == (("id", "items"), rows, "a b")
+
+
+def test_a_long_line_among_cr_line_endings_is_found(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(b"id,items\r" + b"u1,a\r" * 10 + b"u2," + b"x" * 50 + b"\ru3,b\r")
+    with pytest.raises(
+        ParticipantVisibleError,
+        match=r"(?s)1 line longer, the longest 53 bytes.*\(line numbers\): '12'",
+    ):
+        read(path, max_line_bytes=40)
+
+
+def test_nul_byte_anywhere_means_binary(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(CSV + b"".join(b"u%d,a\n" % i for i in range(20_000)) + b"x,\x00\n")
+    with pytest.raises(
+        ParticipantVisibleError, match=r"(?s)Not a UTF-8 text file.*a NUL byte on line 20,005"
+    ):
+        read(path)
+
+
+def test_header_columns_are_counted_before_the_header_is_split(tmp_path):
+    path = tmp_path / "sub.csv"
+    path.write_bytes(b'"a,b",' + b"c," * 200 + b"c\nx\n")
+    with pytest.raises(ParticipantVisibleError, match=r"(?s)Too many columns.*202 columns"):
+        read(path)
+
+
+@given(st.lists(st.sampled_from([b"a", b"bb", b"\n", b"\r", b"\r\n", b"xyz"]), max_size=60))
+def test_line_lengths_match_the_parsers_lines(pieces):
+    from scorer.io import _lines_over
+
+    data = b"".join(pieces)
+    lines = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+    if data.endswith((b"\n", b"\r")):
+        lines.pop()
+    for limit in (0, 1, 2, 3):
+        over = [i + 1 for i, line in enumerate(lines) if len(line) > limit]
+        longest = max(map(len, lines), default=0)
+        count, found_longest, examples = _lines_over(data, limit)
+        assert (count, examples) == (len(over), tuple(map(str, over[:5])))
+        assert found_longest == longest or (not data and found_longest == 0)

@@ -1,0 +1,83 @@
+"""Valid host options work, and what the host controls ends as a documented exit code:
+an unwritable standard output, a --per-user path onto an input, extreme limits."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTION = ROOT / "fixtures" / "example" / "solution.csv"
+SUBMISSION = ROOT / "fixtures" / "example" / "submission.csv"
+COMMAND = (sys.executable, "-m", "scorer")
+
+
+def run(*args: object, **options) -> subprocess.CompletedProcess:
+    if "stdout" not in options:
+        options["capture_output"] = True
+    return subprocess.run(
+        [*COMMAND, *map(str, args)], text=True, timeout=120, check=False, **options
+    )
+
+
+@pytest.mark.parametrize("size", ["1GiB", "3GiB", "1000000GiB"])
+def test_a_line_limit_of_a_gibibyte_or_more_scores(size):
+    done = run(SOLUTION, SUBMISSION, "--max-line-bytes", size)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("MAP@10: 0.65")
+
+
+def test_a_huge_input_limit_on_a_pipe_scores():
+    done = run(
+        SOLUTION,
+        "/dev/stdin",
+        "--max-input-bytes",
+        "1000000000000GiB",
+        input=SUBMISSION.read_text(),
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("MAP@10: 0.65")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("json", [(), ("--json",)])
+def test_a_full_standard_output_is_a_host_error(json):
+    with open("/dev/full", "w") as full:
+        done = run(SOLUTION, SUBMISSION, *json, stdout=full, stderr=subprocess.PIPE)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        "scorer: host error: Cannot write to standard output: No space left on device. "
+        "Check where the output goes (a closed pipe or a full disk).\n"
+    )
+
+
+def test_a_closed_standard_output_is_a_host_error():
+    child = subprocess.Popen(
+        [*COMMAND, str(SOLUTION), str(SUBMISSION), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    child.stdout.close()  # long before the child has imported anything
+    stderr = child.stderr.read()
+    assert child.wait(timeout=120) == 2, stderr
+    assert "scorer: host error: Cannot write to standard output: Broken pipe." in stderr
+
+
+@pytest.mark.parametrize("role", ["solution", "submission"])
+def test_per_user_onto_an_input_is_refused_and_the_input_kept(tmp_path, role):
+    inputs = {"solution": tmp_path / "sol.csv", "submission": tmp_path / "sub.csv"}
+    inputs["solution"].write_bytes(SOLUTION.read_bytes())
+    inputs["submission"].write_bytes(SUBMISSION.read_bytes())
+    os.link(inputs[role], tmp_path / "alias.csv")
+    for target in (inputs[role], tmp_path / "." / inputs[role].name, tmp_path / "alias.csv"):
+        done = run(inputs["solution"], inputs["submission"], "--per-user", target)
+        assert done.returncode == 2, done.stderr
+        assert f"it is the {role} file and would be replaced" in done.stderr
+    assert inputs["solution"].read_bytes() == SOLUTION.read_bytes()
+    assert inputs["submission"].read_bytes() == SUBMISSION.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["alias.csv", "sol.csv", "sub.csv"]

@@ -1,0 +1,278 @@
+"""Hostile-cost suite for containers and encodings (README, "Resource contract").
+
+Each test runs the command line as a child under an address-space cap (``tests/cost.py``)
+on a crafted input and on a random input of the same stored size, in the same test. It
+asserts the documented outcome and exit code (1 for the submission, never 3 or a signal),
+peak memory within the contract's bound for what the limits let the child decode, and time
+within a small multiple of the random input's (a ratio, never an absolute time).
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import io
+import os
+import random
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tests.cost import CostRun, memory_bound, run_capped, write_bytes
+
+#: The decompressed-size limit the bomb tests pass: small, so a test takes a second or two.
+LIMIT = 32 * 2**20
+#: How much slower than a random input of the same size a crafted one may be.
+TIME_RATIO = 4.0
+SOLUTION = b"id,items\n" + b"".join(b"u%d,a%d b%d\n" % (i, i, i) for i in range(1000))
+
+
+@pytest.fixture()
+def solution(tmp_path: Path) -> Path:
+    return write_bytes(tmp_path, "solution.csv", SOLUTION)
+
+
+def random_csv(n_bytes: int, seed: int = 0) -> bytes:
+    """A random, well-formed submission of about ``n_bytes`` bytes (it does not compress)."""
+    rng = random.Random(seed)
+    lines = [b"id,items"]
+    size = 0
+    while size < n_bytes:
+        line = b"%x,%s" % (
+            rng.getrandbits(64),
+            b" ".join(b"%x" % rng.getrandbits(40) for _ in range(10)),
+        )
+        lines.append(line)
+        size += len(line) + 1
+    return b"\n".join(lines) + b"\n"
+
+
+def capped(solution: Path, submission: Path, *options: str) -> CostRun:
+    return run_capped([solution, submission, "--json", *options])
+
+
+def assert_bounded(
+    hostile: CostRun, baseline: CostRun, code: int, message: str, decoded_bytes: int
+) -> None:
+    """The crafted run ended as documented, within the memory bound and the time ratio."""
+    assert not hostile.timed_out and not hostile.signalled, hostile.stderr[-2000:]
+    assert hostile.returncode == code, hostile.stderr[-2000:]
+    assert message in hostile.stderr, hostile.stderr[-2000:]
+    assert baseline.returncode in (0, 1), baseline.stderr[-2000:]
+    assert hostile.peak_rss_bytes <= memory_bound(decoded_bytes + len(SOLUTION)), (
+        hostile.peak_rss_bytes
+    )
+    assert hostile.seconds <= TIME_RATIO * baseline.seconds, (hostile.seconds, baseline.seconds)
+
+
+def same_size_random(tmp_path: Path, size: int, wrap) -> Path:
+    """A random submission stored as ``size`` bytes or more, wrapped like the crafted one."""
+    return write_bytes(tmp_path, "random.sub", wrap(random_csv(size)))
+
+
+def zipped(data: bytes, method: int, declared_size: int | None = None) -> bytes:
+    """``data`` as the one member of a zip, optionally declaring another uncompressed size."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", method) as archive:
+        archive.writestr("submission.csv", data)
+    raw = bytearray(buffer.getvalue())
+    if declared_size is not None:  # patch the local and the central header
+        local = raw.index(b"PK\x03\x04")
+        raw[local + 22 : local + 26] = declared_size.to_bytes(4, "little")
+        central = raw.index(b"PK\x01\x02")
+        raw[central + 24 : central + 28] = declared_size.to_bytes(4, "little")
+    return bytes(raw)
+
+
+@functools.cache
+def bomb_text() -> bytes:
+    """64 MiB of CSV, one row repeated: twice the limit, compressing about 1000 to 1."""
+    return b"id,items\n" + b"u,a\n" * (1 << 24)
+
+
+def test_gzip_bomb_is_refused_by_its_ratio(tmp_path, solution):
+    bomb = write_bytes(tmp_path, "bomb.csv.gz", gzip.compress(bomb_text(), 9))
+    baseline = same_size_random(tmp_path, bomb.stat().st_size, gzip.compress)
+    assert_bounded(
+        capped(solution, bomb, "--max-decompressed-bytes", str(LIMIT)),
+        capped(solution, baseline, "--max-decompressed-bytes", str(LIMIT)),
+        1,
+        "Compression ratio too high",
+        LIMIT,
+    )
+
+
+def test_gzip_bomb_under_a_raised_ratio_stops_at_the_decompressed_limit(tmp_path, solution):
+    bomb = write_bytes(tmp_path, "bomb.csv.gz", gzip.compress(bomb_text(), 9))
+    baseline = same_size_random(tmp_path, bomb.stat().st_size, gzip.compress)
+    options = ("--max-decompressed-bytes", str(LIMIT), "--max-compression-ratio", "100000")
+    assert_bounded(
+        capped(solution, bomb, *options),
+        capped(solution, baseline, *options),
+        1,
+        "Decompressed data too large",
+        LIMIT,
+    )
+
+
+@pytest.mark.parametrize(
+    ("method", "message"),
+    [
+        (zipfile.ZIP_BZIP2, "Unsupported compression method"),
+        (zipfile.ZIP_LZMA, "Unsupported compression method"),
+        (zipfile.ZIP_DEFLATED, "broken zip member (Bad CRC-32"),
+    ],
+)
+def test_zip_member_declaring_a_small_size_is_measured_by_what_it_decodes_to(
+    tmp_path, solution, method, message
+):
+    text = bomb_text()
+    bomb = write_bytes(tmp_path, "bomb.zip", zipped(text, method, declared_size=1000))
+    baseline = same_size_random(tmp_path, bomb.stat().st_size, lambda d: zipped(d, method))
+    options = ("--max-decompressed-bytes", str(LIMIT))
+    assert_bounded(
+        capped(solution, bomb, *options),
+        capped(solution, baseline, *options),
+        1,
+        message,
+        LIMIT,
+    )
+
+
+def test_zip_deflate_bomb_is_refused_by_its_ratio(tmp_path, solution):
+    bomb = write_bytes(tmp_path, "bomb.zip", zipped(bomb_text(), zipfile.ZIP_DEFLATED))
+    baseline = same_size_random(
+        tmp_path, bomb.stat().st_size, lambda d: zipped(d, zipfile.ZIP_DEFLATED)
+    )
+    assert_bounded(
+        capped(solution, bomb),
+        capped(solution, baseline),
+        1,
+        "Compression ratio too high",
+        LIMIT,
+    )
+
+
+def test_zip_stored_member_over_the_limit_stops_there(tmp_path, solution):
+    big = random_csv(2 * LIMIT)
+    stored = write_bytes(tmp_path, "big.zip", zipped(big, zipfile.ZIP_STORED, declared_size=1000))
+    baseline = write_bytes(tmp_path, "random.csv", big)
+    options = ("--max-decompressed-bytes", str(LIMIT), "--max-input-bytes", str(4 * LIMIT))
+    assert_bounded(
+        capped(solution, stored, *options),
+        capped(solution, baseline, *options),
+        1,
+        "broken zip member (Bad CRC-32",
+        LIMIT,
+    )
+
+
+def parquet_bytes(table: pa.Table, **options) -> bytes:
+    sink = io.BytesIO()
+    pq.write_table(table, sink, **options)
+    return sink.getvalue()
+
+
+def random_parquet(n_bytes: int) -> bytes:
+    """A random submission stored as a Parquet file of about ``n_bytes`` bytes."""
+    rows = max(n_bytes // 40, 1)
+    rng = np.random.default_rng(0)
+    ids = pa.array(np.char.mod("%x", rng.integers(0, 2**62, rows)).astype(object))
+    items = pa.array(np.char.mod("%x", rng.integers(0, 2**40, rows)).astype(object))
+    return parquet_bytes(pa.table({"id": ids, "items": items}), compression="zstd")
+
+
+def assert_parquet_bounded(tmp_path, solution, table: pa.Table, message: str) -> None:
+    bomb = write_bytes(tmp_path, "bomb.parquet", parquet_bytes(table, compression="zstd"))
+    baseline = write_bytes(tmp_path, "random.parquet", random_parquet(bomb.stat().st_size))
+    options = ("--max-decompressed-bytes", str(LIMIT))
+    assert_bounded(
+        capped(solution, bomb, *options),
+        capped(solution, baseline, *options),
+        1,
+        message,
+        LIMIT,
+    )
+
+
+def test_parquet_dictionary_bomb_stops_at_the_decompressed_limit(tmp_path, solution):
+    # One 100 KB item list, repeated 40,000 times: 4 GB of strings from a dictionary.
+    rows = 40_000
+    items = pa.DictionaryArray.from_arrays(
+        pa.array(np.zeros(rows, dtype=np.int32)), pa.array(["a " * 50_000])
+    )
+    ids = pa.array([f"u{i}" for i in range(rows)])
+    assert_parquet_bounded(
+        tmp_path, solution, pa.table({"id": ids, "items": items}), "Decompressed data too large"
+    )
+
+
+def test_parquet_run_length_bomb_is_refused_from_its_row_count(tmp_path, solution):
+    # 50 million rows of one dictionary index: run-length encoded pages of a few KB.
+    rows = 50_000_000
+    indices = pa.array(np.zeros(rows, dtype=np.int8))
+    items = pa.DictionaryArray.from_arrays(indices, pa.array(["a"]))
+    assert_parquet_bounded(
+        tmp_path, solution, pa.table({"id": items}), "Decompressed data too large"
+    )
+
+
+def test_parquet_null_type_bomb_is_refused_from_its_row_count(tmp_path, solution):
+    rows = 100_000_000
+    table = pa.table({"id": pa.nulls(rows), "items": pa.nulls(rows)})
+    assert_parquet_bounded(tmp_path, solution, table, "Decompressed data too large")
+
+
+def test_cr_only_file_over_1_mib_is_read_line_by_line(tmp_path, solution):
+    text = SOLUTION.replace(b"\n", b"\r")
+    # Unknown ids (ignored), over 1 MiB in all: long rows, so that the per-row cost of
+    # validation stays small next to the reading this test is about.
+    items = b" ".join(b"item-%08d" % j for j in range(8))
+    padding = b"".join(b"x%d,%s\r" % (i, items) for i in range(12_000))
+    cr_only = write_bytes(tmp_path, "cr.csv", text + padding)
+    baseline = write_bytes(tmp_path, "lf.csv", (text + padding).replace(b"\r", b"\n"))
+    hostile = capped(solution, cr_only, "--unknown-row-ids", "ignore")
+    expected = capped(solution, baseline, "--unknown-row-ids", "ignore")
+    assert (hostile.returncode, expected.returncode) == (0, 0), hostile.stderr[-2000:]
+    assert hostile.stdout == expected.stdout
+    assert hostile.peak_rss_bytes <= memory_bound(len(text + padding) + len(SOLUTION))
+    assert hostile.seconds <= TIME_RATIO * expected.seconds
+
+
+def test_nul_byte_late_in_the_file_means_binary(tmp_path, solution):
+    text = SOLUTION + b"".join(b"x%d,a\n" % i for i in range(20_000)) + b"x,\x00\n"
+    late_nul = write_bytes(tmp_path, "nul.csv", text)
+    baseline = write_bytes(tmp_path, "random.csv", random_csv(len(text)))
+    assert_bounded(
+        capped(solution, late_nul),
+        capped(solution, baseline),
+        1,
+        "binary data: a NUL byte on line 21,002",
+        len(text),
+    )
+
+
+def test_header_with_millions_of_columns_is_refused_before_it_is_split(tmp_path, solution):
+    header = b"id,items" + b",cc" * (5 * 2**20)  # 15 MiB, 5 million columns
+    wide = write_bytes(tmp_path, "wide.csv", header + b"\nu1,a\n")
+    baseline = write_bytes(tmp_path, "random.csv", random_csv(len(header)))
+    options = ("--max-line-bytes", "64MiB")
+    assert_bounded(
+        capped(solution, wide, *options),
+        capped(solution, baseline, *options),
+        1,
+        "Too many columns",
+        len(header),
+    )
+
+
+def test_random_bytes_are_a_fair_baseline(tmp_path, solution):
+    """The random inputs above are read, validated and refused or scored like any file."""
+    run = capped(solution, same_size_random(tmp_path, 1 << 20, lambda d: d))
+    assert run.returncode == 1, run.stderr
+    assert "Unknown row ids" in run.stderr or "unknown" in run.stderr.lower()
+    assert os.path.getsize(tmp_path / "random.sub") >= 1 << 20
