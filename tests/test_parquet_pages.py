@@ -95,3 +95,31 @@ def test_batches_read_exactly_what_pyarrow_reads(values, options):
         table = read_table(handle.name, ParticipantVisibleError, ReadLimits(max_columns=5))
     assert table.column("id").to_pylist() == expected
     assert table.column("n").to_pylist() == [str(i) for i in range(len(values))]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 6), st.integers(0, 50), st.integers(0, 9)), min_size=1, max_size=8
+    ),
+    st.integers(1, 20),
+)
+def test_the_batch_bound_covers_every_batch(pages, batch_rows):
+    """No batch of ``batch_rows`` consecutive rows costs more than the bound says."""
+    import numpy as np
+
+    from scorer.io import _worst_batch
+
+    costs = np.array(pages, dtype=float).T
+    owner = [i for i, (n, _, _) in enumerate(pages) for _ in range(n)]
+    worst = 0
+    for start in range(len(owner)):
+        rows = owner[start : start + batch_rows]
+        touched = set(rows)
+        cost = sum(pages[i][1] + rows.count(i) * pages[i][2] for i in touched)
+        worst = max(worst, cost)
+    assert (
+        worst
+        <= _worst_batch(costs, batch_rows)
+        <= sum(whole + n * per_row for n, whole, per_row in pages)
+    )
