@@ -335,6 +335,14 @@ def _run(args: argparse.Namespace, command: Callable[[argparse.Namespace], None]
     except HostVisibleError as exc:
         print(f"scorer: host error: {exc}", file=sys.stderr)
         return EXIT_HOST_ERROR
+    except MemoryError as exc:  # Arrow's too: the machine, not an input, fell short
+        print(
+            f"scorer: host error: out of memory ({exc}). Inputs within the limits need up to "
+            "256 MiB plus 4 times their decompressed size (README, 'Resource contract'): "
+            "give the scorer more memory or lower --max-decompressed-bytes.",
+            file=sys.stderr,
+        )
+        return EXIT_HOST_ERROR
     except Exception as exc:
         if args.debug:
             traceback.print_exc()

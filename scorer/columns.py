@@ -113,7 +113,8 @@ class StringTable:
         """Convert a DataFrame without modifying it."""
         names = _clean_names(frame.columns)
         columns = tuple(
-            _named(names[i], to_string_array, frame.iloc[:, i]) for i in range(frame.shape[1])
+            convert_named(names[i], to_string_array, frame.iloc[:, i])
+            for i in range(frame.shape[1])
         )
         return cls(names, columns)
 
@@ -122,12 +123,13 @@ class StringTable:
         """Convert an Arrow table, casting every column to strings."""
         names = _clean_names(table.column_names)
         columns = tuple(
-            _named(names[i], to_string_array, table.column(i)) for i in range(table.num_columns)
+            convert_named(names[i], to_string_array, table.column(i))
+            for i in range(table.num_columns)
         )
         return cls(names, columns)
 
 
-def _named(name: str, convert: Any, values: Any) -> pa.Array:
+def convert_named(name: str, convert: Any, values: Any) -> pa.Array:
     """``convert(values)``, naming the column in any :class:`CellError`."""
     try:
         return convert(values)

@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from scorer.columns import StringTable, to_string_array
+from scorer.columns import StringTable, convert_named, to_string_array
 from scorer.errors import (
     MAX_EXAMPLES,
     HostVisibleError,
@@ -447,7 +447,17 @@ class _Reader:
                     self.fail(_too_big_parquet(limit, f"pages decompressing to {total:,} bytes"))
                 column = parquet.schema.column(index)
                 costs[index].append(_page_costs(pages, chunk, column, source))
-        columns = [np.concatenate(parts, axis=1) for parts in costs if parts]
+        columns, lists = [], []  # each column's page costs; item-list columns apart
+        for index, parts in enumerate(costs):
+            if parts:
+                is_list = parquet.schema.column(index).max_repetition_level > 0
+                (lists if is_list else columns).append(np.concatenate(parts, axis=1))
+        # An item-list column's rows hold any number of values, so no batch of rows
+        # bounds what it decodes to: the whole column's worst case must fit the limit.
+        at_most = sum(float((whole + n * per_value).sum()) for n, whole, per_value in lists)
+        if at_most > limit:
+            found = f"item-list columns that may decode to {at_most:,.0f} bytes"
+            self.fail(_too_big_parquet(limit, found))
         budget = max(limit // 16, _MiB)
         rows = _PARQUET_BATCH_ROWS
         while rows > 1 and sum(_worst_batch(cost, rows) for cost in columns) > budget:
@@ -465,7 +475,7 @@ class _Reader:
         elif pa.types.is_string(kind) or pa.types.is_string_view(kind):
             column = column.cast(pa.large_string())
         elif not pa.types.is_large_string(kind):
-            return to_string_array(column)
+            return convert_named(name, to_string_array, column)  # numbers, item lists
         try:
             column.validate(full=True)
         except pa.ArrowInvalid:
@@ -887,11 +897,17 @@ def _too_many_columns(count: int, limit: int) -> Problem:
     )
 
 
-def _text_like(kind: pa.DataType) -> bool:
+def _text_like(kind: pa.DataType, item_lists: bool = True) -> bool:
     """Whether a Parquet column of this type is read: text, bytes, numbers, booleans
-    or nulls (each cell a bounded text); not nested, temporal or decimal types."""
+    or nulls (each cell a bounded text), or a list of text or integers (an item list);
+    not nested lists, temporal or decimal types."""
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
+    if item_lists and (pa.types.is_list(kind) or pa.types.is_large_list(kind)):
+        items = kind.value_type
+        return pa.types.is_integer(items) or (
+            _text_like(items, item_lists=False) and not _is_number_or_flag(items)
+        )
     return (
         pa.types.is_string(kind)
         or pa.types.is_large_string(kind)
@@ -902,6 +918,11 @@ def _text_like(kind: pa.DataType) -> bool:
         or pa.types.is_boolean(kind)
         or pa.types.is_null(kind)
     )
+
+
+def _is_number_or_flag(kind: pa.DataType) -> bool:
+    """Floats and booleans read as cells, but are no item ids (``1.0`` is not ``1``)."""
+    return pa.types.is_floating(kind) or pa.types.is_boolean(kind) or pa.types.is_null(kind)
 
 
 def _is_binary(kind: pa.DataType) -> bool:

@@ -4,11 +4,15 @@ an unwritable standard output, a --per-user path onto an input, extreme limits."
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+import scorer
+from scorer.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "fixtures" / "example" / "solution.csv"
@@ -81,3 +85,17 @@ def test_per_user_onto_an_input_is_refused_and_the_input_kept(tmp_path, role):
     assert inputs["solution"].read_bytes() == SOLUTION.read_bytes()
     assert inputs["submission"].read_bytes() == SUBMISSION.read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["alias.csv", "sol.csv", "sub.csv"]
+
+
+def test_running_out_of_memory_is_a_host_error_naming_the_limits(monkeypatch, capsys):
+    # The limits keep inputs within the resource contract; a machine with less memory
+    # than that is the host's to fix, never an internal error.
+    def exhausted(*args, **kwargs):
+        raise MemoryError("malloc of size 202000000 failed")
+
+    monkeypatch.setattr(scorer, "evaluate", exhausted)
+    assert main([str(SOLUTION), str(SUBMISSION)]) == 2
+    assert re.search(
+        r"host error: out of memory \(malloc .*\).*lower --max-decompressed-bytes",
+        capsys.readouterr().err,
+    )

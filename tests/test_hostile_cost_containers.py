@@ -221,6 +221,18 @@ def test_parquet_run_length_bomb_is_refused_from_its_row_count(tmp_path, solutio
     )
 
 
+def test_parquet_item_list_bomb_is_refused_from_its_pages(tmp_path, solution):
+    # One row whose item list is 2 million references to one 100-byte dictionary value:
+    # a batch of one row would decode to 200 MB, so the column's worst case is checked.
+    n_items = 2_000_000
+    values = pa.DictionaryArray.from_arrays(
+        pa.array(np.zeros(n_items, dtype=np.int32)), pa.array(["x" * 100])
+    ).cast(pa.string())
+    lists = pa.ListArray.from_arrays(pa.array([0, n_items], pa.int32()), values)
+    table = pa.table({"id": ["u1"], "items": lists})
+    assert_parquet_bounded(tmp_path, solution, table, "item-list columns that may decode to")
+
+
 def test_parquet_null_type_bomb_is_refused_from_its_row_count(tmp_path, solution):
     rows = 100_000_000
     table = pa.table({"id": pa.nulls(rows), "items": pa.nulls(rows)})

@@ -438,7 +438,8 @@ def test_parquet_dictionary_columns_are_decoded(tmp_path):
 @pytest.mark.parametrize(
     "column",
     [
-        pa.array([[1, 2], [3]]),
+        pa.array([[["a"], ["b"]], [["c"]]]),  # a list of lists is no item list
+        pa.array([[1.5, 2.0], [3.0]]),  # nor a list of floats
         pa.array([{"a": 1}, {"a": 2}]),
         pa.array([1, 2], pa.timestamp("s")),
     ],
