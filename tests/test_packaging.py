@@ -53,3 +53,30 @@ def test_the_distribution_name_is_used_consistently() -> None:
     assert f'title="{name}"' in (ROOT / "Dockerfile").read_text()
     assert re.search(r'^license = "MIT"$', pyproject, re.MULTILINE)
     assert "MIT License" in (ROOT / "LICENSE").read_text()
+
+
+def test_the_evalai_example_scores_as_the_worker_calls_it() -> None:
+    """The shipped evaluation_script/ imported as EvalAI's worker imports it."""
+    import importlib.util
+
+    folder = ROOT / "examples" / "evalai" / "evaluation_script"
+    spec = importlib.util.spec_from_file_location(
+        "evaluation_script", folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["evaluation_script"] = module
+    try:
+        spec.loader.exec_module(module)
+        output = module.evaluate(
+            str(EXAMPLE / "solution.csv"),
+            str(EXAMPLE / "submission.csv"),
+            "test",
+            submission_metadata={"id": 1},
+        )
+    finally:
+        sys.modules.pop("evaluation_script", None)
+        sys.modules.pop("evaluation_script.main", None)
+    assert output["result"] == [
+        {"public_split": {"map_at_10": 11 / 12}},
+        {"private_split": {"map_at_10": 17 / 36}},
+    ]
