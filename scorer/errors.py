@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from scorer.arrays import to_arrow
 
@@ -76,6 +77,24 @@ def example_values(values: pa.Array, mask: np.ndarray) -> tuple[str, ...]:
     """
     positions = np.flatnonzero(mask)[:MAX_EXAMPLES]
     return tuple(str(v) for v in values.take(to_arrow(positions)).to_pylist())
+
+
+def smallest_values(values: pa.Array, mask: np.ndarray) -> tuple[str, ...]:
+    """Up to five values where ``mask`` holds, the smallest first (byte order).
+
+    For examples that no participant row orders ("Missing rows"): the solution's row
+    order is hidden (a host may sort it by ``Usage``), so examples never follow it.
+
+    Examples
+    --------
+    >>> smallest_values(pa.array(["u9", "b", "a", "u10"]), np.array([True, True, False, True]))
+    ('b', 'u10', 'u9')
+    """
+    chosen = values.filter(to_arrow(mask))
+    if len(chosen) == 0:
+        return ()
+    order = pc.select_k_unstable(chosen, k=MAX_EXAMPLES, sort_keys=[("values", "ascending")])
+    return tuple(str(v) for v in chosen.take(order).to_pylist())
 
 
 def example_row_numbers(mask: np.ndarray) -> tuple[str, ...]:
