@@ -287,15 +287,51 @@ def _run(args: argparse.Namespace, command: Callable[[argparse.Namespace], None]
         print(exc, file=sys.stderr)
         return EXIT_INVALID_SUBMISSION
     except HostVisibleError as exc:
-        print(f"scorer: host error: {exc}", file=sys.stderr)
+        print(f"scorer: host error: {_host_details(exc, args)}", file=sys.stderr)
         return EXIT_HOST_ERROR
     except Exception as exc:
         if args.debug:
             traceback.print_exc()
+        details = "" if _log_is_public(args) and not args.debug else f": {exc}"
         print(
-            f"scorer: internal error: {type(exc).__name__}: {exc}"
+            f"scorer: internal error: {type(exc).__name__}{details}"
             + ("" if args.debug else " (run again with --debug for the traceback)"),
             file=sys.stderr,
         )
         return EXIT_INTERNAL_ERROR
     return EXIT_SCORED
+
+
+def _log_is_public(args: argparse.Namespace) -> bool:
+    """Whether participants may read this run's log (``codabench --public-only``)."""
+    return bool(getattr(args, "public_only", False))
+
+
+def _host_details(error: HostVisibleError, args: argparse.Namespace) -> str:
+    """A host error as the log may show it.
+
+    A host error can quote the solution (a line Arrow could not parse, its unknown
+    ``Usage`` values and their row ids, how many rows are Ignored). A log participants
+    may read (SPEC 6.1) gets the problems' titles only: a host error depends on the
+    solution and the options alone, so the host sees the details by scoring the sample
+    submission with the same solution and options.
+
+    Examples
+    --------
+    >>> from scorer.errors import Problem
+    >>> error = HostVisibleError("Bad Usage 'private' in row 'u7'", [Problem("Unknown Usage values",
+    ...                          "", "", "")])
+    >>> _host_details(error, argparse.Namespace(public_only=False))
+    "Bad Usage 'private' in row 'u7'"
+    >>> print(_host_details(error, argparse.Namespace(public_only=True)))
+    the solution, its folder or the options are invalid (Unknown Usage values); ...
+    """
+    if not _log_is_public(args):
+        return str(error)
+    titles = "; ".join(dict.fromkeys(problem.title for problem in error.problems))
+    return (
+        "the solution, its folder or the options are invalid"
+        + (f" ({titles})" if titles else "")
+        + "; details are withheld because participants may read this log (--public-only): "
+        "score the sample submission with the same solution and options to see them."
+    )

@@ -7,11 +7,18 @@ must be identical.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import re
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from scorer import ParticipantVisibleError, evaluate
+from scorer.cli import main
 
 IDS = [f"u{i}" for i in range(8)]
 SOLUTION = pd.DataFrame({"id": IDS, "items": ["a", "b"] * 4, "Usage": ["Public", "Private"] * 4})
@@ -76,3 +83,63 @@ def test_any_permutation_of_the_solution_shows_the_participant_the_same_text(see
         assert _participant_view(solution, submission, **options) == _participant_view(
             permuted, submission, **options
         )
+
+
+# --- host errors in a log participants may read ------------------------------------------
+
+BROKEN_SOLUTIONS = {
+    # Arrow's parse error quotes the line: a row id and its items.
+    "a stray field": "id,items,Usage\nu1,SECRET1 SECRET2,Public,x\nu2,b,Private\n",
+    # The unknown values, and the row ids that hold them: which rows are Private.
+    "lower-case Usage": "id,items,Usage\nu1,a,Public\nu2,b,private\nu3,c,private\n",
+    # How many rows are Ignored, and how many have no relevant item.
+    "no scorable user": "id,items,Usage\nu1,,Public\nu2,b,Ignored\nu3,c,Ignored\n",
+}
+
+
+def _run_codabench(tmp_path: Path, solution: str, *options: str) -> tuple[int, str]:
+    ref, res, out = tmp_path / "in" / "ref", tmp_path / "in" / "res", tmp_path / "out"
+    for folder in (ref, res, out):
+        folder.mkdir(parents=True)
+    (ref / "solution.csv").write_text(solution)
+    (res / "submission.csv").write_text("id,items\nu1,a\nu2,b\nu3,c\n")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = main(["codabench", str(tmp_path / "in"), str(out), *options])
+    return code, stdout.getvalue() + stderr.getvalue()
+
+
+@pytest.fixture
+def _keep_the_memory_pool():
+    """``main()`` picks Arrow's allocator for its process: give this one its own back."""
+    previous = pa.default_memory_pool()
+    yield
+    pa.set_memory_pool(previous)
+
+
+@pytest.mark.usefixtures("_keep_the_memory_pool")
+@pytest.mark.parametrize("broken", sorted(BROKEN_SOLUTIONS))
+def test_a_host_error_in_a_public_log_quotes_nothing_of_the_solution(
+    tmp_path: Path, broken: str
+) -> None:
+    """The log of ``--public-only`` once printed the host error whole: a solution line
+    with its items, the rows whose Usage was 'private', the number of Ignored rows."""
+    solution = BROKEN_SOLUTIONS[broken]
+    code, log = _run_codabench(tmp_path / "public", solution, "--public-only")
+    assert code == 2
+    assert re.fullmatch(
+        r"scorer: host error: the solution, its folder or the options are invalid( \([\w ;-]+\))?"
+        r"; details are withheld because participants may read this log \(--public-only\): "
+        r"score the sample submission with the same solution and options to see them\.\n",
+        log,
+    ), log
+    # The host's own runs keep the details.
+    code, log = _run_codabench(tmp_path / "private", solution)
+    assert code == 2
+    assert re.search(r"SECRET1 SECRET2|'private'|1 are Ignored|2 are Ignored", log), log
+
+
+@pytest.mark.usefixtures("_keep_the_memory_pool")
+def test_a_public_log_names_the_host_problems_it_withholds(tmp_path: Path) -> None:
+    _, log = _run_codabench(tmp_path, BROKEN_SOLUTIONS["lower-case Usage"], "--public-only")
+    assert "(Unknown Usage values)" in log and "u2" not in log and "private" not in log
