@@ -26,7 +26,7 @@ from typing import Any
 import pyarrow as pa
 
 import scorer
-from scorer.errors import HostVisibleError, ParticipantVisibleError
+from scorer.errors import HostVisibleError, ParticipantVisibleError, withheld
 from scorer.io import DEFAULT_LIMITS, ReadLimits, write_atomic
 from scorer.options import (
     EMPTY_GROUND_TRUTH,
@@ -308,30 +308,8 @@ def _log_is_public(args: argparse.Namespace) -> bool:
 
 
 def _host_details(error: HostVisibleError, args: argparse.Namespace) -> str:
-    """A host error as the log may show it.
-
-    A host error can quote the solution (a line Arrow could not parse, its unknown
-    ``Usage`` values and their row ids, how many rows are Ignored). A log participants
-    may read (SPEC 6.1) gets the problems' titles only: a host error depends on the
-    solution and the options alone, so the host sees the details by scoring the sample
-    submission with the same solution and options.
-
-    Examples
-    --------
-    >>> from scorer.errors import Problem
-    >>> error = HostVisibleError("Bad Usage 'private' in row 'u7'", [Problem("Unknown Usage values",
-    ...                          "", "", "")])
-    >>> _host_details(error, argparse.Namespace(public_only=False))
-    "Bad Usage 'private' in row 'u7'"
-    >>> print(_host_details(error, argparse.Namespace(public_only=True)))
-    the solution, its folder or the options are invalid (Unknown Usage values); ...
-    """
+    """A host error as the log may show it: in full, or without what it quotes of the
+    solution when participants may read the log (:func:`~scorer.errors.withheld`)."""
     if not _log_is_public(args):
         return str(error)
-    titles = "; ".join(dict.fromkeys(problem.title for problem in error.problems))
-    return (
-        "the solution, its folder or the options are invalid"
-        + (f" ({titles})" if titles else "")
-        + "; details are withheld because participants may read this log (--public-only): "
-        "score the sample submission with the same solution and options to see them."
-    )
+    return withheld(error, "participants may read this log (--public-only)")

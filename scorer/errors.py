@@ -197,3 +197,27 @@ def raise_if_any(problems: Sequence[Problem], error: type[ScorerError], subject:
     """
     if problems:
         raise error(format_problems(subject, problems), problems)
+
+
+def withheld(error: HostVisibleError, reason: str) -> str:
+    """A host error's message for a place participants may read: its problems' titles only.
+
+    A host error can quote the solution (a line Arrow could not parse, its unknown
+    ``Usage`` values and the row ids holding them, how many rows are Ignored). It
+    depends on the solution and the options alone, so the host sees the details by
+    scoring the sample submission with the same solution and options (SPEC 6.1).
+
+    Examples
+    --------
+    >>> error = HostVisibleError("Usage 'private' in row 'u7'",
+    ...                          [Problem("Unknown Usage values", "", "", "")])
+    >>> print(withheld(error, "participants may read this log"))
+    the solution, its folder or the options are invalid (Unknown Usage values); ...
+    """
+    titles = "; ".join(dict.fromkeys(problem.title for problem in error.problems))
+    return (
+        "the solution, its folder or the options are invalid"
+        + (f" ({titles})" if titles else "")
+        + f"; details are withheld because {reason}: score the sample submission with the "
+        "same solution and options to see them."
+    )

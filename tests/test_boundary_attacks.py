@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from scorer import ParticipantVisibleError, evaluate
+from scorer import HostVisibleError, ParticipantVisibleError, evaluate
 from scorer.cli import main
 
 IDS = [f"u{i}" for i in range(8)]
@@ -143,3 +143,23 @@ def test_a_host_error_in_a_public_log_quotes_nothing_of_the_solution(
 def test_a_public_log_names_the_host_problems_it_withholds(tmp_path: Path) -> None:
     _, log = _run_codabench(tmp_path, BROKEN_SOLUTIONS["lower-case Usage"], "--public-only")
     assert "(Unknown Usage values)" in log and "u2" not in log and "private" not in log
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN_SOLUTIONS))
+def test_an_evalai_host_error_quotes_nothing_of_the_solution(tmp_path: Path, broken: str) -> None:
+    """EvalAI shows a failed submission's error message to the participant."""
+    from scorer.evalai import evaluate as evalai_evaluate
+
+    solution, submission = tmp_path / "solution.csv", tmp_path / "submission.csv"
+    solution.write_text(BROKEN_SOLUTIONS[broken])
+    submission.write_text("id,items\nu1,a\nu2,b\nu3,c\n")
+    with pytest.raises(HostVisibleError) as caught:
+        evalai_evaluate(solution, submission, "phase")
+    message = str(caught.value)
+    assert re.fullmatch(
+        r"the solution, its folder or the options are invalid( \([\w ;-]+\))?; details are "
+        r"withheld because EvalAI shows this message to participants: score the sample "
+        r"submission with the same solution and options to see them\.",
+        message,
+    ), message
+    assert caught.value.__suppress_context__
