@@ -131,7 +131,15 @@ def _walk(root: Path, error: type[ScorerError], role: str) -> tuple[list[str], l
     n_entries = 0
     while pending:
         folder, prefix, depth = pending.pop()
-        with os.scandir(folder) as entries:
+        try:
+            listing = os.scandir(folder)
+        except OSError as exc:  # an archive can hold a folder its mode makes unreadable
+            where = repr(prefix.rstrip("/")) if prefix else "itself"
+            raise error(
+                f"The {role} folder {where} cannot be read ({exc.strerror or exc}): put a "
+                f"single readable file in the {role} zip."
+            ) from None
+        with listing as entries:
             for entry in entries:
                 n_entries += 1
                 if n_entries > MAX_ENTRIES:

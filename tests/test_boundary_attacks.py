@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 from pathlib import Path
 
@@ -176,3 +177,27 @@ def test_the_property_cases_show_the_same_text_against_a_permuted_solution() -> 
         order = np.random.default_rng(seed).permutation(len(solution))
         permuted = solution.iloc[order].reset_index(drop=True)
         assert participant_view(solution, case) == participant_view(permuted, case), seed
+
+
+def test_an_unreadable_folder_in_the_submission_is_invalid_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``unzip`` restores a folder's mode bits, so an archive can hold a folder the
+    scoring program may not list (simulated: the tests may run as root)."""
+    from scorer import codabench
+
+    res = tmp_path / "res"
+    (res / "locked").mkdir(parents=True)
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr(codabench.os, "scandir", scandir)
+    with pytest.raises(
+        ParticipantVisibleError,
+        match=r"^The submission folder 'locked' cannot be read \(Permission denied\)",
+    ):
+        codabench.find_single_file(res, ParticipantVisibleError, "submission")
