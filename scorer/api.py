@@ -12,6 +12,7 @@ from scorer.columns import TableLike, as_string_table
 from scorer.errors import (
     HostVisibleError,
     ParticipantVisibleError,
+    Problem,
     example_values,
     format_count,
 )
@@ -136,10 +137,14 @@ def evaluate(
     skipped = empty_truth & ~ignored & (options.empty_ground_truth == "skip")
     scored = ~ignored & ~skipped
     if not scored.any():
+        found = (
+            f"of {format_count(n_users, 'solution row')}, {int(ignored.sum()):,} are Ignored "
+            f"and {int(skipped.sum()):,} have no relevant item"
+        )
+        fix = "check the solution's target column, or use empty_ground_truth='zero'"
         raise HostVisibleError(
-            f"No user can be scored: of {format_count(n_users, 'solution row')}, "
-            f"{int(ignored.sum()):,} are Ignored and {int(skipped.sum()):,} have no relevant "
-            "item. Check the solution's target column, or use empty_ground_truth='zero'."
+            f"No user can be scored: {found}. {fix[0].upper()}{fix[1:]}.",
+            [Problem("No scorable user", "a user to score", found, fix)],
         )
     split_scores = {
         split: _mean_or_none(ap, scored & checked_solution.marked(split)) if has_usage else None

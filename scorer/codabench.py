@@ -20,6 +20,7 @@ from scorer.errors import (
     MAX_EXAMPLES,
     HostVisibleError,
     ParticipantVisibleError,
+    Problem,
     ScorerError,
 )
 from scorer.io import write_atomic
@@ -48,9 +49,10 @@ def scores(result: ScoreResult, public_only: bool = False) -> dict[str, float]:
     """
     if public_only:
         if result.public_score is None:
+            expected = "a solution with a Usage column and at least one scorable Public row"
             raise HostVisibleError(
-                "public_only needs a solution with a Usage column and at least one scorable "
-                "Public row."
+                f"public_only needs {expected}.",
+                [Problem("No scorable Public row", expected, "none", "leave out public_only")],
             )
         return {f"{result.metric}_public": result.public_score}
     values = {result.metric: result.score}

@@ -201,3 +201,20 @@ def test_an_unreadable_folder_in_the_submission_is_invalid_not_a_crash(
         match=r"^The submission folder 'locked' cannot be read \(Permission denied\)",
     ):
         codabench.find_single_file(res, ParticipantVisibleError, "submission")
+
+
+@pytest.mark.usefixtures("_keep_the_memory_pool")
+@pytest.mark.parametrize(
+    ("solution", "title"),
+    [
+        (BROKEN_SOLUTIONS["no scorable user"], "No scorable user"),
+        ("id,items,Usage\nu1,a,Private\nu2,b,Private\nu3,c,Private\n", "No scorable Public row"),
+        ("id,items\nu1,a\nu2,b\nu3,c\n", "No scorable Public row"),
+    ],
+)
+def test_a_withheld_host_error_still_says_what_is_wrong(
+    tmp_path: Path, solution: str, title: str
+) -> None:
+    code, log = _run_codabench(tmp_path, solution, "--public-only")
+    assert code == 2
+    assert f"are invalid ({title}); details are withheld" in log, log
