@@ -10,6 +10,7 @@ import pyarrow as pa
 from scorer.arrays import to_arrow
 from scorer.columns import TableLike, as_string_table
 from scorer.errors import (
+    MAX_EXAMPLES,
     HostVisibleError,
     ParticipantVisibleError,
     Problem,
@@ -252,7 +253,8 @@ def _row_warning(
         examples = example_values(solution.row_ids, mask)
     else:
         known = user_of_row[user_of_row >= 0]
-        examples = example_values(solution.row_ids.take(to_arrow(known)), mask[known])
+        first_marked = known[np.flatnonzero(mask[known])[:MAX_EXAMPLES]]
+        examples = tuple(map(str, solution.row_ids.take(to_arrow(first_marked)).to_pylist()))
     return [ScoreWarning(code, message, count, examples, audience)]  # type: ignore[arg-type]
 
 
