@@ -7,10 +7,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
+from scorer.arrays import to_arrow
 from scorer.columns import TableLike, as_string_table
 from scorer.errors import (
+    MAX_EXAMPLES,
     HostVisibleError,
     ParticipantVisibleError,
+    Problem,
     example_values,
     format_count,
 )
@@ -135,17 +138,21 @@ def evaluate(
     skipped = empty_truth & ~ignored & (options.empty_ground_truth == "skip")
     scored = ~ignored & ~skipped
     if not scored.any():
+        found = (
+            f"of {format_count(n_users, 'solution row')}, {int(ignored.sum()):,} are Ignored "
+            f"and {int(skipped.sum()):,} have no relevant item"
+        )
+        fix = "check the solution's target column, or use empty_ground_truth='zero'"
         raise HostVisibleError(
-            f"No user can be scored: of {format_count(n_users, 'solution row')}, "
-            f"{int(ignored.sum()):,} are Ignored and {int(skipped.sum()):,} have no relevant "
-            "item. Check the solution's target column, or use empty_ground_truth='zero'."
+            f"No user can be scored: {found}. {fix[0].upper()}{fix[1:]}.",
+            [Problem("No scorable user", "a user to score", found, fix)],
         )
     split_scores = {
         split: _mean_or_none(ap, scored & checked_solution.marked(split)) if has_usage else None
         for split in ("Public", "Private")
     }
     warnings = _submission_warnings(
-        checked_solution, rankings.lengths, first, hints, options.k, options.unknown_row_ids
+        checked_solution, user_of_row, rankings.lengths, first, hints, options
     )
     for code, sentence, mask in host_hints:
         warnings += _row_warning(code, sentence, mask, checked_solution, "host")
@@ -230,31 +237,46 @@ def _row_warning(
     mask: np.ndarray,
     solution: Solution,
     audience: str = "participant",
-    with_examples: bool = True,
+    user_of_row: np.ndarray | None = None,
 ) -> list[ScoreWarning]:
+    """One warning about the rows in ``mask`` (solution rows), or none.
+
+    With ``user_of_row`` the examples are the first marked rows in the submission's
+    order (the solution's order is hidden: a host may sort it by ``Usage``); with an
+    empty one, no example.
+    """
     count = int(mask.sum())
     if not count:
         return []
     message = sentence.format(rows=format_count(count, "row"), have="has" if count == 1 else "have")
-    examples = example_values(solution.row_ids, mask) if with_examples else ()
+    if user_of_row is None:
+        examples = example_values(solution.row_ids, mask)
+    else:
+        known = user_of_row[user_of_row >= 0]
+        first_marked = known[np.flatnonzero(mask[known])[:MAX_EXAMPLES]]
+        examples = tuple(map(str, solution.row_ids.take(to_arrow(first_marked)).to_pylist()))
     return [ScoreWarning(code, message, count, examples, audience)]  # type: ignore[arg-type]
 
 
 def _submission_warnings(
     solution: Solution,
+    user_of_row: np.ndarray,
     lengths: np.ndarray,
     first: np.ndarray,
     hints: list[Hint],
-    k: int,
-    unknown_row_ids: str,
+    options: Options,
 ) -> list[ScoreWarning]:
     """Warnings for the participant: functions of the submission and the row ids alone.
 
     Every submitted row counts, ``Ignored`` rows and users with no relevant item
     included: counting only the scored rows would tell the participant which they are
     (SPEC 6.1). With ``unknown_row_ids="ignore"`` the solution's row ids are not
-    public, so no example row id is given (as for "Missing rows").
+    public, so no example row id is given (as for "Missing rows"). Examples follow the
+    submission's row order, never the solution's.
     """
+    k = options.k
+    if options.unknown_row_ids != "error":
+        user_of_row = user_of_row[:0]
     present = lengths > 0
     checks = [
         (
@@ -273,9 +295,7 @@ def _submission_warnings(
     return [
         warning
         for code, sentence, mask in checks
-        for warning in _row_warning(
-            code, sentence, mask, solution, with_examples=unknown_row_ids == "error"
-        )
+        for warning in _row_warning(code, sentence, mask, solution, user_of_row=user_of_row)
     ]
 
 

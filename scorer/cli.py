@@ -26,7 +26,7 @@ from typing import Any
 import pyarrow as pa
 
 import scorer
-from scorer.errors import HostVisibleError, ParticipantVisibleError
+from scorer.errors import HostVisibleError, ParticipantVisibleError, withheld
 from scorer.io import DEFAULT_LIMITS, ReadLimits, write_atomic
 from scorer.options import (
     EMPTY_GROUND_TRUTH,
@@ -333,7 +333,7 @@ def _run(args: argparse.Namespace, command: Callable[[argparse.Namespace], None]
         print(exc, file=sys.stderr)
         return EXIT_INVALID_SUBMISSION
     except HostVisibleError as exc:
-        print(f"scorer: host error: {exc}", file=sys.stderr)
+        print(f"scorer: host error: {_host_details(exc, args)}", file=sys.stderr)
         return EXIT_HOST_ERROR
     except MemoryError as exc:  # Arrow's too: the machine, not an input, fell short
         print(
@@ -346,10 +346,24 @@ def _run(args: argparse.Namespace, command: Callable[[argparse.Namespace], None]
     except Exception as exc:
         if args.debug:
             traceback.print_exc()
+        details = "" if _log_is_public(args) and not args.debug else f": {exc}"
         print(
-            f"scorer: internal error: {type(exc).__name__}: {exc}"
+            f"scorer: internal error: {type(exc).__name__}{details}"
             + ("" if args.debug else " (run again with --debug for the traceback)"),
             file=sys.stderr,
         )
         return EXIT_INTERNAL_ERROR
     return EXIT_SCORED
+
+
+def _log_is_public(args: argparse.Namespace) -> bool:
+    """Whether participants may read this run's log (``codabench --public-only``)."""
+    return bool(getattr(args, "public_only", False))
+
+
+def _host_details(error: HostVisibleError, args: argparse.Namespace) -> str:
+    """A host error as the log may show it: in full, or without what it quotes of the
+    solution when participants may read the log (:func:`~scorer.errors.withheld`)."""
+    if not _log_is_public(args):
+        return str(error)
+    return withheld(error, "participants may read this log (--public-only)")

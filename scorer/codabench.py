@@ -20,6 +20,7 @@ from scorer.errors import (
     MAX_EXAMPLES,
     HostVisibleError,
     ParticipantVisibleError,
+    Problem,
     ScorerError,
 )
 from scorer.io import write_atomic
@@ -48,9 +49,10 @@ def scores(result: ScoreResult, public_only: bool = False) -> dict[str, float]:
     """
     if public_only:
         if result.public_score is None:
+            expected = "a solution with a Usage column and at least one scorable Public row"
             raise HostVisibleError(
-                "public_only needs a solution with a Usage column and at least one scorable "
-                "Public row."
+                f"public_only needs {expected}.",
+                [Problem("No scorable Public row", expected, "none", "leave out public_only")],
             )
         return {f"{result.metric}_public": result.public_score}
     values = {result.metric: result.score}
@@ -131,7 +133,15 @@ def _walk(root: Path, error: type[ScorerError], role: str) -> tuple[list[str], l
     n_entries = 0
     while pending:
         folder, prefix, depth = pending.pop()
-        with os.scandir(folder) as entries:
+        try:
+            listing = os.scandir(folder)
+        except OSError as exc:  # an archive can hold a folder its mode makes unreadable
+            where = repr(prefix.rstrip("/")) if prefix else "itself"
+            raise error(
+                f"The {role} folder {where} cannot be read ({exc.strerror or exc}): put a "
+                f"single readable file in the {role} zip."
+            ) from None
+        with listing as entries:
             for entry in entries:
                 n_entries += 1
                 if n_entries > MAX_ENTRIES:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from scorer.arrays import to_arrow
 
@@ -76,6 +77,24 @@ def example_values(values: pa.Array, mask: np.ndarray) -> tuple[str, ...]:
     """
     positions = np.flatnonzero(mask)[:MAX_EXAMPLES]
     return tuple(str(v) for v in values.take(to_arrow(positions)).to_pylist())
+
+
+def smallest_values(values: pa.Array, mask: np.ndarray) -> tuple[str, ...]:
+    """Up to five values where ``mask`` holds, the smallest first (byte order).
+
+    For examples that no participant row orders ("Missing rows"): the solution's row
+    order is hidden (a host may sort it by ``Usage``), so examples never follow it.
+
+    Examples
+    --------
+    >>> smallest_values(pa.array(["u9", "b", "a", "u10"]), np.array([True, True, False, True]))
+    ('b', 'u10', 'u9')
+    """
+    chosen = values.filter(to_arrow(mask))
+    if len(chosen) == 0:
+        return ()
+    order = pc.select_k_unstable(chosen, k=MAX_EXAMPLES, sort_keys=[("values", "ascending")])
+    return tuple(str(v) for v in chosen.take(order).to_pylist())
 
 
 def example_row_numbers(mask: np.ndarray) -> tuple[str, ...]:
@@ -189,3 +208,27 @@ class MissingInputError(HostVisibleError, FileNotFoundError):
 
 class InputIsADirectoryError(HostVisibleError, IsADirectoryError):
     """An input path that is a directory: a usage error (CLI exit 2), not an invalid file."""
+
+
+def withheld(error: HostVisibleError, reason: str) -> str:
+    """A host error's message for a place participants may read: its problems' titles only.
+
+    A host error can quote the solution (a line Arrow could not parse, its unknown
+    ``Usage`` values and the row ids holding them, how many rows are Ignored). It
+    depends on the solution and the options alone, so the host sees the details by
+    scoring the sample submission with the same solution and options (SPEC 6.1).
+
+    Examples
+    --------
+    >>> error = HostVisibleError("Usage 'private' in row 'u7'",
+    ...                          [Problem("Unknown Usage values", "", "", "")])
+    >>> print(withheld(error, "participants may read this log"))
+    the solution, its folder or the options are invalid (Unknown Usage values); ...
+    """
+    titles = "; ".join(dict.fromkeys(problem.title for problem in error.problems))
+    return (
+        "the solution, its folder or the options are invalid"
+        + (f" ({titles})" if titles else "")
+        + f"; details are withheld because {reason}: score the sample submission with the "
+        "same solution and options to see them."
+    )

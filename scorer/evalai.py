@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 import scorer
-from scorer.errors import HostVisibleError
+from scorer.errors import HostVisibleError, withheld
 from scorer.io import ReadLimits
 from scorer.result import ScoreResult
 
@@ -93,17 +93,23 @@ unknown_row_ids, limits
 'submission_result': {'map_at_2': 1.0}}
     """
     _check_keywords(platform_kwargs)
-    result = scorer.evaluate(
-        test_annotation_file,
-        user_submission_file,
-        row_id_column_name,
-        k=k,
-        empty_ground_truth=empty_ground_truth,  # type: ignore[arg-type]
-        extra_predictions=extra_predictions,  # type: ignore[arg-type]
-        normalization=normalization,  # type: ignore[arg-type]
-        unknown_row_ids=unknown_row_ids,  # type: ignore[arg-type]
-        limits=limits,
-    )
+    try:
+        result = scorer.evaluate(
+            test_annotation_file,
+            user_submission_file,
+            row_id_column_name,
+            k=k,
+            empty_ground_truth=empty_ground_truth,  # type: ignore[arg-type]
+            extra_predictions=extra_predictions,  # type: ignore[arg-type]
+            normalization=normalization,  # type: ignore[arg-type]
+            unknown_row_ids=unknown_row_ids,  # type: ignore[arg-type]
+            limits=limits,
+        )
+    except HostVisibleError as error:
+        # EvalAI shows a failed submission's error to its participant (SPEC 6.1).
+        raise HostVisibleError(
+            withheld(error, "EvalAI shows this message to participants")
+        ) from None
     return to_evalai(result, splits, metric_name)
 
 

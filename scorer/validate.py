@@ -32,6 +32,7 @@ from scorer.errors import (
     format_count,
     format_example,
     raise_if_any,
+    smallest_values,
 )
 from scorer.joins import StringIndex, first_index_of
 from scorer.options import Options
@@ -516,7 +517,7 @@ def _row_id_problems(
                 f"{format_count(n_missing, 'row id')} with no row" + hints,
                 "add a row for every row id of the sample submission (an empty prediction "
                 "list is allowed)",
-                () if hide else example_values(solution.row_ids, missing),
+                () if hide else smallest_values(solution.row_ids, missing),
             )
         )
     if n_unknown and options.unknown_row_ids == "error":

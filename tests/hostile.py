@@ -43,6 +43,7 @@ SHADOW_SOLUTION = pd.DataFrame(
         "Usage": ["Private", "Ignored", "Public", "Public", "Public", "Private"],
     }
 )
+REVERSED_SOLUTION = SOLUTION.iloc[::-1].reset_index(drop=True)
 NAMES = ["customer_id", "prediction", "Usage", "", " customer_id", "Prediction", "u0", "\ud800"]
 
 texts = st.one_of(
@@ -198,11 +199,13 @@ def participant_view(submission: pd.DataFrame | str | os.PathLike, solution: obj
 
 
 def assert_non_interference(submission: pd.DataFrame | str | os.PathLike) -> None:
-    """The same participant-visible text against a solution that differs in hidden data."""
+    """The same participant-visible text against a solution that differs in hidden data,
+    and against the solution with its rows in another order (also hidden)."""
     seen = participant_view(submission, SOLUTION)
-    assert seen == participant_view(submission, SHADOW_SOLUTION), (
-        f"depends on hidden data: {seen[:500]!r}"
-    )
+    for other in (SHADOW_SOLUTION, REVERSED_SOLUTION):
+        assert seen == participant_view(submission, other), (
+            f"depends on hidden data: {seen[:500]!r}"
+        )
 
 
 def assert_no_secret(text: str) -> None:

@@ -87,7 +87,7 @@ def test_missing_row_ids() -> None:
     frame = submission().iloc[[0, 2]]
     with pytest.raises(
         ParticipantVisibleError,
-        match=r"Missing rows[\s\S]*2 row ids with no row[\s\S]*examples \(row ids\): 'u2', '0042'",
+        match=r"Missing rows[\s\S]*2 row ids with no row[\s\S]*examples \(row ids\): '0042', 'u2'",
     ):
         score(SOLUTION, frame, "id")
 
@@ -159,7 +159,8 @@ def test_problems_show_at_most_five_examples_and_the_total() -> None:
     with pytest.raises(ParticipantVisibleError) as caught:
         score(solution, frame, "id")
     (problem,) = caught.value.problems
-    assert problem.examples == ("u1", "u2", "u3", "u4", "u5")
+    # The smallest missing ids (as strings): the solution's row order is hidden.
+    assert problem.examples == ("u1", "u10", "u11", "u12", "u13")
     assert "19 row ids with no row" in problem.found
 
 
