@@ -61,8 +61,98 @@ def first_occurrence(codes: np.ndarray) -> np.ndarray:
 EXACT_MAX_WIDTH = 20
 
 
+class ExactMean:
+    """Per-user values held as fractions ``numerator / denominator`` (0 when 0/0).
+
+    The mixin behind every rational measure: with integer parts (int64, or Python
+    ints in an object array when they could overflow int64), :meth:`values` and
+    :meth:`mean` are the correctly rounded floats of the exact rationals; float
+    numerators fall back to a correctly rounded sum of the per-user floats.
+    Subclasses are dataclasses with ``numerator``, ``denominator`` and ``scale``.
+    """
+
+    numerator: np.ndarray
+    denominator: np.ndarray
+    scale: int
+
+    @property
+    def exact(self) -> bool:
+        """Whether numerators are exact integers."""
+        return self.numerator.dtype.kind in "iO"
+
+    def values(self) -> np.ndarray:
+        """Each user's value as float64.
+
+        Examples
+        --------
+        >>> rel = np.array([[0, 1, 0, 0, 1, 0, 1, 0, 1, 0]], dtype=bool)
+        >>> average_precision(rel, np.array([4]), k=10).values()  # 1117/2520
+        array([0.44325397])
+        """
+        if self.numerator.dtype.kind == "O":
+            # Python ints: int / int is correctly rounded whatever their size.
+            pairs = zip(self.numerator.tolist(), self.denominator.tolist(), strict=True)
+            return np.array([n / d if d else 0.0 for n, d in pairs], dtype=np.float64)
+        safe = np.maximum(self.denominator, 1)
+        return np.where(self.denominator > 0, self.numerator / safe, 0.0)
+
+    def mean(self, mask: np.ndarray | None = None) -> float:
+        """The mean over the users where ``mask`` holds, independent of their order.
+
+        Examples
+        --------
+        >>> rel = np.array([[1, 1, 0, 0, 1, 0, 0], [0, 1, 1, 0, 0, 1, 1]], dtype=bool)
+        >>> ap = average_precision(rel, np.array([3, 4]), k=7)
+        >>> ap.mean() == 599 / 840  # (13/15 + 47/84) / 2, correctly rounded
+        True
+        """
+        return float(self.exact_mean(mask)) if self.exact else self._float_mean(mask)
+
+    def exact_mean(self, mask: np.ndarray | None = None) -> Fraction:
+        """The exact mean over the users where ``mask`` holds (integer parts only).
+
+        Examples
+        --------
+        >>> Ratios(np.array([1, 1, 0]), np.array([2, 3, 0])).exact_mean()
+        Fraction(5, 18)
+        """
+        chosen = _chosen(len(self.denominator), mask)
+        if not self.exact:
+            raise ValueError("float numerators have no exact mean")
+        sums = _sums_by_denominator(self.numerator[chosen], self.denominator[chosen], self.scale)
+        total = sum((Fraction(s, d) for d, s in sums.items() if d > 0), Fraction(0))
+        return total / int(np.count_nonzero(chosen))
+
+    def _float_mean(self, mask: np.ndarray | None) -> float:
+        chosen = _chosen(len(self.denominator), mask)
+        return float_mean(self.values()[chosen])
+
+
+def _chosen(n_users: int, mask: np.ndarray | None) -> np.ndarray:
+    chosen = np.ones(n_users, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    if not chosen.any():
+        raise ValueError("the mean of no value is undefined")
+    return chosen
+
+
 @dataclass(frozen=True)
-class AveragePrecision:
+class Ratios(ExactMean):
+    """Per-user fractions of a rational measure (see :class:`ExactMean`).
+
+    Attributes
+    ----------
+    numerator, denominator : ndarray of int64 (or object, Python ints)
+    scale : int
+        Every denominator is a multiple of it (a hint for grouping; 1 is always valid).
+    """
+
+    numerator: np.ndarray
+    denominator: np.ndarray
+    scale: int = 1
+
+
+@dataclass(frozen=True)
+class AveragePrecision(ExactMean):
     """AP@K of every user as a fraction ``numerator / denominator`` (0 when 0/0).
 
     For rankings at most :data:`EXACT_MAX_WIDTH` wide both parts are exact integers,
@@ -85,42 +175,58 @@ class AveragePrecision:
     hits: np.ndarray
     scale: int = 1
 
-    @property
-    def exact(self) -> bool:
-        """Whether numerators are exact integers."""
-        return self.numerator.dtype.kind == "i"
+
+@dataclass(frozen=True)
+class Floats:
+    """Per-user float64 values of a measure that is not rational (nDCG).
+
+    Each value is computed in a fixed order of operations; :meth:`mean` is the
+    correctly rounded mean (:func:`float_mean`), so no bit depends on row order.
+
+    Examples
+    --------
+    >>> Floats(np.array([0.5, 0.25, 1.0])).mean(np.array([True, True, False]))
+    0.375
+    """
+
+    array: np.ndarray
+
+    exact = False
 
     def values(self) -> np.ndarray:
-        """Each user's AP@K as float64.
-
-        Examples
-        --------
-        >>> rel = np.array([[0, 1, 0, 0, 1, 0, 1, 0, 1, 0]], dtype=bool)
-        >>> average_precision(rel, np.array([4]), k=10).values()  # 1117/2520
-        array([0.44325397])
-        """
-        safe = np.maximum(self.denominator, 1)
-        return np.where(self.denominator > 0, self.numerator / safe, 0.0)
+        """Each user's value."""
+        return self.array
 
     def mean(self, mask: np.ndarray | None = None) -> float:
-        """MAP over the users where ``mask`` holds, independent of their order.
+        """The correctly rounded mean over the users where ``mask`` holds."""
+        return float_mean(self.array[_chosen(len(self.array), mask)])
 
-        Examples
-        --------
-        >>> rel = np.array([[1, 1, 0, 0, 1, 0, 0], [0, 1, 1, 0, 0, 1, 1]], dtype=bool)
-        >>> ap = average_precision(rel, np.array([3, 4]), k=7)
-        >>> ap.mean() == 599 / 840  # (13/15 + 47/84) / 2, correctly rounded
-        True
-        """
-        chosen = np.ones(len(self.denominator), dtype=bool) if mask is None else mask
-        count = int(np.count_nonzero(chosen))
-        if count == 0:
-            raise ValueError("the mean of no value is undefined")
-        if not self.exact:
-            return math.fsum(self.values()[chosen].tolist()) / count
-        sums = _sums_by_denominator(self.numerator[chosen], self.denominator[chosen], self.scale)
-        total = sum((Fraction(s, d) for d, s in sums.items() if d > 0), Fraction(0))
-        return float(total / count)
+
+def float_mean(values: np.ndarray) -> float:
+    """The correctly rounded mean of float64 values, independent of their order.
+
+    The values are summed exactly (each is an integer mantissa times a power of two:
+    the mantissas sharing an exponent are summed in integers), so the only rounding
+    is the final division.
+
+    Examples
+    --------
+    >>> float_mean(np.array([0.1, 0.2, 0.3]))  # the exact mean of the three doubles
+    0.2
+    >>> float_mean(np.array([1e-300, 1.0, -1.0]))
+    3.3333333333333334e-301
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) == 0:
+        raise ValueError("the mean of no value is undefined")
+    if not np.isfinite(values).all():
+        raise ValueError("the mean of non-finite values is undefined")
+    mantissa, exponent = np.frexp(values)
+    integers = (mantissa * 2.0**53).astype(np.int64)  # exact: |mantissa| < 1
+    sums = _sums_by_denominator(integers, (exponent.astype(np.int64) - exponent.min()), 1)
+    low = int(exponent.min()) - 53
+    total = sum(Fraction(s) * Fraction(2) ** (e + low) for e, s in sums.items())
+    return float(Fraction(total) / len(values))
 
 
 def _sums_by_denominator(
@@ -138,6 +244,8 @@ def _sums_by_denominator(
     >>> _sums_by_denominator(np.array([1, 2, 3, 2**39]), np.array([6, 0, 6, 12]), 6)
     {0: 2, 6: 4, 12: 549755813888}
     """
+    if numerator.dtype.kind == "O":
+        return _python_sums(numerator, denominator)
     groups = denominator // scale
     small = len(numerator) < 2**32 and int(groups.max(initial=0)) <= 4 * len(groups) + 1024
     if small and int(numerator.min(initial=0)) >= 0 and int(numerator.max(initial=0)) < 2**40:
@@ -148,8 +256,28 @@ def _sums_by_denominator(
     order = np.argsort(denominator, kind="stable")
     ordered = denominator[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    sums = np.add.reduceat(numerator[order], starts) if len(starts) else []
-    return {int(d): int(s) for d, s in zip(ordered[starts], sums, strict=True)}
+    if not len(starts):
+        return {}
+    # Exact whatever the magnitudes: 32-bit halves summed separately cannot overflow
+    # int64 below 2**31 values.
+    values = numerator[order]
+    low = np.add.reduceat(values & (2**32 - 1), starts)
+    high = np.add.reduceat(values >> 32, starts)
+    return {
+        int(d): int(lo) + (int(hi) << 32)
+        for d, lo, hi in zip(ordered[starts].tolist(), low.tolist(), high.tolist(), strict=True)
+    }
+
+
+def _python_sums(numerator: np.ndarray, denominator: np.ndarray) -> dict[int, int]:
+    """:func:`_sums_by_denominator` for Python-int parts (an object array)."""
+    order = np.argsort(denominator, kind="stable")
+    ordered = denominator[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(order) else []
+    ends = [*list(starts[1:]), len(order)]
+    values = numerator[order].tolist()
+    keys = ordered.tolist()
+    return {int(keys[s]): sum(values[s:e]) for s, e in zip(starts, ends, strict=True)}
 
 
 def average_precision(
