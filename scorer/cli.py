@@ -28,6 +28,7 @@ import pyarrow as pa
 import scorer
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.io import DEFAULT_LIMITS, ReadLimits, write_atomic
+from scorer.measures.registry import describe
 from scorer.options import (
     EMPTY_GROUND_TRUTH,
     EXTRA_PREDICTIONS,
@@ -95,6 +96,31 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the row-id column (default: the solution's first column)",
     )
+    group.add_argument(
+        "-m",
+        "--metric",
+        dest="metrics",
+        action="append",
+        metavar="NAME",
+        help=(
+            "a measure to compute, repeatable; the first is the leaderboard metric "
+            "(default: MAP@K). Names are case-insensitive, the cut-off defaults to K: "
+            + "; ".join(describe().splitlines())
+        ),
+    )
+    group.add_argument(
+        "--grade-column",
+        metavar="NAME",
+        help="a solution column of space-separated integer grades, one per item "
+        "(default: every listed item has grade 1)",
+    )
+    group.add_argument(
+        "--relevance-threshold",
+        type=int,
+        default=1,
+        metavar="G",
+        help="the smallest grade the binary measures count as relevant (default: %(default)s)",
+    )
     choices: list[tuple[str, tuple[str, ...], str]] = [
         ("empty_ground_truth", EMPTY_GROUND_TRUTH, "a user with no relevant item"),
         ("extra_predictions", EXTRA_PREDICTIONS, "a row with more than K predictions"),
@@ -143,6 +169,9 @@ def evaluate_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "normalization": args.normalization,
         "unknown_row_ids": args.unknown_row_ids,
         "limits": limits,
+        "metrics": args.metrics,
+        "grade_column_name": args.grade_column,
+        "relevance_threshold": args.relevance_threshold,
     }
 
 
@@ -160,10 +189,13 @@ def format_result(result: ScoreResult) -> str:
       - [submission] 1 row has fewer than 3 predictions; an unused slot can never earn credit. ...
       - [submission] 1 row has no prediction and score 0. Examples: 'u2'
     """
-    lines = [f"MAP@{result.options.k}: {result.score!r}"]
-    for split, value in (("Public", result.public_score), ("Private", result.private_score)):
-        if value is not None:
-            lines.append(f"  {split + ':':<8} {value!r}")
+    lines = []
+    splits = (("Public", result.public_metrics), ("Private", result.private_metrics))
+    for name, value in result.metrics.items():
+        lines.append(f"{name}: {value!r}")
+        for split, values in splits:
+            if values is not None:
+                lines.append(f"  {split + ':':<8} {values[name]!r}")
     lines.append(
         f"Users: {result.n_scored:,} scored, {result.n_skipped:,} skipped (no relevant item), "
         f"{result.n_ignored:,} ignored; {result.n_users:,} in the solution"
@@ -179,7 +211,7 @@ def format_result(result: ScoreResult) -> str:
 def _score_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="scorer",
-        description="Validate a submission and compute MAP@K.",
+        description="Validate a submission and compute MAP@K (or other measures, --metric).",
         epilog=(
             "Codabench / CodaLab scoring program: scorer codabench INPUT_DIR OUTPUT_DIR "
             "[options] (see scorer codabench --help). Exit codes: 0 scored, 1 invalid "
@@ -194,7 +226,8 @@ def _score_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--per-user",
         metavar="PATH",
-        help="also write each row id's AP, hits, |R| and whether it was scored, as CSV",
+        help="also write each row id's value of every measure (AP by default), hits, |R| "
+        "and whether it was scored, as CSV",
     )
     parser.add_argument("--version", action="version", version=f"scorer {scorer.__version__}")
     add_scoring_options(parser)
@@ -214,7 +247,8 @@ def _codabench_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--public-only",
         action="store_true",
-        help="write only map_at_K_public (for a phase whose logs participants can read)",
+        help="write only the _public keys, e.g. map_at_K_public (for a phase whose logs "
+        "participants can read)",
     )
     add_scoring_options(parser)
     return parser

@@ -325,6 +325,32 @@ class GroundTruth:
         """
         if rankings.item_bytes is None:
             return self.contains_rows(rankings.items)
+        users, ranks, _ = self._fingerprint_hits(rankings)
+        result = np.zeros(rankings.items.shape, dtype=bool, order="F")
+        result[users, ranks] = True
+        return result
+
+    def hit_pairs(self, rankings: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every prediction that is a ground-truth pair: its user, rank and pair index
+        (the pair's position in :attr:`users` and :attr:`codes`).
+
+        Examples
+        --------
+        >>> truth = GroundTruth.from_lists(split_lists(pa.array(["a b", "b"])))
+        >>> rankings = build_rankings(split_lists(pa.array(["b x", "a b"])), np.array([0, 1]),
+        ...                           2, 2, truth.vocabulary)
+        >>> truth.hit_pairs(rankings)
+        (array([0, 1]), array([0, 1]), array([1, 2]))
+        """
+        if rankings.item_bytes is not None:
+            return self._fingerprint_hits(rankings)
+        codes = rankings.items
+        users, ranks = np.nonzero(self.contains_rows(codes))
+        size = max(len(self.vocabulary), 1)
+        keys = self.users * size + self.codes
+        return users, ranks, np.searchsorted(keys, users * size + codes[users, ranks])
+
+    def _fingerprint_hits(self, rankings: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         # Fingerprints: compare each relevant pair with its user's predictions, then
         # confirm every equal fingerprint byte for byte.
         vocabulary = fixed_width_bytes(self.vocabulary)
@@ -335,9 +361,7 @@ class GroundTruth:
         )
         users = self.users[pairs]
         same = rows_match(rankings.item_bytes.at(users, ranks), vocabulary, self.codes[pairs])
-        result = np.zeros(rankings.items.shape, dtype=bool, order="F")
-        result[users[same], ranks[same]] = True
-        return result
+        return users[same], ranks[same], pairs[same]
 
 
 _DENSE_MAX_WIDTH = 64

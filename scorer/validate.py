@@ -556,3 +556,123 @@ def _too_many_problems(
             label,
         )
     ]
+
+
+MAX_GRADE = 30
+
+
+def check_grades(
+    grades: SplitLists, n_items: np.ndarray, row_ids: pa.Array, grade_name: str, target_name: str
+) -> np.ndarray:
+    """Check a solution's grade column against its target column (SPEC §7.2).
+
+    Parameters
+    ----------
+    grades : SplitLists
+        The split grade cells, in solution order.
+    n_items : ndarray of int64
+        The number of items in each row's target cell.
+    row_ids : pyarrow.Array
+        The solution's row ids, for examples.
+    grade_name, target_name : str
+        The two columns' names, for the message.
+
+    Returns
+    -------
+    ndarray of int64
+        Every grade, row after row, aligned with the target items.
+
+    Raises
+    ------
+    HostVisibleError
+        Listing rows whose number of grades differs from their number of items, and
+        rows holding a grade that is not an integer in [0, MAX_GRADE].
+
+    Examples
+    --------
+    >>> ids = pa.array(["u1", "u2"])
+    >>> check_grades(split_lists(pa.array(["3 0", "1"])), np.array([2, 1]), ids, "g", "t")
+    array([3, 0, 1])
+    >>> check_grades(split_lists(pa.array(["3", "-1"])), np.array([2, 1]), ids, "g", "t")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: The solution is invalid (2 problems):
+    1. Grades do not match the items
+    ...
+    """
+    problems: list[Problem] = []
+    mismatch = grades.lengths != n_items
+    if mismatch.any():
+        problems.append(
+            Problem(
+                "Grades do not match the items",
+                f"in each row, one grade in {grade_name!r} per item in {target_name!r}",
+                f"{format_count(int(mismatch.sum()), 'row')} with another number of grades",
+                "write one space-separated grade per item, in the items' order",
+                example_values(row_ids, mismatch),
+            )
+        )
+    tokens = grades.tokens
+    valid = to_numpy(pc.match_substring_regex(tokens, r"^[0-9]{1,9}$"), fill=False)
+    values = np.zeros(len(tokens), dtype=np.int64)
+    if valid.any():
+        values[valid] = to_numpy(pc.cast(tokens.filter(to_arrow(valid)), pa.int64()))
+    invalid = ~valid | (values > MAX_GRADE)
+    if invalid.any():
+        rows = np.zeros(len(grades.lengths), dtype=bool)
+        rows[grades.row_of_token[invalid]] = True
+        problems.append(
+            Problem(
+                "Invalid grades",
+                f"each grade in {grade_name!r} an integer from 0 to {MAX_GRADE}",
+                f"{format_count(int(rows.sum()), 'row')} with a negative, fractional, "
+                "too large or non-numeric grade",
+                f"write whole numbers from 0 (judged, not relevant) to {MAX_GRADE}",
+                example_values(row_ids, rows),
+            )
+        )
+    raise_if_any(problems, HostVisibleError, SOLUTION)
+    return values
+
+
+def grade_columns(
+    names: Sequence[str], grade_column_name: str | None
+) -> tuple[list[str], str | None]:
+    """The solution's header without its grade column (for :func:`solution_columns`).
+
+    Raises
+    ------
+    HostVisibleError
+        The grade column is not in the header, or is the only other column.
+
+    Examples
+    --------
+    >>> grade_columns(["id", "items", "grades"], "grades")
+    (['id', 'items'], 'grades')
+    >>> grade_columns(["id", "grades"], "grades")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: The solution is invalid (1 problem):
+    1. Grade column without a target column
+    ...
+    """
+    names = list(names)
+    if grade_column_name is None:
+        return names, None
+    problem = None
+    if grade_column_name not in names:
+        problem = Problem(
+            "Grade column not found",
+            f"a column named {grade_column_name!r}",
+            f"columns {names}",
+            "pass the right grade_column_name, or fix the solution's header",
+        )
+    elif len([n for n in names if n not in (grade_column_name, USAGE_COLUMN)]) < 2:
+        problem = Problem(
+            "Grade column without a target column",
+            f"a target column of items besides the grade column {grade_column_name!r}",
+            f"columns {names}",
+            "add the items' column; the grades give one grade per item",
+        )
+    raise_if_any([problem] if problem else [], HostVisibleError, SOLUTION)
+    return [n for n in names if n != grade_column_name], grade_column_name

@@ -1,0 +1,186 @@
+"""The metric family (SPEC §7): every measure against a slow reference, end to end."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorer import HostVisibleError, evaluate
+from tests.fast_paths import force_fast_paths
+from tests.reference_measures import reference_value
+
+# Every family with every parameter value: (name, params as written, params as a dict).
+MEASURES = [
+    ("MAP", "", {}),
+    ("MAP", "(norm=relevant)", {"norm": "relevant"}),
+    ("MAP", "(norm=hits)", {"norm": "hits"}),
+    ("P", "", {}),
+    ("R", "", {}),
+    ("R", "(norm=min_k)", {"norm": "min_k"}),
+    ("F1", "", {}),
+    ("MRR", "", {}),
+    ("HitRate", "", {}),
+    ("RPrec", "", {}),
+    ("nDCG", "", {}),
+    ("nDCG", "(gain=linear)", {"gain": "linear"}),
+    ("ERR", "", {}),
+    ("ERR", "(max_grade=4)", {"max_grade": 4}),
+    ("nERR", "", {}),
+    ("nERR", "(max_grade=5)", {"max_grade": 5}),
+]
+ITEMS = list("abcdefg")
+
+users = st.lists(
+    st.tuples(
+        st.dictionaries(st.sampled_from(ITEMS), st.integers(0, 3), max_size=6),  # item -> grade
+        st.lists(st.sampled_from([*ITEMS, "x", "y"]), max_size=5),  # with repeats, empty rows
+        st.sampled_from(["Public", "Private", "Ignored"]),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+def frames(rows, graded: bool, usage: bool, width: int = 1):
+    def item(name: str) -> str:
+        return name * width
+
+    solution = {
+        "id": [f"u{i}" for i in range(len(rows))],
+        "items": [" ".join(item(i) for i in truth) for truth, _, _ in rows],
+    }
+    if graded:
+        solution["grades"] = [" ".join(str(g) for g in truth.values()) for truth, _, _ in rows]
+    if usage:
+        solution["Usage"] = [split for *_, split in rows]
+    submission = {
+        "id": [f"u{i}" for i in reversed(range(len(rows)))],
+        "items": [" ".join(item(p) for p in predictions) for _, predictions, _ in reversed(rows)],
+    }
+    return pd.DataFrame(solution), pd.DataFrame(submission)
+
+
+def expected_means(rows, measure, cutoff, params, graded, usage, threshold, empty):
+    grades_of = [(truth if graded else dict.fromkeys(truth, 1)) for truth, _, _ in rows]
+    solution_max = max((g for grades in grades_of for g in grades.values()), default=0)
+    solution_max = solution_max if graded else 1
+    values: dict[str, list] = {"all": [], "Public": [], "Private": []}
+    for (_, predictions, split), grades in zip(rows, grades_of, strict=True):
+        split = split if usage else None
+        if split == "Ignored":
+            continue
+        if not any(g >= threshold for g in grades.values()) and empty == "skip":
+            continue
+        value = reference_value(
+            measure, cutoff, params, predictions, grades, threshold, solution_max
+        )
+        for name in ("all", split):
+            if name:
+                values[name].append(value)
+    return {
+        name: (None if not found else sum(found, Fraction(0)) / len(found))
+        if measure != "nDCG"
+        else (None if not found else sum(Fraction(v) for v in found) / len(found))
+        for name, found in values.items()
+    }
+
+
+def check_against_reference(rows, graded, usage, threshold, empty, cutoffs, width=1):
+    k = 5
+    names = [
+        f"{m}{p}" if m == "RPrec" else f"{m}{p}@{c}"
+        for (m, p, _), c in zip(MEASURES, cutoffs, strict=True)
+    ]
+    solution, submission = frames(rows, graded, usage, width)
+    try:
+        result = evaluate(
+            solution,
+            submission,
+            "id",
+            k=k,
+            metrics=names,
+            empty_ground_truth=empty,
+            grade_column_name="grades" if graded else None,
+            relevance_threshold=threshold,
+        )
+    except HostVisibleError as error:
+        assert "No user can be scored" in str(error)
+        return
+    for (measure, _, params), cutoff, name in zip(MEASURES, cutoffs, names, strict=True):
+        canonical = list(result.metrics)[names.index(name)]
+        expected = expected_means(
+            rows,
+            measure,
+            k if measure == "RPrec" else cutoff,
+            params,
+            graded,
+            usage,
+            threshold,
+            empty,
+        )
+        got = {
+            "all": result.metrics[canonical],
+            "Public": (result.public_metrics or {}).get(canonical),
+            "Private": (result.private_metrics or {}).get(canonical),
+        }
+        for split, value in got.items():
+            exact = expected[split] if (usage or split == "all") else None
+            if exact is None:
+                assert value is None, (name, split)
+            elif measure == "nDCG":  # float64 per user: equal to 1e-12
+                assert abs(value - float(exact)) <= 1e-12, (name, split, value, exact)
+            else:  # the correctly rounded float of the exact mean
+                assert value == float(exact), (name, split, value, exact)
+
+
+cutoff_lists = st.lists(st.integers(1, 5), min_size=len(MEASURES), max_size=len(MEASURES))
+
+
+@settings(max_examples=60)
+@given(users, st.booleans(), st.booleans(), st.sampled_from(["skip", "zero"]), cutoff_lists)
+def test_every_measure_matches_the_reference(rows, graded, usage, empty, cutoffs) -> None:
+    check_against_reference(rows, graded, usage, 1, empty, cutoffs)
+
+
+@settings(max_examples=30)
+@given(users, st.integers(1, 3), cutoff_lists)
+def test_relevance_threshold_matches_the_reference(rows, threshold, cutoffs) -> None:
+    check_against_reference(rows, True, True, threshold, "zero", cutoffs)
+
+
+@settings(max_examples=15)
+@given(users, st.booleans(), cutoff_lists)
+def test_fast_paths_match_the_reference(rows, graded, cutoffs) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        force_fast_paths(patch, chunk_rows=3, block_rows=2)
+        check_against_reference(rows, graded, True, 1, "zero", cutoffs, width=10)
+
+
+@settings(max_examples=25)
+@given(users, st.randoms())
+def test_every_value_is_bit_identical_under_row_permutations(rows, random) -> None:
+    names = [f"{m}{p}" for m, p, _ in MEASURES]
+    solution, submission = frames(rows, True, True)
+    kwargs = {"k": 5, "metrics": names, "grade_column_name": "grades", "empty_ground_truth": "zero"}
+    try:
+        before = evaluate(solution, submission, "id", **kwargs)
+    except HostVisibleError:
+        return
+    order = list(range(len(rows)))
+    random.shuffle(order)
+    after = evaluate(solution.iloc[order], submission.iloc[order[::-1]], "id", **kwargs)
+    assert after.metrics == before.metrics
+    assert after.public_metrics == before.public_metrics
+    assert after.private_metrics == before.private_metrics
+
+
+def test_perfect_rankings_score_one_everywhere() -> None:
+    solution = pd.DataFrame({"id": ["u1", "u2"], "items": ["a b c", "d"], "g": ["3 2 1", "2"]})
+    submission = pd.DataFrame({"id": ["u1", "u2"], "items": ["a b c", "d"]})
+    names = [f"{m}{p}" for m, p, _ in MEASURES if m not in ("P", "F1", "ERR")]
+    result = evaluate(solution, submission, k=3, metrics=names, grade_column_name="g")
+    assert set(result.metrics.values()) == {1.0}
