@@ -12,7 +12,10 @@ For every N (default 13,720 / 137,198 / 1,371,980 users), in one process:
 - ``e2e``: a fresh ``python -c "scorer.evaluate(...)"`` subprocess (start-up and imports
   included), with its peak RSS;
 - ``cli``: ``python -m scorer SOLUTION SUBMISSION`` as a subprocess, with its peak RSS
-  (skipped, with a note, while the package has no ``__main__``).
+  (skipped, with a note, while the package has no ``__main__``);
+- ``cli_map12`` and ``cli_six``: the CLI at K = 12 with MAP@12 alone, and with six
+  measures in one pass (MAP, nDCG, P, R, MRR, HitRate), run in turn; their ratio is
+  what several measures cost over one.
 
 Every result is checked against the exact MAP@10 the generator recorded. Data come from
 ``benchmarks/data/`` (generated on first use). Prints a Markdown table of medians and
@@ -56,6 +59,7 @@ RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
 FLOOR_SCRIPT = Path(__file__).resolve().parent / "floor.py"
 ROW_ID = "customer_id"
 K = 10
+SIX_MEASURES = ("MAP", "nDCG", "P", "R", "MRR", "HitRate")
 
 # Runs a command and reports its own wall time and peak RSS. Starting the measured
 # process from this small launcher matters: Linux carries the parent's RSS high-water
@@ -147,6 +151,23 @@ def launch(command: list[str], repeats: int) -> dict:
     }
 
 
+def launch_in_turn(commands: dict[str, list[str]], repeats: int) -> dict[str, dict]:
+    """:func:`launch` several commands in turn (A B A B ...), so that a drift in the
+    machine's speed touches them alike; median seconds and max peak RSS of each."""
+    runs: dict[str, list[dict]] = {name: [] for name in commands}
+    for _ in range(repeats):
+        for name, command in commands.items():
+            runs[name].append(launch(command, 1))
+    return {
+        name: {
+            "seconds": statistics.median(r["seconds"] for r in found),
+            "peak_rss_mb": max(r["peak_rss_mb"] for r in found),
+            "stdout": found[-1]["stdout"],
+        }
+        for name, found in runs.items()
+    }
+
+
 def cli_available() -> bool:
     """Whether ``python -m scorer`` can run (the CLI lands on another branch)."""
     return importlib.util.find_spec("scorer.__main__") is not None
@@ -186,6 +207,17 @@ def bench_size(n_users: int, seed: int, repeats: int, peer_repeats: int, peer: b
         cli = launch([sys.executable, "-m", "scorer", *paths], repeats)
         row["cli_s"], row["cli_rss_mb"] = cli["seconds"], cli["peak_rss_mb"]
         row["cli_stdout"] = cli["stdout"].strip()[-500:]
+        cli_k12 = [sys.executable, "-m", "scorer", *paths, "-k", "12", "--json"]
+        six = [option for name in SIX_MEASURES for option in ("-m", name)]
+        timed_pair = launch_in_turn({"cli_map12": cli_k12, "cli_six": [*cli_k12, *six]}, repeats)
+        alone = json.loads(timed_pair["cli_map12"]["stdout"])
+        together = json.loads(timed_pair["cli_six"]["stdout"])
+        if together["metrics"]["MAP@12"] != alone["score"]:
+            raise AssertionError(f"MAP@12 alone {alone['score']!r}, with others {together}")
+        for name in ("cli_map12", "cli_six"):
+            row[f"{name}_s"] = timed_pair[name]["seconds"]
+            row[f"{name}_rss_mb"] = timed_pair[name]["peak_rss_mb"]
+        row["six_measures_k12"] = together["metrics"]
     return row
 
 
@@ -203,6 +235,8 @@ def ratios(rows: list[dict]) -> dict:
     }
     if "peer_s" in last:
         out["peer_over_end_to_end"] = last["peer_s"] / last[end_to_end]
+    if "cli_six_s" in last:
+        out["six_measures_over_map12_alone"] = last["cli_six_s"] / last["cli_map12_s"]
     if len(rows) > 1:
         before = rows[-2]
         out["per_user_time_ratio"] = (last[end_to_end] / last["n_users"]) / (
@@ -225,6 +259,9 @@ def table(rows: list[dict]) -> str:
         ("its peak RSS (MB)", "e2e_rss_mb", "{:,.0f}"),
         ("CLI (s)", "cli_s", "{:.2f}"),
         ("CLI peak RSS (MB)", "cli_rss_mb", "{:,.0f}"),
+        ("CLI, MAP@12 alone (s)", "cli_map12_s", "{:.2f}"),
+        ("CLI, six measures at K = 12 (s)", "cli_six_s", "{:.2f}"),
+        ("their peak RSS (MB)", "cli_six_rss_mb", "{:,.0f}"),
     ]
     columns = [c for c in columns if any(c[1] in row for row in rows)]
     lines = [

@@ -30,7 +30,7 @@ MEASURES = [
     ("ERR", "", {}),
     ("ERR", "(max_grade=4)", {"max_grade": 4}),
     ("nERR", "", {}),
-    ("nERR", "(max_grade=5)", {"max_grade": 5}),
+    ("nERR", "(max_grade=20)", {"max_grade": 20}),  # Python-int fractions
 ]
 ITEMS = list("abcdefg")
 

@@ -7,8 +7,7 @@ is a pure function of it and of its own cut-off and parameters.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -39,8 +38,8 @@ class Judgements:
     Examples
     --------
     >>> j = Judgements(np.array([[True, False]]), np.array([3]), k=2)
-    >>> j.width, j.gains_at(2).tolist(), j.ideal_grades(3).tolist()
-    (2, [[1, 0]], [[1, 1, 1]])
+    >>> j.width, j.grade_column(0).tolist(), j.ideal_grades(3).tolist()
+    (2, [1], [[1, 1, 1]])
     """
 
     hits: np.ndarray
@@ -50,6 +49,7 @@ class Judgements:
     pair_users: np.ndarray | None = None
     pair_grades: np.ndarray | None = None
     max_grade: int = 1
+    _n_hits: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def width(self) -> int:
@@ -65,22 +65,41 @@ class Judgements:
         """``hits`` cut at rank ``cutoff`` (a view)."""
         return self.hits[:, :cutoff]
 
-    @cached_property
-    def hit_counts(self) -> np.ndarray:
-        """Cumulative hits by rank, shape (n_users, width + 1), column 0 all zero."""
-        counts = np.zeros((self.n_users, self.width + 1), dtype=np.int64, order="F")
-        for rank in range(self.width):
-            np.add(counts[:, rank], self.hits[:, rank], out=counts[:, rank + 1])
-        return counts
-
     def n_hits(self, cutoff: int) -> np.ndarray:
-        """Credited hits within the first ``cutoff`` ranks, per user."""
-        return self.hit_counts[:, min(cutoff, self.width)]
+        """Credited hits within the first ``cutoff`` ranks, per user (kept per cut-off:
+        several measures share it).
 
-    def gains_at(self, cutoff: int) -> np.ndarray:
-        """The grades of the first ``cutoff`` ranks (``hits`` as integers when binary)."""
+        Examples
+        --------
+        >>> Judgements(np.array([[1, 0, 1], [0, 1, 1]], bool), np.array([2, 2]), k=3).n_hits(2)
+        array([1, 1])
+        """
+        cutoff = min(cutoff, self.width)
+        if cutoff not in self._n_hits:
+            total = np.zeros(self.n_users, dtype=np.int64)
+            for rank in range(cutoff):  # one contiguous column at a time
+                total += self.hits[:, rank]
+            self._n_hits[cutoff] = total
+        return self._n_hits[cutoff]
+
+    def n_hits_within(self, depths: np.ndarray) -> np.ndarray:
+        """Credited hits within each user's own first ``depths[u]`` ranks.
+
+        Examples
+        --------
+        >>> j = Judgements(np.array([[1, 0, 1], [0, 1, 1]], bool), np.array([2, 2]), k=3)
+        >>> j.n_hits_within(np.array([3, 1]))
+        array([2, 0])
+        """
+        total = np.zeros(self.n_users, dtype=np.int64)
+        for rank in range(self.width):
+            total += self.hits[:, rank] & (rank < depths)
+        return total
+
+    def grade_column(self, rank: int) -> np.ndarray:
+        """The grades earned at one rank (``hits`` as 0/1 when binary), as intp."""
         source = self.hits if self.grades is None else self.grades
-        return source[:, :cutoff].astype(np.int64)
+        return source[:, rank].astype(np.intp)
 
     def ideal_grades(self, cutoff: int) -> np.ndarray:
         """Each user's grades sorted from the largest, the first ``cutoff`` of them

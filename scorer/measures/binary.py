@@ -100,5 +100,4 @@ def r_precision(j: Judgements, cutoff: int) -> Ratios:
     >>> r_precision(j, 8).exact_mean()
     Fraction(3, 4)
     """
-    within = np.minimum(j.n_relevant, j.width)
-    return Ratios(j.hit_counts[np.arange(j.n_users), within], j.n_relevant)
+    return Ratios(j.n_hits_within(j.n_relevant), j.n_relevant)

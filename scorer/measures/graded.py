@@ -8,6 +8,7 @@ ground truth, never from the hits inside the predicted list.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -24,17 +25,15 @@ def _discounts(cutoff: int) -> np.ndarray:
     return np.log2(np.arange(2, cutoff + 2, dtype=np.float64))
 
 
-def _dcg(gains: np.ndarray, discounts: np.ndarray) -> np.ndarray:
+def _dcg(columns: Iterable[np.ndarray], discounts: np.ndarray, gain: str) -> np.ndarray:
     """Σ_i gain_i / log2(i + 1), summed rank by rank in rank order (a fixed order)."""
-    total = np.zeros(gains.shape[0], dtype=np.float64)
-    for rank in range(gains.shape[1]):
-        total += gains[:, rank] / discounts[rank]
+    total = np.zeros(0)
+    for rank, grades in enumerate(columns):
+        gains = grades.astype(np.float64)
+        if gain == "exp":
+            gains = np.exp2(gains) - 1.0
+        total = total + gains / discounts[rank] if rank else gains / discounts[rank]
     return total
-
-
-def _gain(grades: np.ndarray, gain: str) -> np.ndarray:
-    grades = grades.astype(np.float64)
-    return grades if gain == "linear" else np.exp2(grades) - 1.0
 
 
 def ndcg(j: Judgements, cutoff: int, gain: str = "exp") -> Floats:
@@ -47,20 +46,26 @@ def ndcg(j: Judgements, cutoff: int, gain: str = "exp") -> Floats:
     (0.703918089034, 0.89275379077)
     """
     discounts = _discounts(cutoff)
-    dcg = _dcg(_gain(j.gains_at(cutoff), gain), discounts)
+    ranks = range(min(cutoff, j.width))
+    dcg = _dcg((j.grade_column(r) for r in ranks), discounts, gain)
+    if not len(dcg):
+        dcg = np.zeros(j.n_users)
     if j.pair_grades is None:  # binary: the ideal is min(|R|, K) ones, from a table
         table = np.zeros(cutoff + 1)
-        for rank in range(cutoff):  # the same additions, in the same order, as _dcg
+        for rank in range(cutoff):  # the same operations, in the same order, as _dcg
             table[rank + 1] = table[rank] + 1.0 / discounts[rank]
         ideal = table[np.minimum(j.n_relevant, cutoff)]
     else:
-        ideal = _dcg(_gain(j.ideal_grades(cutoff), gain), discounts)
+        grades = j.ideal_grades(cutoff)
+        ideal = _dcg((grades[:, r] for r in range(cutoff)), discounts, gain)
     safe = np.where(ideal > 0, ideal, 1.0)
     return Floats(np.where(ideal > 0, dcg / safe, 0.0))
 
 
-def _err_numerators(grades: np.ndarray, max_grade: int, n_ranks: int) -> tuple[np.ndarray, int]:
-    """ERR@n_ranks of each row of ``grades`` as ``numerator / denominator``, exactly.
+def _err_numerators(
+    columns: Iterable[np.ndarray], n_users: int, max_grade: int, n_ranks: int
+) -> tuple[np.ndarray, int]:
+    """ERR@n_ranks of each user from its grades by rank, as ``numerator / denominator``.
 
     With B = 2**G, Pr_i = (2**g_i - 1) / B, and L = lcm(1..n), every term
     (1/i)·Pr_i·Π_{j<i}(1 - Pr_j) is an integer over the common denominator L·B**n.
@@ -71,10 +76,10 @@ def _err_numerators(grades: np.ndarray, max_grade: int, n_ranks: int) -> tuple[n
     denominator = lcm * base**n_ranks
     kind = np.int64 if denominator < _INT64_SAFE else object
     probability = np.array([2**g - 1 for g in range(max_grade + 1)], dtype=kind)
-    numerator = np.zeros(grades.shape[0], dtype=kind)
-    survive = np.ones(grades.shape[0], dtype=kind)
-    for rank in range(grades.shape[1]):
-        hit = probability[grades[:, rank]]
+    numerator = np.zeros(n_users, dtype=kind)
+    survive = np.ones(n_users, dtype=kind)
+    for rank, grades in enumerate(columns):
+        hit = probability[grades]
         term = hit * survive  # <= B**(rank + 1)
         term *= lcm // (rank + 1)
         term *= base ** (n_ranks - rank - 1)
@@ -105,7 +110,8 @@ def err(j: Judgements, cutoff: int, max_grade: int | None = None) -> Ratios:
     """
     grade_scale = _max_grade(j, max_grade)
     n_ranks = min(cutoff, j.width)
-    numerator, denominator = _err_numerators(j.gains_at(n_ranks), grade_scale, n_ranks)
+    columns = (j.grade_column(r) for r in range(n_ranks))
+    numerator, denominator = _err_numerators(columns, j.n_users, grade_scale, n_ranks)
     return Ratios(numerator, np.full(j.n_users, denominator, dtype=numerator.dtype))
 
 
@@ -119,11 +125,13 @@ def normalized_err(j: Judgements, cutoff: int, max_grade: int | None = None) -> 
     Fraction(2, 5)
     """
     grade_scale = _max_grade(j, max_grade)
-    numerator, _ = _err_numerators(j.gains_at(cutoff), grade_scale, cutoff)
+    columns = (j.grade_column(r) for r in range(min(cutoff, j.width)))
+    numerator, _ = _err_numerators(columns, j.n_users, grade_scale, cutoff)
     if j.pair_grades is None:  # binary: the ideal depends on min(|R|, K) only
-        ones = np.tril(np.ones((cutoff + 1, cutoff), dtype=np.int64), -1)
-        table, _ = _err_numerators(ones, grade_scale, cutoff)
+        ones = np.tril(np.ones((cutoff + 1, cutoff), dtype=np.intp), -1)
+        table, _ = _err_numerators(ones.T, cutoff + 1, grade_scale, cutoff)
         ideal = table[np.minimum(j.n_relevant, cutoff)]
     else:
-        ideal, _ = _err_numerators(j.ideal_grades(cutoff), grade_scale, cutoff)
+        grades = j.ideal_grades(cutoff).astype(np.intp)
+        ideal, _ = _err_numerators(grades.T, j.n_users, grade_scale, cutoff)
     return Ratios(numerator, ideal)

@@ -66,6 +66,8 @@ class Family:
         Whether the values are exact fractions (else float64, as nDCG).
     definition : str
         One line for the command line's help and the README's table.
+    example : str
+        A worked example with its exact value, for the README's table.
     """
 
     name: str
@@ -75,6 +77,7 @@ class Family:
     has_cutoff: bool = True
     exact: bool = True
     definition: str = ""
+    example: str = ""
 
     def param(self, name: str) -> Param | None:
         """The parameter of this name (case-insensitive), if any."""
@@ -88,34 +91,51 @@ REGISTRY: tuple[Family, ...] = (
         binary.mean_average_precision,
         (Param("norm", ("min_k", "relevant", "hits"), "min_k"),),
         definition="AP@K, divided by min(|R|,K), |R| (trec_eval map_cut) or the hits",
+        example="MAP@4 = 29/48 (`norm=hits`: 29/36); MAP@8 = 37/48",
     ),
-    Family("P", ("precision", "prec"), binary.precision, definition="hits / K"),
+    Family(
+        "P",
+        ("precision", "prec"),
+        binary.precision,
+        definition="hits / K (a short row still divides by K, as trec_eval)",
+        example="P@4 = 3/4; P@8 = 4/8",
+    ),
     Family(
         "R",
         ("recall",),
         binary.recall,
         (Param("norm", ("relevant", "min_k"), "relevant"),),
-        definition="hits / |R|, or hits / min(|R|,K)",
+        definition="hits / |R|, or hits / min(|R|,K) (OTTO's recall@20)",
+        example="R@4 = 3/4; R@2 = 1/4, `norm=min_k`: 1/2",
     ),
-    Family("F1", ("f", "fmeasure"), binary.f1, definition="2·P·R / (P + R), 0 without a hit"),
+    Family(
+        "F1",
+        ("f", "fmeasure"),
+        binary.f1,
+        definition="2·P·R / (P + R) = 2·hits / (K + |R|), 0 without a hit",
+        example="F1@4 = 3/4; F1@8 = 2/3",
+    ),
     Family(
         "MRR",
         ("rr", "recip_rank"),
         binary.reciprocal_rank,
         definition="1 / rank of the first hit within K, 0 without one",
+        example="MRR@8 = 1; three users, first hits at 1, 3, none: MRR@4 = 4/9",
     ),
     Family(
         "HitRate",
         ("hit_rate", "hr", "success"),
         binary.hit_rate,
         definition="1 if any hit within K, else 0",
+        example="the three users: HitRate@2 = 1/3, HitRate@3 = 2/3",
     ),
     Family(
         "RPrec",
         ("r_prec", "rprecision", "r-precision"),
         binary.r_precision,
         has_cutoff=False,
-        definition="hits within the first |R| predictions / |R|",
+        definition="hits within the first |R| predictions / |R| (no cut-off)",
+        example="RPrec = 3/4",
     ),
     Family(
         "nDCG",
@@ -124,6 +144,7 @@ REGISTRY: tuple[Family, ...] = (
         (Param("gain", ("exp", "linear"), "exp"),),
         exact=False,
         definition="DCG@K / IDCG@K, gain 2^grade - 1 or grade, ideal from the full truth",
+        example="nDCG@3 = 0.703918089034, nDCG@8 = 0.892753790770",
     ),
     Family(
         "ERR",
@@ -131,6 +152,7 @@ REGISTRY: tuple[Family, ...] = (
         graded.err,
         (Param("max_grade", None, None),),
         definition="Σ (1/i)·Pr_i·Π_{j<i}(1 - Pr_j), Pr = (2^grade - 1) / 2^max_grade",
+        example="grades 3 2 0 1, G = 3: ERR@4 = 1845/2048",
     ),
     Family(
         "nERR",
@@ -138,6 +160,7 @@ REGISTRY: tuple[Family, ...] = (
         graded.normalized_err,
         (Param("max_grade", None, None),),
         definition="ERR@K / ERR@K of the ideal ordering of the full truth",
+        example="grades 3 2 0 1: nERR@3 = 276/277, nERR@4 = 1107/1108",
     ),
 )
 
@@ -355,7 +378,7 @@ def describe(families: Mapping[str, Family] | None = None) -> str:
     Examples
     --------
     >>> print(describe().splitlines()[1])
-    P@K: hits / K
+    P@K: hits / K (a short row still divides by K, as trec_eval)
     """
     lines = []
     for family in REGISTRY if families is None else families.values():
@@ -364,4 +387,31 @@ def describe(families: Mapping[str, Family] | None = None) -> str:
         )
         name = family.name + (f"({params})" if params else "") + ("@K" if family.has_cutoff else "")
         lines.append(f"{name}: {family.definition}")
+    return "\n".join(lines)
+
+
+def markdown_table() -> str:
+    """The README's table of measures, from the registry (a test keeps them equal).
+
+    Examples
+    --------
+    >>> print(markdown_table().splitlines()[2])
+    | `MAP@K` | `norm=min_k` \\| `relevant` \\| `hits` | AP@K, ... | rational | MAP@4 = 29/48 ...
+    """
+    lines = [
+        "| measure | parameters (default first) | per user | exact? | worked example |",
+        "|---|---|---|---|---|",
+    ]
+    bar = "\\|"  # a literal | inside a Markdown table cell
+    for family in REGISTRY:
+        params = "; ".join(
+            f"`{p.name}=" + f"` {bar} `".join(p.choices) + "`"
+            if p.choices
+            else f"`{p.name}=G` (default: the solution's largest grade)"
+            for p in family.params
+        )
+        name = f"`{family.name}@K`" if family.has_cutoff else f"`{family.name}`"
+        kind = "rational" if family.exact else "float64"
+        definition = family.definition.replace("|", bar)
+        lines.append(f"| {name} | {params or '-'} | {definition} | {kind} | {family.example} |")
     return "\n".join(lines)
