@@ -19,7 +19,7 @@ from scorer.errors import (
 from scorer.grades import GradedTruth
 from scorer.hints import Hint, prediction_hints
 from scorer.io import ReadLimits
-from scorer.measures import Judgements, Measure, UserValues, parse_all
+from scorer.measures import Judgements, Measure, parse_all
 from scorer.options import (
     EmptyGroundTruth,
     ExtraPredictions,
@@ -184,12 +184,16 @@ def evaluate(
             f"{int(ignored.sum()):,} are Ignored and {int(skipped.sum()):,} have no relevant "
             "item. Check the solution's target column, or use empty_ground_truth='zero'."
         )
-    overall = {name: value.mean(scored) for name, value in values.items()}
-    splits = {
-        split: _split_means(values, scored & checked_solution.marked(split)) if has_usage else None
-        for split in ("Public", "Private")
-    }
     first_name = str(measures[0])
+    labels = _split_labels(checked_solution, scored)
+    means = {name: value.split_means(labels, len(_SPLITS)) for name, value in values.items()}
+    overall = {name: mean.overall for name, mean in means.items()}
+    splits = {
+        split: None
+        if not has_usage or means[first_name].by_label[label] is None
+        else {name: mean.by_label[label] for name, mean in means.items()}
+        for label, split in enumerate(_SPLITS)
+    }
     split_scores = {split: (means or {}).get(first_name) for split, means in splits.items()}
     warnings = _submission_warnings(
         checked_solution, rankings.lengths, first, hints, ~ignored, options.k
@@ -293,11 +297,19 @@ def _keys(measures: Sequence[Measure], legacy: bool) -> dict[str, str]:
     return keys
 
 
-def _split_means(values: dict[str, UserValues], mask: np.ndarray) -> dict[str, float] | None:
-    """Every measure's mean over the users of one split (``None`` when it has none)."""
-    if not mask.any():
-        return None
-    return {name: value.mean(mask) for name, value in values.items()}
+_SPLITS = ("Public", "Private")
+
+
+def _split_labels(solution: Solution, scored: np.ndarray) -> np.ndarray:
+    """Each user's split as a label for ``split_means``: 0 Public, 1 Private, 2 not
+    scored (a scored user without ``Usage`` counts in the overall mean only, as 0)."""
+    labels = np.full(len(scored), len(_SPLITS), dtype=np.int64)
+    if solution.usage is None:
+        labels[scored] = 0
+        return labels
+    for label, split in enumerate(_SPLITS):
+        labels[scored & solution.marked(split)] = label
+    return labels
 
 
 def _check_threshold(threshold: object) -> int:

@@ -127,6 +127,57 @@ class ExactMean:
         chosen = _chosen(len(self.denominator), mask)
         return float_mean(self.values()[chosen])
 
+    def split_means(self, labels: np.ndarray, n_labels: int) -> SplitMeans:
+        """The mean over each label's users and over all labelled users, in one pass.
+
+        Parameters
+        ----------
+        labels : ndarray of int
+            Each user's label in ``0 .. n_labels - 1``, or ``n_labels`` for a user in
+            no mean (not scored).
+        n_labels : int
+
+        Examples
+        --------
+        >>> ratios = Ratios(np.array([1, 1, 2, 5]), np.array([2, 3, 3, 7]))
+        >>> ratios.split_means(np.array([0, 1, 1, 2]), 2)
+        SplitMeans(overall=0.5, by_label=(0.5, 0.5))
+        """
+        if not self.exact:
+            return _float_split_means(self.values(), labels, n_labels)
+        sums = _sums_by_label(self.numerator, self.denominator, self.scale, labels, n_labels)
+        counts = np.bincount(labels, minlength=n_labels + 1)
+        totals = [
+            sum((Fraction(s, d) for d, s in by_denominator.items() if d > 0), Fraction(0))
+            for by_denominator in sums
+        ]
+        return SplitMeans.from_totals(totals, counts[:n_labels].tolist())
+
+
+@dataclass(frozen=True)
+class SplitMeans:
+    """Means over labelled groups of users (e.g. Public and Private) and over all of them.
+
+    Attributes
+    ----------
+    overall : float or None
+        The mean over every labelled user (``None`` when there is none).
+    by_label : tuple of (float or None)
+        The mean over each label's users (``None`` for a label without users).
+    """
+
+    overall: float | None
+    by_label: tuple[float | None, ...]
+
+    @classmethod
+    def from_totals(cls, totals: list[Fraction], counts: list[int]) -> SplitMeans:
+        """Correctly rounded means from exact sums and counts."""
+        total, count = sum(totals, Fraction(0)), sum(counts)
+        return cls(
+            float(total / count) if count else None,
+            tuple(float(t / c) if c else None for t, c in zip(totals, counts, strict=True)),
+        )
+
 
 def _chosen(n_users: int, mask: np.ndarray | None) -> np.ndarray:
     chosen = np.ones(n_users, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
@@ -201,6 +252,89 @@ class Floats:
         """The correctly rounded mean over the users where ``mask`` holds."""
         return float_mean(self.array[_chosen(len(self.array), mask)])
 
+    def split_means(self, labels: np.ndarray, n_labels: int) -> SplitMeans:
+        """:meth:`ExactMean.split_means` for floats: correctly rounded, one pass."""
+        return _float_split_means(self.array, labels, n_labels)
+
+
+def _float_split_means(values: np.ndarray, labels: np.ndarray, n_labels: int) -> SplitMeans:
+    """Exact sums of float64 values per label (integer mantissas grouped by exponent
+    and label), then correctly rounded means.
+
+    Examples
+    --------
+    >>> _float_split_means(np.array([0.1, 0.2, 0.3, 9.0]), np.array([0, 1, 1, 2]), 2)
+    SplitMeans(overall=0.2, by_label=(0.1, 0.25))
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if not np.isfinite(values).all():
+        raise ValueError("the mean of non-finite values is undefined")
+    mantissa, exponent = np.frexp(values)
+    integers = (mantissa * 2.0**53).astype(np.int64)  # exact: |mantissa| < 1
+    lowest = int(exponent.min(initial=0))
+    groups = exponent.astype(np.int64) - lowest
+    sums = _sums_by_label(integers, groups, 1, labels, n_labels)
+    totals = [
+        sum(
+            (Fraction(s) * Fraction(2) ** (e + lowest - 53) for e, s in by_group.items()),
+            Fraction(0),
+        )
+        for by_group in sums
+    ]
+    counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
+    return SplitMeans.from_totals(totals, counts)
+
+
+def _sums_by_label(
+    numerator: np.ndarray, denominator: np.ndarray, scale: int, labels: np.ndarray, n_labels: int
+) -> list[dict[int, int]]:
+    """:func:`_sums_by_denominator` for each label at once (label ``n_labels``: left out).
+
+    One ``bincount`` over (denominator, label) keys when the denominators are few
+    multiples of ``scale`` and the numerators small and non-negative; a pass per label
+    otherwise.
+
+    Examples
+    --------
+    >>> _sums_by_label(np.array([1, 2, 3, 4]), np.array([6, 6, 12, 6]), 6,
+    ...                np.array([0, 1, 0, 2]), 2)
+    [{6: 1, 12: 3}, {6: 2}]
+    """
+    labels = np.asarray(labels)
+    width = n_labels + 1
+    if numerator.dtype.kind == "i" and len(numerator) < 2**31:
+        groups = denominator // scale
+        top = int(numerator.max(initial=0))
+        small = int(groups.max(initial=0)) <= 4 * len(groups) + 1024
+        if small and int(numerator.min(initial=0)) >= 0 and top < 2**53:
+            keys = groups * width + labels
+            if top * len(numerator) < 2**53:  # float sums stay exact
+                parts = [(np.bincount(keys, weights=numerator), 0)]
+            else:  # 26-bit halves: each float sum stays below 2**53 under 2**26 users
+                exact = len(numerator) < 2**26
+                parts = (
+                    [
+                        (np.bincount(keys, weights=numerator & (2**26 - 1)), 0),
+                        (np.bincount(keys, weights=numerator >> 26), 26),
+                    ]
+                    if exact
+                    else []
+                )
+            if parts:
+                result: list[dict[int, int]] = [{} for _ in range(n_labels)]
+                for sums, shift in parts:
+                    for key in np.flatnonzero(sums).tolist():
+                        group, label = divmod(key, width)
+                        if label < n_labels:
+                            found = result[label]
+                            value = int(sums[key]) << shift
+                            found[group * scale] = found.get(group * scale, 0) + value
+                return result
+    return [
+        _sums_by_denominator(numerator[labels == label], denominator[labels == label], scale)
+        for label in range(n_labels)
+    ]
+
 
 def float_mean(values: np.ndarray) -> float:
     """The correctly rounded mean of float64 values, independent of their order.
@@ -271,9 +405,11 @@ def _sums_by_denominator(
 
 def _python_sums(numerator: np.ndarray, denominator: np.ndarray) -> dict[int, int]:
     """:func:`_sums_by_denominator` for Python-int parts (an object array)."""
+    if not len(numerator):
+        return {}
     order = np.argsort(denominator, kind="stable")
     ordered = denominator[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(order) else []
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
     ends = [*list(starts[1:]), len(order)]
     values = numerator[order].tolist()
     keys = ordered.tolist()
