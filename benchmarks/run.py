@@ -74,7 +74,7 @@ with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
     out.seek(0); err.seek(0)
     print(json.dumps({"seconds": seconds, "maxrss_kb": usage.ru_maxrss,
                       "returncode": os.waitstatus_to_exitcode(status),
-                      "stdout": out.read().decode()[-2000:],
+                      "stdout": out.read().decode()[-100000:],
                       "stderr": err.read().decode()[-2000:]}))
 """
 

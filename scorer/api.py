@@ -194,7 +194,7 @@ def evaluate(
         else {name: mean.by_label[label] for name, mean in means.items()}
         for label, split in enumerate(_SPLITS)
     }
-    split_scores = {split: (means or {}).get(first_name) for split, means in splits.items()}
+    split_scores = {split: (found or {}).get(first_name) for split, found in splits.items()}
     warnings = _submission_warnings(
         checked_solution, rankings.lengths, first, hints, ~ignored, options.k
     )
