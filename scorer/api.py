@@ -19,7 +19,7 @@ from scorer.errors import (
 from scorer.grades import GradedTruth
 from scorer.hints import Hint, prediction_hints
 from scorer.io import ReadLimits
-from scorer.measures import Judgements, Measure, parse_all
+from scorer.measures import Judgements, Measure, UserValues, parse_all
 from scorer.options import (
     EmptyGroundTruth,
     ExtraPredictions,
@@ -185,15 +185,7 @@ def evaluate(
             "item. Check the solution's target column, or use empty_ground_truth='zero'."
         )
     first_name = str(measures[0])
-    labels = _split_labels(checked_solution, scored)
-    means = {name: value.split_means(labels, len(_SPLITS)) for name, value in values.items()}
-    overall = {name: mean.overall for name, mean in means.items()}
-    splits = {
-        split: None
-        if not has_usage or means[first_name].by_label[label] is None
-        else {name: mean.by_label[label] for name, mean in means.items()}
-        for label, split in enumerate(_SPLITS)
-    }
+    overall, splits = _means(values, checked_solution, scored, first_name)
     split_scores = {split: (found or {}).get(first_name) for split, found in splits.items()}
     warnings = _submission_warnings(
         checked_solution, rankings.lengths, first, hints, ~ignored, options.k
@@ -298,6 +290,23 @@ def _keys(measures: Sequence[Measure], legacy: bool) -> dict[str, str]:
 
 
 _SPLITS = ("Public", "Private")
+
+
+def _means(
+    values: dict[str, UserValues], solution: Solution, scored: np.ndarray, first_name: str
+) -> tuple[dict[str, float], dict[str, dict[str, float] | None]]:
+    """Every measure's overall mean and its mean per split (``None`` for a split
+    without a scorable user, or without ``Usage``), all splits in one pass each."""
+    labels = _split_labels(solution, scored)
+    means = {name: value.split_means(labels, len(_SPLITS)) for name, value in values.items()}
+    overall = {name: float(mean.overall) for name, mean in means.items()}  # type: ignore[arg-type]
+    splits = {
+        split: None
+        if solution.usage is None or means[first_name].by_label[label] is None
+        else {name: mean.by_label[label] for name, mean in means.items()}
+        for label, split in enumerate(_SPLITS)
+    }
+    return overall, splits  # type: ignore[return-value]
 
 
 def _split_labels(solution: Solution, scored: np.ndarray) -> np.ndarray:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate, score
 from scorer.codabench import scores
@@ -348,3 +350,91 @@ def test_readme_table_is_the_registrys() -> None:
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     assert markdown_table() in readme
+
+
+def test_codabench_command_writes_every_measure(tmp_path: Path) -> None:
+    example = FIXTURES.parent / "example"
+    ref, res, out = tmp_path / "in" / "ref", tmp_path / "in" / "res", tmp_path / "out"
+    for folder in (ref, res):
+        folder.mkdir(parents=True)
+    (ref / "solution.csv").write_bytes((example / "solution.csv").read_bytes())
+    (res / "submission.csv").write_bytes((example / "submission.csv").read_bytes())
+    command = [sys.executable, "-m", "scorer", "codabench", str(tmp_path / "in"), str(out)]
+    done = subprocess.run(
+        [*command, "-m", "MAP", "-m", "nDCG(gain=linear)@5", "--public-only"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    written = json.loads((out / "scores.json").read_text())
+    expected = evaluate(
+        example / "solution.csv", example / "submission.csv", metrics=["MAP", "nDCG(gain=linear)@5"]
+    )
+    assert written == {
+        "map_at_10_public": expected.public_metrics["MAP@10"],
+        "ndcg_gain_linear_at_5_public": expected.public_metrics["nDCG(gain=linear)@5"],
+    }
+    assert "private" not in done.stdout
+
+
+def test_evalai_evaluate_takes_metrics(tmp_path: Path) -> None:
+    from scorer.evalai import evaluate as evalai_evaluate
+
+    example = FIXTURES.parent / "example"
+    output = evalai_evaluate(
+        example / "solution.csv", example / "submission.csv", "test", metrics=["RPrec", "MAP@3"]
+    )
+    expected = evaluate(
+        example / "solution.csv", example / "submission.csv", metrics=["RPrec", "MAP@3"]
+    )
+    assert output["result"] == [
+        {
+            "public_split": {
+                "rprec": expected.public_metrics["RPrec"],
+                "map_at_3": expected.public_metrics["MAP@3"],
+            }
+        },
+        {
+            "private_split": {
+                "rprec": expected.private_metrics["RPrec"],
+                "map_at_3": expected.private_metrics["MAP@3"],
+            }
+        },
+    ]
+    assert output["submission_result"] == output["result"][0]["public_split"]
+
+
+names = st.sampled_from(REGISTRY).flatmap(
+    lambda family: st.tuples(
+        st.just(family),
+        st.tuples(
+            *(
+                st.sampled_from(p.choices) if p.choices else st.none() | st.integers(0, 30)
+                for p in family.params
+            )
+        ),
+        st.integers(1, 50),
+    )
+)
+
+
+@given(names)
+def test_any_parsed_name_prints_back_to_itself(drawn) -> None:
+    family, values, cutoff = drawn
+    given_params = [
+        f"{p.name}={v}" for p, v in zip(family.params, values, strict=True) if v is not None
+    ]
+    text = family.name.upper() + (f"({','.join(given_params)})" if given_params else "")
+    text += f"@{cutoff}" if family.has_cutoff else ""
+    measure = parse(text, k=50)
+    assert str(parse(str(measure), k=50)) == str(measure)
+    assert dict(measure.params) == {
+        p.name: (v if v is not None else p.default)
+        for p, v in zip(family.params, values, strict=True)
+    }
+
+
+def test_a_long_name_is_refused_quickly() -> None:
+    with pytest.raises(HostVisibleError, match="must name a measure"):
+        parse("MAP@" + " " * 100_000 + "x", k=10)

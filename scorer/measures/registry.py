@@ -170,6 +170,7 @@ _BY_NAME: dict[str, Family] = {
 _SYNTAX = re.compile(
     r"\s*(?P<name>[A-Za-z][\w\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>[^@]*?))?\s*"
 )
+_MAX_NAME_CHARS = 200
 _EXAMPLES = "e.g. 'MAP@12', 'nDCG(gain=linear)@10', 'R(norm=min_k)@20', 'RPrec'"
 
 
@@ -278,7 +279,9 @@ def parse(text: str | Measure, k: int = 10, normalization: str = "min_k") -> Mea
     if isinstance(text, Measure):
         _check_cutoff(text.cutoff, k, str(text))
         return text
-    match = _SYNTAX.fullmatch(text) if isinstance(text, str) else None
+    # A name is short; a bound keeps the regular expression linear whatever it is given.
+    short = isinstance(text, str) and len(text) <= _MAX_NAME_CHARS
+    match = _SYNTAX.fullmatch(text) if short else None
     if match is None:
         raise _unknown(text, ", written Name(param=value,...)@cutoff")
     family = _BY_NAME.get(match["name"].lower())
