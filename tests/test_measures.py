@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -184,3 +185,21 @@ def test_perfect_rankings_score_one_everywhere() -> None:
     names = [f"{m}{p}" for m, p, _ in MEASURES if m not in ("P", "F1", "ERR")]
     result = evaluate(solution, submission, k=3, metrics=names, grade_column_name="g")
     assert set(result.metrics.values()) == {1.0}
+
+
+@settings(max_examples=25)
+@given(users)
+def test_grades_all_one_equal_binary_relevance_bit_for_bit(rows) -> None:
+    rows = [(dict.fromkeys(truth, 1), predictions, split) for truth, predictions, split in rows]
+    names = [f"{m}{p}" for m, p, _ in MEASURES]
+    solution, submission = frames(rows, True, True)
+    kwargs = {"k": 5, "metrics": names, "empty_ground_truth": "zero"}
+    if all(split == "Ignored" for *_, split in rows):
+        return  # no user to score: a host error either way
+    graded = evaluate(solution, submission, "id", grade_column_name="grades", **kwargs)
+    binary = evaluate(solution.drop(columns="grades"), submission, "id", **kwargs)
+    assert graded.metrics == binary.metrics
+    assert graded.public_metrics == binary.public_metrics
+    assert graded.measures == binary.measures
+    for name in graded.measures:
+        assert np.array_equal(graded.user_values[name], binary.user_values[name], equal_nan=True)
