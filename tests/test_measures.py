@@ -203,3 +203,51 @@ def test_grades_all_one_equal_binary_relevance_bit_for_bit(rows) -> None:
     assert graded.measures == binary.measures
     for name in graded.measures:
         assert np.array_equal(graded.user_values[name], binary.user_values[name], equal_nan=True)
+
+
+@settings(max_examples=30)
+@given(users, st.integers(1, 5))
+def test_invariants_bounds_and_one_relevant_item(rows, cutoff) -> None:
+    """Every value lies in [0, 1]; with one relevant item per user AP@K is MRR@K
+    (Outbrain's MAP@12), and MRR never exceeds HitRate."""
+    rows = [({"a": 1}, predictions, split) for _, predictions, split in rows]
+    if all(split == "Ignored" for *_, split in rows):
+        return
+    solution, submission = frames(rows, False, True)
+    names = [f"{m}{p}" if m == "RPrec" else f"{m}{p}@{cutoff}" for m, p, _ in MEASURES]
+    result = evaluate(solution, submission, "id", k=5, metrics=names)
+    for values in result.user_values.values():
+        scored = values[result.user_scored]
+        assert ((scored >= 0) & (scored <= 1)).all()
+    assert np.array_equal(
+        result.user_values[f"MAP@{cutoff}"], result.user_values[f"MRR@{cutoff}"], equal_nan=True
+    )
+    assert result.metrics[f"MAP@{cutoff}"] == result.metrics[f"MRR@{cutoff}"]
+    assert result.metrics[f"MRR@{cutoff}"] <= result.metrics[f"HitRate@{cutoff}"]
+
+
+def test_wide_rankings_match_the_reference() -> None:
+    """K = 70: AP's float fallback, ERR's Python-int fractions and the sorted-table
+    lookup of relevant pairs (rankings wider than the pairwise comparison)."""
+    rng = np.random.default_rng(5)
+    items = [f"i{n}" for n in range(120)]
+    rows = []
+    for user in range(20):
+        judged = rng.choice(items, size=int(rng.integers(1, 40)), replace=False).tolist()
+        grades = dict(zip(judged, rng.integers(0, 4, size=len(judged)).tolist(), strict=True))
+        grades[judged[0]] = 3
+        size = 70 if user == 0 else int(rng.integers(0, 71))
+        predictions = rng.choice(items, size=size).tolist()  # with repeats
+        rows.append((grades, predictions, "Public" if user % 3 else "Private"))
+    solution, submission = frames(rows, True, True)
+    names = ["MAP@70", "P@70", "R@65", "MRR@70", "RPrec", "nDCG@70", "ERR@70", "nERR@70"]
+    result = evaluate(solution, submission, "id", k=70, metrics=names, grade_column_name="grades")
+    for name in names:
+        measure, _, cutoff = name.partition("@")
+        values = [
+            reference_value(measure, int(cutoff or 70), {}, predictions, grades, 1, 3)
+            for grades, predictions, _ in rows
+        ]
+        exact = sum((Fraction(v) for v in values), Fraction(0)) / len(values)
+        tolerance = 1e-12 if measure in ("MAP", "nDCG") else 0
+        assert abs(result.metrics[name] - float(exact)) <= tolerance, name
