@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from scorer.columns import TableLike, as_string_table
+from scorer.detail import take_segment_column, user_detail
 from scorer.errors import (
     HostVisibleError,
     ParticipantVisibleError,
@@ -41,6 +42,7 @@ def evaluate(
     unknown_row_ids: UnknownRowIds = "error",
     per_user: bool = False,
     limits: ReadLimits | None = None,
+    segment_column_name: str | None = None,
 ) -> ScoreResult:
     """Validate a submission and compute MAP@K with every detail.
 
@@ -97,6 +99,7 @@ def evaluate(
     """
     options = Options(k, empty_ground_truth, extra_predictions, normalization, unknown_row_ids)
     solution_table = as_string_table(solution, HostVisibleError, limits)
+    solution_table, segment_column = take_segment_column(solution_table, segment_column_name)
     columns = solution_columns(solution_table.names, row_id_column_name)
     with ThreadPoolExecutor(max_workers=1) as other_core:
         # The solution's lists are encoded on the other core while this one checks the
@@ -159,8 +162,19 @@ def evaluate(
             },
             index=pd.Index(checked_solution.row_ids.to_pylist(), name=checked_solution.row_id_name),
         )
+    overall = ap.mean(scored)
+    detail = user_detail(
+        checked_solution,
+        ap,
+        relevance,
+        truth.n_relevant,
+        scored,
+        options,
+        {"score": overall, "public": split_scores["Public"], "private": split_scores["Private"]},
+        segment_column,
+    )
     return ScoreResult(
-        score=ap.mean(scored),
+        score=overall,
         public_score=split_scores["Public"],
         private_score=split_scores["Private"],
         n_users=n_users,
@@ -170,6 +184,7 @@ def evaluate(
         options=options,
         warnings=tuple(warnings),
         per_user=per_user_table,
+        detail=detail,
     )
 
 

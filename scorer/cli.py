@@ -95,6 +95,11 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the row-id column (default: the solution's first column)",
     )
+    group.add_argument(
+        "--segment-column-name",
+        metavar="NAME",
+        help="a solution column of segment labels, set aside for the report's breakdown",
+    )
     choices: list[tuple[str, tuple[str, ...], str]] = [
         ("empty_ground_truth", EMPTY_GROUND_TRUTH, "a user with no relevant item"),
         ("extra_predictions", EXTRA_PREDICTIONS, "a row with more than K predictions"),
@@ -137,6 +142,7 @@ def evaluate_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     limits = ReadLimits(**{item.name: getattr(args, item.name) for item in fields(ReadLimits)})
     return {
         "row_id_column_name": args.row_id_column,
+        "segment_column_name": args.segment_column_name,
         "k": args.k,
         "empty_ground_truth": args.empty_ground_truth,
         "extra_predictions": args.extra_predictions,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from scorer.errors import MAX_EXAMPLES, format_example
@@ -10,6 +10,8 @@ from scorer.options import Options
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from scorer.detail import UserDetail, UserValues
 
 Audience = Literal["participant", "host"]
 
@@ -77,6 +79,9 @@ class ScoreResult:
     per_user : pandas.DataFrame or None
         Indexed by row id, in solution order, with columns ``ap`` (NaN when not
         scored), ``hits``, ``n_relevant`` and ``scored``; only when requested.
+    detail : UserDetail or None
+        Per-user arrays for :mod:`scorer.stats` (kept without ``per_user=True``; read
+        them through :meth:`user_values`).
     """
 
     score: float
@@ -89,6 +94,7 @@ class ScoreResult:
     options: Options
     warnings: tuple[ScoreWarning, ...]
     per_user: pd.DataFrame | None = None
+    detail: UserDetail | None = field(default=None, repr=False, compare=False)
 
     @property
     def metric(self) -> str:
@@ -99,6 +105,22 @@ class ScoreResult:
     def per_user_ap(self) -> pd.Series | None:
         """AP@K of each user as a Series indexed by row id (NaN when not scored)."""
         return None if self.per_user is None else self.per_user["ap"]
+
+    def user_values(self, metric: str | None = None) -> UserValues:
+        """Per-user values of a measure (default: the leaderboard's), for statistics.
+
+        Raises
+        ------
+        HostVisibleError
+            The result keeps no per-user detail, or not for this measure.
+        """
+        if self.detail is None:
+            from scorer.errors import HostVisibleError
+
+            raise HostVisibleError(
+                "This result keeps no per-user detail; use the result of scorer.evaluate()."
+            )
+        return self.detail.user_values(metric)
 
     def to_dict(self) -> dict[str, Any]:
         """Everything but the per-user table, as plain JSON-ready values."""
