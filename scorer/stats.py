@@ -40,7 +40,7 @@ GROUPED_MIN_ATOMS = 64
 """Draw per atom while the distinct values are at most this share of the users (or
 at most this many); otherwise draw indices into the sorted values."""
 
-_BLOCK_ELEMENTS = 2**22  # draws held in memory at once (32 MiB of int64)
+_BLOCK_ELEMENTS = 2**20  # draws held in memory at once (8 MiB of int64)
 _TIE_TOLERANCE = 1e-9  # relative: a resampled statistic this close counts as extreme
 
 RELEVANT_BUCKETS: tuple[tuple[str, int, float], ...] = (
