@@ -287,7 +287,7 @@ def _diagnostics(
 
 def _breakdown_table(label: str, rows: list[stats.Breakdown], measure: str) -> str:
     cells = [[_text(r.label), f"{r.n_users:,}", _number(r.mean)] for r in rows]
-    return _table([label, "scored users", f"mean {measure}"], cells)
+    return _table([label, "scored users", measure], cells)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
