@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from fractions import Fraction
@@ -398,3 +399,34 @@ def test_breakdown_by_segment() -> None:
         stats.by_segment(ranked_result(RANKS, USAGE))
     with pytest.raises(HostVisibleError, match="segment column 'nope' is not in the solution"):
         evaluate(pd.DataFrame({"id": ["u"], "items": ["a"]}), "x.csv", segment_column_name="nope")
+
+
+# --- the seam -------------------------------------------------------------------------
+
+
+def test_user_values_match_the_per_user_table_without_asking_for_it() -> None:
+    usage = ["Public", "Private", "Ignored", "Public"] * 5
+    ranks = RANKS
+    plain = ranked_result(ranks, usage)
+    table = ranked_result(ranks, usage, per_user=True).per_user
+    assert plain.per_user is None
+    values = plain.user_values()
+    assert values.name == "MAP@5"
+    assert values.scored.tolist() == table["scored"].tolist()
+    assert values.values[values.scored].tolist() == table["ap"][table["scored"]].tolist()
+    assert values.split.tolist() == [{"Public": 0, "Private": 1, "Ignored": -1}[u] for u in usage]
+    assert values.means == {
+        "score": plain.score,
+        "public": plain.public_score,
+        "private": plain.private_score,
+    }
+    assert plain.detail.n_relevant.tolist() == table["n_relevant"].tolist()
+
+
+def test_a_result_without_detail_is_refused() -> None:
+    full = ranked_result(RANKS)
+    bare = dataclasses.replace(full, detail=None)
+    with pytest.raises(HostVisibleError, match="keeps no per-user detail"):
+        stats.bootstrap(bare)
+    with pytest.raises(HostVisibleError, match="keep no per-user detail"):
+        stats.compare(full, bare)
