@@ -430,3 +430,21 @@ def test_a_result_without_detail_is_refused() -> None:
         stats.bootstrap(bare)
     with pytest.raises(HostVisibleError, match="keep no per-user detail"):
         stats.compare(full, bare)
+
+
+@pytest.mark.parametrize("table", [False, True])
+def test_fair_coin_heads_are_binomial(monkeypatch, table: bool) -> None:
+    if table:  # the byte-table popcount of numpy < 2
+        monkeypatch.delattr(np, "bitwise_count", raising=False)
+    counts = np.array([1, 3, 63, 64, 65, 400])
+    draws = 40_000
+    heads = stats.fair_coin_heads(counts, draws, np.random.Generator(np.random.PCG64(8)))
+    assert heads.shape == (draws, len(counts))
+    assert (heads >= 0).all() and (heads <= counts).all()
+    three = np.bincount(heads[:, 1], minlength=4) / draws
+    for got, exact in zip(three, (1 / 8, 3 / 8, 3 / 8, 1 / 8), strict=True):
+        assert abs(got - exact) < 0.01
+    assert heads[:, 0].mean() == pytest.approx(0.5, abs=0.01)
+    for column, count in enumerate(counts):
+        assert heads[:, column].mean() == pytest.approx(count / 2, abs=5 * math.sqrt(count) / 200)
+        assert heads[:, column].var() == pytest.approx(count / 4, rel=0.05)
