@@ -385,7 +385,7 @@ def shake_up(
         The solution has no ``Usage`` split with users on both sides, or the results
         come from different solutions or options.
     """
-    _check_settings(n_splits, 0.5, seed)
+    _check_settings(n_splits, 0.5, seed, count_name="number of re-splits")
     single = isinstance(results, ScoreResult)
     named = {"": results} if single else dict(results)
     if not named:
@@ -757,10 +757,16 @@ def check_paired_details(first: UserDetail | None, second: UserDetail | None) ->
         )
 
 
-def _check_settings(n_resamples: int, level: float, seed: int) -> None:
+def _check_settings(
+    n_resamples: int, level: float, seed: int, count_name: str = "number of resamples"
+) -> None:
     problems = []
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        problems.append(f"the number of resamples must be an int >= 1, not {n_resamples!r}")
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, int | np.integer)
+        or n_resamples < 1
+    ):
+        problems.append(f"the {count_name} must be an int >= 1, not {n_resamples!r}")
     if not isinstance(level, float | int) or not 0 < level < 1:
         problems.append(f"the level must be a number strictly between 0 and 1, not {level!r}")
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:

@@ -448,3 +448,10 @@ def test_fair_coin_heads_are_binomial(monkeypatch, table: bool) -> None:
     for column, count in enumerate(counts):
         assert heads[:, column].mean() == pytest.approx(count / 2, abs=5 * math.sqrt(count) / 200)
         assert heads[:, column].var() == pytest.approx(count / 4, rel=0.05)
+
+
+def test_shake_up_settings_are_checked() -> None:
+    result = ranked_result(RANKS, USAGE)
+    with pytest.raises(HostVisibleError, match="number of re-splits must be an int >= 1, not 0"):
+        stats.shake_up(result, n_splits=0)
+    assert stats.shake_up(result, n_splits=np.int64(10)).n_splits == 10
