@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -10,6 +9,7 @@ import numpy as np
 import pyarrow as pa
 
 from scorer.columns import TableLike, as_string_table
+from scorer.detail import Segments, take_segment_column
 from scorer.errors import (
     HostVisibleError,
     ParticipantVisibleError,
@@ -53,6 +53,7 @@ def evaluate(
     metrics: str | Measure | Sequence[str | Measure] | None = None,
     grade_column_name: str | None = None,
     relevance_threshold: int = 1,
+    segment_column_name: str | None = None,
 ) -> ScoreResult:
     """Validate a submission and compute MAP@K (or other measures) with every detail.
 
@@ -91,6 +92,9 @@ def evaluate(
         target item; by default every listed item has grade 1.
     relevance_threshold : int, default 1
         The smallest grade the binary measures count as relevant.
+    segment_column_name : str, optional
+        A solution column of segment labels (e.g. a country), set aside before
+        validation and kept in ``result.segments`` for :func:`scorer.stats.by_segment`.
 
     Returns
     -------
@@ -122,10 +126,19 @@ def evaluate(
     >>> many.public_metrics["P@1"], many.private_metrics["P@1"]
     (1.0, 0.0)
     """
-    options = Options(k, empty_ground_truth, extra_predictions, normalization, unknown_row_ids)
+    options = Options(
+        k,
+        empty_ground_truth,
+        extra_predictions,
+        normalization,
+        unknown_row_ids,
+        grade_column_name,
+        relevance_threshold,
+    )
     measures = parse_all(metrics, options.k, options.normalization)
-    threshold = _check_threshold(relevance_threshold)
+    threshold = options.relevance_threshold
     solution_table = as_string_table(solution, HostVisibleError, limits)
+    solution_table, segment_column = take_segment_column(solution_table, segment_column_name)
     names, grade_name = grade_columns(solution_table.names, grade_column_name)
     columns = solution_columns(names, row_id_column_name)
     with ThreadPoolExecutor(max_workers=1) as other_core:
@@ -225,6 +238,8 @@ def evaluate(
         row_ids=checked_solution.row_ids,
         user_hits=hits,
         user_n_relevant=truth.n_relevant,
+        hits_at_rank=_hits_at_rank(judgements, scored),
+        segments=None if segment_column is None else Segments.from_column(*segment_column),
     )
 
 
@@ -321,13 +336,13 @@ def _split_labels(solution: Solution, scored: np.ndarray) -> np.ndarray:
     return labels
 
 
-def _check_threshold(threshold: object) -> int:
-    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Integral) or threshold < 1:
-        raise HostVisibleError(
-            "The 'relevance_threshold' parameter must be an int in the range [1, inf). "
-            f"Got {threshold!r} instead."
-        )
-    return int(threshold)
+def _hits_at_rank(judgements: Judgements, scored: np.ndarray) -> np.ndarray:
+    """Per rank 1..k, the scored users whose prediction there is a credited hit
+    (zero past the widest row)."""
+    counts = np.zeros(judgements.k, dtype=np.int64)
+    for rank in range(judgements.width):  # at most k contiguous columns
+        counts[rank] = np.count_nonzero(judgements.hits[:, rank] & scored)
+    return counts
 
 
 def _row_warning(

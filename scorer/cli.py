@@ -4,6 +4,8 @@ Two forms share every scoring option::
 
     scorer SOLUTION SUBMISSION [options]         score one submission
     scorer codabench INPUT_DIR OUTPUT_DIR [...]  Codabench / CodaLab scoring program
+    scorer compare SOLUTION A B [...]            does B beat A? (paired statistics)
+    scorer report SOLUTION SUBMISSION... --out   self-contained HTML report
 
 Exit codes: 0 scored, 1 invalid submission (the participant-visible message on
 stderr), 2 host or usage error, 3 internal error (a short message; the traceback
@@ -26,6 +28,7 @@ from typing import Any
 import pyarrow as pa
 
 import scorer
+from scorer.commands import add_ci_options, format_intervals, intervals, intervals_json
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.io import DEFAULT_LIMITS, ReadLimits, write_atomic
 from scorer.measures.registry import describe
@@ -121,6 +124,11 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
         metavar="G",
         help="the smallest grade the binary measures count as relevant (default: %(default)s)",
     )
+    group.add_argument(
+        "--segment-column-name",
+        metavar="NAME",
+        help="a solution column of segment labels, set aside for the report's breakdown",
+    )
     choices: list[tuple[str, tuple[str, ...], str]] = [
         ("empty_ground_truth", EMPTY_GROUND_TRUTH, "a user with no relevant item"),
         ("extra_predictions", EXTRA_PREDICTIONS, "a row with more than K predictions"),
@@ -163,6 +171,7 @@ def evaluate_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     limits = ReadLimits(**{item.name: getattr(args, item.name) for item in fields(ReadLimits)})
     return {
         "row_id_column_name": args.row_id_column,
+        "segment_column_name": args.segment_column_name,
         "k": args.k,
         "empty_ground_truth": args.empty_ground_truth,
         "extra_predictions": args.extra_predictions,
@@ -214,8 +223,10 @@ def _score_parser() -> argparse.ArgumentParser:
         description="Validate a submission and compute MAP@K (or other measures, --metric).",
         epilog=(
             "Codabench / CodaLab scoring program: scorer codabench INPUT_DIR OUTPUT_DIR "
-            "[options] (see scorer codabench --help). Exit codes: 0 scored, 1 invalid "
-            "submission, 2 host or usage error, 3 internal error."
+            "[options] (see scorer codabench --help). Paired comparison: scorer compare "
+            "SOLUTION A B; HTML report: scorer report SOLUTION SUBMISSION... --out PATH. "
+            "Exit codes: 0 scored, 1 invalid submission, 2 host or usage error, 3 internal "
+            "error."
         ),
     )
     parser.add_argument("solution", help="solution file (.csv, .csv.gz, .zip or .parquet)")
@@ -230,6 +241,7 @@ def _score_parser() -> argparse.ArgumentParser:
         "and whether it was scored, as CSV",
     )
     parser.add_argument("--version", action="version", version=f"scorer {scorer.__version__}")
+    add_ci_options(parser, resamples=1000, ci_flag=True)
     add_scoring_options(parser)
     return parser
 
@@ -261,6 +273,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if arguments[:1] == ["codabench"]:
         args = _codabench_parser().parse_args(arguments[1:])
         return _run(args, _codabench)
+    if arguments[:1] in (["compare"], ["report"]):
+        return _run_statistics_command(arguments[0], arguments[1:])
     args = _score_parser().parse_args(arguments)
     return _run(args, _score)
 
@@ -285,10 +299,27 @@ def _score(args: argparse.Namespace) -> None:
     )
     if args.per_user is not None and result.per_user is not None:
         write_output(args.per_user, result.per_user.to_csv(lineterminator="\n"))
+    found = intervals(result, args)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, allow_nan=False))
+        data = result.to_dict()
+        if found is not None:
+            data["intervals"] = intervals_json(found)
+        print(json.dumps(data, indent=2, allow_nan=False))
     else:
         print(format_result(result))
+        if found is not None:
+            print(format_intervals(found, args))
+
+
+def _run_statistics_command(name: str, arguments: list[str]) -> int:
+    from scorer import commands
+
+    if name == "compare":
+        parser, command = commands.compare_parser, commands.compare_command
+    else:
+        parser, command = commands.report_parser, commands.report_command
+    args = parser(add_scoring_options).parse_args(arguments)
+    return _run(args, lambda parsed: command(parsed, evaluate_kwargs(parsed)))
 
 
 def _codabench(args: argparse.Namespace) -> None:

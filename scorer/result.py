@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 from scorer.errors import MAX_EXAMPLES, format_example
@@ -13,6 +14,8 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
     import pyarrow as pa
+
+    from scorer.detail import MeasureValues, Segments
 
 Audience = Literal["participant", "host"]
 
@@ -111,6 +114,12 @@ class ScoreResult:
         The solution's row ids.
     user_hits, user_n_relevant : ndarray of int64
         Credited hits within k, and ``|R|``.
+    hits_at_rank : ndarray of int64, shape (k,)
+        Per rank, the scored users whose prediction there is a credited hit.
+    segments : Segments or None
+        The host's segment column (``segment_column_name=``): each user's segment.
+
+    :mod:`scorer.stats` reads these arrays through :meth:`measure_values`.
     """
 
     score: float
@@ -135,6 +144,8 @@ class ScoreResult:
     row_ids: pa.Array | None = field(default=None, repr=False, compare=False)
     user_hits: np.ndarray | None = field(default=None, repr=False, compare=False)
     user_n_relevant: np.ndarray | None = field(default=None, repr=False, compare=False)
+    hits_at_rank: np.ndarray | None = field(default=None, repr=False, compare=False)
+    segments: Segments | None = field(default=None, repr=False, compare=False)
 
     @property
     def metric(self) -> str:
@@ -158,6 +169,31 @@ class ScoreResult:
             return self.per_user["ap"]
         name = next((m for m in self.measures if m.startswith("MAP")), None)
         return None if name is None else self.per_user[name]
+
+    def measure_values(self, metric: object = None) -> MeasureValues:
+        """One measure's per-user values, scored mask, splits and means, for statistics.
+
+        ``metric`` is any name the registry parses (canonical, alias or any case, e.g.
+        ``"ndcg@5"``) or an output key (``"map_at_10"``); default the leaderboard's.
+        A view of :attr:`user_values` and the other arrays, not a copy.
+
+        Raises
+        ------
+        HostVisibleError
+            The measure was not computed for this result (the message lists those
+            that were), or the result keeps no per-user arrays.
+        """
+        from scorer.detail import measure_values
+
+        return measure_values(self, metric)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A digest of the solution's row ids, splits, ``|R|``, scored users and the
+        options (graded ones included): equal for two results whose users pair up."""
+        from scorer.detail import fingerprint
+
+        return fingerprint(self)
 
     def to_dict(self) -> dict[str, Any]:
         """Everything but the per-user table, as plain JSON-ready values."""

@@ -109,6 +109,8 @@ def test_options_are_passed_through(tmp_path):
         "extra_predictions": "truncate",
         "normalization": "hits",
         "unknown_row_ids": "ignore",
+        "grade_column_name": None,
+        "relevance_threshold": 1,
     }
 
 
