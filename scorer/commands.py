@@ -28,7 +28,7 @@ def add_ci_options(parser: argparse.ArgumentParser, resamples: int, ci_flag: boo
         group.add_argument(
             "--ci",
             action="store_true",
-            help="add bootstrap confidence intervals per split (JSON: 'intervals')",
+            help="add bootstrap confidence intervals per measure and split (JSON: 'intervals')",
         )
     group.add_argument(
         "--resamples",
