@@ -197,13 +197,69 @@ def average_precision(
         credited = np.flatnonzero(column)
         precision = hits[credited] * (scale // (rank + 1)) if exact else hits[credited] / (rank + 1)
         numerator[credited] += precision
+    denominator = _denominator(n_relevant, hits, k, normalization)
+    return AveragePrecision(numerator, denominator * scale, hits, scale)
+
+
+def sparse_average_precision(
+    users: np.ndarray,
+    ranks: np.ndarray,
+    n_relevant: np.ndarray,
+    k: int,
+    normalization: str = "min_k",
+) -> AveragePrecision:
+    """:func:`average_precision` of rankings wider than :data:`EXACT_MAX_WIDTH`, from
+    the credited predictions alone (no ``users x width`` matrix).
+
+    Bit for bit the float path of :func:`average_precision`: each user's precisions
+    are added one by one in rank order (``np.add.at`` adds in index order).
+
+    Parameters
+    ----------
+    users, ranks : ndarray of int64
+        The user and the 0-based rank of every credited prediction (``rel(i) = 1``),
+        each user's in rank order.
+    n_relevant : ndarray of int, shape (n_users,)
+        ``|R_u|``.
+    k : int
+        The cut-off (every rank below it).
+    normalization : {"min_k", "relevant", "hits"}
+        As in :func:`average_precision`.
+
+    Examples
+    --------
+    >>> rel = np.zeros((2, 30), dtype=bool)
+    >>> rel[0, [0, 2, 29]] = rel[1, 5] = True
+    >>> users, ranks = np.nonzero(rel)
+    >>> sparse = sparse_average_precision(users, ranks, np.array([4, 2]), 30)
+    >>> dense = average_precision(rel, np.array([4, 2]), 30)
+    >>> bool((sparse.values() == dense.values()).all()), sparse.hits.tolist()
+    (True, [3, 1])
+    """
+    n_users = len(n_relevant)
+    by_user = np.argsort(users, kind="stable")  # keeps each user's ranks in order
+    users, ranks = users[by_user], ranks[by_user]
+    hits = np.bincount(users, minlength=n_users).astype(np.int64)
+    group_start = np.cumsum(hits) - hits
+    hit_number = np.arange(1, len(users) + 1, dtype=np.int64) - group_start[users]
+    numerator = np.zeros(n_users, dtype=np.float64)
+    np.add.at(numerator, users, hit_number / (ranks + 1))
+    return AveragePrecision(numerator, _denominator(n_relevant, hits, k, normalization), hits, 1)
+
+
+def _denominator(
+    n_relevant: np.ndarray, hits: np.ndarray, k: int, normalization: str
+) -> np.ndarray:
+    """AP's denominator of every user, before scaling."""
     n_relevant = np.asarray(n_relevant, dtype=np.int64)
     if normalization == "min_k":
-        denominator = np.minimum(n_relevant, k)
-    elif normalization == "relevant":
-        denominator = n_relevant.copy()
-    elif normalization == "hits":
-        denominator = hits.copy()
-    else:
-        raise ValueError(f"unknown normalization {normalization!r}")
-    return AveragePrecision(numerator, denominator * scale, hits, scale)
+        # A k past int64 (a host may choose any) caps nothing an int64 count can reach.
+        return np.minimum(n_relevant, min(k, _INT64_MAX))
+    if normalization == "relevant":
+        return n_relevant.copy()
+    if normalization == "hits":
+        return hits.copy()
+    raise ValueError(f"unknown normalization {normalization!r}")
+
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
