@@ -402,15 +402,19 @@ def _duplicate_problems(
     n_rows = int(repeated.sum())
     if not n_rows:
         return []
-    n_ids = len(np.unique(first[repeated]))
+    repeats = np.flatnonzero(repeated)
+    # One example per repeated id (its first repeat), in row order.
+    ids, first_repeat = np.unique(first[repeats], return_index=True)
+    examples = np.zeros(len(first), dtype=bool)
+    examples[repeats[np.sort(first_repeat)[:MAX_EXAMPLES]]] = True
     return [
         Problem(
             "Duplicated row ids",
             "each row id at most once",
-            f"{format_count(n_ids, 'row id')} repeated, {format_count(n_rows, 'extra row')}"
+            f"{format_count(len(ids), 'row id')} repeated, {format_count(n_rows, 'extra row')}"
             f" in the {where}",
             fix,
-            example_values(row_ids, repeated),
+            example_values(row_ids, examples),
         )
     ]
 
@@ -425,6 +429,7 @@ def _row_id_problems(
     index = StringIndex(row_ids)
     user_of_row = solution.row_id_index.find(index)
     first = index.first_of_self(user_of_row)
+    is_first = first == np.arange(len(first))
     problems += _duplicate_problems(row_ids, first, "submission", "keep exactly one row per row id")
     unknown = (user_of_row < 0) & ~empty
     covered = np.zeros(solution.n_rows, dtype=bool)
@@ -452,10 +457,10 @@ def _row_id_problems(
                 f"{format_count(n_unknown, 'row')} whose row id is not in the sample submission"
                 + hints,
                 "copy the row ids from the sample submission exactly, as text",
-                example_values(row_ids, unknown),
+                example_values(row_ids, unknown & is_first),  # each id once
             )
         )
-    user_of_row = np.where(first == np.arange(len(first)), user_of_row, -1)
+    user_of_row = np.where(is_first, user_of_row, -1)
     return problems, user_of_row, ~empty & ~unknown
 
 
