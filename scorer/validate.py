@@ -34,7 +34,7 @@ from scorer.errors import (
 )
 from scorer.joins import StringIndex, first_index_of
 from scorer.options import Options
-from scorer.tokens import SplitLists, split_lists
+from scorer.tokens import ListCells, SplitLists
 
 USAGE_COLUMN = "Usage"
 USAGE_VALUES: tuple[str, ...] = ("Public", "Private", "Ignored")
@@ -229,18 +229,19 @@ def check_submission(table: StringTable, solution: Solution, options: Options) -
         row_ids = table.column(solution.row_id_name)
         row_problems, user_of_row, valid_id = _row_id_problems(row_ids, solution, options)
         problems += row_problems
-    predictions = None
+    cells = None
     if solution.target_name in table.names:
         cells = table.column(solution.target_name)
         if any(p.title == "Missing rows" for p in problems):
             problems += _open_quote_problems(cells, row_ids)
-        predictions = split_lists(cells)
+        # Items are counted from the bytes: a row over k is refused before any is split.
+        cells = ListCells(cells)
         if options.extra_predictions == "error":
-            problems += _too_many_problems(predictions.lengths, row_ids, valid_id, options.k)
+            problems += _too_many_problems(cells.lengths, row_ids, valid_id, options.k)
     raise_if_any(problems, ParticipantVisibleError, SUBMISSION)
-    if predictions is None:  # unreachable: a missing column is a problem raised above
+    if cells is None:  # unreachable: a missing column is a problem raised above
         raise RuntimeError("submission checked without its prediction column")
-    return Submission(user_of_row, predictions)
+    return Submission(user_of_row, cells.split())
 
 
 def _open_quote_problems(cells: pa.Array, row_ids: pa.Array | None) -> list[Problem]:
