@@ -16,7 +16,7 @@ from scorer.errors import (
 )
 from scorer.hints import Hint, prediction_hints
 from scorer.io import ReadLimits
-from scorer.metrics import AveragePrecision, average_precision
+from scorer.metrics import AveragePrecision
 from scorer.options import (
     EmptyGroundTruth,
     ExtraPredictions,
@@ -125,7 +125,7 @@ def evaluate(
     del checked_submission, predictions
     first = rankings.first_occurrence()
     relevance = first & truth.relevance(rankings)
-    ap = average_precision(relevance, truth.n_relevant, options.k, options.normalization)
+    ap = rankings.average_precision(relevance, truth.n_relevant, options.k, options.normalization)
 
     has_usage = checked_solution.usage is not None
     ignored = checked_solution.marked("Ignored")
@@ -143,7 +143,7 @@ def evaluate(
         for split in ("Public", "Private")
     }
     warnings = _submission_warnings(
-        checked_solution, rankings.lengths, first, hints, ~ignored, options.k
+        checked_solution, rankings.lengths, rankings.n_first(first), hints, ~ignored, options.k
     )
     warnings += _solution_warnings(checked_solution, truth, split_scores, has_usage)
     per_user_table = None
@@ -234,7 +234,7 @@ def _row_warning(
 def _submission_warnings(
     solution: Solution,
     lengths: np.ndarray,
-    first: np.ndarray,
+    n_first: np.ndarray,
     hints: list[Hint],
     counted: np.ndarray,
     k: int,
@@ -245,7 +245,7 @@ def _submission_warnings(
         (
             "repeated_items",
             "{rows} {have} a repeated item id; a repeat keeps its rank but earns nothing.",
-            present & (first.sum(axis=1) < lengths),
+            present & (n_first < lengths),
         ),
         (
             "short_rows",

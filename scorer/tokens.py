@@ -27,8 +27,14 @@ from scorer.fingerprints import (
     take_rows,
     take_strings,
 )
-from scorer.joins import StringIndex, all_distinct, encode
-from scorer.metrics import PAD, first_occurrence
+from scorer.joins import StringIndex, all_distinct, encode, sorted_codes
+from scorer.metrics import (
+    PAD,
+    AveragePrecision,
+    average_precision,
+    first_occurrence,
+    sparse_average_precision,
+)
 
 
 class SplitLists:
@@ -420,7 +426,7 @@ class GroundTruth:
         result[self.users[pairs], ranks] = True
         return result
 
-    def relevance(self, rankings: Rankings) -> np.ndarray:
+    def relevance(self, rankings: Rankings | SparseRankings) -> np.ndarray:
         """Whether each prediction of ``rankings`` is a relevant item of its user.
 
         Examples
@@ -432,6 +438,8 @@ class GroundTruth:
         array([[ True, False],
                [False,  True]])
         """
+        if isinstance(rankings, SparseRankings):
+            return self.contains(rankings.users, rankings.items)
         if rankings.item_bytes is None:
             return self.contains_rows(rankings.items)
         # Fingerprints: compare each relevant pair with its user's predictions, then
@@ -545,12 +553,111 @@ class Rankings:
             first[users] = first_of_strings(self.item_bytes.rows(users, self.items.shape[1]))
         return first
 
+    def n_first(self, first: np.ndarray) -> np.ndarray:
+        """Each user's number of distinct items, from :meth:`first_occurrence`."""
+        return first.sum(axis=1)
+
+    def average_precision(
+        self, relevance: np.ndarray, n_relevant: np.ndarray, k: int, normalization: str
+    ) -> AveragePrecision:
+        """AP@K of every user from :meth:`GroundTruth.relevance` and first occurrences."""
+        return average_precision(relevance, n_relevant, k, normalization)
+
     @property
     def truth_codes(self) -> np.ndarray:
         """Each prediction's vocabulary index, ``-1`` when absent (item codes only)."""
         if self.item_bytes is not None:
             raise ValueError("fingerprinted rankings have no item codes")
         return np.where(self.items < self.n_known, self.items, PAD)
+
+
+@dataclass(frozen=True)
+class SparseRankings:
+    """The submission as one entry per scored prediction, for rankings far wider than
+    most rows (one long row under a large ``k``): no ``users x width`` matrix.
+
+    The same interface as :class:`Rankings`, every per-prediction array in flat
+    (user, rank) entries instead of matrix cells, and the same values bit for bit.
+
+    Attributes
+    ----------
+    users, ranks : ndarray of int64
+        The user and the 0-based rank of each prediction, each user's in rank order.
+    items : ndarray of int64
+        Item codes as in :class:`Rankings` (vocabulary index, or a code past it).
+    lengths : ndarray of int64, shape (n_users,)
+        Number of predictions scored per user.
+    n_known : int
+        Size of the vocabulary.
+    """
+
+    users: np.ndarray
+    ranks: np.ndarray
+    items: np.ndarray
+    lengths: np.ndarray
+    n_known: int
+
+    def first_occurrence(self) -> np.ndarray:
+        """Mark the first occurrence of each item in each row (a sort, no matrix).
+
+        Examples
+        --------
+        >>> sparse = SparseRankings(np.array([0, 0, 0, 1]), np.array([0, 1, 2, 0]),
+        ...                         np.array([3, 4, 3, 3]), np.array([3, 1]), 4)
+        >>> sparse.first_occurrence()
+        array([ True,  True, False,  True])
+        """
+        size = int(self.items.max(initial=0)) + 1
+        keys = self.users * size + self.items
+        order = np.argsort(keys, kind="stable")  # equal keys stay in rank order
+        repeated = np.zeros(len(keys), dtype=bool)
+        repeated[order[1:]] = keys[order[1:]] == keys[order[:-1]]
+        return ~repeated
+
+    def n_first(self, first: np.ndarray) -> np.ndarray:
+        """Each user's number of distinct items, from :meth:`first_occurrence`."""
+        return np.bincount(self.users[first], minlength=len(self.lengths)).astype(np.int64)
+
+    def average_precision(
+        self, relevance: np.ndarray, n_relevant: np.ndarray, k: int, normalization: str
+    ) -> AveragePrecision:
+        """AP@K of every user, as :meth:`Rankings.average_precision` gives it."""
+        return sparse_average_precision(
+            self.users[relevance], self.ranks[relevance], n_relevant, k, normalization
+        )
+
+
+#: Rankings wider than this (and mostly padding) are kept sparse (:class:`SparseRankings`).
+SPARSE_MIN_WIDTH = 64
+
+
+def _sparse_rankings(
+    lists: SplitLists, user_of_row: np.ndarray, n_users: int, width: int, vocabulary: pa.Array
+) -> SparseRankings:
+    """The first ``width`` predictions of every kept row, as flat entries."""
+    rows = lists.row_of_token
+    ranks = lists.position_of_token
+    users = user_of_row[rows]
+    del rows
+    kept = np.flatnonzero((users >= 0) & (ranks < width))
+    users, ranks = users[kept], ranks[kept]
+    tokens = lists.take(kept)
+    index = StringIndex(vocabulary)
+    codes = index.find(tokens, np.int64)
+    unknown = np.flatnonzero(codes < 0)
+    if len(unknown):  # items outside the vocabulary: codes past it, equal for equal items
+        codes[unknown] = sorted_codes(tokens.take(to_arrow(unknown))) + len(vocabulary)
+    lengths = np.bincount(users, minlength=n_users).astype(np.int64)
+    return SparseRankings(users, ranks, codes, lengths, len(vocabulary))
+
+
+def _is_sparse(lists: SplitLists, user_of_row: np.ndarray, n_users: int, width: int) -> bool:
+    """Whether a ``n_users x width`` matrix would be mostly padding and wide."""
+    if width <= SPARSE_MIN_WIDTH:
+        return False
+    kept_rows = user_of_row >= 0
+    n_kept = int(np.minimum(lists.lengths[kept_rows], width).sum())
+    return n_users * width > 4 * n_kept
 
 
 @dataclass(frozen=True)
@@ -600,8 +707,10 @@ def build_rankings(
     width: int,
     vocabulary: pa.Array,
     prints: ItemPrints | None = None,
-) -> Rankings:
+) -> Rankings | SparseRankings:
     """Place each submission row's first ``width`` predictions in its user's row.
+
+    Rankings far wider than most rows (:data:`SPARSE_MIN_WIDTH`) are kept sparse.
 
     Parameters
     ----------
@@ -631,6 +740,8 @@ def build_rankings(
     >>> full.items.tolist(), full.truth_codes.tolist(), full.lengths.tolist()
     ([[0, 2], [1, 0]], [[0, -1], [-1, 0]], [2, 2])
     """
+    if _is_sparse(lists, user_of_row, n_users, width):
+        return _sparse_rankings(lists, user_of_row, n_users, width, vocabulary)
     kept_rows = user_of_row >= 0
     lengths = np.zeros(n_users, dtype=np.int64)
     lengths[user_of_row[kept_rows]] = np.minimum(lists.lengths[kept_rows], width)
@@ -687,7 +798,7 @@ def _same_width(vocabulary: pa.Array, width: int) -> bool:
 def _unknown_codes(lists: SplitLists, tokens: np.ndarray, vocabulary: StringIndex) -> np.ndarray:
     """Codes past the vocabulary, equal for equal items, for the tokens at these flat
     positions (all outside the vocabulary)."""
-    return encode(lists.take(tokens))[0] + len(vocabulary)
+    return sorted_codes(lists.take(tokens)) + len(vocabulary)
 
 
 def _is_permutation(user_of_row: np.ndarray, n_users: int) -> bool:
