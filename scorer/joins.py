@@ -30,8 +30,10 @@ from scorer.fingerprints import (
     KeyIndex,
     fingerprints,
     fixed_width_bytes,
+    print_key,
     rows_equal,
     rows_match,
+    string_prints,
 )
 
 
@@ -162,9 +164,11 @@ def sorted_first_index(values: pa.Array, candidates: pa.Array | None = None) -> 
     """For each value, the index of its first equal in ``candidates`` (by default in
     ``values`` themselves), or -1; a null is never found.
 
-    One stable sort of all the strings, then a comparison of neighbours: O(n log n)
-    comparisons whatever the strings are, where a hash table of crafted strings can
-    take O(n**2).
+    Through keyed 64-bit prints of the strings (a key drawn at random for each call),
+    sorted and searched with numpy, every match confirmed string for string; when two
+    different strings share a print, or for nulls, through one stable sort of all the
+    strings and a comparison of neighbours. Either way O(n log n) whatever the strings
+    are, where a hash table of crafted strings can take O(n**2).
 
     Examples
     --------
@@ -174,8 +178,13 @@ def sorted_first_index(values: pa.Array, candidates: pa.Array | None = None) -> 
     array([ 0,  1,  0, -1, -1])
     """
     values = _large(values)
-    pool = values if candidates is None else pa.concat_arrays([_large(candidates), values])
-    n_candidates = len(pool) - len(values) if candidates is not None else len(pool)
+    candidates = values if candidates is None else _large(candidates)
+    if values.null_count == 0 and candidates.null_count == 0:
+        found = _printed_first_index(values, candidates)
+        if found is not None:
+            return found
+    pool = values if candidates is values else pa.concat_arrays([candidates, values])
+    n_candidates = len(pool) - len(values) if candidates is not values else len(pool)
     order = to_numpy(pc.sort_indices(pool)).astype(np.int64)  # stable: equals by index
     ordered = pool.take(to_arrow(order))
     starts_run = np.ones(len(pool), dtype=bool)
@@ -194,28 +203,82 @@ def sorted_first_index(values: pa.Array, candidates: pa.Array | None = None) -> 
     return found[len(pool) - len(values) :]
 
 
-def sorted_codes(strings: pa.Array) -> np.ndarray:
-    """Codes equal for equal strings and different for different ones (int32, from 0,
-    in no documented order), found by sorting (never by hashing).
+def _printed_first_index(values: pa.Array, candidates: pa.Array) -> np.ndarray | None:
+    """:func:`sorted_first_index` of strings without nulls, through their keyed prints
+    (:func:`~scorer.fingerprints.string_prints`): the candidates' prints sorted, the
+    values' searched in them, every match confirmed string for string. None when two
+    different strings share a print (then only the sort of the strings is exact)."""
+    key = print_key()
+    grouped = _print_groups(candidates, key)
+    if grouped is None:
+        return None
+    distinct, first, group = grouped
+    if values is candidates:
+        return first[group]
+    value_prints = string_prints(values, key)
+    position = np.minimum(np.searchsorted(distinct, value_prints), max(len(distinct) - 1, 0))
+    hit = distinct[position] == value_prints if len(distinct) else np.zeros(len(values), bool)
+    found = np.where(hit, first[position] if len(distinct) else -1, -1)
+    matched = to_arrow(np.flatnonzero(hit))
+    if not _all_equal(values.take(matched), candidates.take(to_arrow(found[hit]))):
+        return None
+    return found
 
-    Many equally long strings are sorted by their fingerprints, every group of equal
-    fingerprints confirmed byte for byte; any other column, or a collision, by a
-    stable sort of the strings.
+
+def _print_groups(
+    strings: pa.Array, key: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The distinct prints of strings without nulls (sorted), the first string of
+    each, and each string's group; None when two different strings share a print."""
+    prints = string_prints(strings, key)
+    order = np.argsort(prints)
+    ordered = prints[order]
+    starts = np.flatnonzero(np.diff(ordered, prepend=ordered[:1] - 1)) if len(order) else order
+    group = np.empty(len(prints), dtype=np.int64)
+    group[order] = np.cumsum(np.diff(ordered, prepend=ordered[:1]) != 0)
+    first = np.minimum.reduceat(order, starts) if len(order) else order
+    if not _all_equal(strings, strings.take(to_arrow(first[group]))):
+        return None
+    return ordered[starts], first, group
+
+
+def _all_equal(left: pa.Array, right: pa.Array) -> bool:
+    """Whether two string arrays without nulls are equal element by element."""
+    return len(left) == 0 or pc.all(pc.equal(left, right)).as_py() is True
+
+
+def sorted_codes(strings: pa.Array) -> np.ndarray:
+    """Codes equal for equal strings and different for different ones (int32), in
+    order of first appearance (as ``dictionary_encode`` numbers them), found by
+    sorting (never by hashing).
+
+    Many equally long strings are sorted by their fingerprints, any others by keyed
+    prints (as in :func:`sorted_first_index`), every group of equal prints confirmed
+    byte for byte; after a collision, by a stable sort of the strings.
 
     Examples
     --------
-    >>> codes = sorted_codes(pa.array(["b", "a", "b", "c"], pa.large_string()))
-    >>> sorted(codes.tolist()), codes[0] == codes[2]
-    ([0, 0, 1, 2], np.True_)
+    >>> sorted_codes(pa.array(["b", "a", "b", "c"], pa.large_string()))
+    array([0, 1, 0, 2], dtype=int32)
     """
     rows = fixed_width_bytes(strings) if len(strings) >= FIXED_WIDTH_MIN_ROWS else None
     if rows is not None:
-        _, first, codes = np.unique(fingerprints(rows), return_index=True, return_inverse=True)
-        if rows_equal(rows, rows[first], codes, same_prints=True):
-            return codes.astype(np.int32)
-    first = sorted_first_index(strings)
-    _, codes = np.unique(first, return_inverse=True)
+        _, first, group = np.unique(fingerprints(rows), return_index=True, return_inverse=True)
+        if rows_equal(rows, rows[first], group, same_prints=True):
+            return _in_order_of_appearance(first, group)
+    strings = _large(strings)
+    grouped = _print_groups(strings, print_key()) if strings.null_count == 0 else None
+    if grouped is not None:
+        return _in_order_of_appearance(grouped[1], grouped[2])
+    _, codes = np.unique(sorted_first_index(strings), return_inverse=True)
     return codes.astype(np.int32)
+
+
+def _in_order_of_appearance(first: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Codes from groups numbered by the position of their first string (int32)."""
+    rank = np.empty(len(first), dtype=np.int32)
+    rank[np.argsort(first)] = np.arange(len(first), dtype=np.int32)
+    return rank[group]
 
 
 def _large(strings: pa.Array) -> pa.Array:
