@@ -627,7 +627,7 @@ class SparseRankings:
         )
 
 
-#: Rankings wider than this (and mostly padding) are kept sparse (:class:`SparseRankings`).
+#: Rankings wider than this, and mostly padding, are kept sparse (:class:`SparseRankings`).
 SPARSE_MIN_WIDTH = 64
 
 
@@ -652,12 +652,13 @@ def _sparse_rankings(
 
 
 def _is_sparse(lists: SplitLists, user_of_row: np.ndarray, n_users: int, width: int) -> bool:
-    """Whether a ``n_users x width`` matrix would be mostly padding and wide."""
+    """Whether a ``n_users x width`` matrix would be wider than :data:`SPARSE_MIN_WIDTH`
+    and mostly padding (as wide as one long row, say): more than four cells per
+    prediction."""
     if width <= SPARSE_MIN_WIDTH:
         return False
     kept_rows = user_of_row >= 0
-    n_kept = int(np.minimum(lists.lengths[kept_rows], width).sum())
-    return n_users * width > 4 * n_kept
+    return n_users * width > 4 * int(np.minimum(lists.lengths[kept_rows], width).sum())
 
 
 @dataclass(frozen=True)
@@ -710,7 +711,7 @@ def build_rankings(
 ) -> Rankings | SparseRankings:
     """Place each submission row's first ``width`` predictions in its user's row.
 
-    Rankings far wider than most rows (:data:`SPARSE_MIN_WIDTH`) are kept sparse.
+    Rankings wider than :data:`SPARSE_MIN_WIDTH` and mostly padding are kept sparse.
 
     Parameters
     ----------
