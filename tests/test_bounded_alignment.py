@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer import ParticipantVisibleError, evaluate, tokens
+from scorer import ParticipantVisibleError, evaluate, fingerprints, joins, tokens
 from scorer.joins import StringIndex, sorted_codes, sorted_first_index
 from scorer.tokens import ListCells, split_lists
 from tests.arrow_collisions import colliding_ids
@@ -21,13 +21,40 @@ from tests.fast_paths import force_fast_paths
 short_texts = st.text(alphabet="ab\u00e9 ", max_size=3)
 
 
-@given(st.lists(st.one_of(short_texts, st.none()), max_size=10), st.lists(short_texts, max_size=8))
-def test_sorted_first_index_is_a_first_match_lookup(values: list, candidates: list[str]) -> None:
-    found = sorted_first_index(pa.array(values, pa.string()), pa.array(candidates))
+def _colliding_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray:
+    return np.zeros(len(strings), dtype=np.int64)  # every string shares one print
+
+
+@pytest.mark.parametrize("prints", ["keyed", "colliding"])
+@given(
+    st.lists(st.one_of(short_texts, st.none()), max_size=10),
+    st.lists(short_texts, max_size=8),
+    st.booleans(),
+)
+@settings(max_examples=60)
+def test_sorted_first_index_is_a_first_match_lookup(
+    prints: str, values: list, candidates: list[str], nulls: bool
+) -> None:
+    values = values if nulls else [v for v in values if v is not None]
+    with pytest.MonkeyPatch.context() as patch:
+        if prints == "colliding":
+            patch.setattr(joins, "string_prints", _colliding_prints)
+        found = sorted_first_index(pa.array(values, pa.string()), pa.array(candidates))
+        itself = sorted_first_index(pa.array(values, pa.large_string()))
     expected = [candidates.index(v) if v in candidates else -1 for v in values]
     assert found.tolist() == expected
-    itself = sorted_first_index(pa.array(values, pa.large_string()))
     assert itself.tolist() == [-1 if v is None else values.index(v) for v in values]
+
+
+def test_string_prints_are_equal_for_equal_strings_only_and_keyed() -> None:
+    strings = pa.array(["", "a", "ab", "ab", "abcdefghij", "abcdefghik", "a"], pa.large_string())
+    key = fingerprints.print_key()
+    prints = fingerprints.string_prints(strings, key).tolist()
+    assert [[a == b for b in prints] for a in prints] == [
+        [a == b for b in strings.to_pylist()] for a in strings.to_pylist()
+    ]
+    assert fingerprints.string_prints(strings, key).tolist() == prints
+    assert fingerprints.string_prints(strings, fingerprints.print_key()).tolist() != prints
 
 
 @pytest.mark.parametrize("route", ["sort", "fingerprints", "collisions"])
