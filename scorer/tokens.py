@@ -209,11 +209,13 @@ def _single_spaced(cells: pa.Array) -> pa.Array:
     raw = string_bytes(cells)
     offsets = offsets - offsets[0]
     nonempty = offsets[1:] > offsets[:-1]
-    space = raw == ord(" ")
     starts, ends = offsets[:-1][nonempty], offsets[1:][nonempty]
+    space = raw == ord(" ")
     if space[starts].any() or space[ends - 1].any() or (space[1:] & space[:-1]).any():
         raw, offsets = _squeeze_spaces(raw, offsets, space)
         nonempty = offsets[1:] > offsets[:-1]
+    elif nonempty.all():
+        return cells  # already single-spaced, and no cell to make null
     valid = nonempty if cells.null_count == 0 else nonempty & to_numpy(cells.is_valid())
     return _with_bytes(cells, offsets, raw, valid)
 
