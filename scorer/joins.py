@@ -205,9 +205,10 @@ def sorted_first_index(values: pa.Array, candidates: pa.Array | None = None) -> 
 
 def _printed_first_index(values: pa.Array, candidates: pa.Array) -> np.ndarray | None:
     """:func:`sorted_first_index` of strings without nulls, through their keyed prints
-    (:func:`~scorer.fingerprints.string_prints`): the candidates' prints sorted, the
-    values' searched in them, every match confirmed string for string. None when two
-    different strings share a print (then only the sort of the strings is exact)."""
+    (:func:`~scorer.fingerprints.string_prints`): the candidates' prints grouped by a
+    sort, the values' looked up among the distinct ones, every match confirmed string
+    for string. None when two different strings share a print (then only the sort of
+    the strings is exact)."""
     key = print_key()
     grouped = _print_groups(candidates, key)
     if grouped is None:
@@ -215,10 +216,13 @@ def _printed_first_index(values: pa.Array, candidates: pa.Array) -> np.ndarray |
     distinct, first, group = grouped
     if values is candidates:
         return first[group]
-    value_prints = string_prints(values, key)
-    position = np.minimum(np.searchsorted(distinct, value_prints), max(len(distinct) - 1, 0))
-    hit = distinct[position] == value_prints if len(distinct) else np.zeros(len(values), bool)
-    found = np.where(hit, first[position] if len(distinct) else -1, -1)
+    if len(distinct) == 0:
+        return np.full(len(values), -1, dtype=np.int64)
+    # The distinct prints in a table with a random multiplier of its own (KeyIndex):
+    # probing it is several times faster than a binary search of the sorted prints.
+    position = KeyIndex(distinct).find(string_prints(values, key))
+    hit = position >= 0
+    found = np.where(hit, first[position], -1)
     matched = to_arrow(np.flatnonzero(hit))
     if not _all_equal(values.take(matched), candidates.take(to_arrow(found[hit]))):
         return None
