@@ -20,6 +20,7 @@ from scorer.grades import GradedTruth
 from scorer.hints import Hint, prediction_hints
 from scorer.io import ReadLimits
 from scorer.measures import Judgements, Measure, UserValues, parse_all
+from scorer.measures.arrays import FlatHits
 from scorer.options import (
     EmptyGroundTruth,
     ExtraPredictions,
@@ -28,7 +29,14 @@ from scorer.options import (
     UnknownRowIds,
 )
 from scorer.result import ScoreResult, ScoreWarning
-from scorer.tokens import GroundTruth, build_rankings, item_prints, split_lists
+from scorer.tokens import (
+    GroundTruth,
+    Rankings,
+    SparseRankings,
+    build_rankings,
+    item_prints,
+    split_lists,
+)
 from scorer.validate import (
     Solution,
     check_solution,
@@ -181,7 +189,7 @@ def evaluate(
     del checked_submission, predictions
     first = rankings.first_occurrence()
     if graded is None:
-        judgements = Judgements(first & truth.relevance(rankings), truth.n_relevant, options.k)
+        judgements = _binary_judgements(rankings, first, truth, options.k)
     else:
         judgements = graded.judgements(rankings, first, options.k)
     values = {str(m): m.compute(judgements) for m in measures}
@@ -201,7 +209,7 @@ def evaluate(
     overall, splits = _means(values, checked_solution, scored, first_name)
     split_scores = {split: (found or {}).get(first_name) for split, found in splits.items()}
     warnings = _submission_warnings(
-        checked_solution, rankings.lengths, first, hints, ~ignored, options.k
+        checked_solution, rankings.lengths, rankings.n_first(first), hints, ~ignored, options.k
     )
     warnings += _solution_warnings(checked_solution, truth, split_scores, has_usage)
     user_values = {name: np.where(scored, value.values(), np.nan) for name, value in values.items()}
@@ -336,13 +344,29 @@ def _split_labels(solution: Solution, scored: np.ndarray) -> np.ndarray:
     return labels
 
 
+def _binary_judgements(
+    rankings: Rankings | SparseRankings, first: np.ndarray, truth: GroundTruth, k: int
+) -> Judgements:
+    """The measures' arrays for binary relevance: flat when the rankings are sparse."""
+    relevance = first & truth.relevance(rankings)
+    if not isinstance(rankings, SparseRankings):
+        return Judgements(relevance, truth.n_relevant, k)
+    flat = FlatHits.from_unsorted(
+        rankings.users[relevance], rankings.ranks[relevance], width=rankings.width
+    )
+    return Judgements(None, truth.n_relevant, k, flat=flat)
+
+
+# Ranks past the widest row hold no hit: hits per rank stop there once past this
+# many, so that no k a host may choose (up to 2**63 and beyond) allocates k counts.
+_HITS_AT_RANK_MIN_LENGTH = 1000
+
+
 def _hits_at_rank(judgements: Judgements, scored: np.ndarray) -> np.ndarray:
     """Per rank 1..k, the scored users whose prediction there is a credited hit
-    (zero past the widest row)."""
-    counts = np.zeros(judgements.k, dtype=np.int64)
-    for rank in range(judgements.width):  # at most k contiguous columns
-        counts[rank] = np.count_nonzero(judgements.hits[:, rank] & scored)
-    return counts
+    (zero past the widest row; only up to it when that and k are both long)."""
+    length = min(judgements.k, max(judgements.width, _HITS_AT_RANK_MIN_LENGTH))
+    return judgements.hits_by_rank(scored, length)
 
 
 def _row_warning(
@@ -359,7 +383,7 @@ def _row_warning(
 def _submission_warnings(
     solution: Solution,
     lengths: np.ndarray,
-    first: np.ndarray,
+    n_first: np.ndarray,
     hints: list[Hint],
     counted: np.ndarray,
     k: int,
@@ -370,7 +394,7 @@ def _submission_warnings(
         (
             "repeated_items",
             "{rows} {have} a repeated item id; a repeat keeps its rank but earns nothing.",
-            present & (first.sum(axis=1) < lengths),
+            present & (n_first < lengths),
         ),
         (
             "short_rows",

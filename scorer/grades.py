@@ -13,7 +13,8 @@ import pyarrow as pa
 
 from scorer.joins import encode
 from scorer.measures import Judgements
-from scorer.tokens import GroundTruth, Rankings, split_lists
+from scorer.measures.arrays import FlatHits
+from scorer.tokens import GroundTruth, Rankings, SparseRankings, split_lists
 from scorer.validate import check_grades
 
 
@@ -76,9 +77,13 @@ class GradedTruth:
         )
         return cls(truth, values, threshold)
 
-    def judgements(self, rankings: Rankings, first: np.ndarray, k: int) -> Judgements:
+    def judgements(
+        self, rankings: Rankings | SparseRankings, first: np.ndarray, k: int
+    ) -> Judgements:
         """The shared arrays of the measures: grades of credited first occurrences,
-        hits where the grade reaches the threshold."""
+        hits where the grade reaches the threshold (flat for sparse rankings)."""
+        if isinstance(rankings, SparseRankings):
+            return self._flat_judgements(rankings, first, k)
         users, ranks, pairs = self.truth.hit_pairs(rankings)
         grades = np.zeros(first.shape, dtype=np.int64, order="F")
         grades[users, ranks] = self.pair_grades[pairs]
@@ -91,4 +96,27 @@ class GradedTruth:
             self.truth.users,
             self.pair_grades,
             int(self.pair_grades.max(initial=0)),
+        )
+
+    def _flat_judgements(self, rankings: SparseRankings, first: np.ndarray, k: int) -> Judgements:
+        entries = np.flatnonzero(first & self.truth.contains(rankings.users, rankings.items))
+        users = rankings.users[entries]
+        grades = self.pair_grades[self.truth.pair_index(users, rankings.items[entries])]
+        graded = grades > 0
+        flat = FlatHits.from_unsorted(
+            users[graded],
+            rankings.ranks[entries][graded],
+            grades[graded],
+            grades[graded] >= self.threshold,
+            width=rankings.width,
+        )
+        return Judgements(
+            None,
+            self.truth.n_relevant,
+            k,
+            None,
+            self.truth.users,
+            self.pair_grades,
+            int(self.pair_grades.max(initial=0)),
+            flat,
         )

@@ -90,11 +90,15 @@ class ExactMean:
         array([0.44325397])
         """
         if self.numerator.dtype.kind == "O":
-            # Python ints: int / int is correctly rounded whatever their size.
-            pairs = zip(self.numerator.tolist(), self.denominator.tolist(), strict=True)
-            return np.array([n / d if d else 0.0 for n, d in pairs], dtype=np.float64)
+            return _python_quotients(self.numerator, self.denominator)
         safe = np.maximum(self.denominator, 1)
-        return np.where(self.denominator > 0, self.numerator / safe, 0.0)
+        values = np.where(self.denominator > 0, self.numerator / safe, 0.0)
+        if self.exact and _past_float(self.numerator, self.denominator):
+            # Parts past 2**53 are rounded before a float division: divide those as
+            # Python ints, so a value never depends on how its fraction is scaled.
+            large = (np.abs(self.numerator) >= _FLOAT_EXACT) | (self.denominator >= _FLOAT_EXACT)
+            values[large] = _python_quotients(self.numerator[large], self.denominator[large])
+        return values
 
     def mean(self, mask: np.ndarray | None = None) -> float:
         """The mean over the users where ``mask`` holds, independent of their order.
@@ -152,6 +156,27 @@ class ExactMean:
             for by_denominator in sums
         ]
         return SplitMeans.from_totals(totals, counts[:n_labels].tolist())
+
+
+_FLOAT_EXACT = 2**53
+
+
+def _past_float(numerator: np.ndarray, denominator: np.ndarray) -> bool:
+    """Whether an int64 part may be past 2**53, where float64 stops being exact."""
+    top = max(int(denominator.max(initial=0)), int(numerator.max(initial=0)))
+    return top >= _FLOAT_EXACT or int(numerator.min(initial=0)) <= -_FLOAT_EXACT
+
+
+def _python_quotients(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """Correctly rounded ``n / d`` (0 where ``d`` is 0) of each pair, as Python ints.
+
+    Examples
+    --------
+    >>> _python_quotients(np.array([2**60 + 1, 1]), np.array([3 * 2**60, 0])).tolist()
+    [0.3333333333333333, 0.0]
+    """
+    pairs = zip(numerator.tolist(), denominator.tolist(), strict=True)
+    return np.array([int(n) / int(d) if d else 0.0 for n, d in pairs], dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -461,13 +486,84 @@ def average_precision(
         credited = np.flatnonzero(column)
         precision = hits[credited] * (scale // (rank + 1)) if exact else hits[credited] / (rank + 1)
         numerator[credited] += precision
+    denominator = _denominator(n_relevant, hits, k, normalization)
+    return AveragePrecision(numerator, denominator * scale, hits, scale)
+
+
+def sparse_average_precision(
+    users: np.ndarray,
+    ranks: np.ndarray,
+    n_relevant: np.ndarray,
+    k: int,
+    normalization: str = "min_k",
+    width: int | None = None,
+) -> AveragePrecision:
+    """:func:`average_precision` from the credited predictions alone (no
+    ``users x width`` matrix), bit for bit.
+
+    Rankings at most :data:`EXACT_MAX_WIDTH` wide get the same exact integer
+    fractions; wider ones the float path: each user's precisions are added one by
+    one in rank order (``np.add.at`` adds in index order).
+
+    Parameters
+    ----------
+    users, ranks : ndarray of int64
+        The user and the 0-based rank of every credited prediction (``rel(i) = 1``),
+        each user's in rank order.
+    n_relevant : ndarray of int, shape (n_users,)
+        ``|R_u|``.
+    k : int
+        The cut-off (every rank below it).
+    normalization : {"min_k", "relevant", "hits"}
+        As in :func:`average_precision`.
+    width : int, optional
+        The width of the matrix :func:`average_precision` would read (``None``:
+        wider than :data:`EXACT_MAX_WIDTH`).
+
+    Examples
+    --------
+    >>> rel = np.zeros((2, 30), dtype=bool)
+    >>> rel[0, [0, 2, 29]] = rel[1, 5] = True
+    >>> users, ranks = np.nonzero(rel)
+    >>> sparse = sparse_average_precision(users, ranks, np.array([4, 2]), 30)
+    >>> dense = average_precision(rel, np.array([4, 2]), 30)
+    >>> bool((sparse.values() == dense.values()).all()), sparse.hits.tolist()
+    (True, [3, 1])
+    >>> kept = ranks < 3  # AP@3: the entries within the cut-off
+    >>> exact = sparse_average_precision(users[kept], ranks[kept], np.array([4, 2]), 3, width=3)
+    >>> exact.exact_mean()  # (1 + 2/3) / 3 and 0
+    Fraction(5, 18)
+    """
+    n_users = len(n_relevant)
+    by_user = np.argsort(users, kind="stable")  # keeps each user's ranks in order
+    users, ranks = users[by_user], ranks[by_user]
+    hits = np.bincount(users, minlength=n_users).astype(np.int64)
+    group_start = np.cumsum(hits) - hits
+    hit_number = np.arange(1, len(users) + 1, dtype=np.int64) - group_start[users]
+    denominator = _denominator(n_relevant, hits, k, normalization)
+    if width is not None and width <= EXACT_MAX_WIDTH:
+        scale = math.lcm(*range(1, width + 1))
+        exact = np.zeros(n_users, dtype=np.int64)
+        np.add.at(exact, users, hit_number * (scale // (ranks + 1)))
+        return AveragePrecision(exact, denominator * scale, hits, scale)
+    numerator = np.zeros(n_users, dtype=np.float64)
+    np.add.at(numerator, users, hit_number / (ranks + 1))
+    return AveragePrecision(numerator, denominator, hits, 1)
+
+
+def _denominator(
+    n_relevant: np.ndarray, hits: np.ndarray, k: int, normalization: str
+) -> np.ndarray:
+    """AP's denominator of every user, before scaling."""
     n_relevant = np.asarray(n_relevant, dtype=np.int64)
     if normalization == "min_k":
-        denominator = np.minimum(n_relevant, k)
-    elif normalization == "relevant":
-        denominator = n_relevant.copy()
-    elif normalization == "hits":
-        denominator = hits.copy()
-    else:
-        raise ValueError(f"unknown normalization {normalization!r}")
-    return AveragePrecision(numerator, denominator * scale, hits, scale)
+        # A k past int64 (a host may choose any) caps nothing an int64 count can reach.
+        return np.minimum(n_relevant, min(k, _INT64_MAX))
+    if normalization == "relevant":
+        return n_relevant.copy()
+    if normalization == "hits":
+        return hits.copy()
+    raise ValueError(f"unknown normalization {normalization!r}")
+
+
+_INT64_MAX = int(np.iinfo(np.int64).max)

@@ -115,7 +115,8 @@ class ScoreResult:
     user_hits, user_n_relevant : ndarray of int64
         Credited hits within k, and ``|R|``.
     hits_at_rank : ndarray of int64, shape (k,)
-        Per rank, the scored users whose prediction there is a credited hit.
+        Per rank, the scored users whose prediction there is a credited hit (when k
+        is over 1,000, only up to the widest row or rank 1,000, whichever is longer).
     segments : Segments or None
         The host's segment column (``segment_column_name=``): each user's segment.
 

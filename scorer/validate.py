@@ -34,7 +34,7 @@ from scorer.errors import (
 )
 from scorer.joins import StringIndex, first_index_of
 from scorer.options import Options
-from scorer.tokens import SplitLists, split_lists
+from scorer.tokens import ListCells, SplitLists
 
 USAGE_COLUMN = "Usage"
 USAGE_VALUES: tuple[str, ...] = ("Public", "Private", "Ignored")
@@ -229,18 +229,19 @@ def check_submission(table: StringTable, solution: Solution, options: Options) -
         row_ids = table.column(solution.row_id_name)
         row_problems, user_of_row, valid_id = _row_id_problems(row_ids, solution, options)
         problems += row_problems
-    predictions = None
+    cells = None
     if solution.target_name in table.names:
         cells = table.column(solution.target_name)
         if any(p.title == "Missing rows" for p in problems):
             problems += _open_quote_problems(cells, row_ids)
-        predictions = split_lists(cells)
+        # Items are counted from the bytes: a row over k is refused before any is split.
+        cells = ListCells(cells)
         if options.extra_predictions == "error":
-            problems += _too_many_problems(predictions.lengths, row_ids, valid_id, options.k)
+            problems += _too_many_problems(cells.lengths, row_ids, valid_id, options.k)
     raise_if_any(problems, ParticipantVisibleError, SUBMISSION)
-    if predictions is None:  # unreachable: a missing column is a problem raised above
+    if cells is None:  # unreachable: a missing column is a problem raised above
         raise RuntimeError("submission checked without its prediction column")
-    return Submission(user_of_row, predictions)
+    return Submission(user_of_row, cells.split())
 
 
 def _open_quote_problems(cells: pa.Array, row_ids: pa.Array | None) -> list[Problem]:
@@ -402,15 +403,19 @@ def _duplicate_problems(
     n_rows = int(repeated.sum())
     if not n_rows:
         return []
-    n_ids = len(np.unique(first[repeated]))
+    repeats = np.flatnonzero(repeated)
+    # One example per repeated id (its first repeat), in row order.
+    ids, first_repeat = np.unique(first[repeats], return_index=True)
+    examples = np.zeros(len(first), dtype=bool)
+    examples[repeats[np.sort(first_repeat)[:MAX_EXAMPLES]]] = True
     return [
         Problem(
             "Duplicated row ids",
             "each row id at most once",
-            f"{format_count(n_ids, 'row id')} repeated, {format_count(n_rows, 'extra row')}"
+            f"{format_count(len(ids), 'row id')} repeated, {format_count(n_rows, 'extra row')}"
             f" in the {where}",
             fix,
-            example_values(row_ids, repeated),
+            example_values(row_ids, examples),
         )
     ]
 
@@ -425,6 +430,7 @@ def _row_id_problems(
     index = StringIndex(row_ids)
     user_of_row = solution.row_id_index.find(index)
     first = index.first_of_self(user_of_row)
+    is_first = first == np.arange(len(first))
     problems += _duplicate_problems(row_ids, first, "submission", "keep exactly one row per row id")
     unknown = (user_of_row < 0) & ~empty
     covered = np.zeros(solution.n_rows, dtype=bool)
@@ -452,10 +458,10 @@ def _row_id_problems(
                 f"{format_count(n_unknown, 'row')} whose row id is not in the sample submission"
                 + hints,
                 "copy the row ids from the sample submission exactly, as text",
-                example_values(row_ids, unknown),
+                example_values(row_ids, unknown & is_first),  # each id once
             )
         )
-    user_of_row = np.where(first == np.arange(len(first)), user_of_row, -1)
+    user_of_row = np.where(is_first, user_of_row, -1)
     return problems, user_of_row, ~empty & ~unknown
 
 
@@ -590,6 +596,7 @@ def check_grades(
 
     Examples
     --------
+    >>> from scorer.tokens import split_lists
     >>> ids = pa.array(["u1", "u2"])
     >>> check_grades(split_lists(pa.array(["3 0", "1"])), np.array([2, 1]), ids, "g", "t")
     array([3, 0, 1])

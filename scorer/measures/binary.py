@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from scorer.measures.arrays import Judgements
-from scorer.metrics import AveragePrecision, Ratios, average_precision
+from scorer.metrics import AveragePrecision, Ratios, average_precision, sparse_average_precision
 
 
 def mean_average_precision(j: Judgements, cutoff: int, norm: str = "min_k") -> AveragePrecision:
@@ -23,7 +23,30 @@ def mean_average_precision(j: Judgements, cutoff: int, norm: str = "min_k") -> A
     >>> mean_average_precision(j, 4).exact_mean(), mean_average_precision(j, 8).exact_mean()
     (Fraction(29, 48), Fraction(37, 48))
     """
+    if j.flat is not None:
+        users, ranks = j.flat.hit_entries(cutoff)
+        width = min(cutoff, j.width)
+        return sparse_average_precision(users, ranks, j.n_relevant, cutoff, norm, width)
     return average_precision(j.hits_at(cutoff), j.n_relevant, cutoff, norm)
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _exact_sum(
+    numerator: np.ndarray, counts: np.ndarray, cutoff: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``numerator`` and ``counts + cutoff``: Python ints (object arrays) when a cut-off
+    is past int64 (a host may pass any ``k``), int64 otherwise.
+
+    Examples
+    --------
+    >>> _exact_sum(np.array([1]), np.array([2]), 2**64)[1].tolist()
+    [18446744073709551618]
+    """
+    if cutoff + int(counts.max(initial=0)) <= _INT64_MAX:
+        return numerator, counts + cutoff
+    return numerator.astype(object), counts.astype(object) + cutoff
 
 
 def precision(j: Judgements, cutoff: int) -> Ratios:
@@ -35,7 +58,8 @@ def precision(j: Judgements, cutoff: int) -> Ratios:
     >>> precision(j, 4).exact_mean(), precision(j, 8).exact_mean()
     (Fraction(3, 4), Fraction(1, 2))
     """
-    return Ratios(j.n_hits(cutoff), np.full(j.n_users, cutoff, dtype=np.int64), cutoff)
+    hits, cutoffs = _exact_sum(j.n_hits(cutoff), np.zeros(j.n_users, dtype=np.int64), cutoff)
+    return Ratios(hits, cutoffs, cutoff)
 
 
 def recall(j: Judgements, cutoff: int, norm: str = "relevant") -> Ratios:
@@ -47,7 +71,9 @@ def recall(j: Judgements, cutoff: int, norm: str = "relevant") -> Ratios:
     >>> recall(j, 2).exact_mean(), recall(j, 2, "min_k").exact_mean()
     (Fraction(1, 4), Fraction(1, 2))
     """
-    n_relevant = j.n_relevant if norm == "relevant" else np.minimum(j.n_relevant, cutoff)
+    n_relevant = j.n_relevant
+    if norm != "relevant":
+        n_relevant = np.minimum(n_relevant, min(cutoff, _INT64_MAX))
     return Ratios(j.n_hits(cutoff), n_relevant)
 
 
@@ -60,7 +86,7 @@ def f1(j: Judgements, cutoff: int) -> Ratios:
     >>> f1(j, 4).exact_mean(), f1(j, 8).exact_mean()  # 2·3/8, 2·4/12
     (Fraction(3, 4), Fraction(2, 3))
     """
-    return Ratios(2 * j.n_hits(cutoff), cutoff + j.n_relevant)
+    return Ratios(*_exact_sum(2 * j.n_hits(cutoff), j.n_relevant, cutoff))
 
 
 def reciprocal_rank(j: Judgements, cutoff: int) -> Ratios:
@@ -72,11 +98,7 @@ def reciprocal_rank(j: Judgements, cutoff: int) -> Ratios:
     >>> reciprocal_rank(j, 3).exact_mean(), reciprocal_rank(j, 2).exact_mean()
     (Fraction(4, 9), Fraction(1, 3))
     """
-    hits = j.hits_at(cutoff)
-    first = np.ones(j.n_users, dtype=np.int64)
-    for rank in range(hits.shape[1] - 1, -1, -1):  # ranks only: the last write wins
-        first[hits[:, rank]] = rank + 1
-    return Ratios((j.n_hits(cutoff) > 0).astype(np.int64), first)
+    return Ratios((j.n_hits(cutoff) > 0).astype(np.int64), j.first_hit_rank(cutoff))
 
 
 def hit_rate(j: Judgements, cutoff: int) -> Ratios:
