@@ -9,6 +9,9 @@ random input's (ratios measured in the same test, never an absolute time).
 
 from __future__ import annotations
 
+import json
+import math
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -153,8 +156,13 @@ def test_rows_over_k_are_refused_before_their_items_are_split(tmp_path: Path) ->
     assert "100 rows with more (up to 80,000)" in crafted_run.stderr
 
 
+#: Every family, each on the flat credited hits of sparse rankings.
+WIDE_MEASURES = ["MAP", "nDCG", "ERR", "nERR", "MRR", "RPrec", "P", "R", "F1", "HitRate"]
+
+
 def test_one_wide_row_under_a_huge_k_stays_sparse(tmp_path: Path) -> None:
-    """k = 10**6 and one row of 70,000 items among 2,000 users: no users x 70,000 matrix."""
+    """k = 10**6 and one row of 70,000 items among 2,000 users: no users x 70,000 matrix,
+    for any measure."""
     n_users = 2000
     users = [f"u{i:04d}" for i in range(n_users)]
     solution = _write(tmp_path / "solution.csv", [(u, "i1 i7 i60000") for u in users])
@@ -163,9 +171,30 @@ def test_one_wide_row_under_a_huge_k_stays_sparse(tmp_path: Path) -> None:
     per_user = len(wide) // n_users
     even = " ".join(f"i{j}" for j in range(per_user // 4))
     random = _write(tmp_path / "even.csv", [(u, even) for u in users])
-    crafted_run = _run(solution, crafted, "-k", 10**6, "--json")
-    random_run = _run(solution, random, "-k", 10**6, "--json")
+    measures = [part for name in WIDE_MEASURES for part in ("-m", name)]
+    crafted_run = _run(solution, crafted, "-k", 10**6, "--json", *measures)
+    random_run = _run(solution, random, "-k", 10**6, "--json", *measures)
     _assert_bounded(crafted_run, random_run, [solution, crafted], exit_code=0)
     # u0000: hits at ranks 2, 8 and 60,001 of 3 relevant items; every other user 0.
     ap = (1 / 2 + 2 / 8 + 3 / 60_001) / 3
     assert f'"score": {ap / n_users!r}' in crafted_run.stdout
+    means = json.loads(crafted_run.stdout)["metrics"]
+    assert list(means) == [f"{name}@{10**6}" if name != "RPrec" else name for name in WIDE_MEASURES]
+    rational = {  # u0000's exact value (the correctly rounded mean over 2,000 users)
+        "MRR": Fraction(1, 2),
+        "RPrec": Fraction(1, 3),  # one hit within the first |R| = 3
+        "P": Fraction(3, 10**6),
+        "R": Fraction(1),
+        "F1": Fraction(6, 10**6 + 3),
+        "HitRate": Fraction(1),
+    }
+    for name, value in rational.items():
+        key = name if name == "RPrec" else f"{name}@{10**6}"
+        assert means[key] == float(value / n_users), name
+    dcg = 1 / math.log2(3) + 1 / math.log2(9) + 1 / math.log2(60_002)
+    ideal = 1 + 1 / math.log2(3) + 1 / math.log2(4)
+    err = 1 / 2 / 2 + 1 / 4 / 8 + 1 / 8 / 60_001  # Pr = 1/2, past ERR's exact depth: floats
+    ideal_err = 1 / 2 + 1 / 4 / 2 + 1 / 8 / 3
+    floats = {"nDCG": dcg / ideal, "ERR": err, "nERR": err / ideal_err}
+    for name, value in floats.items():
+        assert abs(means[f"{name}@{10**6}"] - value / n_users) <= 1e-15, name
