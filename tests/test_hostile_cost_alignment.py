@@ -198,3 +198,32 @@ def test_one_wide_row_under_a_huge_k_stays_sparse(tmp_path: Path) -> None:
     floats = {"nDCG": dcg / ideal, "ERR": err, "nERR": err / ideal_err}
     for name, value in floats.items():
         assert abs(means[f"{name}@{10**6}"] - value / n_users) <= 1e-15, name
+
+
+def test_one_wide_row_with_graded_relevance_stays_sparse(tmp_path: Path) -> None:
+    """The same wide row against graded relevance: grades are looked up per credited
+    prediction, and the ideal orderings come from the solution's pairs."""
+    n_users = 2000
+    users = [f"u{i:04d}" for i in range(n_users)]
+    solution = tmp_path / "graded.csv"
+    solution.write_text(
+        "customer_id,prediction,grade\n" + "".join(f"{u},i1 i7 i60000,3 1 2\n" for u in users)
+    )
+    wide = " ".join(f"i{j}" for j in range(70_000))
+    crafted = _write(tmp_path / "wide.csv", [(users[0], wide), *((u, "") for u in users[1:])])
+    even = " ".join(f"i{j}" for j in range(len(wide) // n_users // 4))
+    random = _write(tmp_path / "even.csv", [(u, even) for u in users])
+    options = ["-k", 10**6, "--json", "--grade-column", "grade"]
+    options += [part for name in ("nDCG", "ERR", "nERR", "MAP", "RPrec") for part in ("-m", name)]
+    crafted_run, random_run = _run(solution, crafted, *options), _run(solution, random, *options)
+    _assert_bounded(crafted_run, random_run, [solution, crafted], exit_code=0)
+    means = json.loads(crafted_run.stdout)["metrics"]
+    # u0000: grades 3, 1 and 2 at ranks 2, 8 and 60,001; G = 3, so Pr = 7/8, 1/8, 3/8.
+    dcg = 7 / math.log2(3) + 1 / math.log2(9) + 3 / math.log2(60_002)
+    ideal = 7 + 3 / math.log2(3) + 1 / math.log2(4)
+    err = 7 / 8 / 2 + 1 / 8 * 1 / 8 / 8 + 3 / 8 * 1 / 8 * 7 / 8 / 60_001
+    ideal_err = 7 / 8 + 3 / 8 * 1 / 8 / 2 + 1 / 8 * 1 / 8 * 5 / 8 / 3
+    floats = {"nDCG": dcg / ideal, "ERR": err, "nERR": err / ideal_err}
+    for name, value in floats.items():
+        assert abs(means[f"{name}@{10**6}"] - value / n_users) <= 1e-15, name
+    assert means["RPrec"] == float(Fraction(1, 3 * n_users))
