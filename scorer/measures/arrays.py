@@ -111,8 +111,8 @@ class Judgements:
     Examples
     --------
     >>> j = Judgements(np.array([[True, False]]), np.array([3]), k=2)
-    >>> j.width, j.grade_column(0).tolist(), j.ideal_grades(3).tolist()
-    (2, [1], [[1, 1, 1]])
+    >>> j.width, j.grade_column(0).tolist(), [part.tolist() for part in j.ideal_entries(3)]
+    (2, [1], [[0, 0, 0], [0, 1, 2], [1, 1, 1]])
     >>> flat = FlatHits(np.array([0]), np.array([0]), None, None, width=2)
     >>> Judgements(None, np.array([3]), k=2, flat=flat).n_hits(2)
     array([1])
@@ -272,20 +272,3 @@ class Judgements:
         starts = np.searchsorted(users, np.arange(self.n_users))
         ranks = np.arange(len(users)) - starts[users]
         return graded_entries(users, ranks, self.pair_grades[order], cutoff)
-
-    def ideal_grades(self, cutoff: int) -> np.ndarray:
-        """Each user's grades sorted from the largest, the first ``cutoff`` of them
-        (0 past the end): the ideal ranking of the **full** ground truth.
-
-        Examples
-        --------
-        >>> j = Judgements(np.zeros((2, 1), bool), np.array([2, 1]), k=3,
-        ...                grades=np.zeros((2, 1), np.int64), pair_users=np.array([0, 0, 1]),
-        ...                pair_grades=np.array([1, 3, 2]), max_grade=3)
-        >>> j.ideal_grades(3).tolist()
-        [[3, 1, 0], [2, 0, 0]]
-        """
-        users, ranks, grades = self.ideal_entries(cutoff)
-        ideal = np.zeros((self.n_users, cutoff), dtype=np.int64)
-        ideal[users, ranks] = grades
-        return ideal
