@@ -37,7 +37,9 @@ def _names(cutoffs: list[int]) -> list[str]:
     ]
 
 
-def _evaluate(rows, graded: bool, usage: bool, empty: str, names, k: int, sparse: bool):
+def _evaluate(
+    rows, graded: bool, usage: bool, empty: str, names, k: int, sparse: bool, threshold: int = 1
+):
     solution, submission = frames(rows, graded, usage)
     decisions: list[bool] = []
     dense_decision = tokens._is_sparse
@@ -57,6 +59,7 @@ def _evaluate(rows, graded: bool, usage: bool, empty: str, names, k: int, sparse
                 metrics=names,
                 empty_ground_truth=empty,
                 grade_column_name="grades" if graded else None,
+                relevance_threshold=threshold,
             )
         except HostVisibleError as error:
             assert "No user can be scored" in str(error)
@@ -65,9 +68,11 @@ def _evaluate(rows, graded: bool, usage: bool, empty: str, names, k: int, sparse
     return result
 
 
-def _assert_same(rows, graded: bool, usage: bool, empty: str, names, k: int) -> None:
-    dense = _evaluate(rows, graded, usage, empty, names, k, sparse=False)
-    sparse = _evaluate(rows, graded, usage, empty, names, k, sparse=True)
+def _assert_same(
+    rows, graded: bool, usage: bool, empty: str, names, k: int, threshold: int = 1
+) -> None:
+    dense = _evaluate(rows, graded, usage, empty, names, k, False, threshold)
+    sparse = _evaluate(rows, graded, usage, empty, names, k, True, threshold)
     if dense is None or sparse is None:
         assert dense is sparse
         return
@@ -88,6 +93,13 @@ wide_cutoffs = st.lists(st.integers(1, 40), min_size=len(MEASURES), max_size=len
 @given(users, st.booleans(), st.booleans(), st.sampled_from(["skip", "zero"]), cutoff_lists)
 def test_every_measure_is_the_same_on_sparse_rankings(rows, graded, usage, empty, cutoffs) -> None:
     _assert_same(rows, graded, usage, empty, _names(cutoffs), k=5)
+
+
+@settings(max_examples=20, deadline=None)
+@given(users, st.integers(2, 3), cutoff_lists)
+def test_graded_entries_below_the_threshold_are_the_same(rows, threshold, cutoffs) -> None:
+    """Grades under the threshold: in nDCG and ERR, not hits for the binary measures."""
+    _assert_same(rows, True, True, "zero", _names(cutoffs), 5, threshold)
 
 
 @settings(max_examples=25, deadline=None)
