@@ -18,6 +18,7 @@ that every benchmark run checks correctness too.
 Usage::
 
     python benchmarks/generate.py 137198            # -> benchmarks/data/n137198_s0/
+    python benchmarks/generate.py 13720 --second    # and submission_b.csv, for compare
     python benchmarks/generate.py 13720 --seed 3 --out /some/dir
 """
 
@@ -32,6 +33,9 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
 
 K = 10
 N_ITEMS = 100_000
@@ -255,16 +259,50 @@ def _write(path: Path, lines: list[str]) -> None:
     os.replace(temporary, path)
 
 
+def second_submission(dataset: Dataset) -> Path:
+    """A second submission for ``compare``: every other row (in file order) moves its
+    first prediction to the end. Written once next to the data; deterministic."""
+    path = dataset.directory / "submission_b.csv"
+    if path.exists():
+        return path
+    strings = pcsv.ConvertOptions(
+        column_types={"customer_id": pa.string(), "prediction": pa.string()}
+    )
+    table = pcsv.read_csv(dataset.submission, convert_options=strings)
+    predictions = table.column("prediction").combine_chunks()
+    items = pc.split_pattern(predictions, " ")
+    first = pc.list_element(items, 0)
+    rest = pc.binary_join(pc.list_slice(items, 1), " ")
+    rotated = pc.binary_join_element_wise(rest, first, " ")
+    every_other = pa.array(np.arange(len(predictions)) % 2 == 0)
+    changed = pc.if_else(every_other, rotated, predictions)
+    partial = path.with_suffix(".partial")
+    pcsv.write_csv(
+        pa.table({"customer_id": table.column("customer_id"), "prediction": changed}),
+        partial,
+        write_options=pcsv.WriteOptions(quoting_style="none"),
+    )
+    os.replace(partial, path)
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("n_users", type=int, nargs="?", default=HM_USERS)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, help="directory (default: benchmarks/data/nN_sSEED)")
+    parser.add_argument(
+        "--second",
+        action="store_true",
+        help="also write submission_b.csv (every other row's first prediction moved last)",
+    )
     args = parser.parse_args(argv)
     if args.out is None:
         dataset = ensure(args.n_users, args.seed)
     else:
         dataset = generate(args.n_users, args.out, args.seed)
+    if args.second:
+        second_submission(dataset)
     print(json.dumps({"directory": str(dataset.directory), **dataset.meta}, indent=2))
     return 0
 

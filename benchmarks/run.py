@@ -12,7 +12,15 @@ For every N (default 13,720 / 137,198 / 1,371,980 users), in one process:
 - ``e2e``: a fresh ``python -c "scorer.evaluate(...)"`` subprocess (start-up and imports
   included), with its peak RSS;
 - ``cli``: ``python -m scorer SOLUTION SUBMISSION`` as a subprocess, with its peak RSS
-  (skipped, with a note, while the package has no ``__main__``).
+  (skipped, with a note, while the package has no ``__main__``);
+- ``cli_map12`` and ``cli_six``: the CLI at K = 12 with MAP@12 alone, and with six
+  measures in one pass (MAP, nDCG, P, R, MRR, HitRate), run in turn; their ratio is
+  what several measures cost over one.
+- statistics (``scorer.stats``), as ratios to ``evaluate`` in the same run:
+  ``bootstrap`` with 1,000 resamples and ``compare`` with 10,000 against a second
+  submission (half of the rows rotated by one rank, written next to the data), and
+  the peak RSS of a process that scores and then bootstraps (compares) over that of
+  the same process without the statistics.
 
 Every result is checked against the exact MAP@10 the generator recorded. Data come from
 ``benchmarks/data/`` (generated on first use). Prints a Markdown table of medians and
@@ -22,6 +30,7 @@ Usage::
 
     python benchmarks/run.py
     python benchmarks/run.py --sizes 13720 137198 --repeats 5
+    python benchmarks/run.py --sizes 1371980 --stats-only   # evaluate + statistics only
 """
 
 from __future__ import annotations
@@ -47,15 +56,17 @@ import pyarrow as pa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from floor import read_all
-from generate import HM_USERS, Dataset, ensure
+from generate import HM_USERS, Dataset, ensure, second_submission
 
 import scorer
+from scorer import stats
 
 DEFAULT_SIZES = (13_720, 137_198, HM_USERS)
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
 FLOOR_SCRIPT = Path(__file__).resolve().parent / "floor.py"
 ROW_ID = "customer_id"
 K = 10
+SIX_MEASURES = ("MAP", "nDCG", "P", "R", "MRR", "HitRate")
 
 # Runs a command and reports its own wall time and peak RSS. Starting the measured
 # process from this small launcher matters: Linux carries the parent's RSS high-water
@@ -70,11 +81,27 @@ with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
     out.seek(0); err.seek(0)
     print(json.dumps({"seconds": seconds, "maxrss_kb": usage.ru_maxrss,
                       "returncode": os.waitstatus_to_exitcode(status),
-                      "stdout": out.read().decode()[-2000:],
+                      "stdout": out.read().decode()[-100000:],
                       "stderr": err.read().decode()[-2000:]}))
 """
 
 _EVALUATE = "import sys, scorer; print(repr(scorer.evaluate(sys.argv[1], sys.argv[2]).score))"
+BOOTSTRAP_RESAMPLES = 1_000
+COMPARE_RESAMPLES = 10_000
+# Score one submission (or two), then optionally run a statistic: the peak RSS of
+# each variant, with and without the statistic, gives the statistic's memory ratio.
+_STATISTIC = """
+import sys, scorer
+from scorer import stats
+solution, statistic, resamples, *submissions = sys.argv[1:]
+results = [scorer.evaluate(solution, path) for path in submissions]
+if statistic == "bootstrap":
+    print(stats.bootstrap(results[0], n_resamples=int(resamples))["score"])
+elif statistic == "compare":
+    print(stats.compare(*results, n_resamples=int(resamples)))
+else:
+    print(results[0].score)
+"""
 
 
 def apk(actual: list[str], predicted: list[str], k: int = K) -> float:
@@ -147,6 +174,23 @@ def launch(command: list[str], repeats: int) -> dict:
     }
 
 
+def launch_in_turn(commands: dict[str, list[str]], repeats: int) -> dict[str, dict]:
+    """:func:`launch` several commands in turn (A B A B ...), so that a drift in the
+    machine's speed touches them alike; median seconds and max peak RSS of each."""
+    runs: dict[str, list[dict]] = {name: [] for name in commands}
+    for _ in range(repeats):
+        for name, command in commands.items():
+            runs[name].append(launch(command, 1))
+    return {
+        name: {
+            "seconds": statistics.median(r["seconds"] for r in found),
+            "peak_rss_mb": max(r["peak_rss_mb"] for r in found),
+            "stdout": found[-1]["stdout"],
+        }
+        for name, found in runs.items()
+    }
+
+
 def cli_available() -> bool:
     """Whether ``python -m scorer`` can run (the CLI lands on another branch)."""
     return importlib.util.find_spec("scorer.__main__") is not None
@@ -158,11 +202,55 @@ def check(name: str, value: float, exact: Fraction, rel: float) -> None:
         raise AssertionError(f"{name} = {value!r}, expected {float(exact)!r} ({exact})")
 
 
-def bench_size(n_users: int, seed: int, repeats: int, peer_repeats: int, peer: bool) -> dict:
+def bench_statistics(dataset: Dataset, repeats: int, scoring_s: float) -> dict:
+    """Time ``bootstrap`` and ``compare`` in this process, and their peak RSS in children."""
+    solution, submission = str(dataset.solution), str(dataset.submission)
+    other = str(second_submission(dataset))
+    pair = [scorer.evaluate(solution, submission), scorer.evaluate(solution, other)]
+    row: dict = {}
+    row["bootstrap_s"], _ = timed(
+        lambda: stats.bootstrap(pair[0], n_resamples=BOOTSTRAP_RESAMPLES), repeats
+    )
+    row["compare_s"], comparison = timed(
+        lambda: stats.compare(*pair, n_resamples=COMPARE_RESAMPLES), repeats
+    )
+    row["compare_b_minus_a"] = comparison.difference
+    row["bootstrap_over_scoring"] = row["bootstrap_s"] / scoring_s
+    row["compare_over_scoring"] = row["compare_s"] / scoring_s
+    pair.clear()
+    gc.collect()
+    variants = {
+        "score_one": ["score", "0", submission],
+        "bootstrap": ["bootstrap", str(BOOTSTRAP_RESAMPLES), submission],
+        "score_two": ["score", "0", submission, other],
+        "compare": ["compare", str(COMPARE_RESAMPLES), submission, other],
+    }
+    for name, arguments in variants.items():
+        launched = launch([sys.executable, "-c", _STATISTIC, solution, *arguments], repeats)
+        row[f"{name}_rss_mb"] = launched["peak_rss_mb"]
+    row["bootstrap_rss_ratio"] = row["bootstrap_rss_mb"] / row["score_one_rss_mb"]
+    row["compare_rss_ratio"] = row["compare_rss_mb"] / row["score_two_rss_mb"]
+    return row
+
+
+def bench_size(
+    n_users: int,
+    seed: int,
+    repeats: int,
+    peer_repeats: int,
+    peer: bool,
+    statistics_only: bool = False,
+) -> dict:
     dataset = ensure(n_users, seed)
     exact = dataset.exact_map
     row: dict = {"n_users": n_users, "exact_map_at_10": str(exact)}
     paths = [str(dataset.solution), str(dataset.submission)]
+    if statistics_only:
+        row["evaluate_s"], result = timed(lambda: scorer.evaluate(*paths), repeats)
+        check("evaluate()", result.score, exact, 1e-13)
+        del result
+        row.update(bench_statistics(dataset, repeats, row["evaluate_s"]))
+        return row
 
     row["floor_s"], _ = timed(lambda: read_all(paths), repeats)
     floor_process = launch([sys.executable, str(FLOOR_SCRIPT), *paths], repeats)
@@ -179,6 +267,9 @@ def bench_size(n_users: int, seed: int, repeats: int, peer_repeats: int, peer: b
     del result
     gc.collect()
 
+    row.update(bench_statistics(dataset, repeats, row["evaluate_s"]))
+    gc.collect()
+
     e2e = launch([sys.executable, "-c", _EVALUATE, *paths], repeats)
     check("evaluate subprocess", float(e2e["stdout"]), exact, 1e-13)
     row["e2e_s"], row["e2e_rss_mb"] = e2e["seconds"], e2e["peak_rss_mb"]
@@ -186,11 +277,24 @@ def bench_size(n_users: int, seed: int, repeats: int, peer_repeats: int, peer: b
         cli = launch([sys.executable, "-m", "scorer", *paths], repeats)
         row["cli_s"], row["cli_rss_mb"] = cli["seconds"], cli["peak_rss_mb"]
         row["cli_stdout"] = cli["stdout"].strip()[-500:]
+        cli_k12 = [sys.executable, "-m", "scorer", *paths, "-k", "12", "--json"]
+        six = [option for name in SIX_MEASURES for option in ("-m", name)]
+        timed_pair = launch_in_turn({"cli_map12": cli_k12, "cli_six": [*cli_k12, *six]}, repeats)
+        alone = json.loads(timed_pair["cli_map12"]["stdout"])
+        together = json.loads(timed_pair["cli_six"]["stdout"])
+        if together["metrics"]["MAP@12"] != alone["score"]:
+            raise AssertionError(f"MAP@12 alone {alone['score']!r}, with others {together}")
+        for name in ("cli_map12", "cli_six"):
+            row[f"{name}_s"] = timed_pair[name]["seconds"]
+            row[f"{name}_rss_mb"] = timed_pair[name]["peak_rss_mb"]
+        row["six_measures_k12"] = together["metrics"]
     return row
 
 
 def ratios(rows: list[dict]) -> dict:
     """The issue's target ratios, measured at the largest N of this run."""
+    if "floor_s" not in rows[-1]:
+        return statistics_ratios(rows[-1])
     end_to_end = "cli_s" if "cli_s" in rows[-1] else "e2e_s"
     rss = "cli_rss_mb" if "cli_rss_mb" in rows[-1] else "e2e_rss_mb"
     last = rows[-1]
@@ -203,6 +307,9 @@ def ratios(rows: list[dict]) -> dict:
     }
     if "peer_s" in last:
         out["peer_over_end_to_end"] = last["peer_s"] / last[end_to_end]
+    if "cli_six_s" in last:
+        out["six_measures_over_map12_alone"] = last["cli_six_s"] / last["cli_map12_s"]
+    out.update(statistics_ratios(last))
     if len(rows) > 1:
         before = rows[-2]
         out["per_user_time_ratio"] = (last[end_to_end] / last["n_users"]) / (
@@ -210,6 +317,13 @@ def ratios(rows: list[dict]) -> dict:
         )
         out["per_user_time_ratio_between"] = [before["n_users"], last["n_users"]]
     return out
+
+
+def statistics_ratios(row: dict) -> dict:
+    """Statistics over scoring, time and peak RSS (targets: 3, 5 and 1.5)."""
+    keys = ("bootstrap_over_scoring", "compare_over_scoring")
+    keys += ("bootstrap_rss_ratio", "compare_rss_ratio")
+    return {"statistics_n_users": row["n_users"], **{key: row[key] for key in keys}}
 
 
 def table(rows: list[dict]) -> str:
@@ -225,6 +339,15 @@ def table(rows: list[dict]) -> str:
         ("its peak RSS (MB)", "e2e_rss_mb", "{:,.0f}"),
         ("CLI (s)", "cli_s", "{:.2f}"),
         ("CLI peak RSS (MB)", "cli_rss_mb", "{:,.0f}"),
+        ("CLI, MAP@12 alone (s)", "cli_map12_s", "{:.2f}"),
+        ("CLI, six measures at K = 12 (s)", "cli_six_s", "{:.2f}"),
+        ("their peak RSS (MB)", "cli_six_rss_mb", "{:,.0f}"),
+        ("bootstrap 1,000 (s)", "bootstrap_s", "{:.2f}"),
+        ("compare 10,000 (s)", "compare_s", "{:.2f}"),
+        ("bootstrap / evaluate", "bootstrap_over_scoring", "{:.2f}"),
+        ("compare / evaluate", "compare_over_scoring", "{:.2f}"),
+        ("bootstrap peak RSS ratio", "bootstrap_rss_ratio", "{:.2f}"),
+        ("compare peak RSS ratio", "compare_rss_ratio", "{:.2f}"),
     ]
     columns = [c for c in columns if any(c[1] in row for row in rows)]
     lines = [
@@ -258,6 +381,11 @@ def main(argv: list[str] | None = None) -> int:
         "--peer-repeats", type=int, help="repeats of the (slow) peer; default: --repeats"
     )
     parser.add_argument("--no-peer", action="store_true", help="skip the ml_metrics-style peer")
+    parser.add_argument(
+        "--stats-only",
+        action="store_true",
+        help="time only evaluate(paths) and the statistics (bootstrap, compare)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
@@ -271,7 +399,9 @@ def main(argv: list[str] | None = None) -> int:
     peer_repeats = args.repeats if args.peer_repeats is None else args.peer_repeats
     rows = []
     for n_users in args.sizes:
-        row = bench_size(n_users, args.seed, args.repeats, peer_repeats, not args.no_peer)
+        row = bench_size(
+            n_users, args.seed, args.repeats, peer_repeats, not args.no_peer, args.stats_only
+        )
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     settings = {**vars(args), "json": str(args.json)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -9,6 +10,7 @@ import pyarrow as pa
 
 from scorer.arrays import to_arrow
 from scorer.columns import TableLike, as_string_table
+from scorer.detail import Segments, take_segment_column
 from scorer.errors import (
     MAX_EXAMPLES,
     HostVisibleError,
@@ -17,9 +19,11 @@ from scorer.errors import (
     example_values,
     format_count,
 )
+from scorer.grades import GradedTruth
 from scorer.hints import Hint, prediction_hints, solution_hints
 from scorer.io import ReadLimits
-from scorer.metrics import AveragePrecision, average_precision
+from scorer.measures import Judgements, Measure, UserValues, parse_all
+from scorer.measures.arrays import FlatHits
 from scorer.options import (
     EmptyGroundTruth,
     ExtraPredictions,
@@ -28,8 +32,21 @@ from scorer.options import (
     UnknownRowIds,
 )
 from scorer.result import ScoreResult, ScoreWarning
-from scorer.tokens import GroundTruth, build_rankings, item_prints, split_lists
-from scorer.validate import Solution, check_solution, check_submission, solution_columns
+from scorer.tokens import (
+    GroundTruth,
+    Rankings,
+    SparseRankings,
+    build_rankings,
+    item_prints,
+    split_lists,
+)
+from scorer.validate import (
+    Solution,
+    check_solution,
+    check_submission,
+    grade_columns,
+    solution_columns,
+)
 
 
 def evaluate(
@@ -44,8 +61,12 @@ def evaluate(
     unknown_row_ids: UnknownRowIds = "error",
     per_user: bool = False,
     limits: ReadLimits | None = None,
+    metrics: str | Measure | Sequence[str | Measure] | None = None,
+    grade_column_name: str | None = None,
+    relevance_threshold: int = 1,
+    segment_column_name: str | None = None,
 ) -> ScoreResult:
-    """Validate a submission and compute MAP@K with every detail.
+    """Validate a submission and compute MAP@K (or other measures) with every detail.
 
     Parameters
     ----------
@@ -64,14 +85,27 @@ def evaluate(
     extra_predictions : {"error", "truncate"}, default "error"
         More than ``k`` predictions in a row is invalid, or only the first ``k`` count.
     normalization : {"min_k", "relevant", "hits"}, default "min_k"
-        AP's denominator: ``min(|R|, k)``, ``|R|`` or the number of hits.
+        AP's denominator: ``min(|R|, k)``, ``|R|`` or the number of hits (the
+        default ``norm`` of every ``MAP`` measure).
     unknown_row_ids : {"error", "ignore"}, default "error"
         Submission rows whose id is not in the solution are invalid, or dropped.
     per_user : bool, default False
-        Also return each user's AP, hits and ``|R|`` in ``result.per_user``.
+        Also return a DataFrame of each user's values, hits and ``|R|`` in
+        ``result.per_user`` (the arrays are always in ``result.user_values``).
     limits : ReadLimits, optional
         Bounds on input files (size, decompressed size, line and cell length,
         columns); :class:`scorer.io.ReadLimits` defaults otherwise.
+    metrics : str or list of str, optional
+        Measures to compute in one pass, e.g. ``["MAP@12", "nDCG@12", "R@20"]``
+        (README, "Measures"); the first is ``result.score``. Default ``MAP@k``.
+    grade_column_name : str, optional
+        A solution column of space-separated non-negative integer grades, one per
+        target item; by default every listed item has grade 1.
+    relevance_threshold : int, default 1
+        The smallest grade the binary measures count as relevant.
+    segment_column_name : str, optional
+        A solution column of segment labels (e.g. a country), set aside before
+        validation and kept in ``result.segments`` for :func:`scorer.stats.by_segment`.
 
     Returns
     -------
@@ -97,10 +131,27 @@ def evaluate(
     (2, 1)
     >>> [w.code for w in result.warnings]
     ['short_rows', 'empty_rows']
+    >>> many = evaluate(solution, submission, "id", k=3, metrics=["MAP", "nDCG@2", "P@1"])
+    >>> many.metrics
+    {'MAP@3': 0.6666666666666666, 'nDCG@2': 0.622038473168458, 'P@1': 0.5}
+    >>> many.public_metrics["P@1"], many.private_metrics["P@1"]
+    (1.0, 0.0)
     """
-    options = Options(k, empty_ground_truth, extra_predictions, normalization, unknown_row_ids)
+    options = Options(
+        k,
+        empty_ground_truth,
+        extra_predictions,
+        normalization,
+        unknown_row_ids,
+        grade_column_name,
+        relevance_threshold,
+    )
+    measures = parse_all(metrics, options.k, options.normalization)
+    threshold = options.relevance_threshold
     solution_table = as_string_table(solution, HostVisibleError, limits)
-    columns = solution_columns(solution_table.names, row_id_column_name)
+    solution_table, segment_column = take_segment_column(solution_table, segment_column_name)
+    names, grade_name = grade_columns(solution_table.names, grade_column_name)
+    columns = solution_columns(names, row_id_column_name)
     with ThreadPoolExecutor(max_workers=1) as other_core:
         # The solution's lists are encoded on the other core while this one checks the
         # solution's rows, reads and checks the submission and makes the predictions'
@@ -108,7 +159,18 @@ def evaluate(
         # same whatever the timing. An invalid solution or submission still raises
         # here, once the other core is done. At H&M scale the two cores' shares now
         # take about as long (README, "Where the time goes").
-        truth_later = other_core.submit(_ground_truth, solution_table.column(columns.target_name))
+        targets = solution_table.column(columns.target_name)
+        if grade_name is None:
+            truth_later = other_core.submit(_ground_truth, targets)
+        else:
+            truth_later = other_core.submit(
+                GradedTruth.from_columns,
+                targets,
+                solution_table.column(grade_name),
+                solution_table.column(columns.row_id_name),
+                (grade_name, columns.target_name),
+                threshold,
+            )
         checked_solution = check_solution(solution_table, columns)
         del solution_table  # at H&M scale, free the raw cells early
         submission_table = as_string_table(submission, ParticipantVisibleError, limits)
@@ -119,8 +181,10 @@ def evaluate(
         width = int(min(options.k, predictions.lengths.max(initial=0)))
         # Made while the other core may still be encoding: prints need no vocabulary.
         prints = item_prints(predictions, checked_submission.user_of_row, n_users, width)
-        truth = truth_later.result()
+        truth_or_graded = truth_later.result()
 
+    graded = truth_or_graded if isinstance(truth_or_graded, GradedTruth) else None
+    truth = graded.truth if graded is not None else truth_or_graded
     rankings = build_rankings(
         predictions, checked_submission.user_of_row, n_users, width, truth.vocabulary, prints
     )
@@ -129,8 +193,11 @@ def evaluate(
     host_hints = solution_hints(predictions, user_of_row, n_users, truth.vocabulary)
     del checked_submission, predictions
     first = rankings.first_occurrence()
-    relevance = first & truth.relevance(rankings)
-    ap = average_precision(relevance, truth.n_relevant, options.k, options.normalization)
+    if graded is None:
+        judgements = _binary_judgements(rankings, first, truth, options.k)
+    else:
+        judgements = graded.judgements(rankings, first, options.k)
+    values = {str(m): m.compute(judgements) for m in measures}
 
     has_usage = checked_solution.usage is not None
     ignored = checked_solution.marked("Ignored")
@@ -147,31 +214,28 @@ def evaluate(
             f"No user can be scored: {found}. {fix[0].upper()}{fix[1:]}.",
             [Problem("No scorable user", "a user to score", found, fix)],
         )
-    split_scores = {
-        split: _mean_or_none(ap, scored & checked_solution.marked(split)) if has_usage else None
-        for split in ("Public", "Private")
-    }
+    first_name = str(measures[0])
+    overall, splits = _means(values, checked_solution, scored, first_name)
+    split_scores = {split: (found or {}).get(first_name) for split, found in splits.items()}
     warnings = _submission_warnings(
-        checked_solution, user_of_row, rankings.lengths, first, hints, options
+        checked_solution, user_of_row, rankings.lengths, rankings.n_first(first), hints, options
     )
     for code, sentence, mask in host_hints:
         warnings += _row_warning(code, sentence, mask, checked_solution, "host")
     warnings += _solution_warnings(checked_solution, truth, split_scores, has_usage)
+    user_values = {name: np.where(scored, value.values(), np.nan) for name, value in values.items()}
+    hits = judgements.n_hits(options.k)
     per_user_table = None
     if per_user:
         import pandas as pd  # only here: the CLI's hot path never imports pandas
 
+        columns_by_name = {"ap": user_values[first_name]} if metrics is None else user_values
         per_user_table = pd.DataFrame(
-            {
-                "ap": np.where(scored, ap.values(), np.nan),
-                "hits": ap.hits,
-                "n_relevant": truth.n_relevant,
-                "scored": scored,
-            },
+            {**columns_by_name, "hits": hits, "n_relevant": truth.n_relevant, "scored": scored},
             index=pd.Index(checked_solution.row_ids.to_pylist(), name=checked_solution.row_id_name),
         )
     return ScoreResult(
-        score=ap.mean(scored),
+        score=overall[first_name],
         public_score=split_scores["Public"],
         private_score=split_scores["Private"],
         n_users=n_users,
@@ -181,6 +245,20 @@ def evaluate(
         options=options,
         warnings=tuple(warnings),
         per_user=per_user_table,
+        metrics=overall,
+        public_metrics=splits["Public"],
+        private_metrics=splits["Private"],
+        measures=tuple(values),
+        keys=_keys(measures, legacy=metrics is None),
+        user_values=user_values,
+        exact_values=values,
+        user_scored=scored,
+        user_usage=checked_solution.usage,
+        row_ids=checked_solution.row_ids,
+        user_hits=hits,
+        user_n_relevant=truth.n_relevant,
+        hits_at_rank=_hits_at_rank(judgements, scored),
+        segments=None if segment_column is None else Segments.from_column(*segment_column),
     )
 
 
@@ -195,10 +273,14 @@ def score(
     normalization: Normalization = "min_k",
     unknown_row_ids: UnknownRowIds = "error",
     limits: ReadLimits | None = None,
+    metric: str | Measure | None = None,
+    grade_column_name: str | None = None,
+    relevance_threshold: int = 1,
 ) -> float:
-    """MAP@K of a submission, with Kaggle's metric signature.
+    """MAP@K (or ``metric``) of a submission, with Kaggle's metric signature.
 
-    Takes the same arguments as :func:`evaluate` (but ``per_user``) and returns
+    Takes the same arguments as :func:`evaluate` (but ``per_user``, and one
+    ``metric`` instead of ``metrics``; default ``MAP@k``) and returns
     ``evaluate(...).score``: a finite float in [0, 1].
 
     Examples
@@ -207,6 +289,8 @@ def score(
     >>> solution = pd.DataFrame({"customer_id": ["c1", "c2"], "prediction": ["a b", "c"]})
     >>> submission = pd.DataFrame({"customer_id": ["c1", "c2"], "prediction": ["b a", "d c"]})
     >>> score(solution, submission, "customer_id")  # (1 + 1/2) / 2
+    0.75
+    >>> score(solution, submission, "customer_id", metric="MRR")
     0.75
     """
     return evaluate(
@@ -219,6 +303,9 @@ def score(
         normalization=normalization,
         unknown_row_ids=unknown_row_ids,
         limits=limits,
+        metrics=None if metric is None else [metric],
+        grade_column_name=grade_column_name,
+        relevance_threshold=relevance_threshold,
     ).score
 
 
@@ -227,8 +314,70 @@ def _ground_truth(targets: pa.Array) -> GroundTruth:
     return GroundTruth.from_lists(split_lists(targets))
 
 
-def _mean_or_none(ap: AveragePrecision, mask: np.ndarray) -> float | None:
-    return ap.mean(mask) if mask.any() else None
+def _keys(measures: Sequence[Measure], legacy: bool) -> dict[str, str]:
+    """Each measure's leaderboard key. Without ``metrics`` the one MAP keeps today's
+    key, ``map_at_K``, whatever its ``normalization=`` (hosts' leaderboards use it)."""
+    keys = {str(m): m.key for m in measures}
+    if legacy:
+        keys[str(measures[0])] = f"map_at_{measures[0].cutoff}"
+    return keys
+
+
+_SPLITS = ("Public", "Private")
+
+
+def _means(
+    values: dict[str, UserValues], solution: Solution, scored: np.ndarray, first_name: str
+) -> tuple[dict[str, float], dict[str, dict[str, float] | None]]:
+    """Every measure's overall mean and its mean per split (``None`` for a split
+    without a scorable user, or without ``Usage``), all splits in one pass each."""
+    labels = _split_labels(solution, scored)
+    means = {name: value.split_means(labels, len(_SPLITS)) for name, value in values.items()}
+    overall = {name: float(mean.overall) for name, mean in means.items()}  # type: ignore[arg-type]
+    splits = {
+        split: None
+        if solution.usage is None or means[first_name].by_label[label] is None
+        else {name: mean.by_label[label] for name, mean in means.items()}
+        for label, split in enumerate(_SPLITS)
+    }
+    return overall, splits  # type: ignore[return-value]
+
+
+def _split_labels(solution: Solution, scored: np.ndarray) -> np.ndarray:
+    """Each user's split as a label for ``split_means``: 0 Public, 1 Private, 2 not
+    scored (a scored user without ``Usage`` counts in the overall mean only, as 0)."""
+    labels = np.full(len(scored), len(_SPLITS), dtype=np.int64)
+    if solution.usage is None:
+        labels[scored] = 0
+        return labels
+    for label, split in enumerate(_SPLITS):
+        labels[scored & solution.marked(split)] = label
+    return labels
+
+
+def _binary_judgements(
+    rankings: Rankings | SparseRankings, first: np.ndarray, truth: GroundTruth, k: int
+) -> Judgements:
+    """The measures' arrays for binary relevance: flat when the rankings are sparse."""
+    relevance = first & truth.relevance(rankings)
+    if not isinstance(rankings, SparseRankings):
+        return Judgements(relevance, truth.n_relevant, k)
+    flat = FlatHits.from_unsorted(
+        rankings.users[relevance], rankings.ranks[relevance], width=rankings.width
+    )
+    return Judgements(None, truth.n_relevant, k, flat=flat)
+
+
+# Ranks past the widest row hold no hit: hits per rank stop there once past this
+# many, so that no k a host may choose (up to 2**63 and beyond) allocates k counts.
+_HITS_AT_RANK_MIN_LENGTH = 1000
+
+
+def _hits_at_rank(judgements: Judgements, scored: np.ndarray) -> np.ndarray:
+    """Per rank 1..k, the scored users whose prediction there is a credited hit
+    (zero past the widest row; only up to it when that and k are both long)."""
+    length = min(judgements.k, max(judgements.width, _HITS_AT_RANK_MIN_LENGTH))
+    return judgements.hits_by_rank(scored, length)
 
 
 def _row_warning(
@@ -262,7 +411,7 @@ def _submission_warnings(
     solution: Solution,
     user_of_row: np.ndarray,
     lengths: np.ndarray,
-    first: np.ndarray,
+    n_first: np.ndarray,
     hints: list[Hint],
     options: Options,
 ) -> list[ScoreWarning]:
@@ -282,7 +431,7 @@ def _submission_warnings(
         (
             "repeated_items",
             "{rows} {have} a repeated item id; a repeat keeps its rank but earns nothing.",
-            present & (first.sum(axis=1) < lengths),
+            present & (n_first < lengths),
         ),
         (
             "short_rows",

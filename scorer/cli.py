@@ -4,6 +4,8 @@ Two forms share every scoring option::
 
     scorer SOLUTION SUBMISSION [options]         score one submission
     scorer codabench INPUT_DIR OUTPUT_DIR [...]  Codabench / CodaLab scoring program
+    scorer compare SOLUTION A B [...]            does B beat A? (paired statistics)
+    scorer report SOLUTION SUBMISSION... --out   self-contained HTML report
 
 Exit codes: 0 scored, 1 invalid submission (the participant-visible message on
 stderr), 2 host or usage error, 3 internal error (a short message; the traceback
@@ -26,8 +28,10 @@ from typing import Any
 import pyarrow as pa
 
 import scorer
+from scorer.commands import add_ci_options, format_intervals, intervals, intervals_json
 from scorer.errors import HostVisibleError, ParticipantVisibleError, withheld
 from scorer.io import DEFAULT_LIMITS, ReadLimits, write_atomic
+from scorer.measures.registry import describe
 from scorer.options import (
     EMPTY_GROUND_TRUTH,
     EXTRA_PREDICTIONS,
@@ -35,6 +39,7 @@ from scorer.options import (
     UNKNOWN_ROW_IDS,
     Options,
 )
+from scorer.output import emit
 from scorer.result import ScoreResult
 
 EXIT_SCORED = 0
@@ -95,6 +100,36 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the row-id column (default: the solution's first column)",
     )
+    group.add_argument(
+        "-m",
+        "--metric",
+        dest="metrics",
+        action="append",
+        metavar="NAME",
+        help=(
+            "a measure to compute, repeatable; the first is the leaderboard metric "
+            "(default: MAP@K). Names are case-insensitive, the cut-off defaults to K: "
+            + "; ".join(describe().splitlines())
+        ),
+    )
+    group.add_argument(
+        "--grade-column",
+        metavar="NAME",
+        help="a solution column of space-separated integer grades, one per item "
+        "(default: every listed item has grade 1)",
+    )
+    group.add_argument(
+        "--relevance-threshold",
+        type=int,
+        default=1,
+        metavar="G",
+        help="the smallest grade the binary measures count as relevant (default: %(default)s)",
+    )
+    group.add_argument(
+        "--segment-column-name",
+        metavar="NAME",
+        help="a solution column of segment labels, set aside for the report's breakdown",
+    )
     choices: list[tuple[str, tuple[str, ...], str]] = [
         ("empty_ground_truth", EMPTY_GROUND_TRUTH, "a user with no relevant item"),
         ("extra_predictions", EXTRA_PREDICTIONS, "a row with more than K predictions"),
@@ -137,12 +172,16 @@ def evaluate_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     limits = ReadLimits(**{item.name: getattr(args, item.name) for item in fields(ReadLimits)})
     return {
         "row_id_column_name": args.row_id_column,
+        "segment_column_name": args.segment_column_name,
         "k": args.k,
         "empty_ground_truth": args.empty_ground_truth,
         "extra_predictions": args.extra_predictions,
         "normalization": args.normalization,
         "unknown_row_ids": args.unknown_row_ids,
         "limits": limits,
+        "metrics": args.metrics,
+        "grade_column_name": args.grade_column,
+        "relevance_threshold": args.relevance_threshold,
     }
 
 
@@ -160,10 +199,13 @@ def format_result(result: ScoreResult) -> str:
       - [submission] 1 row has fewer than 3 predictions; an unused slot can never earn credit. ...
       - [submission] 1 row has no prediction and score 0. Examples: 'u2'
     """
-    lines = [f"MAP@{result.options.k}: {result.score!r}"]
-    for split, value in (("Public", result.public_score), ("Private", result.private_score)):
-        if value is not None:
-            lines.append(f"  {split + ':':<8} {value!r}")
+    lines = []
+    splits = (("Public", result.public_metrics), ("Private", result.private_metrics))
+    for name, value in result.metrics.items():
+        lines.append(f"{name}: {value!r}")
+        for split, values in splits:
+            if values is not None:
+                lines.append(f"  {split + ':':<8} {values[name]!r}")
     lines.append(
         f"Users: {result.n_scored:,} scored, {result.n_skipped:,} skipped (no relevant item), "
         f"{result.n_ignored:,} ignored; {result.n_users:,} in the solution"
@@ -179,11 +221,13 @@ def format_result(result: ScoreResult) -> str:
 def _score_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="scorer",
-        description="Validate a submission and compute MAP@K.",
+        description="Validate a submission and compute MAP@K (or other measures, --metric).",
         epilog=(
             "Codabench / CodaLab scoring program: scorer codabench INPUT_DIR OUTPUT_DIR "
-            "[options] (see scorer codabench --help). Exit codes: 0 scored, 1 invalid "
-            "submission, 2 host or usage error, 3 internal error."
+            "[options] (see scorer codabench --help). Paired comparison: scorer compare "
+            "SOLUTION A B; HTML report: scorer report SOLUTION SUBMISSION... --out PATH. "
+            "Exit codes: 0 scored, 1 invalid submission, 2 host or usage error, 3 internal "
+            "error."
         ),
     )
     parser.add_argument("solution", help="solution file (.csv, .csv.gz, .zip or .parquet)")
@@ -194,9 +238,11 @@ def _score_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--per-user",
         metavar="PATH",
-        help="also write each row id's AP, hits, |R| and whether it was scored, as CSV",
+        help="also write each row id's value of every measure (AP by default), hits, |R| "
+        "and whether it was scored, as CSV",
     )
     parser.add_argument("--version", action="version", version=f"scorer {scorer.__version__}")
+    add_ci_options(parser, resamples=1000, ci_flag=True)
     add_scoring_options(parser)
     return parser
 
@@ -214,7 +260,8 @@ def _codabench_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--public-only",
         action="store_true",
-        help="write only map_at_K_public (for a phase whose logs participants can read)",
+        help="write only the _public keys, e.g. map_at_K_public (for a phase whose logs "
+        "participants can read)",
     )
     add_scoring_options(parser)
     return parser
@@ -227,6 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if arguments[:1] == ["codabench"]:
         args = _codabench_parser().parse_args(arguments[1:])
         return _run(args, _codabench)
+    if arguments[:1] in (["compare"], ["report"]):
+        return _run_statistics_command(arguments[0], arguments[1:])
     args = _score_parser().parse_args(arguments)
     return _run(args, _score)
 
@@ -255,10 +304,27 @@ def _score(args: argparse.Namespace) -> None:
     )
     if args.per_user is not None and result.per_user is not None:
         write_output(args.per_user, result.per_user.to_csv(lineterminator="\n"))
+    found = intervals(result, args)
     if args.json:
-        emit(json.dumps(result.to_dict(), indent=2, allow_nan=False))
+        data = result.to_dict()
+        if found is not None:
+            data["intervals"] = intervals_json(found)
+        emit(json.dumps(data, indent=2, allow_nan=False))
     else:
         emit(format_result(result))
+        if found is not None:
+            emit(format_intervals(found, args))
+
+
+def _run_statistics_command(name: str, arguments: list[str]) -> int:
+    from scorer import commands
+
+    if name == "compare":
+        parser, command = commands.compare_parser, commands.compare_command
+    else:
+        parser, command = commands.report_parser, commands.report_command
+    args = parser(add_scoring_options).parse_args(arguments)
+    return _run(args, lambda parsed: command(parsed, evaluate_kwargs(parsed)))
 
 
 def _codabench(args: argparse.Namespace) -> None:
@@ -272,29 +338,6 @@ def _codabench(args: argparse.Namespace) -> None:
     lines = [f"{key}: {value!r}" for key, value in values.items()]
     lines += [f"warning: {w}" for w in result.warnings if w.audience == "participant"]
     emit("\n".join(lines))
-
-
-def emit(text: str) -> None:
-    """Print ``text`` and a newline on standard output, flushed. A standard output that
-    cannot be written (a closed pipe, a full disk) is the host's error (exit 2)."""
-    try:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
-    except OSError as exc:
-        _discard_stdout()
-        raise HostVisibleError(
-            f"Cannot write to standard output: {exc.strerror or exc}. "
-            "Check where the output goes (a closed pipe or a full disk)."
-        ) from exc
-
-
-def _discard_stdout() -> None:
-    """Point standard output at the null device, so that the interpreter's own flush at
-    exit cannot fail once more (and turn the documented exit code into another)."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
 
 
 def refuse_overwriting_inputs(output: str, inputs: dict[str, str]) -> None:

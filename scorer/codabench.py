@@ -31,10 +31,12 @@ _PLATFORM_FILES = {"metadata", "metadata.json", "metadata.yaml"}
 
 
 def scores(result: ScoreResult, public_only: bool = False) -> dict[str, float]:
-    """The ``scores.json`` content: the metric, and its Public/Private values when present.
+    """The ``scores.json`` content: each measure, and its Public/Private values when present.
 
-    With ``public_only``, only ``map_at_K_public`` (for a leaderboard phase whose
-    scoring output participants may read).
+    Keys are the measures' canonical names as keys (``MAP@10`` -> ``map_at_10``,
+    ``nDCG(gain=linear)@10`` -> ``ndcg_gain_linear_at_10``), suffixed ``_public`` /
+    ``_private`` for the splits. With ``public_only``, only the ``_public`` keys (for a
+    leaderboard phase whose scoring output participants may read).
 
     Examples
     --------
@@ -46,19 +48,27 @@ def scores(result: ScoreResult, public_only: bool = False) -> dict[str, float]:
     {'map_at_2': 0.75, 'map_at_2_public': 1.0, 'map_at_2_private': 0.5}
     >>> scores(scorer.evaluate(solution, submission, k=2), public_only=True)
     {'map_at_2_public': 1.0}
+    >>> scores(scorer.evaluate(solution, submission, k=2, metrics=["P@1", "nDCG"]))
+    {'p_at_1': 0.5, 'p_at_1_public': 1.0, 'p_at_1_private': 0.0, 'ndcg_at_2': 0.8154648767857288, \
+'ndcg_at_2_public': 1.0, 'ndcg_at_2_private': 0.6309297535714575}
     """
-    if public_only:
-        if result.public_score is None:
-            expected = "a solution with a Usage column and at least one scorable Public row"
-            raise HostVisibleError(
-                f"public_only needs {expected}.",
-                [Problem("No scorable Public row", expected, "none", "leave out public_only")],
-            )
-        return {f"{result.metric}_public": result.public_score}
-    values = {result.metric: result.score}
-    for split, value in (("public", result.public_score), ("private", result.private_score)):
-        if value is not None:
-            values[f"{result.metric}_{split}"] = value
+    if public_only and result.public_metrics is None:
+        expected = "a solution with a Usage column and at least one scorable Public row"
+        raise HostVisibleError(
+            f"public_only needs {expected}.",
+            [Problem("No scorable Public row", expected, "none", "leave out public_only")],
+        )
+    values: dict[str, float] = {}
+    for name, value in result.metrics.items():
+        key = result.key(name)
+        if not public_only:
+            values[key] = value
+        for split, split_values in (
+            ("public", result.public_metrics),
+            ("private", None if public_only else result.private_metrics),
+        ):
+            if split_values is not None:
+                values[f"{key}_{split}"] = split_values[name]
     return values
 
 

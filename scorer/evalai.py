@@ -49,6 +49,9 @@ def evaluate(
     normalization: str = "min_k",
     unknown_row_ids: str = "error",
     limits: ReadLimits | None = None,
+    metrics: str | list[str] | None = None,
+    grade_column_name: str | None = None,
+    relevance_threshold: int = 1,
     **platform_kwargs: Any,
 ) -> dict[str, Any]:
     """Score a submission in EvalAI's result shape.
@@ -65,10 +68,11 @@ def evaluate(
         has a ``Usage`` column, else ``{"test_split": "score"}``. A split whose
         score does not exist (no scorable user) is left out.
     metric_name : str, optional
-        The leaderboard label of the metric; ``"map_at_K"`` by default.
+        The leaderboard label of the first measure; its key (``"map_at_K"``) by default.
     row_id_column_name, k, empty_ground_truth, extra_predictions, normalization, \
-unknown_row_ids, limits
-        As in :func:`scorer.evaluate`.
+unknown_row_ids, limits, metrics, grade_column_name, relevance_threshold
+        As in :func:`scorer.evaluate`; every measure gets an entry in each split,
+        labelled by its key (``ndcg_gain_linear_at_10``).
     **platform_kwargs
         What EvalAI itself passes (``submission_metadata``); ignored. Any other
         keyword is a :class:`~scorer.errors.HostVisibleError`, so that a typo such
@@ -104,6 +108,9 @@ unknown_row_ids, limits
             normalization=normalization,  # type: ignore[arg-type]
             unknown_row_ids=unknown_row_ids,  # type: ignore[arg-type]
             limits=limits,
+            metrics=metrics,
+            grade_column_name=grade_column_name,
+            relevance_threshold=relevance_threshold,
         )
     except HostVisibleError as error:
         # EvalAI shows a failed submission's error to its participant (SPEC 6.1).
@@ -148,15 +155,21 @@ def to_evalai(
     result: ScoreResult, splits: Mapping[str, Which] | None = None, metric_name: str | None = None
 ) -> dict[str, Any]:
     """Translate a :class:`~scorer.result.ScoreResult` to EvalAI's output dict."""
-    has_usage = result.public_score is not None or result.private_score is not None
+    has_usage = result.public_metrics is not None or result.private_metrics is not None
     if splits is None:
         splits = (
             {"public_split": "public", "private_split": "private"}
             if has_usage
             else {"test_split": "score"}
         )
-    values = {"score": result.score, "public": result.public_score, "private": result.private_score}
-    metric = metric_name or result.metric
+    values = {
+        "score": result.metrics,
+        "public": result.public_metrics,
+        "private": result.private_metrics,
+    }
+    labels = {name: result.key(name) for name in result.metrics}
+    if metric_name and labels:
+        labels[next(iter(labels))] = metric_name
     entries = []
     for split, which in splits.items():
         if which not in values:
@@ -164,11 +177,13 @@ def to_evalai(
                 f"The EvalAI split {split!r} must show one of {list(values)}. "
                 f"Got {which!r} instead."
             )
-        if values[which] is not None:
-            entries.append({split: {metric: values[which]}})
+        shown = values[which]
+        if shown is not None:
+            entries.append({split: {labels[name]: value for name, value in shown.items()}})
     if not entries:
         raise HostVisibleError(f"None of the EvalAI splits {list(splits)} has a score.")
     # What the participant is shown: the first split's score, or nothing when it has
     # none; never the next split's (the Private score, when Public has no scorable user).
-    shown = values[next(iter(splits.values()))]
-    return {"result": entries, "submission_result": {} if shown is None else {metric: shown}}
+    shown = values[next(iter(splits.values()))] or {}
+    submission_result = {labels[name]: value for name, value in shown.items()}
+    return {"result": entries, "submission_result": submission_result}

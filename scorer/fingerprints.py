@@ -176,13 +176,72 @@ def take_strings(strings: np.ndarray, *indices: np.ndarray) -> np.ndarray:
     return records[starts].view(np.uint8).reshape(*starts.shape, width)
 
 
-def _mix(rows: np.ndarray, out: np.ndarray) -> None:
-    """Write the fingerprint of each row of a (cache-sized) block into ``out``."""
-    out.fill(0)
+def _mix(
+    rows: np.ndarray, out: np.ndarray, multiplier: np.uint64 | None = None, start: int = 0
+) -> None:
+    """Write the fingerprint of each row of a (cache-sized) block into ``out``: from
+    ``start``, each word XORed in, then a multiplication and a shift."""
+    multiplier = _FINGERPRINT_MULTIPLIER if multiplier is None else multiplier
+    out.fill(start)
     for word in _words(rows):
         out ^= word
-        out *= _FINGERPRINT_MULTIPLIER
+        out *= multiplier
         out ^= out >> np.uint64(29)
+
+
+def print_key() -> tuple[int, int]:
+    """A key for :func:`string_prints`: an odd multiplier and a start, drawn at random."""
+    return secrets.randbits(64) | 1, secrets.randbits(64)
+
+
+def string_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray | None:
+    """A 64-bit fingerprint of each string of a ``large_string`` array, under a key
+    from :func:`print_key` (int64; a null's is arbitrary).
+
+    Equal strings have equal prints; for unequal ones, whoever chose the strings
+    cannot know which prints they get, so callers sort or search the prints (never
+    a hash table of their own) and confirm every equal pair byte for byte. Strings
+    are grouped by length (one group per distinct length, never a loop over
+    strings) and each group's bytes hashed as a fixed-width matrix. None for any
+    other array type.
+
+    Examples
+    --------
+    >>> prints = string_prints(pa.array(["ab", "abc", "ab", ""], pa.large_string()), print_key())
+    >>> bool(prints[0] == prints[2]), len(set(prints.tolist()))
+    (True, 3)
+    """
+    offsets = string_offsets(strings)
+    if offsets is None:
+        return None
+    multiplier, start = np.uint64(key[0]), key[1]
+    lengths = np.diff(offsets)
+    if len(lengths) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if int(lengths.max()) < 2**16:
+        lengths = lengths.astype(np.uint16)  # sorted by radix, in linear time
+    order = np.argsort(lengths, kind="stable")
+    group_starts = np.flatnonzero(np.diff(lengths[order], prepend=-1))
+    data = strings.buffers()[2]
+    memory = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    prints = np.empty(len(lengths), dtype=np.uint64)
+    for first, last in zip(group_starts, [*group_starts[1:], len(order)], strict=True):
+        members = order[first:last]
+        width = int(lengths[members[0]])
+        out = np.empty(len(members), dtype=np.uint64)
+        # The length goes into the start, so strings of different lengths differ.
+        seeded = start ^ (width * 0x9E3779B97F4A7C15 % 2**64)
+        if width == 0:
+            out.fill(seeded)
+        else:
+            records = np.ndarray(
+                (len(memory) - width + 1,), np.dtype((np.void, width)), memory, strides=(1,)
+            )
+            rows = records[offsets[members]].view(np.uint8).reshape(len(members), width)
+            for block_start, block_stop in _blocks(len(members)):
+                _mix(rows[block_start:block_stop], out[block_start:block_stop], multiplier, seeded)
+        prints[members] = out
+    return prints.view(np.int64)
 
 
 def rows_equal(

@@ -1,11 +1,18 @@
-"""Hash joins of string columns, and dictionary encoding.
+"""Joins of string columns, and dictionary encoding, at a cost no input can inflate.
 
 :class:`StringIndex` answers "where is each of these strings in that column?" for
 row ids (submission against solution) and item ids (predictions against the
 relevant items, unless :func:`scorer.tokens.build_rankings` can compare them by
 fingerprints directly). Large fixed-width columns go through fingerprints
-(:mod:`scorer.fingerprints`), every match confirmed byte for byte; anything else
-through Arrow's exact string hashing. Both give the same answer.
+(:mod:`scorer.fingerprints`) and a hash table with a multiplier drawn at random,
+every match confirmed byte for byte; anything else through a stable sort of the
+strings (:func:`sorted_first_index`). Both give the same answer.
+
+A submission's strings never reach an unseeded hash table (Arrow's hash kernels
+hash short strings and integers with fixed multipliers, so crafted ids can all
+share one chain and make a table quadratic): sorting costs O(n log n) comparisons
+whatever the strings are. Only the solution's own items, which the host wrote, are
+dictionary-encoded by Arrow (:func:`encode`).
 """
 
 from __future__ import annotations
@@ -23,8 +30,10 @@ from scorer.fingerprints import (
     KeyIndex,
     fingerprints,
     fixed_width_bytes,
+    print_key,
     rows_equal,
     rows_match,
+    string_prints,
 )
 
 
@@ -42,14 +51,14 @@ def first_index_of(values: pa.Array, candidates: pa.Array) -> np.ndarray:
 
 
 class StringIndex:
-    """A hash index of a string column: built once, probed by several columns.
+    """An index of a string column: built once, probed by several columns.
 
-    A hash join: one pass over the indexed strings to build, one over the values to
-    probe. Large columns of equally long strings (row ids such as 64-character
-    hashes, item ids) take a faster route: 64-bit fingerprints of the raw bytes
-    (computed once per column, and reused by every join the column takes part in)
-    joined by a hash table built once, every match then confirmed byte for byte. A
-    repeated string or any fingerprint collision falls back to the exact string join.
+    Large columns of equally long strings (row ids such as 64-character hashes, item
+    ids) are joined through 64-bit fingerprints of the raw bytes (computed once per
+    column, and reused by every join the column takes part in) and a seeded hash
+    table built once (:class:`~scorer.fingerprints.KeyIndex`), every match then
+    confirmed byte for byte. Any other column, a repeated string or a fingerprint
+    collision takes the exact sort-based join (:func:`sorted_first_index`).
 
     Examples
     --------
@@ -109,7 +118,7 @@ class StringIndex:
             return np.arange(len(self), dtype=np.int64)
         if self._fast(self):
             return np.arange(len(self), dtype=np.int64)  # unique fingerprints: unique strings
-        return self.find(self.strings)
+        return sorted_first_index(self.strings)
 
     def find(self, values: pa.Array | StringIndex, dtype: type = np.int64) -> np.ndarray:
         """For each value, the index of its first equal here, or -1.
@@ -129,8 +138,7 @@ class StringIndex:
                 found[start:stop] = hit
             else:
                 return found
-        found = pc.index_in(probe.strings, value_set=self.strings)
-        return to_numpy(found, fill=-1).astype(dtype)
+        return sorted_first_index(probe.strings, self.strings).astype(dtype, copy=False)
 
     def match(self, rows: np.ndarray, prints: np.ndarray | None = None) -> np.ndarray | None:
         """The index of each byte row's equal here (-1 when none); None on a collision.
@@ -152,11 +160,143 @@ class StringIndex:
         return bool((same | unmatched).all())
 
 
+def sorted_first_index(values: pa.Array, candidates: pa.Array | None = None) -> np.ndarray:
+    """For each value, the index of its first equal in ``candidates`` (by default in
+    ``values`` themselves), or -1; a null is never found.
+
+    Through keyed 64-bit prints of the strings (a key drawn at random for each call),
+    sorted and searched with numpy, every match confirmed string for string; when two
+    different strings share a print, or for nulls, through one stable sort of all the
+    strings and a comparison of neighbours. Either way O(n log n) whatever the strings
+    are, where a hash table of crafted strings can take O(n**2).
+
+    Examples
+    --------
+    >>> sorted_first_index(pa.array(["b", "x", "a", None]), pa.array(["a", "b", "a"]))
+    array([ 1, -1,  0, -1])
+    >>> sorted_first_index(pa.array(["b", "a", "b", None, None]))
+    array([ 0,  1,  0, -1, -1])
+    """
+    values = _large(values)
+    candidates = values if candidates is None else _large(candidates)
+    if values.null_count == 0 and candidates.null_count == 0:
+        found = _printed_first_index(values, candidates)
+        if found is not None:
+            return found
+    pool = values if candidates is values else pa.concat_arrays([candidates, values])
+    n_candidates = len(pool) - len(values) if candidates is not values else len(pool)
+    order = to_numpy(pc.sort_indices(pool)).astype(np.int64)  # stable: equals by index
+    ordered = pool.take(to_arrow(order))
+    starts_run = np.ones(len(pool), dtype=bool)
+    if len(pool) > 1:
+        starts_run[1:] = ~to_numpy(
+            pc.equal(ordered.slice(1), ordered.slice(0, len(pool) - 1)), fill=False
+        )
+    del ordered
+    # The first (lowest) index of each run of equal strings, for every sorted position.
+    head = order[np.flatnonzero(starts_run)][np.cumsum(starts_run) - 1]
+    head = np.where(
+        (head < n_candidates) & to_numpy(pc.is_valid(pool), fill=False)[order], head, -1
+    )
+    found = np.empty(len(pool), dtype=np.int64)
+    found[order] = head
+    return found[len(pool) - len(values) :]
+
+
+def _printed_first_index(values: pa.Array, candidates: pa.Array) -> np.ndarray | None:
+    """:func:`sorted_first_index` of strings without nulls, through their keyed prints
+    (:func:`~scorer.fingerprints.string_prints`): the candidates' prints grouped by a
+    sort, the values' looked up among the distinct ones, every match confirmed string
+    for string. None when two different strings share a print (then only the sort of
+    the strings is exact)."""
+    key = print_key()
+    grouped = _print_groups(candidates, key)
+    if grouped is None:
+        return None
+    distinct, first, group = grouped
+    if values is candidates:
+        return first[group]
+    if len(distinct) == 0:
+        return np.full(len(values), -1, dtype=np.int64)
+    # The distinct prints in a table with a random multiplier of its own (KeyIndex):
+    # probing it is several times faster than a binary search of the sorted prints.
+    position = KeyIndex(distinct).find(string_prints(values, key))
+    hit = position >= 0
+    found = np.where(hit, first[position], -1)
+    matched = to_arrow(np.flatnonzero(hit))
+    if not _all_equal(values.take(matched), candidates.take(to_arrow(found[hit]))):
+        return None
+    return found
+
+
+def _print_groups(
+    strings: pa.Array, key: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The distinct prints of strings without nulls (sorted), the first string of
+    each, and each string's group; None when two different strings share a print."""
+    prints = string_prints(strings, key)
+    order = np.argsort(prints)
+    ordered = prints[order]
+    starts = np.flatnonzero(np.diff(ordered, prepend=ordered[:1] - 1)) if len(order) else order
+    group = np.empty(len(prints), dtype=np.int64)
+    group[order] = np.cumsum(np.diff(ordered, prepend=ordered[:1]) != 0)
+    first = np.minimum.reduceat(order, starts) if len(order) else order
+    if not _all_equal(strings, strings.take(to_arrow(first[group]))):
+        return None
+    return ordered[starts], first, group
+
+
+def _all_equal(left: pa.Array, right: pa.Array) -> bool:
+    """Whether two string arrays without nulls are equal element by element."""
+    return len(left) == 0 or pc.all(pc.equal(left, right)).as_py() is True
+
+
+def sorted_codes(strings: pa.Array) -> np.ndarray:
+    """Codes equal for equal strings and different for different ones (int32), in
+    order of first appearance (as ``dictionary_encode`` numbers them), found by
+    sorting (never by hashing).
+
+    Many equally long strings are sorted by their fingerprints, any others by keyed
+    prints (as in :func:`sorted_first_index`), every group of equal prints confirmed
+    byte for byte; after a collision, by a stable sort of the strings.
+
+    Examples
+    --------
+    >>> sorted_codes(pa.array(["b", "a", "b", "c"], pa.large_string()))
+    array([0, 1, 0, 2], dtype=int32)
+    """
+    rows = fixed_width_bytes(strings) if len(strings) >= FIXED_WIDTH_MIN_ROWS else None
+    if rows is not None:
+        _, first, group = np.unique(fingerprints(rows), return_index=True, return_inverse=True)
+        if rows_equal(rows, rows[first], group, same_prints=True):
+            return _in_order_of_appearance(first, group)
+    strings = _large(strings)
+    grouped = _print_groups(strings, print_key()) if strings.null_count == 0 else None
+    if grouped is not None:
+        return _in_order_of_appearance(grouped[1], grouped[2])
+    _, codes = np.unique(sorted_first_index(strings), return_inverse=True)
+    return codes.astype(np.int32)
+
+
+def _in_order_of_appearance(first: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Codes from groups numbered by the position of their first string (int32)."""
+    rank = np.empty(len(first), dtype=np.int32)
+    rank[np.argsort(first)] = np.arange(len(first), dtype=np.int32)
+    return rank[group]
+
+
+def _large(strings: pa.Array) -> pa.Array:
+    """The strings as a ``large_string`` array (a cast only when they are not)."""
+    return strings if pa.types.is_large_string(strings.type) else strings.cast(pa.large_string())
+
+
 def encode(tokens: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """Exactly ``pyarrow.compute.dictionary_encode``: codes in order of first appearance.
 
     Returns the int32 codes and the dictionary. Many equally long tokens (10-digit
-    item ids) are encoded from byte fingerprints, each confirmed byte for byte.
+    item ids) are encoded from byte fingerprints, each confirmed byte for byte. For
+    the solution's items only: Arrow's hash tables are unseeded, so a submission's
+    strings take :func:`sorted_codes`.
 
     Examples
     --------

@@ -61,8 +61,174 @@ def first_occurrence(codes: np.ndarray) -> np.ndarray:
 EXACT_MAX_WIDTH = 20
 
 
+class ExactMean:
+    """Per-user values held as fractions ``numerator / denominator`` (0 when 0/0).
+
+    The mixin behind every rational measure: with integer parts (int64, or Python
+    ints in an object array when they could overflow int64), :meth:`values` and
+    :meth:`mean` are the correctly rounded floats of the exact rationals; float
+    numerators fall back to a correctly rounded sum of the per-user floats.
+    Subclasses are dataclasses with ``numerator``, ``denominator`` and ``scale``.
+    """
+
+    numerator: np.ndarray
+    denominator: np.ndarray
+    scale: int
+
+    @property
+    def exact(self) -> bool:
+        """Whether numerators are exact integers."""
+        return self.numerator.dtype.kind in "iO"
+
+    def values(self) -> np.ndarray:
+        """Each user's value as float64.
+
+        Examples
+        --------
+        >>> rel = np.array([[0, 1, 0, 0, 1, 0, 1, 0, 1, 0]], dtype=bool)
+        >>> average_precision(rel, np.array([4]), k=10).values()  # 1117/2520
+        array([0.44325397])
+        """
+        if self.numerator.dtype.kind == "O":
+            return _python_quotients(self.numerator, self.denominator)
+        safe = np.maximum(self.denominator, 1)
+        values = np.where(self.denominator > 0, self.numerator / safe, 0.0)
+        if self.exact and _past_float(self.numerator, self.denominator):
+            # Parts past 2**53 are rounded before a float division: divide those as
+            # Python ints, so a value never depends on how its fraction is scaled.
+            large = (np.abs(self.numerator) >= _FLOAT_EXACT) | (self.denominator >= _FLOAT_EXACT)
+            values[large] = _python_quotients(self.numerator[large], self.denominator[large])
+        return values
+
+    def mean(self, mask: np.ndarray | None = None) -> float:
+        """The mean over the users where ``mask`` holds, independent of their order.
+
+        Examples
+        --------
+        >>> rel = np.array([[1, 1, 0, 0, 1, 0, 0], [0, 1, 1, 0, 0, 1, 1]], dtype=bool)
+        >>> ap = average_precision(rel, np.array([3, 4]), k=7)
+        >>> ap.mean() == 599 / 840  # (13/15 + 47/84) / 2, correctly rounded
+        True
+        """
+        return float(self.exact_mean(mask)) if self.exact else self._float_mean(mask)
+
+    def exact_mean(self, mask: np.ndarray | None = None) -> Fraction:
+        """The exact mean over the users where ``mask`` holds (integer parts only).
+
+        Examples
+        --------
+        >>> Ratios(np.array([1, 1, 0]), np.array([2, 3, 0])).exact_mean()
+        Fraction(5, 18)
+        """
+        chosen = _chosen(len(self.denominator), mask)
+        if not self.exact:
+            raise ValueError("float numerators have no exact mean")
+        sums = _sums_by_denominator(self.numerator[chosen], self.denominator[chosen], self.scale)
+        total = sum((Fraction(s, d) for d, s in sums.items() if d > 0), Fraction(0))
+        return total / int(np.count_nonzero(chosen))
+
+    def _float_mean(self, mask: np.ndarray | None) -> float:
+        chosen = _chosen(len(self.denominator), mask)
+        return float_mean(self.values()[chosen])
+
+    def split_means(self, labels: np.ndarray, n_labels: int) -> SplitMeans:
+        """The mean over each label's users and over all labelled users, in one pass.
+
+        Parameters
+        ----------
+        labels : ndarray of int
+            Each user's label in ``0 .. n_labels - 1``, or ``n_labels`` for a user in
+            no mean (not scored).
+        n_labels : int
+
+        Examples
+        --------
+        >>> ratios = Ratios(np.array([1, 1, 2, 5]), np.array([2, 3, 3, 7]))
+        >>> ratios.split_means(np.array([0, 1, 1, 2]), 2)
+        SplitMeans(overall=0.5, by_label=(0.5, 0.5))
+        """
+        if not self.exact:
+            return _float_split_means(self.values(), labels, n_labels)
+        sums = _sums_by_label(self.numerator, self.denominator, self.scale, labels, n_labels)
+        counts = np.bincount(labels, minlength=n_labels + 1)
+        totals = [
+            sum((Fraction(s, d) for d, s in by_denominator.items() if d > 0), Fraction(0))
+            for by_denominator in sums
+        ]
+        return SplitMeans.from_totals(totals, counts[:n_labels].tolist())
+
+
+_FLOAT_EXACT = 2**53
+
+
+def _past_float(numerator: np.ndarray, denominator: np.ndarray) -> bool:
+    """Whether an int64 part may be past 2**53, where float64 stops being exact."""
+    top = max(int(denominator.max(initial=0)), int(numerator.max(initial=0)))
+    return top >= _FLOAT_EXACT or int(numerator.min(initial=0)) <= -_FLOAT_EXACT
+
+
+def _python_quotients(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """Correctly rounded ``n / d`` (0 where ``d`` is 0) of each pair, as Python ints.
+
+    Examples
+    --------
+    >>> _python_quotients(np.array([2**60 + 1, 1]), np.array([3 * 2**60, 0])).tolist()
+    [0.3333333333333333, 0.0]
+    """
+    pairs = zip(numerator.tolist(), denominator.tolist(), strict=True)
+    return np.array([int(n) / int(d) if d else 0.0 for n, d in pairs], dtype=np.float64)
+
+
 @dataclass(frozen=True)
-class AveragePrecision:
+class SplitMeans:
+    """Means over labelled groups of users (e.g. Public and Private) and over all of them.
+
+    Attributes
+    ----------
+    overall : float or None
+        The mean over every labelled user (``None`` when there is none).
+    by_label : tuple of (float or None)
+        The mean over each label's users (``None`` for a label without users).
+    """
+
+    overall: float | None
+    by_label: tuple[float | None, ...]
+
+    @classmethod
+    def from_totals(cls, totals: list[Fraction], counts: list[int]) -> SplitMeans:
+        """Correctly rounded means from exact sums and counts."""
+        total, count = sum(totals, Fraction(0)), sum(counts)
+        return cls(
+            float(total / count) if count else None,
+            tuple(float(t / c) if c else None for t, c in zip(totals, counts, strict=True)),
+        )
+
+
+def _chosen(n_users: int, mask: np.ndarray | None) -> np.ndarray:
+    chosen = np.ones(n_users, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    if not chosen.any():
+        raise ValueError("the mean of no value is undefined")
+    return chosen
+
+
+@dataclass(frozen=True)
+class Ratios(ExactMean):
+    """Per-user fractions of a rational measure (see :class:`ExactMean`).
+
+    Attributes
+    ----------
+    numerator, denominator : ndarray of int64 (or object, Python ints)
+    scale : int
+        Every denominator is a multiple of it (a hint for grouping; 1 is always valid).
+    """
+
+    numerator: np.ndarray
+    denominator: np.ndarray
+    scale: int = 1
+
+
+@dataclass(frozen=True)
+class AveragePrecision(ExactMean):
     """AP@K of every user as a fraction ``numerator / denominator`` (0 when 0/0).
 
     For rankings at most :data:`EXACT_MAX_WIDTH` wide both parts are exact integers,
@@ -85,42 +251,141 @@ class AveragePrecision:
     hits: np.ndarray
     scale: int = 1
 
-    @property
-    def exact(self) -> bool:
-        """Whether numerators are exact integers."""
-        return self.numerator.dtype.kind == "i"
+
+@dataclass(frozen=True)
+class Floats:
+    """Per-user float64 values of a measure that is not rational (nDCG).
+
+    Each value is computed in a fixed order of operations; :meth:`mean` is the
+    correctly rounded mean (:func:`float_mean`), so no bit depends on row order.
+
+    Examples
+    --------
+    >>> Floats(np.array([0.5, 0.25, 1.0])).mean(np.array([True, True, False]))
+    0.375
+    """
+
+    array: np.ndarray
+
+    exact = False
 
     def values(self) -> np.ndarray:
-        """Each user's AP@K as float64.
-
-        Examples
-        --------
-        >>> rel = np.array([[0, 1, 0, 0, 1, 0, 1, 0, 1, 0]], dtype=bool)
-        >>> average_precision(rel, np.array([4]), k=10).values()  # 1117/2520
-        array([0.44325397])
-        """
-        safe = np.maximum(self.denominator, 1)
-        return np.where(self.denominator > 0, self.numerator / safe, 0.0)
+        """Each user's value."""
+        return self.array
 
     def mean(self, mask: np.ndarray | None = None) -> float:
-        """MAP over the users where ``mask`` holds, independent of their order.
+        """The correctly rounded mean over the users where ``mask`` holds."""
+        return float_mean(self.array[_chosen(len(self.array), mask)])
 
-        Examples
-        --------
-        >>> rel = np.array([[1, 1, 0, 0, 1, 0, 0], [0, 1, 1, 0, 0, 1, 1]], dtype=bool)
-        >>> ap = average_precision(rel, np.array([3, 4]), k=7)
-        >>> ap.mean() == 599 / 840  # (13/15 + 47/84) / 2, correctly rounded
-        True
-        """
-        chosen = np.ones(len(self.denominator), dtype=bool) if mask is None else mask
-        count = int(np.count_nonzero(chosen))
-        if count == 0:
-            raise ValueError("the mean of no value is undefined")
-        if not self.exact:
-            return math.fsum(self.values()[chosen].tolist()) / count
-        sums = _sums_by_denominator(self.numerator[chosen], self.denominator[chosen], self.scale)
-        total = sum((Fraction(s, d) for d, s in sums.items() if d > 0), Fraction(0))
-        return float(total / count)
+    def split_means(self, labels: np.ndarray, n_labels: int) -> SplitMeans:
+        """:meth:`ExactMean.split_means` for floats: correctly rounded, one pass."""
+        return _float_split_means(self.array, labels, n_labels)
+
+
+def _float_split_means(values: np.ndarray, labels: np.ndarray, n_labels: int) -> SplitMeans:
+    """Exact sums of float64 values per label (integer mantissas grouped by exponent
+    and label), then correctly rounded means.
+
+    Examples
+    --------
+    >>> _float_split_means(np.array([0.1, 0.2, 0.3, 9.0]), np.array([0, 1, 1, 2]), 2)
+    SplitMeans(overall=0.2, by_label=(0.1, 0.25))
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if not np.isfinite(values).all():
+        raise ValueError("the mean of non-finite values is undefined")
+    mantissa, exponent = np.frexp(values)
+    integers = (mantissa * 2.0**53).astype(np.int64)  # exact: |mantissa| < 1
+    lowest = int(exponent.min(initial=0))
+    groups = exponent.astype(np.int64) - lowest
+    sums = _sums_by_label(integers, groups, 1, labels, n_labels)
+    totals = [
+        sum(
+            (Fraction(s) * Fraction(2) ** (e + lowest - 53) for e, s in by_group.items()),
+            Fraction(0),
+        )
+        for by_group in sums
+    ]
+    counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
+    return SplitMeans.from_totals(totals, counts)
+
+
+def _sums_by_label(
+    numerator: np.ndarray, denominator: np.ndarray, scale: int, labels: np.ndarray, n_labels: int
+) -> list[dict[int, int]]:
+    """:func:`_sums_by_denominator` for each label at once (label ``n_labels``: left out).
+
+    One ``bincount`` over (denominator, label) keys when the denominators are few
+    multiples of ``scale`` and the numerators small and non-negative; a pass per label
+    otherwise.
+
+    Examples
+    --------
+    >>> _sums_by_label(np.array([1, 2, 3, 4]), np.array([6, 6, 12, 6]), 6,
+    ...                np.array([0, 1, 0, 2]), 2)
+    [{6: 1, 12: 3}, {6: 2}]
+    """
+    labels = np.asarray(labels)
+    width = n_labels + 1
+    if numerator.dtype.kind == "i" and len(numerator) < 2**31:
+        groups = denominator // scale
+        top = int(numerator.max(initial=0))
+        small = int(groups.max(initial=0)) <= 4 * len(groups) + 1024
+        if small and int(numerator.min(initial=0)) >= 0 and top < 2**53:
+            keys = groups * width + labels
+            if top * len(numerator) < 2**53:  # float sums stay exact
+                parts = [(np.bincount(keys, weights=numerator), 0)]
+            else:  # 26-bit halves: each float sum stays below 2**53 under 2**26 users
+                exact = len(numerator) < 2**26
+                parts = (
+                    [
+                        (np.bincount(keys, weights=numerator & (2**26 - 1)), 0),
+                        (np.bincount(keys, weights=numerator >> 26), 26),
+                    ]
+                    if exact
+                    else []
+                )
+            if parts:
+                result: list[dict[int, int]] = [{} for _ in range(n_labels)]
+                for sums, shift in parts:
+                    for key in np.flatnonzero(sums).tolist():
+                        group, label = divmod(key, width)
+                        if label < n_labels:
+                            found = result[label]
+                            value = int(sums[key]) << shift
+                            found[group * scale] = found.get(group * scale, 0) + value
+                return result
+    return [
+        _sums_by_denominator(numerator[labels == label], denominator[labels == label], scale)
+        for label in range(n_labels)
+    ]
+
+
+def float_mean(values: np.ndarray) -> float:
+    """The correctly rounded mean of float64 values, independent of their order.
+
+    The values are summed exactly (each is an integer mantissa times a power of two:
+    the mantissas sharing an exponent are summed in integers), so the only rounding
+    is the final division.
+
+    Examples
+    --------
+    >>> float_mean(np.array([0.1, 0.2, 0.3]))  # the exact mean of the three doubles
+    0.2
+    >>> float_mean(np.array([1e-300, 1.0, -1.0]))
+    3.3333333333333334e-301
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) == 0:
+        raise ValueError("the mean of no value is undefined")
+    if not np.isfinite(values).all():
+        raise ValueError("the mean of non-finite values is undefined")
+    mantissa, exponent = np.frexp(values)
+    integers = (mantissa * 2.0**53).astype(np.int64)  # exact: |mantissa| < 1
+    sums = _sums_by_denominator(integers, (exponent.astype(np.int64) - exponent.min()), 1)
+    low = int(exponent.min()) - 53
+    total = sum(Fraction(s) * Fraction(2) ** (e + low) for e, s in sums.items())
+    return float(Fraction(total) / len(values))
 
 
 def _sums_by_denominator(
@@ -138,6 +403,8 @@ def _sums_by_denominator(
     >>> _sums_by_denominator(np.array([1, 2, 3, 2**39]), np.array([6, 0, 6, 12]), 6)
     {0: 2, 6: 4, 12: 549755813888}
     """
+    if numerator.dtype.kind == "O":
+        return _python_sums(numerator, denominator)
     groups = denominator // scale
     small = len(numerator) < 2**32 and int(groups.max(initial=0)) <= 4 * len(groups) + 1024
     if small and int(numerator.min(initial=0)) >= 0 and int(numerator.max(initial=0)) < 2**40:
@@ -148,8 +415,30 @@ def _sums_by_denominator(
     order = np.argsort(denominator, kind="stable")
     ordered = denominator[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    sums = np.add.reduceat(numerator[order], starts) if len(starts) else []
-    return {int(d): int(s) for d, s in zip(ordered[starts], sums, strict=True)}
+    if not len(starts):
+        return {}
+    # Exact whatever the magnitudes: 32-bit halves summed separately cannot overflow
+    # int64 below 2**31 values.
+    values = numerator[order]
+    low = np.add.reduceat(values & (2**32 - 1), starts)
+    high = np.add.reduceat(values >> 32, starts)
+    return {
+        int(d): int(lo) + (int(hi) << 32)
+        for d, lo, hi in zip(ordered[starts].tolist(), low.tolist(), high.tolist(), strict=True)
+    }
+
+
+def _python_sums(numerator: np.ndarray, denominator: np.ndarray) -> dict[int, int]:
+    """:func:`_sums_by_denominator` for Python-int parts (an object array)."""
+    if not len(numerator):
+        return {}
+    order = np.argsort(denominator, kind="stable")
+    ordered = denominator[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    ends = [*list(starts[1:]), len(order)]
+    values = numerator[order].tolist()
+    keys = ordered.tolist()
+    return {int(keys[s]): sum(values[s:e]) for s, e in zip(starts, ends, strict=True)}
 
 
 def average_precision(
@@ -197,13 +486,84 @@ def average_precision(
         credited = np.flatnonzero(column)
         precision = hits[credited] * (scale // (rank + 1)) if exact else hits[credited] / (rank + 1)
         numerator[credited] += precision
+    denominator = _denominator(n_relevant, hits, k, normalization)
+    return AveragePrecision(numerator, denominator * scale, hits, scale)
+
+
+def sparse_average_precision(
+    users: np.ndarray,
+    ranks: np.ndarray,
+    n_relevant: np.ndarray,
+    k: int,
+    normalization: str = "min_k",
+    width: int | None = None,
+) -> AveragePrecision:
+    """:func:`average_precision` from the credited predictions alone (no
+    ``users x width`` matrix), bit for bit.
+
+    Rankings at most :data:`EXACT_MAX_WIDTH` wide get the same exact integer
+    fractions; wider ones the float path: each user's precisions are added one by
+    one in rank order (``np.add.at`` adds in index order).
+
+    Parameters
+    ----------
+    users, ranks : ndarray of int64
+        The user and the 0-based rank of every credited prediction (``rel(i) = 1``),
+        each user's in rank order.
+    n_relevant : ndarray of int, shape (n_users,)
+        ``|R_u|``.
+    k : int
+        The cut-off (every rank below it).
+    normalization : {"min_k", "relevant", "hits"}
+        As in :func:`average_precision`.
+    width : int, optional
+        The width of the matrix :func:`average_precision` would read (``None``:
+        wider than :data:`EXACT_MAX_WIDTH`).
+
+    Examples
+    --------
+    >>> rel = np.zeros((2, 30), dtype=bool)
+    >>> rel[0, [0, 2, 29]] = rel[1, 5] = True
+    >>> users, ranks = np.nonzero(rel)
+    >>> sparse = sparse_average_precision(users, ranks, np.array([4, 2]), 30)
+    >>> dense = average_precision(rel, np.array([4, 2]), 30)
+    >>> bool((sparse.values() == dense.values()).all()), sparse.hits.tolist()
+    (True, [3, 1])
+    >>> kept = ranks < 3  # AP@3: the entries within the cut-off
+    >>> exact = sparse_average_precision(users[kept], ranks[kept], np.array([4, 2]), 3, width=3)
+    >>> exact.exact_mean()  # (1 + 2/3) / 3 and 0
+    Fraction(5, 18)
+    """
+    n_users = len(n_relevant)
+    by_user = np.argsort(users, kind="stable")  # keeps each user's ranks in order
+    users, ranks = users[by_user], ranks[by_user]
+    hits = np.bincount(users, minlength=n_users).astype(np.int64)
+    group_start = np.cumsum(hits) - hits
+    hit_number = np.arange(1, len(users) + 1, dtype=np.int64) - group_start[users]
+    denominator = _denominator(n_relevant, hits, k, normalization)
+    if width is not None and width <= EXACT_MAX_WIDTH:
+        scale = math.lcm(*range(1, width + 1))
+        exact = np.zeros(n_users, dtype=np.int64)
+        np.add.at(exact, users, hit_number * (scale // (ranks + 1)))
+        return AveragePrecision(exact, denominator * scale, hits, scale)
+    numerator = np.zeros(n_users, dtype=np.float64)
+    np.add.at(numerator, users, hit_number / (ranks + 1))
+    return AveragePrecision(numerator, denominator, hits, 1)
+
+
+def _denominator(
+    n_relevant: np.ndarray, hits: np.ndarray, k: int, normalization: str
+) -> np.ndarray:
+    """AP's denominator of every user, before scaling."""
     n_relevant = np.asarray(n_relevant, dtype=np.int64)
     if normalization == "min_k":
-        denominator = np.minimum(n_relevant, k)
-    elif normalization == "relevant":
-        denominator = n_relevant.copy()
-    elif normalization == "hits":
-        denominator = hits.copy()
-    else:
-        raise ValueError(f"unknown normalization {normalization!r}")
-    return AveragePrecision(numerator, denominator * scale, hits, scale)
+        # A k past int64 (a host may choose any) caps nothing an int64 count can reach.
+        return np.minimum(n_relevant, min(k, _INT64_MAX))
+    if normalization == "relevant":
+        return n_relevant.copy()
+    if normalization == "hits":
+        return hits.copy()
+    raise ValueError(f"unknown normalization {normalization!r}")
+
+
+_INT64_MAX = int(np.iinfo(np.int64).max)

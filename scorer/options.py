@@ -37,6 +37,10 @@ class Options:
         (trec_eval ``map_cut``) or the number of hits in the top ``k`` (torchmetrics).
     unknown_row_ids : {"error", "ignore"}, default "error"
         Submission rows whose id is not in the solution are invalid, or dropped.
+    grade_column_name : str, optional
+        The solution's column of graded relevance; ``None`` for binary relevance.
+    relevance_threshold : int, default 1
+        The smallest grade the binary measures count as relevant.
 
     Examples
     --------
@@ -57,6 +61,8 @@ class Options:
     extra_predictions: ExtraPredictions = "error"
     normalization: Normalization = "min_k"
     unknown_row_ids: UnknownRowIds = "error"
+    grade_column_name: str | None = None
+    relevance_threshold: int = 1
 
     def __post_init__(self) -> None:
         k = self.k
@@ -69,6 +75,17 @@ class Options:
         _check_choice("extra_predictions", self.extra_predictions, EXTRA_PREDICTIONS)
         _check_choice("normalization", self.normalization, NORMALIZATIONS)
         _check_choice("unknown_row_ids", self.unknown_row_ids, UNKNOWN_ROW_IDS)
+        threshold = self.relevance_threshold
+        if (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, numbers.Integral)
+            or threshold < 1
+        ):
+            raise HostVisibleError(
+                "The 'relevance_threshold' parameter must be an int in the range [1, inf). "
+                f"Got {threshold!r} instead."
+            )
+        object.__setattr__(self, "relevance_threshold", int(threshold))
 
 
 def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:

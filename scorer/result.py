@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 from scorer.errors import MAX_EXAMPLES, format_example
 from scorer.options import Options
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
+    import pyarrow as pa
+
+    from scorer.detail import MeasureValues, Segments
 
 Audience = Literal["participant", "host"]
 
@@ -77,8 +83,46 @@ class ScoreResult:
     warnings : tuple of ScoreWarning
         Warnings about the submission and the solution.
     per_user : pandas.DataFrame or None
-        Indexed by row id, in solution order, with columns ``ap`` (NaN when not
-        scored), ``hits``, ``n_relevant`` and ``scored``; only when requested.
+        Indexed by row id, in solution order, with one column per measure (``ap``
+        when no ``metrics`` were named; NaN when not scored), ``hits`` (within k),
+        ``n_relevant`` and ``scored``; only when requested.
+    metrics : dict of str to float
+        Each measure's canonical name -> its value over every scored user, in the
+        order asked; the first is :attr:`score`.
+    public_metrics, private_metrics : dict of str to float, or None
+        The same over the Public / Private rows (``None`` without ``Usage`` or
+        without a scorable user in the split).
+    measures : tuple of str
+        The canonical names, in order.
+    keys : dict of str to str
+        Each canonical name's key in JSON, Codabench and EvalAI output
+        (``nDCG(gain=linear)@10`` -> ``ndcg_gain_linear_at_10``); without ``metrics``
+        the MAP measure keeps ``map_at_K`` whatever its normalization.
+
+    The per-user arrays below are always kept (cheap numpy arrays, solution order,
+    one entry per solution row), for statistics over users:
+
+    user_values : dict of str to ndarray of float64
+        Each measure's value per user, NaN where the user is not scored.
+    exact_values : dict of str to ExactMean or Floats
+        The same as exact fractions (or float64 for nDCG): ``.values()`` and a
+        correctly rounded ``.mean(mask)`` over any mask of users.
+    user_scored : ndarray of bool
+        Whether the user is in the overall mean.
+    user_usage : ndarray of int8 or None
+        The user's ``Usage`` as an index in ``("Public", "Private", "Ignored")``;
+        ``None`` without a ``Usage`` column.
+    row_ids : pyarrow.Array
+        The solution's row ids.
+    user_hits, user_n_relevant : ndarray of int64
+        Credited hits within k, and ``|R|``.
+    hits_at_rank : ndarray of int64, shape (k,)
+        Per rank, the scored users whose prediction there is a credited hit (when k
+        is over 1,000, only up to the widest row or rank 1,000, whichever is longer).
+    segments : Segments or None
+        The host's segment column (``segment_column_name=``): each user's segment.
+
+    :mod:`scorer.stats` reads these arrays through :meth:`measure_values`.
     """
 
     score: float
@@ -91,16 +135,68 @@ class ScoreResult:
     options: Options
     warnings: tuple[ScoreWarning, ...]
     per_user: pd.DataFrame | None = None
+    metrics: dict[str, float] = field(default_factory=dict)
+    public_metrics: dict[str, float] | None = None
+    private_metrics: dict[str, float] | None = None
+    measures: tuple[str, ...] = ()
+    keys: dict[str, str] = field(default_factory=dict)
+    user_values: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    exact_values: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    user_scored: np.ndarray | None = field(default=None, repr=False, compare=False)
+    user_usage: np.ndarray | None = field(default=None, repr=False, compare=False)
+    row_ids: pa.Array | None = field(default=None, repr=False, compare=False)
+    user_hits: np.ndarray | None = field(default=None, repr=False, compare=False)
+    user_n_relevant: np.ndarray | None = field(default=None, repr=False, compare=False)
+    hits_at_rank: np.ndarray | None = field(default=None, repr=False, compare=False)
+    segments: Segments | None = field(default=None, repr=False, compare=False)
 
     @property
     def metric(self) -> str:
-        """The metric's name as a key, e.g. ``"map_at_10"``."""
-        return f"map_at_{self.options.k}"
+        """The leaderboard measure's key, e.g. ``"map_at_10"`` (see :attr:`keys`)."""
+        return self.key(self.measures[0]) if self.measures else f"map_at_{self.options.k}"
+
+    def key(self, name: str) -> str:
+        """A measure's key in JSON, Codabench and EvalAI output (:attr:`keys`)."""
+        if name in self.keys:
+            return self.keys[name]
+        from scorer.measures import codabench_key
+
+        return codabench_key(name)
 
     @property
     def per_user_ap(self) -> pd.Series | None:
         """AP@K of each user as a Series indexed by row id (NaN when not scored)."""
-        return None if self.per_user is None else self.per_user["ap"]
+        if self.per_user is None:
+            return None
+        if "ap" in self.per_user:
+            return self.per_user["ap"]
+        name = next((m for m in self.measures if m.startswith("MAP")), None)
+        return None if name is None else self.per_user[name]
+
+    def measure_values(self, metric: object = None) -> MeasureValues:
+        """One measure's per-user values, scored mask, splits and means, for statistics.
+
+        ``metric`` is any name the registry parses (canonical, alias or any case, e.g.
+        ``"ndcg@5"``) or an output key (``"map_at_10"``); default the leaderboard's.
+        A view of :attr:`user_values` and the other arrays, not a copy.
+
+        Raises
+        ------
+        HostVisibleError
+            The measure was not computed for this result (the message lists those
+            that were), or the result keeps no per-user arrays.
+        """
+        from scorer.detail import measure_values
+
+        return measure_values(self, metric)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A digest of the solution's row ids, splits, ``|R|``, scored users and the
+        options (graded ones included): equal for two results whose users pair up."""
+        from scorer.detail import fingerprint
+
+        return fingerprint(self)
 
     def to_dict(self) -> dict[str, Any]:
         """Everything but the per-user table, as plain JSON-ready values."""
@@ -113,6 +209,9 @@ class ScoreResult:
             "n_scored": self.n_scored,
             "n_skipped": self.n_skipped,
             "n_ignored": self.n_ignored,
+            "metrics": dict(self.metrics),
+            "public_metrics": None if self.public_metrics is None else dict(self.public_metrics),
+            "private_metrics": None if self.private_metrics is None else dict(self.private_metrics),
             "options": asdict(self.options),
             "warnings": [{**asdict(w), "examples": list(w.examples)} for w in self.warnings],
         }

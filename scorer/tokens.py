@@ -27,7 +27,7 @@ from scorer.fingerprints import (
     take_rows,
     take_strings,
 )
-from scorer.joins import StringIndex, all_distinct, encode
+from scorer.joins import StringIndex, all_distinct, encode, sorted_codes
 from scorer.metrics import PAD, first_occurrence
 
 
@@ -130,25 +130,144 @@ def split_lists(cells: pa.Array) -> SplitLists:
     >>> lists.position_of_token
     array([0, 1, 0, 1, 2, 0])
     """
-    if _only_spaces(cells):
-        uniform = _split_uniform(cells)
-        if uniform is not None:
-            return uniform
-        nested = pc.split_pattern(cells, " ")
-    else:
-        if _may_hold_other_whitespace(cells):
-            cells = pc.replace_substring_regex(cells, _OTHER_WHITESPACE, " ")
-        nested = pc.ascii_split_whitespace(cells)
-    lengths = to_numpy(pc.list_value_length(nested), fill=0).astype(np.int64)
-    tokens = pc.list_flatten(nested)
-    # Arrow keeps an empty token for leading or trailing whitespace and for an empty
-    # cell, where str.split() keeps none: drop them (rarely needed, so checked first).
-    empty = _empty_tokens(tokens)
-    if empty.any():
-        row_of_token = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-        lengths = lengths - np.bincount(row_of_token[empty], minlength=len(lengths))
-        tokens = tokens.filter(to_arrow(~empty))
-    return SplitLists(lengths, tokens)
+    return ListCells(cells).split()
+
+
+class ListCells:
+    """Cells of whitespace-separated lists, with every row's number of items known
+    before any list is made.
+
+    The cells are rewritten on their bytes as ``" ".join(cell.split())`` (only when
+    some whitespace is not a single space between two items), and a cell left empty
+    becomes null: a run of whitespace, however long, costs a pass over its bytes and
+    never an (empty) item, and :attr:`lengths` counts the items from the bytes, so a
+    row with too many can be refused before :meth:`split` makes them.
+
+    Examples
+    --------
+    >>> cells = ListCells(pa.array(["  a   b ", "   ", "c\\td"]))
+    >>> cells.lengths, cells.cells.to_pylist()
+    (array([2, 0, 2]), ['a b', None, 'c d'])
+    """
+
+    def __init__(self, cells: pa.Array) -> None:
+        printable = _only_spaces(cells)  # False unless a large_string array
+        self._uniform = _split_uniform(cells) if printable else None
+        if self._uniform is None:
+            if not printable:
+                cells = _whitespace_as_spaces(cells.cast(pa.large_string()))
+            cells = _single_spaced(cells)
+        self.cells = cells
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        """The number of items in each cell (int64)."""
+        if self._uniform is not None:
+            return self._uniform.lengths
+        offsets = string_offsets(self.cells)
+        offsets = offsets - offsets[0]
+        lengths = np.diff(_true_before(string_bytes(self.cells) == ord(" "), offsets))
+        lengths += offsets[1:] > offsets[:-1]  # one item more than spaces, unless empty
+        return lengths
+
+    def split(self) -> SplitLists:
+        """The items of every cell."""
+        if self._uniform is not None:
+            return self._uniform
+        nested = pc.split_pattern(self.cells, " ")
+        if "lengths" not in self.__dict__:
+            self.lengths = to_numpy(pc.list_value_length(nested), fill=0).astype(np.int64)
+        return SplitLists(self.lengths, pc.list_flatten(nested))
+
+
+def _whitespace_as_spaces(cells: pa.Array) -> pa.Array:
+    """The cells with every character ``str.split()`` splits on replaced by a space
+    (one per character)."""
+    if _may_hold_other_whitespace(cells):
+        cells = pc.replace_substring_regex(cells, _OTHER_WHITESPACE, " ")
+    raw = string_bytes(cells)
+    if raw.size == 0 or int(raw.min()) >= 0x20:
+        return cells
+    # ASCII bytes never occur inside a multi-byte UTF-8 character: map them in place.
+    return _with_bytes(cells, string_offsets(cells), _ASCII_WHITESPACE_AS_SPACE[raw])
+
+
+_ASCII_WHITESPACE_AS_SPACE = np.arange(256, dtype=np.uint8)
+_ASCII_WHITESPACE_AS_SPACE[[9, 10, 11, 12, 13]] = ord(" ")
+
+
+def _single_spaced(cells: pa.Array) -> pa.Array:
+    """``" ".join(cell.split())`` of every cell whose only whitespace is the space,
+    computed on the bytes; empty cells become null (so they split into no item)."""
+    offsets = string_offsets(cells)
+    raw = string_bytes(cells)
+    offsets = offsets - offsets[0]
+    nonempty = offsets[1:] > offsets[:-1]
+    starts, ends = offsets[:-1][nonempty], offsets[1:][nonempty]
+    space = raw == ord(" ")
+    if space[starts].any() or space[ends - 1].any() or (space[1:] & space[:-1]).any():
+        raw, offsets = _squeeze_spaces(raw, offsets, space)
+        nonempty = offsets[1:] > offsets[:-1]
+    elif nonempty.all():
+        return cells  # already single-spaced, and no cell to make null
+    valid = nonempty if cells.null_count == 0 else nonempty & to_numpy(cells.is_valid())
+    return _with_bytes(cells, offsets, raw, valid)
+
+
+def _squeeze_spaces(
+    raw: np.ndarray, offsets: np.ndarray, space: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The bytes and offsets of cells with only the spaces that separate two items
+    kept (one per run): one pass over the bytes, work per kept space, none per
+    dropped one."""
+    # The last space of each run followed by an item of the same cell ...
+    before_item = np.flatnonzero(space[:-1] & ~space[1:])
+    cell = np.searchsorted(offsets, before_item, side="right") - 1
+    inside = before_item + 1 < offsets[cell + 1]
+    before_item, cell = before_item[inside], cell[inside]
+    # ... but for the cell's first item, when spaces lead the cell.
+    first_of_cell = np.ones(len(cell), dtype=bool)
+    first_of_cell[1:] = cell[1:] != cell[:-1]
+    leading = first_of_cell & space[offsets[cell]]
+    before_item, cell = before_item[~leading], cell[~leading]
+    keep = ~space
+    keep[before_item] = True
+    return raw[keep], _true_before(keep, offsets)
+
+
+def _true_before(mask: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """How many values of ``mask`` before each of the sorted ``positions`` are True
+    (positions from 0 to ``len(mask)``): a running count made chunk by chunk, so it
+    never takes 8 bytes per value of ``mask``.
+
+    Examples
+    --------
+    >>> _true_before(np.array([True, False, True, True]), np.array([0, 1, 3, 4]))
+    array([0, 1, 2, 3])
+    """
+    counts = np.empty(len(positions), dtype=np.int64)
+    total = 0
+    for start in range(0, len(mask) + 1, CHUNK_ROWS):
+        chunk = mask[start : start + CHUNK_ROWS]
+        first, last = np.searchsorted(positions, [start, start + CHUNK_ROWS])
+        running = np.zeros(len(chunk) + 1, dtype=np.int64)
+        np.cumsum(chunk, out=running[1:])
+        counts[first:last] = total + running[positions[first:last] - start]
+        total += int(running[-1])
+    return counts
+
+
+def _with_bytes(
+    cells: pa.Array, offsets: np.ndarray, raw: np.ndarray, valid: np.ndarray | None = None
+) -> pa.Array:
+    """A ``large_string`` array of ``len(cells)`` values from these offsets and bytes
+    (offsets as in ``raw``), null where ``valid`` is False (else where ``cells`` is)."""
+    offsets = np.ascontiguousarray(offsets - offsets[0], dtype=np.int64)
+    if valid is None:
+        valid = to_numpy(cells.is_valid()) if cells.null_count else None
+    bitmap = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
+    buffers = [bitmap, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(raw))]
+    return pa.Array.from_buffers(pa.large_string(), len(cells), buffers)
 
 
 def _may_hold_other_whitespace(cells: pa.Array) -> bool:
@@ -192,14 +311,6 @@ def _split_uniform(cells: pa.Array) -> SplitLists | None:
         rows, shape=(n_cells, n_tokens, width), strides=(cell_width, width + 1, 1), writeable=False
     )
     return SplitLists(np.full(n_cells, n_tokens, dtype=np.int64), uniform=uniform)
-
-
-def _empty_tokens(tokens: pa.Array) -> np.ndarray:
-    """Which tokens are empty, read from the offsets when possible (no int64 copy)."""
-    offsets = string_offsets(tokens)
-    if offsets is not None:
-        return offsets[1:] == offsets[:-1]
-    return to_numpy(pc.binary_length(tokens), fill=0) == 0
 
 
 def _only_spaces(cells: pa.Array) -> bool:
@@ -311,7 +422,7 @@ class GroundTruth:
         result[self.users[pairs], ranks] = True
         return result
 
-    def relevance(self, rankings: Rankings) -> np.ndarray:
+    def relevance(self, rankings: Rankings | SparseRankings) -> np.ndarray:
         """Whether each prediction of ``rankings`` is a relevant item of its user.
 
         Examples
@@ -323,8 +434,47 @@ class GroundTruth:
         array([[ True, False],
                [False,  True]])
         """
+        if isinstance(rankings, SparseRankings):
+            return self.contains(rankings.users, rankings.items)
         if rankings.item_bytes is None:
             return self.contains_rows(rankings.items)
+        users, ranks, _ = self._fingerprint_hits(rankings)
+        result = np.zeros(rankings.items.shape, dtype=bool, order="F")
+        result[users, ranks] = True
+        return result
+
+    def hit_pairs(self, rankings: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every prediction that is a ground-truth pair: its user, rank and pair index
+        (the pair's position in :attr:`users` and :attr:`codes`).
+
+        Examples
+        --------
+        >>> truth = GroundTruth.from_lists(split_lists(pa.array(["a b", "b"])))
+        >>> rankings = build_rankings(split_lists(pa.array(["b x", "a b"])), np.array([0, 1]),
+        ...                           2, 2, truth.vocabulary)
+        >>> truth.hit_pairs(rankings)
+        (array([0, 1]), array([0, 1]), array([1, 2]))
+        """
+        if rankings.item_bytes is not None:
+            return self._fingerprint_hits(rankings)
+        codes = rankings.items
+        users, ranks = np.nonzero(self.contains_rows(codes))
+        return users, ranks, self.pair_index(users, codes[users, ranks])
+
+    def pair_index(self, users: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """The position in :attr:`users` and :attr:`codes` of each relevant pair.
+
+        Examples
+        --------
+        >>> truth = GroundTruth.from_lists(split_lists(pa.array(["a b", "b"])))
+        >>> truth.pair_index(np.array([1, 0]), np.array([1, 0])).tolist()
+        [2, 0]
+        """
+        size = max(len(self.vocabulary), 1)
+        keys = self.users * size + self.codes
+        return np.searchsorted(keys, users * size + codes)
+
+    def _fingerprint_hits(self, rankings: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         # Fingerprints: compare each relevant pair with its user's predictions, then
         # confirm every equal fingerprint byte for byte.
         vocabulary = fixed_width_bytes(self.vocabulary)
@@ -335,9 +485,7 @@ class GroundTruth:
         )
         users = self.users[pairs]
         same = rows_match(rankings.item_bytes.at(users, ranks), vocabulary, self.codes[pairs])
-        result = np.zeros(rankings.items.shape, dtype=bool, order="F")
-        result[users[same], ranks[same]] = True
-        return result
+        return users[same], ranks[same], pairs[same]
 
 
 _DENSE_MAX_WIDTH = 64
@@ -436,12 +584,102 @@ class Rankings:
             first[users] = first_of_strings(self.item_bytes.rows(users, self.items.shape[1]))
         return first
 
+    def n_first(self, first: np.ndarray) -> np.ndarray:
+        """Each user's number of distinct items, from :meth:`first_occurrence`."""
+        return first.sum(axis=1)
+
     @property
     def truth_codes(self) -> np.ndarray:
         """Each prediction's vocabulary index, ``-1`` when absent (item codes only)."""
         if self.item_bytes is not None:
             raise ValueError("fingerprinted rankings have no item codes")
         return np.where(self.items < self.n_known, self.items, PAD)
+
+
+@dataclass(frozen=True)
+class SparseRankings:
+    """The submission as one entry per scored prediction, for rankings far wider than
+    most rows (one long row under a large ``k``): no ``users x width`` matrix.
+
+    The same interface as :class:`Rankings`, every per-prediction array in flat
+    (user, rank) entries instead of matrix cells, and the same values bit for bit.
+
+    Attributes
+    ----------
+    users, ranks : ndarray of int64
+        The user and the 0-based rank of each prediction, each user's in rank order.
+    items : ndarray of int64
+        Item codes as in :class:`Rankings` (vocabulary index, or a code past it).
+    lengths : ndarray of int64, shape (n_users,)
+        Number of predictions scored per user.
+    n_known : int
+        Size of the vocabulary.
+    width : int
+        The width a matrix of the same rankings would have (``k``, or less when every
+        row is shorter); 0 when not given.
+    """
+
+    users: np.ndarray
+    ranks: np.ndarray
+    items: np.ndarray
+    lengths: np.ndarray
+    n_known: int
+    width: int = 0
+
+    def first_occurrence(self) -> np.ndarray:
+        """Mark the first occurrence of each item in each row (a sort, no matrix).
+
+        Examples
+        --------
+        >>> sparse = SparseRankings(np.array([0, 0, 0, 1]), np.array([0, 1, 2, 0]),
+        ...                         np.array([3, 4, 3, 3]), np.array([3, 1]), 4)
+        >>> sparse.first_occurrence()
+        array([ True,  True, False,  True])
+        """
+        size = int(self.items.max(initial=0)) + 1
+        keys = self.users * size + self.items
+        order = np.argsort(keys, kind="stable")  # equal keys stay in rank order
+        repeated = np.zeros(len(keys), dtype=bool)
+        repeated[order[1:]] = keys[order[1:]] == keys[order[:-1]]
+        return ~repeated
+
+    def n_first(self, first: np.ndarray) -> np.ndarray:
+        """Each user's number of distinct items, from :meth:`first_occurrence`."""
+        return np.bincount(self.users[first], minlength=len(self.lengths)).astype(np.int64)
+
+
+#: Rankings wider than this, and mostly padding, are kept sparse (:class:`SparseRankings`).
+SPARSE_MIN_WIDTH = 64
+
+
+def _sparse_rankings(
+    lists: SplitLists, user_of_row: np.ndarray, n_users: int, width: int, vocabulary: pa.Array
+) -> SparseRankings:
+    """The first ``width`` predictions of every kept row, as flat entries."""
+    rows = lists.row_of_token
+    ranks = lists.position_of_token
+    users = user_of_row[rows]
+    del rows
+    kept = np.flatnonzero((users >= 0) & (ranks < width))
+    users, ranks = users[kept], ranks[kept]
+    tokens = lists.take(kept)
+    index = StringIndex(vocabulary)
+    codes = index.find(tokens, np.int64)
+    unknown = np.flatnonzero(codes < 0)
+    if len(unknown):  # items outside the vocabulary: codes past it, equal for equal items
+        codes[unknown] = sorted_codes(tokens.take(to_arrow(unknown))) + len(vocabulary)
+    lengths = np.bincount(users, minlength=n_users).astype(np.int64)
+    return SparseRankings(users, ranks, codes, lengths, len(vocabulary), width)
+
+
+def _is_sparse(lists: SplitLists, user_of_row: np.ndarray, n_users: int, width: int) -> bool:
+    """Whether a ``n_users x width`` matrix would be wider than :data:`SPARSE_MIN_WIDTH`
+    and mostly padding (as wide as one long row, say): more than four cells per
+    prediction."""
+    if width <= SPARSE_MIN_WIDTH:
+        return False
+    kept_rows = user_of_row >= 0
+    return n_users * width > 4 * int(np.minimum(lists.lengths[kept_rows], width).sum())
 
 
 @dataclass(frozen=True)
@@ -491,8 +729,10 @@ def build_rankings(
     width: int,
     vocabulary: pa.Array,
     prints: ItemPrints | None = None,
-) -> Rankings:
+) -> Rankings | SparseRankings:
     """Place each submission row's first ``width`` predictions in its user's row.
+
+    Rankings wider than :data:`SPARSE_MIN_WIDTH` and mostly padding are kept sparse.
 
     Parameters
     ----------
@@ -522,6 +762,8 @@ def build_rankings(
     >>> full.items.tolist(), full.truth_codes.tolist(), full.lengths.tolist()
     ([[0, 2], [1, 0]], [[0, -1], [-1, 0]], [2, 2])
     """
+    if _is_sparse(lists, user_of_row, n_users, width):
+        return _sparse_rankings(lists, user_of_row, n_users, width, vocabulary)
     kept_rows = user_of_row >= 0
     lengths = np.zeros(n_users, dtype=np.int64)
     lengths[user_of_row[kept_rows]] = np.minimum(lists.lengths[kept_rows], width)
@@ -578,7 +820,7 @@ def _same_width(vocabulary: pa.Array, width: int) -> bool:
 def _unknown_codes(lists: SplitLists, tokens: np.ndarray, vocabulary: StringIndex) -> np.ndarray:
     """Codes past the vocabulary, equal for equal items, for the tokens at these flat
     positions (all outside the vocabulary)."""
-    return encode(lists.take(tokens))[0] + len(vocabulary)
+    return sorted_codes(lists.take(tokens)) + len(vocabulary)
 
 
 def _is_permutation(user_of_row: np.ndarray, n_users: int) -> bool:

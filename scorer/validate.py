@@ -36,7 +36,7 @@ from scorer.errors import (
 )
 from scorer.joins import StringIndex, first_index_of
 from scorer.options import Options
-from scorer.tokens import SplitLists, split_lists
+from scorer.tokens import ListCells, SplitLists, split_lists
 
 USAGE_COLUMN = "Usage"
 USAGE_VALUES: tuple[str, ...] = ("Public", "Private", "Ignored")
@@ -243,18 +243,19 @@ def check_submission(table: StringTable, solution: Solution, options: Options) -
         row_ids = table.column(solution.row_id_name)
         row_problems, user_of_row, valid_id = _row_id_problems(row_ids, solution, options)
         problems += row_problems
-    predictions = None
+    cells = None
     if solution.target_name in table.names:
         cells = table.column(solution.target_name)
         if any(p.title == "Missing rows" for p in problems):
             problems += _open_quote_problems(cells, row_ids)
-        predictions = split_lists(cells)
+        # Items are counted from the bytes: a row over k is refused before any is split.
+        cells = ListCells(cells)
         if options.extra_predictions == "error":
-            problems += _too_many_problems(predictions.lengths, row_ids, valid_id, options.k)
+            problems += _too_many_problems(cells.lengths, row_ids, valid_id, options.k)
     raise_if_any(problems, ParticipantVisibleError, SUBMISSION)
-    if predictions is None:  # unreachable: a missing column is a problem raised above
+    if cells is None:  # unreachable: a missing column is a problem raised above
         raise RuntimeError("submission checked without its prediction column")
-    return Submission(user_of_row, predictions)
+    return Submission(user_of_row, cells.split())
 
 
 def _open_quote_problems(cells: pa.Array, row_ids: pa.Array | None) -> list[Problem]:
@@ -478,15 +479,19 @@ def _duplicate_problems(
     n_rows = int(repeated.sum())
     if not n_rows:
         return []
-    n_ids = len(np.unique(first[repeated]))
+    repeats = np.flatnonzero(repeated)
+    # One example per repeated id (its first repeat), in row order.
+    ids, first_repeat = np.unique(first[repeats], return_index=True)
+    examples = np.zeros(len(first), dtype=bool)
+    examples[repeats[np.sort(first_repeat)[:MAX_EXAMPLES]]] = True
     return [
         Problem(
             "Duplicated row ids",
             "each row id at most once",
-            f"{format_count(n_ids, 'row id')} repeated, {format_count(n_rows, 'extra row')}"
+            f"{format_count(len(ids), 'row id')} repeated, {format_count(n_rows, 'extra row')}"
             f" in the {where}",
             fix,
-            example_values(row_ids, repeated),
+            example_values(row_ids, examples),
         )
     ]
 
@@ -501,6 +506,7 @@ def _row_id_problems(
     index = StringIndex(row_ids)
     user_of_row = solution.row_id_index.find(index)
     first = index.first_of_self(user_of_row)
+    is_first = first == np.arange(len(first))
     problems += _duplicate_problems(row_ids, first, "submission", "keep exactly one row per row id")
     unknown = (user_of_row < 0) & ~empty
     covered = np.zeros(solution.n_rows, dtype=bool)
@@ -528,10 +534,10 @@ def _row_id_problems(
                 f"{format_count(n_unknown, 'row')} whose row id is not in the sample submission"
                 + hints,
                 "copy the row ids from the sample submission exactly, as text",
-                example_values(row_ids, unknown),
+                example_values(row_ids, unknown & is_first),  # each id once
             )
         )
-    user_of_row = np.where(first == np.arange(len(first)), user_of_row, -1)
+    user_of_row = np.where(is_first, user_of_row, -1)
     # Examples may name any non-empty submitted id, known or not: leaving the unknown
     # ones out would tell which ids the solution holds (unknown_row_ids="ignore").
     return problems, user_of_row, ~empty
@@ -634,3 +640,124 @@ def _too_many_problems(
             label,
         )
     ]
+
+
+MAX_GRADE = 30
+
+
+def check_grades(
+    grades: SplitLists, n_items: np.ndarray, row_ids: pa.Array, grade_name: str, target_name: str
+) -> np.ndarray:
+    """Check a solution's grade column against its target column (SPEC §7.2).
+
+    Parameters
+    ----------
+    grades : SplitLists
+        The split grade cells, in solution order.
+    n_items : ndarray of int64
+        The number of items in each row's target cell.
+    row_ids : pyarrow.Array
+        The solution's row ids, for examples.
+    grade_name, target_name : str
+        The two columns' names, for the message.
+
+    Returns
+    -------
+    ndarray of int64
+        Every grade, row after row, aligned with the target items.
+
+    Raises
+    ------
+    HostVisibleError
+        Listing rows whose number of grades differs from their number of items, and
+        rows holding a grade that is not an integer in [0, MAX_GRADE].
+
+    Examples
+    --------
+    >>> from scorer.tokens import split_lists
+    >>> ids = pa.array(["u1", "u2"])
+    >>> check_grades(split_lists(pa.array(["3 0", "1"])), np.array([2, 1]), ids, "g", "t")
+    array([3, 0, 1])
+    >>> check_grades(split_lists(pa.array(["3", "-1"])), np.array([2, 1]), ids, "g", "t")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: The solution is invalid (2 problems):
+    1. Grades do not match the items
+    ...
+    """
+    problems: list[Problem] = []
+    mismatch = grades.lengths != n_items
+    if mismatch.any():
+        problems.append(
+            Problem(
+                "Grades do not match the items",
+                f"in each row, one grade in {grade_name!r} per item in {target_name!r}",
+                f"{format_count(int(mismatch.sum()), 'row')} with another number of grades",
+                "write one space-separated grade per item, in the items' order",
+                example_values(row_ids, mismatch),
+            )
+        )
+    tokens = grades.tokens
+    valid = to_numpy(pc.match_substring_regex(tokens, r"^[0-9]{1,9}$"), fill=False)
+    values = np.zeros(len(tokens), dtype=np.int64)
+    if valid.any():
+        values[valid] = to_numpy(pc.cast(tokens.filter(to_arrow(valid)), pa.int64()))
+    invalid = ~valid | (values > MAX_GRADE)
+    if invalid.any():
+        rows = np.zeros(len(grades.lengths), dtype=bool)
+        rows[grades.row_of_token[invalid]] = True
+        problems.append(
+            Problem(
+                "Invalid grades",
+                f"each grade in {grade_name!r} an integer from 0 to {MAX_GRADE}",
+                f"{format_count(int(rows.sum()), 'row')} with a negative, fractional, "
+                "too large or non-numeric grade",
+                f"write whole numbers from 0 (judged, not relevant) to {MAX_GRADE}",
+                example_values(row_ids, rows),
+            )
+        )
+    raise_if_any(problems, HostVisibleError, SOLUTION)
+    return values
+
+
+def grade_columns(
+    names: Sequence[str], grade_column_name: str | None
+) -> tuple[list[str], str | None]:
+    """The solution's header without its grade column (for :func:`solution_columns`).
+
+    Raises
+    ------
+    HostVisibleError
+        The grade column is not in the header, or is the only other column.
+
+    Examples
+    --------
+    >>> grade_columns(["id", "items", "grades"], "grades")
+    (['id', 'items'], 'grades')
+    >>> grade_columns(["id", "grades"], "grades")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: The solution is invalid (1 problem):
+    1. Grade column without a target column
+    ...
+    """
+    names = list(names)
+    if grade_column_name is None:
+        return names, None
+    problem = None
+    if grade_column_name not in names:
+        problem = Problem(
+            "Grade column not found",
+            f"a column named {grade_column_name!r}",
+            f"columns {names}",
+            "pass the right grade_column_name, or fix the solution's header",
+        )
+    elif len([n for n in names if n not in (grade_column_name, USAGE_COLUMN)]) < 2:
+        problem = Problem(
+            "Grade column without a target column",
+            f"a target column of items besides the grade column {grade_column_name!r}",
+            f"columns {names}",
+            "add the items' column; the grades give one grade per item",
+        )
+    raise_if_any([problem] if problem else [], HostVisibleError, SOLUTION)
+    return [n for n in names if n != grade_column_name], grade_column_name

@@ -113,3 +113,30 @@ def test_ensure_reuses_complete_data(tmp_path: Path) -> None:
 def test_generator_doctests() -> None:
     outcome = doctest.testmod(generate)
     assert outcome.attempted > 0 and outcome.failed == 0
+
+
+def test_second_submission_and_statistics_benchmark(dataset) -> None:
+    """The statistics benchmark's second submission is valid and differs; its rows
+    hold the ratios the README reports."""
+    other = run.second_submission(dataset)
+    assert run.second_submission(dataset) == other  # written once
+    first = pd.read_csv(dataset.submission, dtype=str, keep_default_na=False)
+    second = pd.read_csv(other, dtype=str, keep_default_na=False)
+    assert list(second["customer_id"]) == list(first["customer_id"])
+    moved = first["prediction"].str.split().str[1:].str.join(" ") + " "
+    moved += first["prediction"].str.split().str[0]
+    changed = second["prediction"] != first["prediction"]
+    assert changed.iloc[::2].all() and not changed.iloc[1::2].any()
+    assert (second["prediction"].iloc[::2] == moved.iloc[::2]).all()
+    row = run.bench_statistics(dataset, repeats=1, scoring_s=1.0)
+    a, b = evaluate(dataset.solution, dataset.submission), evaluate(dataset.solution, other)
+    assert row["compare_b_minus_a"] == b.score - a.score != 0
+    assert row["bootstrap_over_scoring"] == row["bootstrap_s"] > 0
+    assert row["compare_rss_ratio"] == row["compare_rss_mb"] / row["score_two_rss_mb"]
+    assert set(run.statistics_ratios({"n_users": 1, **row})) == {
+        "statistics_n_users",
+        "bootstrap_over_scoring",
+        "compare_over_scoring",
+        "bootstrap_rss_ratio",
+        "compare_rss_ratio",
+    }

@@ -109,6 +109,8 @@ def test_options_are_passed_through(tmp_path):
         "extra_predictions": "truncate",
         "normalization": "hits",
         "unknown_row_ids": "ignore",
+        "grade_column_name": None,
+        "relevance_threshold": 1,
     }
 
 
@@ -213,7 +215,12 @@ def test_help_shows_every_option_with_its_default():
     for name in parameters:
         if name in ("solution", "submission", "per_user", "limits"):
             continue
-        flag = "--row-id-column" if name == "row_id_column_name" else "--" + name.replace("_", "-")
+        renamed = {
+            "row_id_column_name": "--row-id-column",
+            "grade_column_name": "--grade-column",
+            "metrics": "--metric",
+        }
+        flag = renamed.get(name, "--" + name.replace("_", "-"))
         assert flag in text, flag
     for shown in [
         "MAP@K (default: 10)",

@@ -1,0 +1,274 @@
+"""The shared arrays every measure reads: one alignment, many measures.
+
+:class:`Judgements` holds what the scorer computed once per run (credited hits, each
+user's number of relevant items and, with graded relevance, the grades); a measure
+is a pure function of it and of its own cut-off and parameters.
+
+Rankings far wider than most rows (one long row under a large ``k``) keep their
+credited hits flat (:class:`FlatHits`, one entry per hit) instead of a
+``users x width`` matrix; every measure gives the same values bit for bit from
+either form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class FlatHits:
+    """Credited first occurrences one entry each, sorted by user then rank.
+
+    Attributes
+    ----------
+    users, ranks : ndarray of int64
+        The user and the 0-based rank of each entry.
+    grades : ndarray of int64, or None
+        The grade of each entry (every one at least 1); ``None`` for binary
+        relevance, where every entry is a hit of grade 1.
+    hit : ndarray of bool, or None
+        Whether each entry's grade reaches the threshold (``None``: all do).
+    width : int
+        The rankings' width (``k``, or less when every row is shorter).
+
+    Examples
+    --------
+    >>> flat = FlatHits.from_unsorted(np.array([1, 0, 1]), np.array([0, 4, 2]), width=5)
+    >>> flat.users.tolist(), flat.ranks.tolist()
+    ([0, 1, 1], [4, 0, 2])
+    """
+
+    users: np.ndarray
+    ranks: np.ndarray
+    grades: np.ndarray | None
+    hit: np.ndarray | None
+    width: int
+
+    @classmethod
+    def from_unsorted(
+        cls,
+        users: np.ndarray,
+        ranks: np.ndarray,
+        grades: np.ndarray | None = None,
+        hit: np.ndarray | None = None,
+        *,
+        width: int,
+    ) -> FlatHits:
+        """Sort entries given each user's in rank order (one row per user) by user."""
+        order = np.argsort(users, kind="stable")
+        return cls(
+            np.asarray(users, dtype=np.int64)[order],
+            np.asarray(ranks, dtype=np.int64)[order],
+            None if grades is None else np.asarray(grades, dtype=np.int64)[order],
+            None if hit is None else hit[order],
+            width,
+        )
+
+    def hit_entries(self, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
+        """Users and ranks of the hits within the first ``cutoff`` ranks."""
+        kept = self.ranks < cutoff
+        if self.hit is not None:
+            kept &= self.hit
+        return self.users[kept], self.ranks[kept]
+
+
+def graded_entries(
+    users: np.ndarray, ranks: np.ndarray, grades: np.ndarray, cutoff: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The entries of rank below ``cutoff`` and grade above 0 (their order kept)."""
+    kept = (ranks < cutoff) & (grades > 0)
+    return users[kept], ranks[kept], grades[kept]
+
+
+@dataclass(frozen=True)
+class Judgements:
+    """The aligned rankings, as the measures see them.
+
+    Attributes
+    ----------
+    hits : ndarray of bool, shape (n_users, width), or None
+        ``rel(i)``: the prediction at rank ``i`` is a relevant item (grade at least
+        the threshold) and its first occurrence in the row. Best stored rank-major
+        (Fortran order), as the alignment makes it. ``None`` when ``flat`` holds them.
+    n_relevant : ndarray of int64, shape (n_users,)
+        ``|R_u|``: the user's distinct relevant items.
+    k : int
+        The run's ``k``: no row holds more predictions, no cut-off exceeds it.
+    grades : ndarray of int64, shape (n_users, width), or None
+        The grade of each credited first occurrence (0 for a repeat, an unjudged item
+        or padding); ``None`` for binary relevance, where it is ``hits``, or when flat.
+    pair_users, pair_grades : ndarray of int64, or None
+        Every judged (user, item) pair's user and grade, with graded relevance: the
+        full ground truth, from which the ideal orderings are built.
+    max_grade : int
+        The largest grade in the solution (1 for binary relevance).
+    flat : FlatHits, optional
+        The credited first occurrences of grade above 0 as flat entries, instead of
+        ``hits`` and ``grades``: for rankings far wider than most rows.
+
+    Examples
+    --------
+    >>> j = Judgements(np.array([[True, False]]), np.array([3]), k=2)
+    >>> j.width, j.grade_column(0).tolist(), [part.tolist() for part in j.ideal_entries(3)]
+    (2, [1], [[0, 0, 0], [0, 1, 2], [1, 1, 1]])
+    >>> flat = FlatHits(np.array([0]), np.array([0]), None, None, width=2)
+    >>> Judgements(None, np.array([3]), k=2, flat=flat).n_hits(2)
+    array([1])
+    """
+
+    hits: np.ndarray | None
+    n_relevant: np.ndarray
+    k: int
+    grades: np.ndarray | None = None
+    pair_users: np.ndarray | None = None
+    pair_grades: np.ndarray | None = None
+    max_grade: int = 1
+    flat: FlatHits | None = None
+    _n_hits: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def width(self) -> int:
+        """Columns of the rankings (at most ``k``; less when every row is shorter)."""
+        if self.flat is not None:
+            return self.flat.width
+        return int(self._matrix.shape[1])
+
+    @property
+    def n_users(self) -> int:
+        """Every solution row."""
+        return len(self.n_relevant)
+
+    @property
+    def _matrix(self) -> np.ndarray:
+        if self.hits is None:
+            raise ValueError("flat judgements have no hits matrix")
+        return self.hits
+
+    def hits_at(self, cutoff: int) -> np.ndarray:
+        """``hits`` cut at rank ``cutoff`` (a view; dense judgements only)."""
+        return self._matrix[:, :cutoff]
+
+    def n_hits(self, cutoff: int) -> np.ndarray:
+        """Credited hits within the first ``cutoff`` ranks, per user (kept per cut-off:
+        several measures share it).
+
+        Examples
+        --------
+        >>> Judgements(np.array([[1, 0, 1], [0, 1, 1]], bool), np.array([2, 2]), k=3).n_hits(2)
+        array([1, 1])
+        """
+        cutoff = min(cutoff, self.width)
+        if cutoff not in self._n_hits:
+            if self.flat is not None:
+                users, _ = self.flat.hit_entries(cutoff)
+                total = np.bincount(users, minlength=self.n_users).astype(np.int64)
+            else:
+                total = np.zeros(self.n_users, dtype=np.int64)
+                for rank in range(cutoff):  # one contiguous column at a time
+                    total += self._matrix[:, rank]
+            self._n_hits[cutoff] = total
+        return self._n_hits[cutoff]
+
+    def n_hits_within(self, depths: np.ndarray) -> np.ndarray:
+        """Credited hits within each user's own first ``depths[u]`` ranks.
+
+        Examples
+        --------
+        >>> j = Judgements(np.array([[1, 0, 1], [0, 1, 1]], bool), np.array([2, 2]), k=3)
+        >>> j.n_hits_within(np.array([3, 1]))
+        array([2, 0])
+        """
+        if self.flat is not None:
+            users, ranks = self.flat.hit_entries(self.width)
+            within = users[ranks < depths[users]]
+            return np.bincount(within, minlength=self.n_users).astype(np.int64)
+        total = np.zeros(self.n_users, dtype=np.int64)
+        for rank in range(self.width):
+            total += self._matrix[:, rank] & (rank < depths)
+        return total
+
+    def first_hit_rank(self, cutoff: int) -> np.ndarray:
+        """The 1-based rank of each user's first hit within ``cutoff`` (1 without one).
+
+        Examples
+        --------
+        >>> j = Judgements(np.array([[0, 0, 1], [0, 1, 1]], bool), np.array([2, 2]), k=3)
+        >>> j.first_hit_rank(3).tolist(), j.first_hit_rank(2).tolist()
+        ([3, 2], [1, 2])
+        """
+        first = np.ones(self.n_users, dtype=np.int64)
+        if self.flat is not None:
+            users, ranks = self.flat.hit_entries(cutoff)
+            starts = np.flatnonzero(np.r_[True, users[1:] != users[:-1]]) if len(users) else []
+            first[users[starts]] = ranks[starts] + 1
+            return first
+        hits = self.hits_at(cutoff)
+        for rank in range(hits.shape[1] - 1, -1, -1):  # ranks only: the last write wins
+            first[hits[:, rank]] = rank + 1
+        return first
+
+    def hits_by_rank(self, counted: np.ndarray, length: int) -> np.ndarray:
+        """Per rank ``0 .. length - 1``, the counted users with a credited hit there.
+
+        Examples
+        --------
+        >>> j = Judgements(np.array([[0, 0, 1], [0, 1, 1]], bool), np.array([2, 2]), k=3)
+        >>> j.hits_by_rank(np.array([True, True]), 4).tolist()
+        [0, 1, 2, 0]
+        """
+        if self.flat is not None:
+            users, ranks = self.flat.hit_entries(length)
+            return np.bincount(ranks[counted[users]], minlength=length).astype(np.int64)
+        counts = np.zeros(length, dtype=np.int64)
+        for rank in range(min(self.width, length)):  # contiguous columns
+            counts[rank] = np.count_nonzero(self._matrix[:, rank] & counted)
+        return counts
+
+    def entries(self, cutoff: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every credited first occurrence of grade above 0 within ``cutoff``: users,
+        0-based ranks and grades, sorted by user then rank (either form).
+
+        Examples
+        --------
+        >>> j = Judgements(np.array([[0, 1, 1], [1, 0, 0]], bool), np.array([2, 2]), k=3)
+        >>> [part.tolist() for part in j.entries(2)]
+        [[0, 1], [1, 0], [1, 1]]
+        """
+        if self.flat is not None:
+            flat = self.flat
+            grades = np.ones(len(flat.users), np.int64) if flat.grades is None else flat.grades
+            return graded_entries(flat.users, flat.ranks, grades, cutoff)
+        source = self._matrix if self.grades is None else self.grades
+        users, ranks = np.nonzero(source[:, :cutoff])  # row-major: by user, then rank
+        return users, ranks, source[users, ranks].astype(np.int64)
+
+    def grade_column(self, rank: int) -> np.ndarray:
+        """The grades earned at one rank (``hits`` as 0/1 when binary), as intp."""
+        source = self._matrix if self.grades is None else self.grades
+        return source[:, rank].astype(np.intp)
+
+    def ideal_entries(self, cutoff: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The ideal ranking of the **full** ground truth, cut at ``cutoff``, as entries
+        of grade above 0: users, 0-based ranks and grades, by user then rank.
+
+        Examples
+        --------
+        >>> j = Judgements(np.zeros((2, 1), bool), np.array([2, 1]), k=3,
+        ...                grades=np.zeros((2, 1), np.int64), pair_users=np.array([0, 0, 1]),
+        ...                pair_grades=np.array([1, 3, 2]), max_grade=3)
+        >>> [part.tolist() for part in j.ideal_entries(3)]
+        [[0, 0, 1], [0, 1, 0], [3, 1, 2]]
+        """
+        if self.pair_users is None or self.pair_grades is None:
+            counts = np.minimum(self.n_relevant, min(cutoff, 2**62))  # any cut-off
+            users = np.repeat(np.arange(self.n_users, dtype=np.int64), counts)
+            starts = np.cumsum(counts) - counts
+            ranks = np.arange(len(users), dtype=np.int64) - starts[users]
+            return users, ranks, np.ones(len(users), dtype=np.int64)
+        order = np.lexsort((-self.pair_grades, self.pair_users))
+        users = self.pair_users[order]
+        starts = np.searchsorted(users, np.arange(self.n_users))
+        ranks = np.arange(len(users)) - starts[users]
+        return graded_entries(users, ranks, self.pair_grades[order], cutoff)

@@ -1,0 +1,125 @@
+"""Measures of binary relevance: one small pure function per family.
+
+Each takes the shared :class:`~scorer.measures.arrays.Judgements`, its cut-off and
+its parameters, and returns the per-user values as exact fractions
+(:class:`~scorer.metrics.Ratios`), so every mean is the correctly rounded float of
+the exact rational mean.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scorer.measures.arrays import Judgements
+from scorer.metrics import AveragePrecision, Ratios, average_precision, sparse_average_precision
+
+
+def mean_average_precision(j: Judgements, cutoff: int, norm: str = "min_k") -> AveragePrecision:
+    """AP@K (SPEC §1.1) with denominator ``min(|R|, K)``, ``|R|`` or the hits.
+
+    Examples
+    --------
+    >>> j = Judgements(np.array([[1, 0, 1, 1, 0, 1, 0, 0]], bool), np.array([4]), k=8)
+    >>> mean_average_precision(j, 4).exact_mean(), mean_average_precision(j, 8).exact_mean()
+    (Fraction(29, 48), Fraction(37, 48))
+    """
+    if j.flat is not None:
+        users, ranks = j.flat.hit_entries(cutoff)
+        width = min(cutoff, j.width)
+        return sparse_average_precision(users, ranks, j.n_relevant, cutoff, norm, width)
+    return average_precision(j.hits_at(cutoff), j.n_relevant, cutoff, norm)
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _exact_sum(
+    numerator: np.ndarray, counts: np.ndarray, cutoff: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``numerator`` and ``counts + cutoff``: Python ints (object arrays) when a cut-off
+    is past int64 (a host may pass any ``k``), int64 otherwise.
+
+    Examples
+    --------
+    >>> _exact_sum(np.array([1]), np.array([2]), 2**64)[1].tolist()
+    [18446744073709551618]
+    """
+    if cutoff + int(counts.max(initial=0)) <= _INT64_MAX:
+        return numerator, counts + cutoff
+    return numerator.astype(object), counts.astype(object) + cutoff
+
+
+def precision(j: Judgements, cutoff: int) -> Ratios:
+    """hits / K: a short row still divides by K (trec_eval's ``P_K``).
+
+    Examples
+    --------
+    >>> j = Judgements(np.array([[1, 0, 1, 1, 0, 1, 0, 0]], bool), np.array([4]), k=8)
+    >>> precision(j, 4).exact_mean(), precision(j, 8).exact_mean()
+    (Fraction(3, 4), Fraction(1, 2))
+    """
+    hits, cutoffs = _exact_sum(j.n_hits(cutoff), np.zeros(j.n_users, dtype=np.int64), cutoff)
+    return Ratios(hits, cutoffs, cutoff)
+
+
+def recall(j: Judgements, cutoff: int, norm: str = "relevant") -> Ratios:
+    """hits / ``|R|`` (trec_eval's ``recall_K``), or hits / ``min(|R|, K)`` (OTTO).
+
+    Examples
+    --------
+    >>> j = Judgements(np.array([[1, 0, 1, 1, 0, 1, 0, 0]], bool), np.array([4]), k=8)
+    >>> recall(j, 2).exact_mean(), recall(j, 2, "min_k").exact_mean()
+    (Fraction(1, 4), Fraction(1, 2))
+    """
+    n_relevant = j.n_relevant
+    if norm != "relevant":
+        n_relevant = np.minimum(n_relevant, min(cutoff, _INT64_MAX))
+    return Ratios(j.n_hits(cutoff), n_relevant)
+
+
+def f1(j: Judgements, cutoff: int) -> Ratios:
+    """2·P·R / (P + R) = 2·hits / (K + ``|R|``), 0 without a hit.
+
+    Examples
+    --------
+    >>> j = Judgements(np.array([[1, 0, 1, 1, 0, 1, 0, 0]], bool), np.array([4]), k=8)
+    >>> f1(j, 4).exact_mean(), f1(j, 8).exact_mean()  # 2·3/8, 2·4/12
+    (Fraction(3, 4), Fraction(2, 3))
+    """
+    return Ratios(*_exact_sum(2 * j.n_hits(cutoff), j.n_relevant, cutoff))
+
+
+def reciprocal_rank(j: Judgements, cutoff: int) -> Ratios:
+    """1 / the rank of the first hit within K, 0 without one.
+
+    Examples
+    --------
+    >>> j = Judgements(np.array([[1, 0, 0], [0, 0, 1], [0, 0, 0]], bool), np.ones(3, int), k=3)
+    >>> reciprocal_rank(j, 3).exact_mean(), reciprocal_rank(j, 2).exact_mean()
+    (Fraction(4, 9), Fraction(1, 3))
+    """
+    return Ratios((j.n_hits(cutoff) > 0).astype(np.int64), j.first_hit_rank(cutoff))
+
+
+def hit_rate(j: Judgements, cutoff: int) -> Ratios:
+    """1 when there is a hit within K, else 0.
+
+    Examples
+    --------
+    >>> j = Judgements(np.array([[1, 0, 0], [0, 0, 1], [0, 0, 0]], bool), np.ones(3, int), k=3)
+    >>> hit_rate(j, 2).exact_mean(), hit_rate(j, 3).exact_mean()
+    (Fraction(1, 3), Fraction(2, 3))
+    """
+    return Ratios((j.n_hits(cutoff) > 0).astype(np.int64), np.ones(j.n_users, dtype=np.int64))
+
+
+def r_precision(j: Judgements, cutoff: int) -> Ratios:
+    """hits within the first ``|R|`` predictions / ``|R|`` (``cutoff`` is unused).
+
+    Examples
+    --------
+    >>> j = Judgements(np.array([[1, 0, 1, 1, 0, 1, 0, 0]], bool), np.array([4]), k=8)
+    >>> r_precision(j, 8).exact_mean()
+    Fraction(3, 4)
+    """
+    return Ratios(j.n_hits_within(j.n_relevant), j.n_relevant)

@@ -1,0 +1,220 @@
+"""Measures of graded relevance: nDCG (float64) and ERR, nERR (exact fractions).
+
+With binary relevance every relevant item has grade 1, so these read the same
+shared arrays as the binary measures; the ideal ordering is built from the **full**
+ground truth, never from the hits inside the predicted list.
+
+Only credited entries of grade above 0 change a value (a zero gain adds 0.0, a zero
+probability multiplies by 1), so every measure here reads them as flat entries
+(:meth:`Judgements.entries`), or, for nDCG on the binary fast path, as matrix
+columns: the same operations in the same order, so the same bits either way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from itertools import pairwise
+
+import numpy as np
+
+from scorer.errors import HostVisibleError
+from scorer.measures.arrays import Judgements
+from scorer.metrics import Floats, Ratios
+
+# Exact ERR numerators stay int64 while lcm(1..n) * 2**(G*n) is below this.
+_INT64_SAFE = 2**62
+
+#: ERR and nERR are exact fractions over lcm(1..n) * 2**(G*n), n the last rank that
+#: holds a credited grade (or an ideal one); past this many ranks that denominator
+#: would grow without bound, so they are float64, each user's terms added in rank
+#: order (as AP past :data:`~scorer.metrics.EXACT_MAX_WIDTH`).
+ERR_EXACT_MAX_RANKS = 256
+
+
+def _discounts(cutoff: int) -> np.ndarray:
+    """log2(i + 1) for ranks i = 1..cutoff."""
+    return np.log2(np.arange(2, cutoff + 2, dtype=np.float64))
+
+
+def _gains(grades: np.ndarray, gain: str) -> np.ndarray:
+    gains = grades.astype(np.float64)
+    return np.exp2(gains) - 1.0 if gain == "exp" else gains
+
+
+def _dcg(columns: Iterable[np.ndarray], discounts: np.ndarray, gain: str) -> np.ndarray:
+    """Σ_i gain_i / log2(i + 1), summed rank by rank in rank order (a fixed order)."""
+    total = np.zeros(0)
+    for rank, grades in enumerate(columns):
+        gains = _gains(grades, gain)
+        total = total + gains / discounts[rank] if rank else gains / discounts[rank]
+    return total
+
+
+def _flat_dcg(
+    entries: tuple[np.ndarray, np.ndarray, np.ndarray],
+    n_users: int,
+    discounts: np.ndarray,
+    gain: str,
+) -> np.ndarray:
+    """:func:`_dcg` from entries sorted by user then rank: ``np.add.at`` adds each
+    user's terms one by one in that order, and the skipped zero terms add 0.0."""
+    users, ranks, grades = entries
+    total = np.zeros(n_users)
+    np.add.at(total, users, _gains(grades, gain) / discounts[ranks])
+    return total
+
+
+def ndcg(j: Judgements, cutoff: int, gain: str = "exp") -> Floats:
+    """DCG@K / IDCG@K, IDCG@K from the full ground truth sorted by grade, cut at K.
+
+    Examples
+    --------
+    >>> j = Judgements(np.array([[1, 0, 1, 1, 0, 1, 0, 0]], bool), np.array([4]), k=8)
+    >>> round(float(ndcg(j, 3).mean()), 12), round(float(ndcg(j, 8).mean()), 12)
+    (0.703918089034, 0.89275379077)
+    """
+    n_ranks = min(cutoff, j.width)
+    if j.pair_grades is None:  # binary: the ideal is min(|R|, K) ones
+        ideal_entries = None
+        ideal_ranks = min(cutoff, int(j.n_relevant.max(initial=0)))
+    else:
+        ideal_entries = j.ideal_entries(cutoff)
+        ideal_ranks = int(ideal_entries[1].max(initial=-1)) + 1
+    discounts = _discounts(max(n_ranks, ideal_ranks))
+    if j.flat is not None:
+        dcg = _flat_dcg(j.entries(n_ranks), j.n_users, discounts, gain)
+    else:
+        dcg = _dcg((j.grade_column(r) for r in range(n_ranks)), discounts, gain)
+        if not len(dcg):
+            dcg = np.zeros(j.n_users)
+    if ideal_entries is None:
+        table = np.zeros(ideal_ranks + 1)
+        for rank in range(ideal_ranks):  # the same operations, in the same order, as _dcg
+            table[rank + 1] = table[rank] + 1.0 / discounts[rank]
+        ideal = table[np.minimum(j.n_relevant, ideal_ranks)]
+    else:
+        ideal = _flat_dcg(ideal_entries, j.n_users, discounts, gain)
+    safe = np.where(ideal > 0, ideal, 1.0)
+    return Floats(np.where(ideal > 0, dcg / safe, 0.0))
+
+
+def _by_ordinal(users: np.ndarray) -> list[np.ndarray]:
+    """The positions of every user's 1st entry, then of every 2nd one, ... (users
+    sorted): each group holds a user at most once.
+
+    Examples
+    --------
+    >>> [group.tolist() for group in _by_ordinal(np.array([0, 0, 2, 3, 3, 3]))]
+    [[0, 2, 3], [1, 4], [5]]
+    """
+    if not len(users):
+        return []
+    ordinal = np.arange(len(users)) - np.searchsorted(users, users)
+    order = np.argsort(ordinal, kind="stable")
+    bounds = np.searchsorted(ordinal[order], np.arange(int(ordinal.max()) + 2)).tolist()
+    return [order[a:b] for a, b in pairwise(bounds)]
+
+
+def _err_numerators(
+    entries: tuple[np.ndarray, np.ndarray, np.ndarray], n_users: int, max_grade: int, n_ranks: int
+) -> tuple[np.ndarray, int]:
+    """ERR@n_ranks of each user from its entries, as ``numerator / denominator``.
+
+    With B = 2**G, Pr = (2**g - 1) / B, and L = lcm(1..n), the term of a user's
+    t-th entry (0-based), at rank i, is (1/i)·Pr·Π(1 - Pr_s) over the earlier
+    entries s (the other ranks have Pr = 0): Pr·Π(1 - Pr_s)·B**(t + 1) is an integer,
+    so the term is an integer over the common denominator L·B**n. Numerators are
+    int64 while that denominator fits, Python ints otherwise.
+    """
+    users, ranks, grades = entries
+    base = 2**max_grade
+    lcm = math.lcm(*range(1, n_ranks + 1))
+    denominator = lcm * base**n_ranks
+    kind = np.int64 if denominator < _INT64_SAFE else object
+    top = int(grades.max(initial=0))
+    probability = np.array([2**g - 1 for g in range(top + 1)], dtype=kind)
+    numerator = np.zeros(n_users, dtype=kind)
+    survive = np.ones(n_users, dtype=kind)
+    for ordinal, index in enumerate(_by_ordinal(users)):
+        user = users[index]
+        hit = probability[grades[index]]
+        term = hit * survive[user]  # <= B**(ordinal + 1)
+        term *= lcm // (ranks[index] + 1).astype(kind)
+        term *= base ** (n_ranks - ordinal - 1)
+        numerator[user] += term
+        survive[user] *= base - hit
+    return numerator, denominator
+
+
+def _err_floats(
+    entries: tuple[np.ndarray, np.ndarray, np.ndarray], n_users: int, max_grade: int
+) -> np.ndarray:
+    """ERR of each user in float64: its terms Pr·survive/i added in rank order."""
+    users, ranks, grades = entries
+    probability = np.ldexp(np.exp2(grades.astype(np.float64)) - 1.0, -min(max_grade, 2048))
+    value = np.zeros(n_users)
+    survive = np.ones(n_users)
+    for index in _by_ordinal(users):
+        user = users[index]
+        value[user] += probability[index] * survive[user] / (ranks[index] + 1)
+        survive[user] *= 1.0 - probability[index]
+    return value
+
+
+def _max_grade(j: Judgements, max_grade: int | None) -> int:
+    if max_grade is None:
+        return j.max_grade
+    if max_grade < j.max_grade:
+        raise HostVisibleError(
+            f"The 'max_grade' parameter of ERR must be at least the largest grade in the "
+            f"solution, {j.max_grade}. Got {max_grade!r} instead."
+        )
+    return max_grade
+
+
+def _last_rank(*entries: tuple[np.ndarray, np.ndarray, np.ndarray]) -> int:
+    """One past the last rank of any entry (0 without entries)."""
+    return max(int(ranks.max(initial=-1)) + 1 for _, ranks, _ in entries)
+
+
+def err(j: Judgements, cutoff: int, max_grade: int | None = None) -> Ratios | Floats:
+    """Expected reciprocal rank, Pr = (2**grade - 1) / 2**G: exact while the last
+    credited rank is at most :data:`ERR_EXACT_MAX_RANKS`, float64 past it.
+
+    Examples
+    --------
+    >>> j = Judgements(np.array([[1, 0, 0]], bool), np.array([1]), k=3)
+    >>> err(j, 3).exact_mean(), err(j, 3, max_grade=2).exact_mean()
+    (Fraction(1, 2), Fraction(1, 4))
+    """
+    grade_scale = _max_grade(j, max_grade)
+    entries = j.entries(min(cutoff, j.width))
+    n_ranks = _last_rank(entries)
+    if n_ranks > ERR_EXACT_MAX_RANKS:
+        return Floats(_err_floats(entries, j.n_users, grade_scale))
+    numerator, denominator = _err_numerators(entries, j.n_users, grade_scale, n_ranks)
+    return Ratios(numerator, np.full(j.n_users, denominator, dtype=numerator.dtype))
+
+
+def normalized_err(j: Judgements, cutoff: int, max_grade: int | None = None) -> Ratios | Floats:
+    """ERR@K / ERR@K of the ideal ordering of the full ground truth (0 when that is 0).
+
+    Examples
+    --------
+    >>> j = Judgements(np.array([[0, 1, 0]], bool), np.array([2]), k=3)
+    >>> normalized_err(j, 3).exact_mean()  # (1/2·1/2) / (1/2 + 1/2·1/2·1/2)
+    Fraction(2, 5)
+    """
+    grade_scale = _max_grade(j, max_grade)
+    entries = j.entries(min(cutoff, j.width))
+    ideal_entries = j.ideal_entries(cutoff)
+    n_ranks = _last_rank(entries, ideal_entries)
+    if n_ranks > ERR_EXACT_MAX_RANKS:
+        value = _err_floats(entries, j.n_users, grade_scale)
+        ideal = _err_floats(ideal_entries, j.n_users, grade_scale)
+        safe = np.where(ideal > 0, ideal, 1.0)
+        return Floats(np.where(ideal > 0, value / safe, 0.0))
+    numerator, _ = _err_numerators(entries, j.n_users, grade_scale, n_ranks)
+    ideal, _ = _err_numerators(ideal_entries, j.n_users, grade_scale, n_ranks)
+    return Ratios(numerator, ideal)

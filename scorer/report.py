@@ -1,0 +1,341 @@
+"""One self-contained HTML report: tables, and PNG figures embedded as base64.
+
+No JavaScript, no network: the file opens anywhere and can be attached to an email.
+Every number is printed with six decimals and carries its full value in a
+``data-value`` attribute. Plots need matplotlib, an optional extra
+(``pip install "scorer[report]"``); nothing else in :mod:`scorer` imports it.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from scorer import stats
+from scorer.detail import measure_name
+from scorer.errors import HostVisibleError
+from scorer.result import ScoreResult
+
+INSTALL_LINE = 'python -m pip install "scorer[report]"'
+MISSING_MATPLOTLIB = (
+    "The report needs matplotlib, an optional extra. Install it with: "
+    f'{INSTALL_LINE} (from a checkout of the source: python -m pip install ".[report]").'
+)
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+img { max-width: 100%; }
+.note { color: #555; font-size: 0.9em; }
+"""
+
+
+def require_matplotlib() -> None:
+    """Raise a :class:`HostVisibleError` with the install line if matplotlib is absent."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise HostVisibleError(MISSING_MATPLOTLIB) from exc
+
+
+def build_report(
+    results: Mapping[str, ScoreResult],
+    metrics: Sequence[str] | None = None,
+    *,
+    n_resamples: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+    title: str = "Scoring report",
+    figures: dict[str, bytes] | None = None,
+) -> str:
+    """The HTML report of one or several submissions scored against one solution.
+
+    Parameters
+    ----------
+    results : mapping of str to ScoreResult
+        Submission name -> its result, all against the same solution and options.
+    metrics : list of str, optional
+        The measures, by any name the registry parses; default every measure of
+        the first result. The first one is the shake-up's and the histogram's.
+    n_resamples, level, seed
+        For the bootstrap intervals, the comparisons and the shake-up.
+    title : str
+    figures : dict, optional
+        If given, filled with each figure's PNG bytes by file name.
+
+    Returns
+    -------
+    str
+        A complete HTML document.
+    """
+    require_matplotlib()
+    names = list(results)
+    first = results[names[0]]
+    for name in names[1:]:
+        stats.check_paired(first, results[name])
+    settings = {"n_resamples": n_resamples, "level": level, "seed": seed}
+    measures = [measure_name(first, m) for m in metrics] if metrics else list(first.measures)
+    for result in results.values():  # every measure computed for every submission
+        for measure in measures:
+            measure_name(result, measure)
+    parts = [
+        f"<h1>{_text(title)}</h1>",
+        _summary(first, measures, settings),
+        "<h2>Scores and intervals</h2>",
+        _headline(results, measures, settings),
+    ]
+    if len(names) > 1:
+        parts += ["<h2>Paired comparisons</h2>", _comparisons(results, measures, settings)]
+    if first.public_score is not None and first.private_score is not None:
+        shake_up = _shake_up(results, measures[0], seed)
+        parts += ["<h2>Shake-up: Public against Private</h2>", shake_up]
+    for index, name in enumerate(names, start=1):
+        parts.append(f"<h2>Submission {_text(name)}</h2>")
+        parts.append(_diagnostics(results[name], measures, index, figures))
+    body = "\n".join(parts)
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{_text(title)}</title>\n<style>{_STYLE}</style>\n</head>\n"
+        f"<body>\n{body}\n</body>\n</html>\n"
+    )
+
+
+def hit_rate_figure(result: ScoreResult) -> bytes:
+    """The hit-rate-by-rank figure as PNG: bars of the hit share at each rank and the
+    cumulative precision as a line over them."""
+    figure = stats.hit_rate_by_rank(result)
+
+    def draw(axes: Any) -> None:
+        axes.bar(figure.rank, figure.hit_share, color="#4c72b0", label="hit share at rank i")
+        axes.plot(
+            figure.rank,
+            figure.cumulative_precision,
+            color="#dd8452",
+            marker="o",
+            label="cumulative precision P(i)",
+        )
+        axes.set_xlabel("rank i")
+        axes.set_ylabel(f"share of {figure.n_users:,} scored users")
+        axes.set_xticks(figure.rank)
+        axes.set_ylim(0, max(1e-9, float(max(figure.hit_share.max(), 1e-9))) * 1.25)
+        axes.legend(loc="upper right")
+        axes.set_title("Hit rate by rank")
+
+    return _png(draw)
+
+
+def values_histogram(result: ScoreResult, metric: str | None = None) -> bytes:
+    """The distribution of the scored users' values as a PNG histogram."""
+    values = result.measure_values(metric)
+    scored = values.values[values.scored]
+
+    def draw(axes: Any) -> None:
+        axes.hist(scored, bins=np.linspace(0, 1, 21), color="#55a868")
+        axes.set_xlabel(f"per-user {values.name}")
+        axes.set_ylabel("users")
+        axes.set_title(f"Distribution of per-user {values.name} ({len(scored):,} users)")
+
+    return _png(draw)
+
+
+def _png(draw: Callable[[Any], None]) -> bytes:
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6.4, 3.6), dpi=100)
+    draw(figure.add_subplot())
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def _image(png: bytes, alt: str) -> str:
+    encoded = base64.b64encode(png).decode("ascii")
+    return f'<p><img alt="{_text(alt)}" src="data:image/png;base64,{encoded}"></p>'
+
+
+def _summary(result: ScoreResult, measures: list[str], settings: dict) -> str:
+    options = result.options
+    label = "Measure" if len(measures) == 1 else "Measures"
+    return (
+        f'<p class="note">{label} {_text(", ".join(measures))}; '
+        f"{result.n_scored:,} users scored, "
+        f"{result.n_skipped:,} skipped (no relevant item), {result.n_ignored:,} ignored, "
+        f"{result.n_users:,} in the solution. Options: k={options.k}, "
+        f"normalization={options.normalization}, "
+        f"empty_ground_truth={options.empty_ground_truth}. Intervals: percentile "
+        f"bootstrap over users within each split, {settings['n_resamples']:,} resamples, "
+        f"level {settings['level']}, seed {settings['seed']} (per-user values in float64).</p>"
+    )
+
+
+def _headline(results: Mapping[str, ScoreResult], measures: list[str], settings: dict) -> str:
+    rows = []
+    for name, result in results.items():
+        for measure in measures:
+            for split, interval in stats.bootstrap(result, measure, **settings).items():
+                numbers = [_number(v) for v in (interval.value, interval.low, interval.high)]
+                rows.append([_text(name), _text(measure), split, *numbers])
+    level = f"{settings['level']:.0%}"
+    header = ["submission", "measure", "split", "value", f"{level} low", f"{level} high"]
+    return _table(header, rows)
+
+
+def _comparisons(results: Mapping[str, ScoreResult], measures: list[str], settings: dict) -> str:
+    names = list(results)
+    baseline = results[names[0]]
+    rows = []
+    for name in names[1:]:
+        for measure in measures:
+            rows.append(_comparison_row(names[0], name, baseline, results[name], measure, settings))
+    header = ["measure", "A", "B", "A value", "B value", "B - A", "low", "high", "p-value"]
+    note = (
+        '<p class="note">Paired percentile bootstrap of B - A; two-sided sign-flip '
+        "randomisation test, exact over every sign pattern when at most "
+        f"{stats.EXACT_SIGN_FLIP_MAX_USERS} users differ, else Monte-Carlo with "
+        "(b + 1) / (N + 1).</p>"
+    )
+    return _table([*header, "test", "B wins", "ties", "B loses"], rows) + note
+
+
+def _comparison_row(
+    name_a: str, name_b: str, a: ScoreResult, b: ScoreResult, measure: str, settings: dict
+) -> list[str]:
+    c = stats.compare(a, b, measure, **settings)
+    return [
+        _text(measure),
+        _text(name_a),
+        _text(name_b),
+        _number(c.a),
+        _number(c.b),
+        _number(c.difference),
+        _number(c.low),
+        _number(c.high),
+        _number(c.p_value),
+        "exact" if c.exact else "Monte-Carlo",
+        f"{c.wins:,}",
+        f"{c.ties:,}",
+        f"{c.losses:,}",
+    ]
+
+
+def _shake_up(results: Mapping[str, ScoreResult], metric: str, seed: int) -> str:
+    splits = 1000
+    note = (
+        f'<p class="note">{_text(metric)}, {splits:,} random re-splits of the scored users '
+        "with the real Public and Private sizes.</p>"
+    )
+    if len(results) == 1:
+        shake = stats.shake_up(next(iter(results.values())), metric, n_splits=splits, seed=seed)
+        header = ["Private - Public", "re-split mean", "5 %", "95 %"]
+        row = [_number(v) for v in (shake.observed, shake.mean, shake.low, shake.high)]
+        return _table(header, [row]) + note
+    table = stats.shake_up(dict(results), metric, n_splits=splits, seed=seed)
+    rows = [
+        [
+            _text(name),
+            _number(s.public),
+            str(s.public_rank),
+            _number(s.private),
+            str(s.private_rank),
+            _number(s.expected_private_rank),
+            _number(s.private_rank_low),
+            _number(s.private_rank_high),
+        ]
+        for name, s in table.standings.items()
+    ]
+    header = ["submission", "Public", "rank", "Private", "rank", "expected Private rank"]
+    standings = _table([*header, "5 %", "95 %"], rows)
+    swaps = _table(
+        ["submission", "submission", "probability of swapping"],
+        [[_text(a), _text(b), _number(p)] for (a, b), p in table.swap_probability.items()],
+    )
+    return standings + swaps + note
+
+
+def _diagnostics(
+    result: ScoreResult,
+    measures: list[str],
+    index: int,
+    figures: dict[str, bytes] | None,
+) -> str:
+    measure = measures[0]
+    hit_png = hit_rate_figure(result)
+    histogram_png = values_histogram(result, measure)
+    if figures is not None:
+        figures[f"hit_rate_by_rank_{index}.png"] = hit_png
+        figures[f"per_user_values_{index}.png"] = histogram_png
+    figure = stats.hit_rate_by_rank(result)
+    rank_rows = [
+        [str(r), _number(h), _number(p)]
+        for r, h, p in zip(
+            figure.rank.tolist(),
+            figure.hit_share.tolist(),
+            figure.cumulative_precision.tolist(),
+            strict=True,
+        )
+    ]
+    parts = [
+        "<h3>Hit rate by rank</h3>",
+        _image(hit_png, "hit rate by rank"),
+        _table(["rank", "hit share", "cumulative precision"], rank_rows),
+        f"<h3>Per-user {_text(measure)}</h3>",
+        _image(histogram_png, f"distribution of per-user {measure}"),
+        "<h3>By number of relevant items |R|</h3>",
+        _breakdown_table("|R|", stats.by_relevant_count, result, measures),
+    ]
+    if result.segments is not None:
+        column = result.segments.column
+        parts += [
+            f"<h3>By segment ({_text(column)})</h3>",
+            _breakdown_table(column, stats.by_segment, result, measures),
+        ]
+    return "\n".join(parts)
+
+
+def _breakdown_table(
+    label: str,
+    breakdown: Callable[[ScoreResult, str], list[stats.Breakdown]],
+    result: ScoreResult,
+    measures: list[str],
+) -> str:
+    """One row per group: its scored users and every measure's mean over them."""
+    columns = [breakdown(result, measure) for measure in measures]
+    cells = [
+        [_text(rows[0].label), f"{rows[0].n_users:,}", *(_number(r.mean) for r in rows)]
+        for rows in zip(*columns, strict=True)
+    ]
+    return _table([label, "scored users", *measures], cells)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{_text(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(cell if cell.startswith("<td") else f"<td>{cell}</td>" for cell in row)
+        for row in rows
+    )
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _number(value: float | None) -> str:
+    """A table cell: six decimals shown, the exact float in ``data-value``.
+
+    Examples
+    --------
+    >>> _number(2 / 3), _number(None)
+    ('<td data-value="0.6666666666666666">0.666667</td>', '<td>-</td>')
+    """
+    if value is None or not np.isfinite(value):
+        return "<td>-</td>"
+    return f'<td data-value="{float(value)!r}">{value:.6f}</td>'
+
+
+def _text(value: object) -> str:
+    return html.escape(str(value))

@@ -1,0 +1,84 @@
+"""Deliberately slow, obviously correct measures: SPEC §7.1 read literally, per user,
+in Fractions (nDCG in floats). Nothing here is shared with the package."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+
+def judged(predictions: list[str], grades: dict[str, int], k: int) -> list[int]:
+    """The grade earned at each rank up to K: 0 for a repeat or an unjudged item."""
+    earned = []
+    for i, item in enumerate(predictions[:k]):
+        earned.append(grades.get(item, 0) if item not in predictions[:i] else 0)
+    return earned
+
+
+def reference_value(
+    name: str,
+    cutoff: int,
+    params: dict,
+    predictions: list[str],
+    grades: dict[str, int],
+    threshold: int = 1,
+    solution_max_grade: int = 1,
+) -> Fraction | float:
+    """One user's value of one measure (ERR's default G: the solution's largest grade)."""
+    relevant = {item for item, grade in grades.items() if grade >= threshold}
+    n_relevant = len(relevant)
+    earned = judged(predictions, grades, cutoff)
+    rel = [1 if g >= threshold else 0 for g in earned]
+    hits = sum(rel)
+    if name == "MAP":
+        total = sum(
+            (Fraction(sum(rel[: i + 1]), i + 1) for i in range(len(rel)) if rel[i]),
+            start=Fraction(0),
+        )
+        denominator = {"min_k": min(n_relevant, cutoff), "relevant": n_relevant, "hits": hits}[
+            params.get("norm", "min_k")
+        ]
+        return total / denominator if denominator else Fraction(0)
+    if name == "P":
+        return Fraction(hits, cutoff)
+    if name == "R":
+        denominator = (
+            n_relevant if params.get("norm", "relevant") == "relevant" else min(n_relevant, cutoff)
+        )
+        return Fraction(hits, denominator) if denominator else Fraction(0)
+    if name == "F1":
+        p = Fraction(hits, cutoff)
+        r = Fraction(hits, n_relevant) if n_relevant else Fraction(0)
+        return 2 * p * r / (p + r) if p + r else Fraction(0)
+    if name == "MRR":
+        return next((Fraction(1, i + 1) for i, r in enumerate(rel) if r), Fraction(0))
+    if name == "HitRate":
+        return Fraction(1 if hits else 0)
+    if name == "RPrec":
+        within = judged(predictions, grades, n_relevant)
+        found = sum(1 for g in within if g >= threshold)
+        return Fraction(found, n_relevant) if n_relevant else Fraction(0)
+    if name == "nDCG":
+        gain = (lambda g: g) if params.get("gain", "exp") == "linear" else (lambda g: 2**g - 1)
+        dcg = sum(gain(g) / math.log2(i + 2) for i, g in enumerate(earned))
+        ideal_grades = sorted(grades.values(), reverse=True)[:cutoff]
+        ideal = sum(gain(g) / math.log2(i + 2) for i, g in enumerate(ideal_grades))
+        return dcg / ideal if ideal > 0 else 0.0
+    if name in ("ERR", "nERR"):
+        top = params.get("max_grade")
+        top = solution_max_grade if top is None else top
+
+        def err(ranked: list[int]) -> Fraction:
+            total, survive = Fraction(0), Fraction(1)
+            for i, g in enumerate(ranked):
+                pr = Fraction(2**g - 1, 2**top)
+                total += Fraction(1, i + 1) * pr * survive
+                survive *= 1 - pr
+            return total
+
+        value = err(earned)
+        if name == "ERR":
+            return value
+        ideal = err(sorted(grades.values(), reverse=True)[:cutoff])
+        return value / ideal if ideal else Fraction(0)
+    raise ValueError(name)

@@ -1,0 +1,183 @@
+"""The bounded-cost routes of alignment against plain Python: sort-based joins and
+codes, blank cells squeezed on their bytes, sparse wide rankings, a huge k."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorer import ParticipantVisibleError, evaluate, fingerprints, joins, tokens
+from scorer.joins import StringIndex, sorted_codes, sorted_first_index
+from scorer.tokens import ListCells, split_lists
+from tests.arrow_collisions import colliding_ids
+from tests.fast_paths import force_fast_paths
+
+short_texts = st.text(alphabet="ab\u00e9 ", max_size=3)
+
+
+def _colliding_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray:
+    return np.zeros(len(strings), dtype=np.int64)  # every string shares one print
+
+
+@pytest.mark.parametrize("prints", ["keyed", "colliding"])
+@given(
+    st.lists(st.one_of(short_texts, st.none()), max_size=10),
+    st.lists(short_texts, max_size=8),
+    st.booleans(),
+)
+@settings(max_examples=60)
+def test_sorted_first_index_is_a_first_match_lookup(
+    prints: str, values: list, candidates: list[str], nulls: bool
+) -> None:
+    values = values if nulls else [v for v in values if v is not None]
+    with pytest.MonkeyPatch.context() as patch:
+        if prints == "colliding":
+            patch.setattr(joins, "string_prints", _colliding_prints)
+        found = sorted_first_index(pa.array(values, pa.string()), pa.array(candidates))
+        itself = sorted_first_index(pa.array(values, pa.large_string()))
+    expected = [candidates.index(v) if v in candidates else -1 for v in values]
+    assert found.tolist() == expected
+    assert itself.tolist() == [-1 if v is None else values.index(v) for v in values]
+
+
+def test_string_prints_are_equal_for_equal_strings_only_and_keyed() -> None:
+    strings = pa.array(["", "a", "ab", "ab", "abcdefghij", "abcdefghik", "a"], pa.large_string())
+    key = fingerprints.print_key()
+    prints = fingerprints.string_prints(strings, key).tolist()
+    assert [[a == b for b in prints] for a in prints] == [
+        [a == b for b in strings.to_pylist()] for a in strings.to_pylist()
+    ]
+    assert fingerprints.string_prints(strings, key).tolist() == prints
+    assert fingerprints.string_prints(strings, fingerprints.print_key()).tolist() != prints
+
+
+@pytest.mark.parametrize("route", ["sort", "fingerprints", "collisions"])
+@given(st.lists(st.sampled_from(["ab", "ba", "aa", "bb"]), max_size=12))
+@settings(max_examples=40)
+def test_sorted_codes_are_equal_exactly_for_equal_strings(route: str, strings: list[str]) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        if route != "sort":
+            force_fast_paths(patch, chunk_rows=2, block_rows=2, collide=route == "collisions")
+        codes = sorted_codes(pa.array(strings, pa.large_string())).tolist()
+    assert [[a == b for b in codes] for a in codes] == [[a == b for b in strings] for a in strings]
+    assert sorted(set(codes)) == list(range(len(set(strings))))
+
+
+def test_ids_sharing_arrow_hash_are_joined_exactly() -> None:
+    ids = colliding_ids(2000)
+    values = pa.array([*ids[::-1], "x", ids[0]], pa.large_string())  # not fixed-width
+    index = StringIndex(pa.array(ids, pa.large_string()))
+    assert index.find(values).tolist() == [*range(1999, -1, -1), -1, 0]
+    assert StringIndex(values).first_of_self().tolist() == [*range(2001), 1999]
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(
+        st.one_of(
+            st.lists(
+                st.sampled_from([" ", "  ", "\t", "\u3000", "a", "bc", "\u00e9"]), max_size=10
+            ).map("".join),
+            st.none(),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_list_cells_squeeze_whitespace_and_count_items_as_str_split(values: list) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tokens, "CHUNK_ROWS", 3)  # the running counts cross chunks
+        cells = ListCells(pa.array(values, pa.large_string()))
+        lengths = cells.lengths.tolist()
+        lists = cells.split()
+    expected = [(v or "").split() for v in values]
+    assert cells.cells.to_pylist() == [" ".join(e) or None for e in expected]
+    assert lengths == lists.lengths.tolist() == [len(e) for e in expected]
+    assert lists.tokens.to_pylist() == [t for e in expected for t in e]
+
+
+def test_blank_cells_make_no_token() -> None:
+    lists = split_lists(pa.array([" " * 1000, "  a  ", " " * 5], pa.large_string()))
+    assert (lists.lengths.tolist(), len(lists.tokens)) == ([0, 1, 0], 1)
+
+
+def test_a_row_over_k_is_refused_from_its_count_before_its_items_are_made(monkeypatch) -> None:
+    def no_split(self):
+        raise AssertionError("an invalid submission's items were split")
+
+    monkeypatch.setattr(ListCells, "split", no_split)
+    solution = pd.DataFrame({"id": ["u1", "u2"], "items": ["a", "b"]})
+    submission = pd.DataFrame({"id": ["u1", "u2"], "items": ["a " * 11, " \t b  "]})
+    with pytest.raises(ParticipantVisibleError, match=r"1 row with more \(up to 11\)"):
+        evaluate(solution, submission, "id", k=10)
+
+
+rankings = st.lists(st.lists(st.sampled_from("abcdefghij"), max_size=40), min_size=1, max_size=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rankings, rankings, st.sampled_from(["min_k", "relevant", "hits"]))
+def test_sparse_rankings_score_bit_for_bit_as_dense_ones(truth, predicted, normalization) -> None:
+    """Forced sparse or dense, the same AP of every user, to the last bit, and the same
+    warnings (wider than 20 columns, where both add floats in rank order)."""
+    n = min(len(truth), len(predicted))
+    predicted = [*predicted[: n - 1], list("abcdefghij" * 3)]  # one row of 30: width > 20
+    ids = [f"u{i}" for i in range(n)]
+    solution = pd.DataFrame({"id": ids, "items": [" ".join(r) for r in truth[:n]]})
+    submission = pd.DataFrame({"id": ids[::-1], "items": [" ".join(r) for r in predicted][::-1]})
+    results = {}
+    for sparse in (False, True):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(tokens, "_is_sparse", lambda *args, sparse=sparse: sparse)
+            results[sparse] = evaluate(
+                solution, submission, "id", k=35, normalization=normalization,
+                empty_ground_truth="zero", per_user=True,
+            )  # fmt: skip
+    dense, sparse = results[False], results[True]
+    assert np.array_equal(dense.per_user["ap"].to_numpy(), sparse.per_user["ap"].to_numpy())
+    assert dense.per_user["hits"].tolist() == sparse.per_user["hits"].tolist()
+    assert dense.score == sparse.score
+    assert dense.warnings == sparse.warnings
+
+
+def test_one_wide_row_is_kept_sparse() -> None:
+    lists = split_lists(pa.array(["a b", " ".join(f"i{j}" for j in range(300)), *[""] * 8]))
+    ranked = tokens.build_rankings(lists, np.arange(10)[::-1], 10, 300, pa.array(["i299"]))
+    assert isinstance(ranked, tokens.SparseRankings)
+    assert ranked.lengths.tolist() == [0] * 8 + [300, 2]
+
+
+@pytest.mark.parametrize("k", [2**63 - 1, 2**63, 2**64 + 7, 10**30])
+def test_a_k_past_int64_scores_as_any_k_past_every_row(k: int) -> None:
+    solution = pd.DataFrame({"id": ["u1", "u2"], "items": ["a b c", "d"]})
+    submission = pd.DataFrame({"id": ["u1", "u2"], "items": ["a x c", "y d"]})
+    result = evaluate(solution, submission, "id", k=k)
+    assert result.options.k == k
+    expected = float((Fraction(5, 9) + Fraction(1, 2)) / 2)
+    assert result.score == evaluate(solution, submission, "id", k=1000).score == expected
+
+
+def test_duplicated_row_id_examples_are_distinct_ids() -> None:
+    solution = pd.DataFrame({"id": ["a", "b", "c"], "items": ["x", "y", "z"]})
+    ids = ["a"] * 7 + ["b", "b", "c", "z", "z"]
+    submission = pd.DataFrame({"id": ids, "items": [""] * len(ids)})
+    with pytest.raises(ParticipantVisibleError) as error:
+        evaluate(solution, submission, "id")
+    message = str(error.value)
+    assert "3 row ids repeated, 8 extra rows" in message
+    assert "examples (row ids): 'a', 'b', 'z'\n" in message
+    assert "examples (row ids): 'z'\n" in message  # an unknown id, shown once
+
+
+def test_huge_k_on_the_command_line(tmp_path) -> None:
+    from scorer.cli import main
+
+    path = tmp_path / "s.csv"
+    path.write_text("id,items\nu1,a b\n")
+    assert main([str(path), str(path), "-k", str(2**64)]) == 0

@@ -1,0 +1,440 @@
+"""SPEC §7.4's worked examples (fixtures/measures/), the parser, graded-relevance
+validation and the interfaces' keys."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scorer import HostVisibleError, ParticipantVisibleError, evaluate, score
+from scorer.codabench import scores
+from scorer.evalai import to_evalai
+from scorer.measures import REGISTRY, parse, parse_all
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "measures"
+CASES = json.loads((FIXTURES / "cases.json").read_text())
+
+
+def run_case(name: str, metrics: list[str]):
+    case = CASES[name]
+    folder = FIXTURES / name
+    return evaluate(
+        folder / "solution.csv",
+        folder / "submission.csv",
+        k=case["k"],
+        metrics=metrics,
+        grade_column_name=case.get("grade_column"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("case", "metric", "value"),
+    [(c, m, v) for c, case in CASES.items() for m, v in case["exact"].items()],
+)
+def test_worked_examples_are_exact(case: str, metric: str, value: str) -> None:
+    result = run_case(case, [metric])
+    assert result.score == float(Fraction(value))  # the correctly rounded exact mean
+    assert list(result.metrics) == [metric]  # written canonically in the fixture
+
+
+@pytest.mark.parametrize(
+    ("case", "metric", "value"),
+    [(c, m, v) for c, case in CASES.items() for m, v in case["float"].items()],
+)
+def test_worked_ndcg_values(case: str, metric: str, value: str) -> None:
+    assert abs(run_case(case, [metric]).score - float(value)) < 1e-12
+
+
+def test_the_ideal_is_never_built_from_the_hits() -> None:
+    result = run_case("binary_10110100", ["nDCG@3"])
+    assert abs(result.score - 0.919720789148) > 0.2  # the widely copied bug's value
+
+
+def test_one_pass_gives_every_measure_the_same_values_as_alone() -> None:
+    case = CASES["binary_10110100"]
+    names = [*case["exact"], *case["float"]]
+    together = run_case("binary_10110100", names)
+    for name in names:
+        assert together.metrics[name] == run_case("binary_10110100", [name]).score
+
+
+# The parser.
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "MAP@12",
+        "MAP(norm=relevant)@3",
+        "MAP(norm=hits)@3",
+        "P@5",
+        "R@20",
+        "R(norm=min_k)@20",
+        "F1@10",
+        "MRR@100",
+        "HitRate@10",
+        "RPrec",
+        "nDCG@10",
+        "nDCG(gain=linear)@10",
+        "ERR@10",
+        "ERR(max_grade=4)@10",
+        "nERR@10",
+        "nERR(max_grade=2)@1",
+    ],
+)
+def test_canonical_names_round_trip(name: str) -> None:
+    assert str(parse(name, k=100)) == name
+    assert str(parse(name.lower(), k=100)) == name
+    assert str(parse(name.upper(), k=100)) == name
+
+
+def test_every_family_is_in_the_round_trip_list() -> None:
+    tested = {"MAP", "P", "R", "F1", "MRR", "HitRate", "RPrec", "nDCG", "ERR", "nERR"}
+    assert {family.name for family in REGISTRY} == tested
+
+
+@pytest.mark.parametrize(
+    ("written", "canonical"),
+    [
+        ("ndcg@10", "nDCG@10"),
+        ("NDCG(GAIN=LINEAR)@10", "nDCG(gain=linear)@10"),
+        ("nDCG(gain=exp)@10", "nDCG@10"),
+        ("map", "MAP@10"),
+        ("MAP(norm=min_k)@5", "MAP@5"),
+        ("recall@5", "R@5"),
+        ("precision @ 3", "P@3"),
+        ("recip_rank", "MRR@10"),
+        ("hit_rate@2", "HitRate@2"),
+        ("success@2", "HitRate@2"),
+        ("r-precision", "RPrec"),
+        (" nerr ( max_grade = 3 ) @ 4 ", "nERR(max_grade=3)@4"),
+        ("ndcg@k", "nDCG@10"),
+    ],
+)
+def test_aliases_and_case_map_to_the_canonical_name(written: str, canonical: str) -> None:
+    assert str(parse(written, k=10)) == canonical
+
+
+def test_normalization_is_maps_default_norm() -> None:
+    assert str(parse("MAP@5", k=5, normalization="hits")) == "MAP(norm=hits)@5"
+    assert str(parse("MAP(norm=min_k)@5", k=5, normalization="hits")) == "MAP@5"
+
+
+@pytest.mark.parametrize(
+    ("written", "message"),
+    [
+        ("mapp@10", r"must name a measure among \['MAP', 'P', 'R', 'F1', 'MRR', 'HitRate', "),
+        ("", r"must name a measure among .* Got '' instead"),
+        ("MAP@@3", r"written Name\(param=value,...\)@cutoff"),
+        ("nDCG(norm=min_k)@5", r"parameters of nDCG must be among \['gain'\].*Got 'norm=min_k'"),
+        ("P(norm=min_k)@5", r"parameters of P must be among \[\] \(it takes none\)"),
+        ("MAP(norm=kaggle)", r"'norm' parameter of MAP must be a str among \['min_k', 'relevant'"),
+        ("ERR(max_grade=-1)", r"'max_grade' parameter of ERR must be an int in the range \[0, inf"),
+        ("MAP@11", r"cut-off of 'MAP@11' must be an int in the range \[1, 10\].*Got 11 instead"),
+        ("MAP@0", r"cut-off of 'MAP@0' must be an int in the range \[1, 10\]"),
+        ("MAP@x", r"cut-off of 'MAP@x' must be an int in the range \[1, 10\]. Got 'x'"),
+        ("RPrec@5", r"RPrec takes no cut-off"),
+    ],
+)
+def test_parser_errors_list_the_valid_choices(written: str, message: str) -> None:
+    with pytest.raises(HostVisibleError, match=message):
+        parse(written, k=10)
+
+
+def test_no_measure_and_duplicates() -> None:
+    with pytest.raises(HostVisibleError, match=r"at least one measure .* Got \[\] instead"):
+        parse_all([], k=10)
+    assert [str(m) for m in parse_all(["ndcg", "nDCG(gain=exp)@10"])] == ["nDCG@10"]
+
+
+def test_errors_surface_through_evaluate_before_any_file_is_read(tmp_path: Path) -> None:
+    missing = tmp_path / "nothing.csv"
+    with pytest.raises(HostVisibleError, match="cut-off of 'nDCG@20'"):
+        evaluate(missing, missing, k=12, metrics=["nDCG@20"])
+
+
+# Graded relevance.
+
+SOLUTION = pd.DataFrame({"id": ["u1", "u2"], "items": ["a b c", "d e"], "grades": ["3 1 0", "2 0"]})
+SUBMISSION = pd.DataFrame({"id": ["u1", "u2"], "items": ["c b a", "e d"]})
+
+
+@pytest.mark.parametrize(
+    ("grades", "message"),
+    [
+        (["3 1", "2 0"], r"(?s)Grades do not match the items.*1 row with another number.*'u1'"),
+        (["3 1 -1", "2 0"], r"(?s)Invalid grades.*1 row with a negative"),
+        (["3 1 0.5", "2 x"], r"(?s)Invalid grades.*2 rows with .*'u1', 'u2'"),
+        (["3 1 31", "2 0"], r"an integer from 0 to 30"),
+    ],
+)
+def test_bad_grades_are_host_errors(grades: list[str], message: str) -> None:
+    solution = SOLUTION.assign(grades=grades)
+    with pytest.raises(HostVisibleError, match=message):
+        evaluate(solution, SUBMISSION, k=3, grade_column_name="grades")
+
+
+def test_grade_column_needs_a_target_column_and_must_exist() -> None:
+    with pytest.raises(HostVisibleError, match="Grade column without a target column"):
+        evaluate(SOLUTION[["id", "grades"]], SUBMISSION, k=3, grade_column_name="grades")
+    with pytest.raises(HostVisibleError, match=r"(?s)Grade column not found.*'grade'"):
+        evaluate(SOLUTION, SUBMISSION, k=3, grade_column_name="grade")
+    with pytest.raises(HostVisibleError, match="Ambiguous target column"):
+        evaluate(SOLUTION, SUBMISSION, k=3)  # a grade column not named is a third column
+
+
+@pytest.mark.parametrize("threshold", [0, -1, 1.5, True, "2"])
+def test_relevance_threshold_must_be_a_positive_int(threshold: object) -> None:
+    with pytest.raises(HostVisibleError, match=r"'relevance_threshold' parameter must be an int"):
+        evaluate(
+            SOLUTION, SUBMISSION, k=3, grade_column_name="grades", relevance_threshold=threshold
+        )
+
+
+def test_max_grade_below_the_solutions_grades_is_a_host_error() -> None:
+    with pytest.raises(
+        HostVisibleError, match=r"'max_grade' parameter of ERR must be at least .* 3"
+    ):
+        evaluate(
+            SOLUTION, SUBMISSION, k=3, grade_column_name="grades", metrics=["ERR(max_grade=2)"]
+        )
+
+
+def test_grade_zero_items_are_judged_but_not_relevant() -> None:
+    result = evaluate(
+        SOLUTION, SUBMISSION, k=3, grade_column_name="grades", metrics=["P@1", "R@3", "nDCG@1"]
+    )
+    assert result.metrics["P@1"] == 0.0  # u1's c and u2's e have grade 0
+    assert result.metrics["R@3"] == 1.0
+    assert result.metrics["nDCG@1"] == 0.0
+
+
+def test_grades_never_reach_participant_text() -> None:
+    """Two solutions that differ only in their grades give the same participant-visible
+    text for an invalid submission and the same warnings for a valid one."""
+    invalid = pd.DataFrame({"id": ["u1", "u1"], "items": ["a", "b"]})
+    messages, warnings = [], []
+    for grades in (["3 1 0", "2 0"], ["0 0 9", "1 1"]):
+        solution = SOLUTION.assign(grades=grades)
+        with pytest.raises(ParticipantVisibleError) as error:
+            evaluate(solution, invalid, k=3, grade_column_name="grades")
+        messages.append(str(error.value))
+        result = evaluate(
+            solution,
+            SUBMISSION.assign(items=["c c", ""]),
+            k=3,
+            grade_column_name="grades",
+            metrics=["nDCG", "ERR"],
+        )
+        warnings.append([str(w) for w in result.warnings if w.audience == "participant"])
+    assert messages[0] == messages[1]
+    assert warnings[0] == warnings[1]
+    assert "9" not in messages[1]
+
+
+# Interfaces.
+
+USAGE_SOLUTION = pd.DataFrame(
+    {
+        "id": ["u1", "u2", "u3"],
+        "items": ["a b", "c", "d"],
+        "Usage": ["Public", "Private", "Ignored"],
+    }
+)
+USAGE_SUBMISSION = pd.DataFrame({"id": ["u1", "u2", "u3"], "items": ["b a", "x c", "d"]})
+
+
+def test_result_carries_every_measure_and_its_per_user_arrays() -> None:
+    names = ["MAP@2", "nDCG(gain=linear)@2", "MRR@1"]
+    result = evaluate(USAGE_SOLUTION, USAGE_SUBMISSION, k=2, metrics=names, per_user=True)
+    assert result.measures == tuple(names)
+    assert result.metrics == {
+        "MAP@2": 0.75,
+        "nDCG(gain=linear)@2": result.metrics[names[1]],
+        "MRR@1": 0.5,
+    }
+    assert result.public_metrics == {"MAP@2": 1.0, "nDCG(gain=linear)@2": 1.0, "MRR@1": 1.0}
+    assert result.private_metrics["MRR@1"] == 0.0
+    assert result.user_scored.tolist() == [True, True, False]
+    assert result.user_usage.tolist() == [0, 1, 2]
+    assert result.user_values["MRR@1"][:2].tolist() == [1.0, 0.0]
+    assert list(result.per_user.columns) == [*names, "hits", "n_relevant", "scored"]
+    assert result.per_user_ap.tolist()[:2] == [1.0, 0.5]
+    assert result.exact_values["MAP@2"].exact_mean(result.user_scored) == Fraction(3, 4)
+
+
+def test_default_call_keeps_todays_keys_and_columns() -> None:
+    result = evaluate(
+        USAGE_SOLUTION, USAGE_SUBMISSION, k=2, normalization="relevant", per_user=True
+    )
+    assert result.measures == ("MAP(norm=relevant)@2",)
+    assert result.metric == "map_at_2"
+    assert list(result.per_user.columns) == ["ap", "hits", "n_relevant", "scored"]
+    assert scores(result) == {"map_at_2": 0.75, "map_at_2_public": 1.0, "map_at_2_private": 0.5}
+
+
+def test_score_takes_one_metric() -> None:
+    assert score(USAGE_SOLUTION, USAGE_SUBMISSION, k=2, metric="MRR@1") == 0.5
+    assert score(USAGE_SOLUTION, USAGE_SUBMISSION, k=2) == 0.75
+
+
+def test_codabench_and_evalai_have_every_measure_in_each_split() -> None:
+    result = evaluate(USAGE_SOLUTION, USAGE_SUBMISSION, k=2, metrics=["nDCG(gain=linear)@2", "P@1"])
+    written = scores(result)
+    assert list(written) == [
+        "ndcg_gain_linear_at_2",
+        "ndcg_gain_linear_at_2_public",
+        "ndcg_gain_linear_at_2_private",
+        "p_at_1",
+        "p_at_1_public",
+        "p_at_1_private",
+    ]
+    assert scores(result, public_only=True) == {
+        "ndcg_gain_linear_at_2_public": 1.0,
+        "p_at_1_public": 1.0,
+    }
+    output = to_evalai(result)
+    assert output["result"] == [
+        {"public_split": {"ndcg_gain_linear_at_2": 1.0, "p_at_1": 1.0}},
+        {
+            "private_split": {
+                "ndcg_gain_linear_at_2": written["ndcg_gain_linear_at_2_private"],
+                "p_at_1": 0.0,
+            }
+        },
+    ]
+
+
+def test_cli_metric_option_json_and_human_output(tmp_path: Path) -> None:
+    solution, submission = tmp_path / "solution.csv", tmp_path / "submission.csv"
+    USAGE_SOLUTION.to_csv(solution, index=False)
+    USAGE_SUBMISSION.to_csv(submission, index=False)
+    command = [sys.executable, "-m", "scorer", str(solution), str(submission), "-k", "2"]
+    done = subprocess.run(
+        [*command, "-m", "mrr@1", "--metric", "MAP", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    output = json.loads(done.stdout)
+    assert output["metric"] == "mrr_at_1"
+    assert output["score"] == 0.5
+    assert output["metrics"] == {"MRR@1": 0.5, "MAP@2": 0.75}
+    assert output["public_metrics"] == {"MRR@1": 1.0, "MAP@2": 1.0}
+    assert output["private_metrics"] == {"MRR@1": 0.0, "MAP@2": 0.5}
+    done = subprocess.run(
+        [*command, "-m", "MRR@1", "-m", "MAP"], capture_output=True, text=True, check=False
+    )
+    assert done.stdout.startswith(
+        "MRR@1: 0.5\n  Public:  1.0\n  Private: 0.0\nMAP@2: 0.75\n  Public:  1.0\n  Private: 0.5\n"
+    )
+    done = subprocess.run([*command, "-m", "nope"], capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert "must name a measure among ['MAP', 'P'" in done.stderr
+    help_text = subprocess.run([*command[:3], "--help"], capture_output=True, text=True).stdout
+    for family in REGISTRY:
+        assert family.name in help_text
+
+
+def test_readme_table_is_the_registrys() -> None:
+    from scorer.measures.registry import markdown_table
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert markdown_table() in readme
+
+
+def test_codabench_command_writes_every_measure(tmp_path: Path) -> None:
+    example = FIXTURES.parent / "example"
+    ref, res, out = tmp_path / "in" / "ref", tmp_path / "in" / "res", tmp_path / "out"
+    for folder in (ref, res):
+        folder.mkdir(parents=True)
+    (ref / "solution.csv").write_bytes((example / "solution.csv").read_bytes())
+    (res / "submission.csv").write_bytes((example / "submission.csv").read_bytes())
+    command = [sys.executable, "-m", "scorer", "codabench", str(tmp_path / "in"), str(out)]
+    done = subprocess.run(
+        [*command, "-m", "MAP", "-m", "nDCG(gain=linear)@5", "--public-only"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    written = json.loads((out / "scores.json").read_text())
+    expected = evaluate(
+        example / "solution.csv", example / "submission.csv", metrics=["MAP", "nDCG(gain=linear)@5"]
+    )
+    assert written == {
+        "map_at_10_public": expected.public_metrics["MAP@10"],
+        "ndcg_gain_linear_at_5_public": expected.public_metrics["nDCG(gain=linear)@5"],
+    }
+    assert "private" not in done.stdout
+
+
+def test_evalai_evaluate_takes_metrics(tmp_path: Path) -> None:
+    from scorer.evalai import evaluate as evalai_evaluate
+
+    example = FIXTURES.parent / "example"
+    output = evalai_evaluate(
+        example / "solution.csv", example / "submission.csv", "test", metrics=["RPrec", "MAP@3"]
+    )
+    expected = evaluate(
+        example / "solution.csv", example / "submission.csv", metrics=["RPrec", "MAP@3"]
+    )
+    assert output["result"] == [
+        {
+            "public_split": {
+                "rprec": expected.public_metrics["RPrec"],
+                "map_at_3": expected.public_metrics["MAP@3"],
+            }
+        },
+        {
+            "private_split": {
+                "rprec": expected.private_metrics["RPrec"],
+                "map_at_3": expected.private_metrics["MAP@3"],
+            }
+        },
+    ]
+    assert output["submission_result"] == output["result"][0]["public_split"]
+
+
+names = st.sampled_from(REGISTRY).flatmap(
+    lambda family: st.tuples(
+        st.just(family),
+        st.tuples(
+            *(
+                st.sampled_from(p.choices) if p.choices else st.none() | st.integers(0, 30)
+                for p in family.params
+            )
+        ),
+        st.integers(1, 50),
+    )
+)
+
+
+@given(names)
+def test_any_parsed_name_prints_back_to_itself(drawn) -> None:
+    family, values, cutoff = drawn
+    given_params = [
+        f"{p.name}={v}" for p, v in zip(family.params, values, strict=True) if v is not None
+    ]
+    text = family.name.upper() + (f"({','.join(given_params)})" if given_params else "")
+    text += f"@{cutoff}" if family.has_cutoff else ""
+    measure = parse(text, k=50)
+    assert str(parse(str(measure), k=50)) == str(measure)
+    assert dict(measure.params) == {
+        p.name: (v if v is not None else p.default)
+        for p, v in zip(family.params, values, strict=True)
+    }
+
+
+def test_a_long_name_is_refused_quickly() -> None:
+    with pytest.raises(HostVisibleError, match="must name a measure"):
+        parse("MAP@" + " " * 100_000 + "x", k=10)

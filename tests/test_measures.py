@@ -1,0 +1,253 @@
+"""The metric family (SPEC §7): every measure against a slow reference, end to end."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorer import HostVisibleError, evaluate
+from tests.fast_paths import force_fast_paths
+from tests.reference_measures import reference_value
+
+# Every family with every parameter value: (name, params as written, params as a dict).
+MEASURES = [
+    ("MAP", "", {}),
+    ("MAP", "(norm=relevant)", {"norm": "relevant"}),
+    ("MAP", "(norm=hits)", {"norm": "hits"}),
+    ("P", "", {}),
+    ("R", "", {}),
+    ("R", "(norm=min_k)", {"norm": "min_k"}),
+    ("F1", "", {}),
+    ("MRR", "", {}),
+    ("HitRate", "", {}),
+    ("RPrec", "", {}),
+    ("nDCG", "", {}),
+    ("nDCG", "(gain=linear)", {"gain": "linear"}),
+    ("ERR", "", {}),
+    ("ERR", "(max_grade=4)", {"max_grade": 4}),
+    ("nERR", "", {}),
+    ("nERR", "(max_grade=20)", {"max_grade": 20}),  # Python-int fractions
+]
+ITEMS = list("abcdefg")
+
+users = st.lists(
+    st.tuples(
+        st.dictionaries(st.sampled_from(ITEMS), st.integers(0, 3), max_size=6),  # item -> grade
+        st.lists(st.sampled_from([*ITEMS, "x", "y"]), max_size=5),  # with repeats, empty rows
+        st.sampled_from(["Public", "Private", "Ignored"]),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+def frames(rows, graded: bool, usage: bool, width: int = 1):
+    def item(name: str) -> str:
+        return name * width
+
+    solution = {
+        "id": [f"u{i}" for i in range(len(rows))],
+        "items": [" ".join(item(i) for i in truth) for truth, _, _ in rows],
+    }
+    if graded:
+        solution["grades"] = [" ".join(str(g) for g in truth.values()) for truth, _, _ in rows]
+    if usage:
+        solution["Usage"] = [split for *_, split in rows]
+    submission = {
+        "id": [f"u{i}" for i in reversed(range(len(rows)))],
+        "items": [" ".join(item(p) for p in predictions) for _, predictions, _ in reversed(rows)],
+    }
+    return pd.DataFrame(solution), pd.DataFrame(submission)
+
+
+def expected_means(rows, measure, cutoff, params, graded, usage, threshold, empty):
+    grades_of = [(truth if graded else dict.fromkeys(truth, 1)) for truth, _, _ in rows]
+    solution_max = max((g for grades in grades_of for g in grades.values()), default=0)
+    solution_max = solution_max if graded else 1
+    values: dict[str, list] = {"all": [], "Public": [], "Private": []}
+    for (_, predictions, split), grades in zip(rows, grades_of, strict=True):
+        split = split if usage else None
+        if split == "Ignored":
+            continue
+        if not any(g >= threshold for g in grades.values()) and empty == "skip":
+            continue
+        value = reference_value(
+            measure, cutoff, params, predictions, grades, threshold, solution_max
+        )
+        for name in ("all", split):
+            if name:
+                values[name].append(value)
+    return {
+        name: (None if not found else sum(found, Fraction(0)) / len(found))
+        if measure != "nDCG"
+        else (None if not found else sum(Fraction(v) for v in found) / len(found))
+        for name, found in values.items()
+    }
+
+
+def check_against_reference(rows, graded, usage, threshold, empty, cutoffs, width=1):
+    k = 5
+    names = [
+        f"{m}{p}" if m == "RPrec" else f"{m}{p}@{c}"
+        for (m, p, _), c in zip(MEASURES, cutoffs, strict=True)
+    ]
+    solution, submission = frames(rows, graded, usage, width)
+    try:
+        result = evaluate(
+            solution,
+            submission,
+            "id",
+            k=k,
+            metrics=names,
+            empty_ground_truth=empty,
+            grade_column_name="grades" if graded else None,
+            relevance_threshold=threshold,
+        )
+    except HostVisibleError as error:
+        assert "No user can be scored" in str(error)
+        return
+    for (measure, _, params), cutoff, name in zip(MEASURES, cutoffs, names, strict=True):
+        canonical = list(result.metrics)[names.index(name)]
+        expected = expected_means(
+            rows,
+            measure,
+            k if measure == "RPrec" else cutoff,
+            params,
+            graded,
+            usage,
+            threshold,
+            empty,
+        )
+        got = {
+            "all": result.metrics[canonical],
+            "Public": (result.public_metrics or {}).get(canonical),
+            "Private": (result.private_metrics or {}).get(canonical),
+        }
+        for split, value in got.items():
+            exact = expected[split] if (usage or split == "all") else None
+            if exact is None:
+                assert value is None, (name, split)
+            elif measure == "nDCG":  # float64 per user: equal to 1e-12
+                assert abs(value - float(exact)) <= 1e-12, (name, split, value, exact)
+            else:  # the correctly rounded float of the exact mean
+                assert value == float(exact), (name, split, value, exact)
+
+
+cutoff_lists = st.lists(st.integers(1, 5), min_size=len(MEASURES), max_size=len(MEASURES))
+
+
+@settings(max_examples=60)
+@given(users, st.booleans(), st.booleans(), st.sampled_from(["skip", "zero"]), cutoff_lists)
+def test_every_measure_matches_the_reference(rows, graded, usage, empty, cutoffs) -> None:
+    check_against_reference(rows, graded, usage, 1, empty, cutoffs)
+
+
+@settings(max_examples=30)
+@given(users, st.integers(1, 3), cutoff_lists)
+def test_relevance_threshold_matches_the_reference(rows, threshold, cutoffs) -> None:
+    check_against_reference(rows, True, True, threshold, "zero", cutoffs)
+
+
+@settings(max_examples=15)
+@given(users, st.booleans(), cutoff_lists)
+def test_fast_paths_match_the_reference(rows, graded, cutoffs) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        force_fast_paths(patch, chunk_rows=3, block_rows=2)
+        check_against_reference(rows, graded, True, 1, "zero", cutoffs, width=10)
+
+
+@settings(max_examples=25)
+@given(users, st.randoms())
+def test_every_value_is_bit_identical_under_row_permutations(rows, random) -> None:
+    names = [f"{m}{p}" for m, p, _ in MEASURES]
+    solution, submission = frames(rows, True, True)
+    kwargs = {"k": 5, "metrics": names, "grade_column_name": "grades", "empty_ground_truth": "zero"}
+    try:
+        before = evaluate(solution, submission, "id", **kwargs)
+    except HostVisibleError:
+        return
+    order = list(range(len(rows)))
+    random.shuffle(order)
+    after = evaluate(solution.iloc[order], submission.iloc[order[::-1]], "id", **kwargs)
+    assert after.metrics == before.metrics
+    assert after.public_metrics == before.public_metrics
+    assert after.private_metrics == before.private_metrics
+
+
+def test_perfect_rankings_score_one_everywhere() -> None:
+    solution = pd.DataFrame({"id": ["u1", "u2"], "items": ["a b c", "d"], "g": ["3 2 1", "2"]})
+    submission = pd.DataFrame({"id": ["u1", "u2"], "items": ["a b c", "d"]})
+    names = [f"{m}{p}" for m, p, _ in MEASURES if m not in ("P", "F1", "ERR")]
+    result = evaluate(solution, submission, k=3, metrics=names, grade_column_name="g")
+    assert set(result.metrics.values()) == {1.0}
+
+
+@settings(max_examples=25)
+@given(users)
+def test_grades_all_one_equal_binary_relevance_bit_for_bit(rows) -> None:
+    rows = [(dict.fromkeys(truth, 1), predictions, split) for truth, predictions, split in rows]
+    names = [f"{m}{p}" for m, p, _ in MEASURES]
+    solution, submission = frames(rows, True, True)
+    kwargs = {"k": 5, "metrics": names, "empty_ground_truth": "zero"}
+    if all(split == "Ignored" for *_, split in rows):
+        return  # no user to score: a host error either way
+    graded = evaluate(solution, submission, "id", grade_column_name="grades", **kwargs)
+    binary = evaluate(solution.drop(columns="grades"), submission, "id", **kwargs)
+    assert graded.metrics == binary.metrics
+    assert graded.public_metrics == binary.public_metrics
+    assert graded.measures == binary.measures
+    for name in graded.measures:
+        assert np.array_equal(graded.user_values[name], binary.user_values[name], equal_nan=True)
+
+
+@settings(max_examples=30)
+@given(users, st.integers(1, 5))
+def test_invariants_bounds_and_one_relevant_item(rows, cutoff) -> None:
+    """Every value lies in [0, 1]; with one relevant item per user AP@K is MRR@K
+    (Outbrain's MAP@12), and MRR never exceeds HitRate."""
+    rows = [({"a": 1}, predictions, split) for _, predictions, split in rows]
+    if all(split == "Ignored" for *_, split in rows):
+        return
+    solution, submission = frames(rows, False, True)
+    names = [f"{m}{p}" if m == "RPrec" else f"{m}{p}@{cutoff}" for m, p, _ in MEASURES]
+    result = evaluate(solution, submission, "id", k=5, metrics=names)
+    for values in result.user_values.values():
+        scored = values[result.user_scored]
+        assert ((scored >= 0) & (scored <= 1)).all()
+    assert np.array_equal(
+        result.user_values[f"MAP@{cutoff}"], result.user_values[f"MRR@{cutoff}"], equal_nan=True
+    )
+    assert result.metrics[f"MAP@{cutoff}"] == result.metrics[f"MRR@{cutoff}"]
+    assert result.metrics[f"MRR@{cutoff}"] <= result.metrics[f"HitRate@{cutoff}"]
+
+
+def test_wide_rankings_match_the_reference() -> None:
+    """K = 70: AP's float fallback, ERR's Python-int fractions and the sorted-table
+    lookup of relevant pairs (rankings wider than the pairwise comparison)."""
+    rng = np.random.default_rng(5)
+    items = [f"i{n}" for n in range(120)]
+    rows = []
+    for user in range(20):
+        judged = rng.choice(items, size=int(rng.integers(1, 40)), replace=False).tolist()
+        grades = dict(zip(judged, rng.integers(0, 4, size=len(judged)).tolist(), strict=True))
+        grades[judged[0]] = 3
+        size = 70 if user == 0 else int(rng.integers(0, 71))
+        predictions = rng.choice(items, size=size).tolist()  # with repeats
+        rows.append((grades, predictions, "Public" if user % 3 else "Private"))
+    solution, submission = frames(rows, True, True)
+    names = ["MAP@70", "P@70", "R@65", "MRR@70", "RPrec", "nDCG@70", "ERR@70", "nERR@70"]
+    result = evaluate(solution, submission, "id", k=70, metrics=names, grade_column_name="grades")
+    for name in names:
+        measure, _, cutoff = name.partition("@")
+        values = [
+            reference_value(measure, int(cutoff or 70), {}, predictions, grades, 1, 3)
+            for grades, predictions, _ in rows
+        ]
+        exact = sum((Fraction(v) for v in values), Fraction(0)) / len(values)
+        tolerance = 1e-12 if measure in ("MAP", "nDCG") else 0
+        assert abs(result.metrics[name] - float(exact)) <= tolerance, name

@@ -1,0 +1,287 @@
+"""``--ci``, ``scorer compare`` and ``scorer report`` end to end, against the Python API."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+import scorer
+from scorer import stats
+from scorer.report import MISSING_MATPLOTLIB
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "fixtures" / "example"
+SOLUTION = EXAMPLE / "solution.csv"
+SUBMISSION = EXAMPLE / "submission.csv"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def run(*args: object, prefix: tuple[str, ...] = ("-m", "scorer")):
+    return subprocess.run(
+        [sys.executable, *prefix, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def better(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A second valid submission: c05 and c06 now find their items first."""
+    path = tmp_path_factory.mktemp("better") / "better.csv"
+    text = SUBMISSION.read_text().replace(
+        "c05,0706016001 0464297007 0372860001", "c05,0464297007 0706016001 0372860001"
+    )
+    path.write_text(text.replace("c06,\n", "c06,0399223001\n"))
+    return path
+
+
+@pytest.fixture(scope="module")
+def invalid(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("invalid") / "invalid.csv"
+    path.write_text("customer_id,prediction\nc01,a\n")
+    return path
+
+
+def test_ci_human_output_and_json_equal_the_api() -> None:
+    result = scorer.evaluate(SOLUTION, SUBMISSION)
+    expected = stats.bootstrap(result, n_resamples=500, seed=3)
+    done = run(SOLUTION, SUBMISSION, "--ci", "--resamples", 500, "--seed", 3)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    start = lines.index("95% intervals (percentile bootstrap over users, 500 resamples, seed 3):")
+    score = expected["score"]
+    assert lines[start + 1] == f"  MAP@10  score    0.650000  [{score.low:.6f}, {score.high:.6f}]"
+    private = expected["private"]
+    assert lines[start + 3].split() == [
+        "private",
+        f"{private.value:.6f}",
+        f"[{private.low:.6f},",
+        f"{private.high:.6f}]",
+    ]
+    data = json.loads(
+        run(SOLUTION, SUBMISSION, "--ci", "--resamples", 500, "--seed", 3, "--json").stdout
+    )
+    assert data["intervals"] == {
+        "MAP@10": {split: [i.low, i.high] for split, i in expected.items()}
+    }
+    assert "intervals" not in json.loads(run(SOLUTION, SUBMISSION, "--json").stdout)
+
+
+def test_ci_settings_are_a_usage_error() -> None:
+    done = run(SOLUTION, SUBMISSION, "--ci", "--resamples", 0)
+    assert done.returncode == 2
+    assert "number of resamples must be an int >= 1, not 0" in done.stderr
+
+
+def test_compare_table_and_json_equal_the_api(better: Path) -> None:
+    a = scorer.evaluate(SOLUTION, SUBMISSION)
+    b = scorer.evaluate(SOLUTION, better)
+    expected = stats.compare(a, b, n_resamples=2000, seed=1)
+    assert expected.exact and expected.wins == 2 and expected.losses == 0
+    done = run("compare", SOLUTION, SUBMISSION, better, "--resamples", 2000, "--seed", 1)
+    assert done.returncode == 0, done.stderr
+    row = next(line for line in done.stdout.splitlines() if line.startswith("MAP@10"))
+    assert row.split() == [
+        "MAP@10",
+        f"{expected.a:.6f}",
+        f"{expected.b:.6f}",
+        f"{expected.difference:+.6f}",
+        f"[{expected.low:+.6f},",
+        f"{expected.high:+.6f}]",
+        f"{expected.p_value:.4g}",
+        "2",
+        "/",
+        "3",
+        "/",
+        "0",
+    ]
+    done = run("compare", SOLUTION, SUBMISSION, better, "--resamples", 2000, "--seed", 1, "--json")
+    data = json.loads(done.stdout)["metrics"]["MAP@10"]
+    assert data == {
+        "a": expected.a,
+        "b": expected.b,
+        "difference": expected.difference,
+        "interval": [expected.low, expected.high],
+        "p_value": expected.p_value,
+        "p_value_exact": True,
+        "wins": 2,
+        "ties": 3,
+        "losses": 0,
+    }
+
+
+def test_compare_with_itself_on_the_command_line() -> None:
+    done = run("compare", SOLUTION, SUBMISSION, SUBMISSION, "--json")
+    data = json.loads(done.stdout)["metrics"]["MAP@10"]
+    assert (data["difference"], data["interval"], data["p_value"]) == (0.0, [0.0, 0.0], 1.0)
+    assert (data["wins"], data["ties"], data["losses"]) == (0, 5, 0)
+
+
+def test_compare_names_the_invalid_submission(invalid: Path, better: Path) -> None:
+    done = run("compare", SOLUTION, invalid, better)
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"Submission A ({invalid}): The submission is invalid")
+    assert "Submission B" not in done.stderr
+    done = run("compare", SOLUTION, better, invalid)
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"Submission B ({invalid}): The submission is invalid")
+    done = run("compare", SOLUTION, invalid, invalid)
+    assert done.returncode == 1
+    assert "Submission A (" in done.stderr and "Submission B (" in done.stderr
+
+
+def test_compare_unknown_measure_is_a_usage_error(better: Path) -> None:
+    done = run("compare", SOLUTION, SUBMISSION, better, "--metric", "nDCG@11")
+    assert done.returncode == 2
+    assert "'nDCG@11'" in done.stderr and "cut-off" in done.stderr
+
+
+class _Report(HTMLParser):
+    """Collects images and the ``data-value`` cells of each table, row by row."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.images: list[str] = []
+        self.tables: list[list[list[tuple[str | None, str]]]] = []
+        self._cell: list | None = None
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "img":
+            self.images.append(attributes["src"])
+        elif tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = [attributes.get("data-value"), ""]
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell[1] += data
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.tables[-1][-1].append(tuple(self._cell))
+            self._cell = None
+
+
+def parse_report(path: Path) -> _Report:
+    parser = _Report()
+    parser.feed(path.read_text(encoding="utf-8"))
+    parser.close()
+    return parser
+
+
+def test_report_is_self_contained_and_its_numbers_are_the_apis(tmp_path, better) -> None:
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "report.html"
+    figures = tmp_path / "figures"
+    done = run(
+        "report", SOLUTION, SUBMISSION, better, "--out", out, "--resamples", 300,
+        "--seed", 2, "--figures-dir", figures,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "<script" not in text and "http" not in text
+    report = parse_report(out)
+    assert len(report.images) == 4  # two figures per submission
+    for source in report.images:
+        prefix = "data:image/png;base64,"
+        assert source.startswith(prefix)
+        png = base64.b64decode(source[len(prefix) :], validate=True)
+        assert png.startswith(PNG_SIGNATURE)
+        try:
+            from PIL import Image
+        except ImportError:
+            continue
+        with Image.open(io.BytesIO(png)) as image:
+            image.verify()
+            assert image.format == "PNG"
+    assert sorted(p.name for p in figures.iterdir()) == [
+        "hit_rate_by_rank_1.png",
+        "hit_rate_by_rank_2.png",
+        "per_user_values_1.png",
+        "per_user_values_2.png",
+    ]
+    a = scorer.evaluate(SOLUTION, SUBMISSION)
+    b = scorer.evaluate(SOLUTION, better)
+    headline = report.tables[0]
+    expected_rows = []
+    for name, result in (("submission.csv", a), ("better.csv", b)):
+        for split, i in stats.bootstrap(result, n_resamples=300, seed=2).items():
+            expected_rows.append([name, "MAP@10", split, i.value, i.low, i.high])
+    got_rows = [
+        [row[0][1], row[1][1], row[2][1], *(float(value) for value, _ in row[3:])]
+        for row in headline[1:]
+    ]
+    assert got_rows == expected_rows
+    for row in headline[1:]:
+        for value, shown in row[3:]:
+            assert shown == f"{float(value):.6f}"
+    comparison = stats.compare(a, b, n_resamples=300, seed=2)
+    cells = report.tables[1][1]
+    assert cells[0][1] == "MAP@10"
+    numbers = [float(value) for value, _ in cells[3:9]]
+    assert numbers == [
+        comparison.a,
+        comparison.b,
+        comparison.difference,
+        comparison.low,
+        comparison.high,
+        comparison.p_value,
+    ]
+    assert [shown for _, shown in cells[10:]] == ["2", "3", "0"]
+    figure = stats.hit_rate_by_rank(a)
+    rank_table = next(t for t in report.tables if t[0][1][1] == "hit share")
+    assert [float(row[1][0]) for row in rank_table[1:]] == figure.hit_share.tolist()
+    assert [float(row[2][0]) for row in rank_table[1:]] == figure.cumulative_precision.tolist()
+
+
+def test_report_of_one_submission_with_segments(tmp_path) -> None:
+    pytest.importorskip("matplotlib")
+    solution = tmp_path / "solution.csv"
+    lines = SOLUTION.read_text().splitlines()
+    segments = ["country", "se", "se", "de", "de", "se", "fr", "de"]
+    solution.write_text(
+        "\n".join(f"{line},{s}" for line, s in zip(lines, segments, strict=True)) + "\n"
+    )
+    out = tmp_path / "one.html"
+    done = run("report", solution, SUBMISSION, "--out", out, "--segment-column-name", "country")
+    assert done.returncode == 0, done.stderr
+    report = parse_report(out)
+    result = scorer.evaluate(solution, SUBMISSION, segment_column_name="country")
+    segment_table = next(t for t in report.tables if t[0][0][1] == "country")
+    assert [(row[0][1], row[1][1], float(row[2][0])) for row in segment_table[1:]] == [
+        (b.label, str(b.n_users), b.mean) for b in stats.by_segment(result)
+    ]
+    shake = stats.shake_up(result, n_splits=1000, seed=0)
+    shake_table = next(t for t in report.tables if t[0][0][1] == "Private - Public")
+    assert [float(v) for v, _ in shake_table[1]] == [
+        shake.observed,
+        shake.mean,
+        shake.low,
+        shake.high,
+    ]
+
+
+def test_report_without_matplotlib_says_how_to_install_it(tmp_path) -> None:
+    blocker = (
+        "import sys; sys.modules['matplotlib'] = None; "  # any import of it now fails
+        "from scorer.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    out = tmp_path / "report.html"
+    done = run("report", SOLUTION, SUBMISSION, "--out", out, prefix=("-c", blocker))
+    assert done.returncode == 2
+    assert done.stderr == f"scorer: host error: {MISSING_MATPLOTLIB}\n"
+    assert 'pip install "scorer[report]"' in done.stderr
+    assert not out.exists()
