@@ -16,9 +16,10 @@ def test_a_capped_run_scores_and_reports_its_own_peak_memory():
 
 
 def test_an_allocation_past_the_cap_ends_the_child_not_the_test():
-    run = run_capped(["--version"], cap_bytes=64 * 2**20)
-    assert run.returncode != 0
-    assert not run.timed_out
+    # Under a cap too small to start, the child fails, or (OpenBLAS of numpy 2.2 retries
+    # its allocation for ever) is stopped at its time limit; either way it ends, unscored.
+    run = run_capped(["--version"], cap_bytes=64 * 2**20, timeout=10.0)
+    assert run.returncode != 0, run.stderr[-500:]
 
 
 def test_a_child_past_its_time_is_stopped_and_reported():
