@@ -28,6 +28,9 @@ DEFAULT_CAP_BYTES = 3 * 2**30
 #: memory stays within this constant plus this multiple of the inputs' decompressed size.
 MEMORY_CONSTANT_BYTES = 256 * 2**20
 MEMORY_PER_INPUT_BYTE = 4
+#: ... plus this much per row of the inputs, which only files of very short rows notice:
+#: each row holds a few offsets, indices and masks whatever its length.
+MEMORY_PER_ROW = 128
 #: A child still running after this many seconds is stopped and reported as timed out.
 DEFAULT_TIMEOUT_SECONDS = 120.0
 
@@ -131,9 +134,12 @@ with open(report, "w") as out:
 """
 
 
-def memory_bound(decoded_input_bytes: int) -> int:
-    """The most a run may hold at its peak, given its inputs' decompressed size in bytes."""
-    return MEMORY_CONSTANT_BYTES + MEMORY_PER_INPUT_BYTE * decoded_input_bytes
+def memory_bound(decoded_input_bytes: int, rows: int = 0) -> int:
+    """The most a run may hold at its peak, given its inputs' decompressed size in bytes
+    and (for files of very short rows) their number of rows."""
+    return (
+        MEMORY_CONSTANT_BYTES + MEMORY_PER_INPUT_BYTE * decoded_input_bytes + MEMORY_PER_ROW * rows
+    )
 
 
 def _read_all(child: subprocess.Popen) -> tuple[bytes, bytes]:
