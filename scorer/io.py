@@ -51,8 +51,8 @@ from scorer.parquet_pages import (
     DICTIONARY_PAGE,
     BadPageHeader,
     Page,
+    chunk_pages,
     longest_plain_value,
-    read_pages,
 )
 
 if TYPE_CHECKING:
@@ -438,10 +438,7 @@ class _Reader:
         for group in range(meta.num_row_groups):
             for index in range(meta.num_columns):
                 chunk = meta.row_group(group).column(index)
-                start = chunk.data_page_offset
-                if chunk.has_dictionary_page and 0 < chunk.dictionary_page_offset < start:
-                    start = chunk.dictionary_page_offset
-                pages = read_pages(source.read_at, start, chunk.total_compressed_size)
+                pages = chunk_pages(source.read_at, chunk)
                 total += sum(page.uncompressed for page in pages)
                 if total > limit:
                     self.fail(_too_big_parquet(limit, f"pages decompressing to {total:,} bytes"))

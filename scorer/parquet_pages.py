@@ -53,6 +53,15 @@ class Page:
         return self.encoding == _PLAIN
 
 
+def chunk_pages(read_at: Callable[[int, int], bytes], chunk) -> list[Page]:
+    """The pages of one column chunk (``pyarrow.parquet.ColumnChunkMetaData``), its
+    dictionary page first when it has one."""
+    start = chunk.data_page_offset
+    if chunk.has_dictionary_page and 0 < chunk.dictionary_page_offset < start:
+        start = chunk.dictionary_page_offset
+    return read_pages(read_at, start, chunk.total_compressed_size)
+
+
 def read_pages(read_at: Callable[[int, int], bytes], start: int, length: int) -> list[Page]:
     """The pages of the column chunk at ``start``, from their headers.
 

@@ -16,8 +16,8 @@ from scorer.io import ReadLimits, read_table
 from scorer.parquet_pages import (
     DICTIONARY_PAGE,
     BadPageHeader,
+    chunk_pages,
     longest_plain_value,
-    read_pages,
 )
 
 OPTIONS = st.fixed_dictionaries(
@@ -37,10 +37,7 @@ def pages_of(data: bytes):
     for group in range(meta.num_row_groups):
         for index in range(meta.num_columns):
             chunk = meta.row_group(group).column(index)
-            start = chunk.data_page_offset
-            if chunk.has_dictionary_page and 0 < chunk.dictionary_page_offset < start:
-                start = chunk.dictionary_page_offset
-            yield chunk, read_pages(reader.read_at, start, chunk.total_compressed_size)
+            yield chunk, chunk_pages(reader.read_at, chunk)
 
 
 @settings(max_examples=40, deadline=None)
