@@ -157,3 +157,16 @@ def _bits(buffer: pa.Buffer, offset: int, n: int) -> np.ndarray:
     packed = np.frombuffer(buffer, dtype=np.uint8)[first:stop]
     start = offset - first * 8
     return np.unpackbits(packed, bitorder="little")[start : start + n].view(bool)
+
+
+def is_view_type(kind: pa.DataType, name: str) -> bool:
+    """Whether ``kind`` is Arrow's ``string_view`` or ``binary_view`` (``name`` is
+    ``"string"`` or ``"binary"``): types pyarrow < 16 has no predicate for, nor makes.
+
+    Examples
+    --------
+    >>> is_view_type(pa.string(), "string"), is_view_type(pa.binary(), "binary")
+    (False, False)
+    """
+    predicate = getattr(pa.types, f"is_{name}_view", None)
+    return predicate is not None and bool(predicate(kind))

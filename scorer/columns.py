@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.arrays import string_bytes, string_offsets, to_numpy
+from scorer.arrays import is_view_type, string_bytes, string_offsets, to_numpy
 from scorer.errors import (
     ROW_NUMBERS,
     HostVisibleError,
@@ -275,7 +275,7 @@ def _arrow_to_text(array: pa.Array) -> pa.Array:
         return _arrow_to_text(array.dictionary_decode())
     if pa.types.is_large_string(kind):
         return array
-    if pa.types.is_string(kind) or _is_string_view(kind):
+    if pa.types.is_string(kind) or is_view_type(kind, "string"):
         return array.cast(pa.large_string())
     if pa.types.is_null(kind):
         return pa.nulls(len(array), pa.large_string())
@@ -325,7 +325,7 @@ def _join_item_lists(array: pa.Array, rows: np.ndarray | None = None) -> pa.Arra
     if not (
         pa.types.is_string(kind)
         or pa.types.is_large_string(kind)
-        or _is_string_view(kind)
+        or is_view_type(kind, "string")
         or pa.types.is_integer(kind)
         or pa.types.is_null(kind)
     ):
@@ -445,12 +445,6 @@ def _item_to_text(item: Any, row: int) -> str | None:
     mask = np.zeros(row + 1, dtype=bool)
     mask[row] = True
     raise _not_item_lists(f"a list with a {type(item).__name__} item", mask)
-
-
-def _is_string_view(kind: pa.DataType) -> bool:
-    """Whether ``kind`` is Arrow's ``string_view`` (a type pyarrow < 16 does not have)."""
-    is_string_view = getattr(pa.types, "is_string_view", None)
-    return is_string_view is not None and is_string_view(kind)
 
 
 def _cell_to_text(value: Any) -> str | None:

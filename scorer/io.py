@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from scorer.arrays import is_view_type
 from scorer.columns import StringTable, convert_named, to_string_array
 from scorer.errors import (
     MAX_EXAMPLES,
@@ -469,7 +470,7 @@ class _Reader:
             column, kind = column.dictionary_decode(), kind.value_type
         if _is_binary(kind):
             column = column.cast(pa.large_binary()).view(pa.large_string())
-        elif pa.types.is_string(kind) or pa.types.is_string_view(kind):
+        elif pa.types.is_string(kind) or is_view_type(kind, "string"):
             column = column.cast(pa.large_string())
         elif not pa.types.is_large_string(kind):
             return convert_named(name, to_string_array, column)  # numbers, item lists
@@ -908,7 +909,7 @@ def _text_like(kind: pa.DataType, item_lists: bool = True) -> bool:
     return (
         pa.types.is_string(kind)
         or pa.types.is_large_string(kind)
-        or pa.types.is_string_view(kind)
+        or is_view_type(kind, "string")
         or _is_binary(kind)
         or pa.types.is_integer(kind)
         or pa.types.is_floating(kind)
@@ -927,7 +928,7 @@ def _is_binary(kind: pa.DataType) -> bool:
         pa.types.is_binary(kind)
         or pa.types.is_large_binary(kind)
         or pa.types.is_fixed_size_binary(kind)
-        or pa.types.is_binary_view(kind)
+        or is_view_type(kind, "binary")
     )
 
 
