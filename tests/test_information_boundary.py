@@ -142,6 +142,11 @@ def make_case(seed: int) -> Case:
     submission = pd.DataFrame({ROW_ID: [ids[i] for i in order], TARGET: [rows[i] for i in order]})
     if rng.random() < 0.4:
         submission = _damage(rng, submission, k)
+    if TARGET in submission and rng.random() < 0.25:  # item lists as list cells
+        lists = [cell.split() for cell in submission[TARGET]]
+        if lists and rng.random() < 0.4:  # one cell that cannot be an item list
+            lists[int(rng.integers(0, len(lists)))] = {"a", "b"}
+        submission = submission.assign(**{TARGET: pd.Series(lists, dtype=object)})
     return Case(solutions, submission, k, bool(rng.random() < 0.3), bool(rng.random() < 0.2))
 
 
@@ -197,6 +202,7 @@ def test_participant_text_does_not_depend_on_hidden_data() -> None:
         "Too many predictions",
         "Missing columns",
         "Extra columns",
+        f"Cells that are neither text nor item lists in column {TARGET!r}",
     }
 
 
