@@ -9,8 +9,8 @@
 
 from scorer.api import evaluate, score
 from scorer.errors import HostVisibleError, ParticipantVisibleError, Problem
-from scorer.io import ReadLimits
 from scorer.options import Options
+from scorer.read.files import ReadLimits
 from scorer.result import ScoreResult, ScoreWarning
 
 __version__ = "0.1.0"

@@ -1,6 +1,6 @@
 """``python -m scorer``: the same as the ``scorer`` command."""
 
-from scorer.cli import main
+from scorer.adapters.cli import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -8,8 +8,25 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
+from scorer.align.judgements import FlatHits
+from scorer.align.tokens import (
+    GroundTruth,
+    Rankings,
+    SparseRankings,
+    build_rankings,
+    item_prints,
+    split_lists,
+)
 from scorer.arrays import to_arrow
-from scorer.columns import TableLike, as_string_table
+from scorer.check.grades import GradedTruth
+from scorer.check.hints import Hint, prediction_hints, solution_hints
+from scorer.check.validate import (
+    Solution,
+    check_solution,
+    check_submission,
+    grade_columns,
+    solution_columns,
+)
 from scorer.detail import Segments, take_segment_column
 from scorer.errors import (
     MAX_EXAMPLES,
@@ -19,11 +36,7 @@ from scorer.errors import (
     example_values,
     format_count,
 )
-from scorer.grades import GradedTruth
-from scorer.hints import Hint, prediction_hints, solution_hints
-from scorer.io import ReadLimits
 from scorer.measures import Judgements, Measure, UserValues, parse_all
-from scorer.measures.arrays import FlatHits
 from scorer.options import (
     EmptyGroundTruth,
     ExtraPredictions,
@@ -31,22 +44,9 @@ from scorer.options import (
     Options,
     UnknownRowIds,
 )
+from scorer.read.columns import TableLike, as_string_table
+from scorer.read.files import ReadLimits
 from scorer.result import ScoreResult, ScoreWarning
-from scorer.tokens import (
-    GroundTruth,
-    Rankings,
-    SparseRankings,
-    build_rankings,
-    item_prints,
-    split_lists,
-)
-from scorer.validate import (
-    Solution,
-    check_solution,
-    check_submission,
-    grade_columns,
-    solution_columns,
-)
 
 
 def evaluate(
@@ -94,7 +94,7 @@ def evaluate(
         ``result.per_user`` (the arrays are always in ``result.user_values``).
     limits : ReadLimits, optional
         Bounds on input files (size, decompressed size, line and cell length,
-        columns); :class:`scorer.io.ReadLimits` defaults otherwise.
+        columns); :class:`scorer.read.files.ReadLimits` defaults otherwise.
     metrics : str or list of str, optional
         Measures to compute in one pass, e.g. ``["MAP@12", "nDCG@12", "R@20"]``
         (README, "Measures"); the first is ``result.score``. Default ``MAP@k``.

@@ -17,8 +17,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.columns import StringTable
 from scorer.errors import HostVisibleError
+from scorer.read.columns import StringTable
 
 if TYPE_CHECKING:
     from scorer.result import ScoreResult

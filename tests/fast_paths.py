@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scorer import fingerprints, io, joins, tokens
+from scorer.align import fingerprints, joins, tokens
+from scorer.read import files
 
 
 def force_fast_paths(
@@ -23,7 +24,7 @@ def force_fast_paths(
     }
     if collide:
         settings["_FINGERPRINT_MULTIPLIER"] = np.uint64(0)
-    for module in (fingerprints, io, joins, tokens):
+    for module in (fingerprints, files, joins, tokens):
         for name, value in settings.items():
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, value)

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pytest
 
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate
-from scorer.cli import main
+from scorer.adapters.cli import main
 
 IDS = [f"u{i}" for i in range(8)]
 SOLUTION = pd.DataFrame({"id": IDS, "items": ["a", "b"] * 4, "Usage": ["Public", "Private"] * 4})
@@ -149,7 +149,7 @@ def test_a_public_log_names_the_host_problems_it_withholds(tmp_path: Path) -> No
 @pytest.mark.parametrize("broken", sorted(BROKEN_SOLUTIONS))
 def test_an_evalai_host_error_quotes_nothing_of_the_solution(tmp_path: Path, broken: str) -> None:
     """EvalAI shows a failed submission's error message to the participant."""
-    from scorer.evalai import evaluate as evalai_evaluate
+    from scorer.adapters.evalai import evaluate as evalai_evaluate
 
     solution, submission = tmp_path / "solution.csv", tmp_path / "submission.csv"
     solution.write_text(BROKEN_SOLUTIONS[broken])
@@ -184,7 +184,7 @@ def test_an_unreadable_folder_in_the_submission_is_invalid_not_a_crash(
 ) -> None:
     """``unzip`` restores a folder's mode bits, so an archive can hold a folder the
     scoring program may not list (simulated: the tests may run as root)."""
-    from scorer import codabench
+    from scorer.adapters import codabench
 
     res = tmp_path / "res"
     (res / "locked").mkdir(parents=True)

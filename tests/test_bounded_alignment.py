@@ -12,9 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer import ParticipantVisibleError, evaluate, fingerprints, joins, tokens
-from scorer.joins import StringIndex, sorted_codes, sorted_first_index
-from scorer.tokens import ListCells, split_lists
+from scorer import ParticipantVisibleError, evaluate
+from scorer.align import fingerprints, joins, tokens
+from scorer.align.joins import StringIndex, sorted_codes, sorted_first_index
+from scorer.align.tokens import ListCells, split_lists
 from tests.arrow_collisions import colliding_ids
 from tests.fast_paths import force_fast_paths
 
@@ -176,7 +177,7 @@ def test_duplicated_row_id_examples_are_distinct_ids() -> None:
 
 
 def test_huge_k_on_the_command_line(tmp_path) -> None:
-    from scorer.cli import main
+    from scorer.adapters.cli import main
 
     path = tmp_path / "s.csv"
     path.write_text("id,items\nu1,a b\n")

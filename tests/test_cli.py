@@ -183,11 +183,11 @@ def test_invalid_option_value_exits_2():
 
 
 INTERNAL = (
-    "import sys, scorer, scorer.cli\n"
+    "import sys, scorer, scorer.adapters.cli\n"
     "def boom(*args, **kwargs):\n"
     "    raise RuntimeError('disk on fire')\n"
     "scorer.evaluate = boom\n"
-    "sys.exit(scorer.cli.main(sys.argv[1:]))\n"
+    "sys.exit(scorer.adapters.cli.main(sys.argv[1:]))\n"
 )
 
 
@@ -331,11 +331,11 @@ def test_scoring_files_never_imports_pandas(tmp_path):
     data = load("generate").generate(2_000, tmp_path, seed=5)
     code = (
         "import sys\n"
-        "from scorer import fingerprints, joins, tokens\n"
+        "from scorer.align import fingerprints, joins, tokens\n"
         "if sys.argv[1] == 'fast':\n"
         "    for module in (fingerprints, joins, tokens):\n"
         "        if hasattr(module, 'FIXED_WIDTH_MIN_ROWS'): module.FIXED_WIDTH_MIN_ROWS = 1\n"
-        "from scorer.cli import main\n"
+        "from scorer.adapters.cli import main\n"
         "assert main(sys.argv[2:]) == 0\n"
         "assert 'pandas' not in sys.modules, 'pandas was imported'\n"
     )
@@ -356,7 +356,7 @@ def test_scoring_files_never_imports_pandas(tmp_path):
 def test_the_command_line_prefers_jemalloc(monkeypatch):
     import pyarrow as pa
 
-    from scorer.cli import _prefer_jemalloc
+    from scorer.adapters.cli import _prefer_jemalloc
 
     previous = pa.default_memory_pool()
     try:

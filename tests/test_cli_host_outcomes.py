@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import scorer
-from scorer.cli import main
+from scorer.adapters.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "fixtures" / "example" / "solution.csv"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import scorer
-from scorer.codabench import score_directories
+from scorer.adapters.codabench import score_directories
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 
 ROOT = Path(__file__).resolve().parent.parent

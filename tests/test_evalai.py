@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import scorer
+from scorer.adapters.evalai import evaluate
 from scorer.errors import HostVisibleError, ParticipantVisibleError
-from scorer.evalai import evaluate
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example"
 SOLUTION = EXAMPLE / "solution.csv"

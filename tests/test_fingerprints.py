@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer import fingerprints
-from scorer.fingerprints import KeyIndex
+from scorer.align import fingerprints
+from scorer.align.fingerprints import KeyIndex
 
 INT64 = st.integers(-(2**63), 2**63 - 1)
 

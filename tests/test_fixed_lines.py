@@ -7,10 +7,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from scorer import io
 from scorer.errors import ParticipantVisibleError
-from scorer.fixed_lines import split_fixed_lines
-from scorer.io import parse_csv
+from scorer.read import files
+from scorer.read.files import parse_csv
+from scorer.read.fixed_lines import split_fixed_lines
 
 LAYOUT = b"id,items\n" + b"".join(b"u%d,%d0 %d1\n" % (i, i, i) for i in range(10))
 
@@ -18,7 +18,7 @@ LAYOUT = b"id,items\n" + b"".join(b"u%d,%d0 %d1\n" % (i, i, i) for i in range(10
 def _outcome(data: bytes, fixed_lines: bool) -> tuple:
     """What parse_csv makes of the bytes, with or without the equal-layout route."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(io, "FIXED_LINES_MIN_ROWS", 1 if fixed_lines else 10**12)
+        patch.setattr(files, "FIXED_LINES_MIN_ROWS", 1 if fixed_lines else 10**12)
         try:
             table = parse_csv(data, "submission.csv", ParticipantVisibleError)
         except ParticipantVisibleError as exc:
@@ -113,13 +113,13 @@ def test_equal_layout_route_matches_the_parser_on_any_bytes(
 
 def test_a_large_equal_layout_file_takes_the_route(tmp_path) -> None:
     """At the default threshold (50,000 lines) and above, read_table skips the parser."""
-    n = io.FIXED_LINES_MIN_ROWS
+    n = files.FIXED_LINES_MIN_ROWS
     path = tmp_path / "submission.csv"
     path.write_bytes(
         b"id,items\n" + b"".join(b"%09d,%010d %010d\n" % (i, i, -i % n) for i in range(n))
     )
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(io.pacsv, "read_csv", None)  # the parser cannot be called
-        table = io.read_table(path, ParticipantVisibleError)
+        patch.setattr(files.pacsv, "read_csv", None)  # the parser cannot be called
+        table = files.read_table(path, ParticipantVisibleError)
     assert table.column("id").to_pylist()[-1] == f"{n - 1:09d}"
     assert table.column("items").to_pylist()[1] == f"{1:010d} {n - 1:010d}"

@@ -27,8 +27,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate
-from scorer.cli import main
-from scorer.codabench import MAX_DEPTH, score_directories
+from scorer.adapters.cli import main
+from scorer.adapters.codabench import MAX_DEPTH, score_directories
 from tests.cost import run_capped
 
 
@@ -411,7 +411,7 @@ def test_scores_json_replaces_a_symlink_never_writes_through_it(tmp_path: Path) 
 
 def test_write_atomic_replaces_a_link_instead_of_following_it(tmp_path: Path) -> None:
     """Also the ``--per-user`` output: the rename replaces the link itself."""
-    from scorer.io import write_atomic
+    from scorer.read.files import write_atomic
 
     victim = tmp_path / "victim.txt"
     victim.write_text("untouched\n")
@@ -462,9 +462,9 @@ def test_a_folder_nested_990_deep_is_an_invalid_submission_not_a_crash(tmp_path:
 def test_a_folder_of_too_many_entries_is_an_invalid_submission(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import scorer.codabench
+    import scorer.adapters.codabench
 
-    monkeypatch.setattr(scorer.codabench, "MAX_ENTRIES", 20)
+    monkeypatch.setattr(scorer.adapters.codabench, "MAX_ENTRIES", 20)
     input_dir, _, res, out = _tree(tmp_path)
     for i in range(21):
         (res / f"__MACOSX{i}").mkdir()  # ignored entries count too: the walk's cost is bounded
@@ -561,7 +561,7 @@ def test_host_warnings_stay_out_of_the_codabench_log(tmp_path: Path) -> None:
 
 def test_evalai_never_shows_another_split_as_the_submission_result(tmp_path: Path) -> None:
     """With no scorable Public user, the first split has no score: show nothing, not Private."""
-    from scorer.evalai import evaluate as evalai_evaluate
+    from scorer.adapters.evalai import evaluate as evalai_evaluate
 
     solution, submission = tmp_path / "solution.csv", tmp_path / "submission.csv"
     solution.write_text("id,items,Usage\nu1,,Public\nu2,b,Private\n")
@@ -578,7 +578,7 @@ byte_strings = st.text(st.sampled_from(list("0123.ab\u00e9")), max_size=5)
 @settings(max_examples=150, deadline=None)
 @given(st.lists(byte_strings, max_size=30), st.lists(byte_strings, max_size=30))
 def test_candidate_lookup_is_set_membership(values: list[str], candidates: list[str]) -> None:
-    from scorer.hints import _Candidates
+    from scorer.check.hints import _Candidates
 
     found = _Candidates(pa.array(candidates, pa.large_string())).contains(
         pa.array(values, pa.large_string())
@@ -590,15 +590,17 @@ def test_candidate_lookup_is_set_membership(values: list[str], candidates: list[
 @given(st.lists(st.text("0123456789", min_size=1, max_size=6), max_size=40), st.booleans())
 def test_candidate_lookup_survives_fingerprint_collisions(values: list[str], collide: bool) -> None:
     """With every fingerprint equal, the lookup falls back to binary search, same answers."""
-    import scorer.hints
-    from scorer.fingerprints import KeyIndex
+    import scorer.check.hints
+    from scorer.align.fingerprints import KeyIndex
 
     candidates = [v for i, v in enumerate(values) if i % 3 == 0]
     with pytest.MonkeyPatch.context() as patch:
         if collide:
-            patch.setattr(scorer.hints, "fingerprints", lambda rows: np.zeros(len(rows), np.int64))
-            patch.setattr(scorer.hints, "KeyIndex", lambda keys: KeyIndex(keys, multiplier=0))
-        lookup = scorer.hints._Candidates(pa.array(candidates, pa.large_string()))
+            patch.setattr(
+                scorer.check.hints, "fingerprints", lambda rows: np.zeros(len(rows), np.int64)
+            )
+            patch.setattr(scorer.check.hints, "KeyIndex", lambda keys: KeyIndex(keys, multiplier=0))
+        lookup = scorer.check.hints._Candidates(pa.array(candidates, pa.large_string()))
         found = lookup.contains(pa.array(values, pa.large_string()))
     assert found.tolist() == [value in set(candidates) for value in values]
 
@@ -621,7 +623,7 @@ def _short_of_padded_reference(items: list[str]) -> list[bool]:
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.one_of(st.text("0123456789", max_size=6), byte_strings), max_size=30))
 def test_the_participant_hint_matches_its_reference(items: list[str]) -> None:
-    from scorer.hints import _short_of_padded
+    from scorer.check.hints import _short_of_padded
 
     found = _short_of_padded(pa.array(items, pa.large_string()))
     assert found.tolist() == _short_of_padded_reference(items)
@@ -634,8 +636,8 @@ def test_the_hints_never_hash_the_participants_strings(monkeypatch: pytest.Monke
 
     import pyarrow.compute as pc
 
-    import scorer.hints
-    from scorer.tokens import split_lists
+    import scorer.check.hints
+    from scorer.align.tokens import split_lists
 
     # Predicted ids that are no form of a solution item (which may be hashed).
     participant = {"0372860001", "x,y", "61077600"}
@@ -650,12 +652,12 @@ def test_the_hints_never_hash_the_participants_strings(monkeypatch: pytest.Monke
 
     for name in ("dictionary_encode", "unique", "value_counts", "index_in", "is_in"):
         setattr(guarded, name, refuse(name))
-    monkeypatch.setattr(scorer.hints, "pc", guarded)
+    monkeypatch.setattr(scorer.check.hints, "pc", guarded)
     lists = split_lists(pa.array(["706016001 0372860001", "0610776002 x,y 61077600"]))
     users = np.array([0, 1])
     vocabulary = pa.array(["0706016001", "372860001", "0610776002"])
-    codes = [code for code, *_ in scorer.hints.prediction_hints(lists, users, 2)]
-    codes += [code for code, *_ in scorer.hints.solution_hints(lists, users, 2, vocabulary)]
+    codes = [code for code, *_ in scorer.check.hints.prediction_hints(lists, users, 2)]
+    codes += [code for code, *_ in scorer.check.hints.solution_hints(lists, users, 2, vocabulary)]
     assert codes == [
         "leading_zeros_lost",
         "comma_separated_lists",

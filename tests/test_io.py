@@ -1,4 +1,4 @@
-"""File reading: formats, encodings, limits and atomic writes (scorer.io)."""
+"""File reading: formats, encodings, limits and atomic writes (scorer.read.files)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import scorer
 from scorer.errors import HostVisibleError, ParticipantVisibleError
-from scorer.io import DEFAULT_LIMITS, ReadLimits, read_table, write_atomic
+from scorer.read.files import DEFAULT_LIMITS, ReadLimits, read_table, write_atomic
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 EXAMPLE = FIXTURES / "example"
@@ -306,7 +306,7 @@ def test_write_atomic_failure_keeps_the_old_file(tmp_path):
 
 @given(st.binary(max_size=300).map(lambda b: b.replace(b"\r", b"")), st.integers(1, 40))
 def test_the_long_line_precheck_never_misses_one(data, limit):
-    from scorer.io import _may_hold_a_line_over
+    from scorer.read.files import _may_hold_a_line_over
 
     longest = max(len(line) for line in data.split(b"\n"))
     if longest > limit:
@@ -354,7 +354,7 @@ def test_a_read_ends_only_once_arrow_has_let_go_of_the_text(tmp_path, monkeypatc
 
     import pyarrow.csv as pacsv
 
-    import scorer.io
+    import scorer.read.files
 
     parse = pacsv.read_csv
     kept: list[object] = []
@@ -369,7 +369,7 @@ def test_a_read_ends_only_once_arrow_has_let_go_of_the_text(tmp_path, monkeypatc
         threading.Timer(0.2, let_go).start()
         return parse(source, **options)
 
-    monkeypatch.setattr(scorer.io.pacsv, "read_csv", slow_to_let_go)
+    monkeypatch.setattr(scorer.read.files.pacsv, "read_csv", slow_to_let_go)
     path = tmp_path / "s.csv"
     path.write_bytes(CSV)
     assert read(path) == EXPECTED
@@ -518,7 +518,7 @@ def test_header_columns_are_counted_before_the_header_is_split(tmp_path):
 
 @given(st.lists(st.sampled_from([b"a", b"bb", b"\n", b"\r", b"\r\n", b"xyz"]), max_size=60))
 def test_line_lengths_match_the_parsers_lines(pieces):
-    from scorer.io import _lines_over
+    from scorer.read.files import _lines_over
 
     data = b"".join(pieces)
     lines = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")

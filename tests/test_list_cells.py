@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scorer import HostVisibleError, ParticipantVisibleError, ReadLimits, evaluate, score
-from scorer.columns import _WHITESPACE, _holds_whitespace
+from scorer.read.columns import _WHITESPACE, _holds_whitespace
 
 ITEMS = ["a", "b", "c", "0706016001", "NA", "nan", "é", "日本", "x,y"]
 BUDGET = settings(max_examples=60, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate, score
-from scorer.codabench import scores
-from scorer.evalai import to_evalai
+from scorer.adapters.codabench import scores
+from scorer.adapters.evalai import to_evalai
 from scorer.measures import REGISTRY, parse, parse_all
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "measures"
@@ -379,7 +379,7 @@ def test_codabench_command_writes_every_measure(tmp_path: Path) -> None:
 
 
 def test_evalai_evaluate_takes_metrics(tmp_path: Path) -> None:
-    from scorer.evalai import evaluate as evalai_evaluate
+    from scorer.adapters.evalai import evaluate as evalai_evaluate
 
     example = FIXTURES.parent / "example"
     output = evalai_evaluate(

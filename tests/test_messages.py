@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from scorer import HostVisibleError, ParticipantVisibleError, score
-from scorer.evalai import evaluate as evalai_evaluate
+from scorer.adapters.evalai import evaluate as evalai_evaluate
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example"
 SOLUTION = EXAMPLE / "solution.csv"

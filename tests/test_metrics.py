@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import evaluate, score
-from scorer.metrics import (
+from scorer.measures.metrics import (
     EXACT_MAX_WIDTH,
     _sums_by_denominator,
     average_precision,

@@ -22,7 +22,7 @@ def test_the_codabench_program_runs_where_pandas_cannot_be_imported(tmp_path) ->
     code = (
         "import sys\n"
         "sys.modules['pandas'] = None  # any import of pandas now raises ImportError\n"
-        "from scorer.cli import main\n"
+        "from scorer.adapters.cli import main\n"
         "sys.exit(main(sys.argv[1:]))\n"
     )
     done = subprocess.run(

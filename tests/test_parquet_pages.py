@@ -1,4 +1,4 @@
-"""Parquet page headers are read as the Parquet reader reads them (scorer.parquet_pages)."""
+"""Parquet page headers are read as the Parquet reader reads them (scorer.read.parquet_pages)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer.errors import ParticipantVisibleError
-from scorer.io import ReadLimits, read_table
-from scorer.parquet_pages import (
+from scorer.read.files import ReadLimits, read_table
+from scorer.read.parquet_pages import (
     DICTIONARY_PAGE,
     BadPageHeader,
     chunk_pages,
@@ -105,7 +105,7 @@ def test_the_batch_bound_covers_every_batch(pages, batch_rows):
     """No batch of ``batch_rows`` consecutive rows costs more than the bound says."""
     import numpy as np
 
-    from scorer.io import _worst_batch
+    from scorer.read.files import _worst_batch
 
     costs = np.array(pages, dtype=float).T
     owner = [i for i, (n, _, _) in enumerate(pages) for _ in range(n)]

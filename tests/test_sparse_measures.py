@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer import HostVisibleError, evaluate, tokens
+from scorer import HostVisibleError, evaluate
+from scorer.align import tokens
 from scorer.measures import graded as graded_measures
-from scorer.metrics import Ratios
+from scorer.measures.metrics import Ratios
 from tests.reference_measures import reference_value
 from tests.test_measures import MEASURES, frames, users
 

@@ -14,7 +14,7 @@ import pytest
 
 import scorer
 from scorer import stats
-from scorer.report import MISSING_MATPLOTLIB
+from scorer.stats.report import MISSING_MATPLOTLIB
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "fixtures" / "example"
@@ -277,7 +277,7 @@ def test_report_of_one_submission_with_segments(tmp_path) -> None:
 def test_report_without_matplotlib_says_how_to_install_it(tmp_path) -> None:
     blocker = (
         "import sys; sys.modules['matplotlib'] = None; "  # any import of it now fails
-        "from scorer.cli import main; sys.exit(main(sys.argv[1:]))"
+        "from scorer.adapters.cli import main; sys.exit(main(sys.argv[1:]))"
     )
     out = tmp_path / "report.html"
     done = run("report", SOLUTION, SUBMISSION, "--out", out, prefix=("-c", blocker))

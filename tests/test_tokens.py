@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer.joins import StringIndex, first_index_of
-from scorer.tokens import GroundTruth, build_rankings, item_prints, split_lists
+from scorer.align.joins import StringIndex, first_index_of
+from scorer.align.tokens import GroundTruth, build_rankings, item_prints, split_lists
 from tests.fast_paths import force_fast_paths
 
 PYTHON_WHITESPACE = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
@@ -185,7 +185,7 @@ def test_a_fingerprint_collision_with_a_probe_falls_back(fast_paths) -> None:
 
 
 def test_hints_read_fixed_width_lists(fast_paths) -> None:
-    from scorer.hints import prediction_hints, solution_hints
+    from scorer.check.hints import prediction_hints, solution_hints
 
     lists = split_lists(pa.array(["706016001 372860001", "372860001 1,2,3,4,5"], pa.large_string()))
     assert lists.uniform is not None

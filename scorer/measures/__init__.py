@@ -12,7 +12,7 @@ Examples
 {'MAP@4': 0.6041666666666666, 'P@4': 0.75, 'RPrec': 0.75, 'MRR@8': 1.0}
 """
 
-from scorer.measures.arrays import Judgements
+from scorer.align.judgements import Judgements
 from scorer.measures.registry import (
     REGISTRY,
     Family,

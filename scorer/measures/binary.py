@@ -1,8 +1,8 @@
 """Measures of binary relevance: one small pure function per family.
 
-Each takes the shared :class:`~scorer.measures.arrays.Judgements`, its cut-off and
+Each takes the shared :class:`~scorer.align.judgements.Judgements`, its cut-off and
 its parameters, and returns the per-user values as exact fractions
-(:class:`~scorer.metrics.Ratios`), so every mean is the correctly rounded float of
+(:class:`~scorer.measures.metrics.Ratios`), so every mean is the correctly rounded float of
 the exact rational mean.
 """
 
@@ -10,8 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from scorer.measures.arrays import Judgements
-from scorer.metrics import AveragePrecision, Ratios, average_precision, sparse_average_precision
+from scorer.align.judgements import Judgements
+from scorer.measures.metrics import (
+    AveragePrecision,
+    Ratios,
+    average_precision,
+    sparse_average_precision,
+)
 
 
 def mean_average_precision(j: Judgements, cutoff: int, norm: str = "min_k") -> AveragePrecision:

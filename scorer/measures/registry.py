@@ -5,7 +5,7 @@ without regard to case; a parsed :class:`Measure` prints back to its canonical n
 (``str(parse("ndcg@10")) == "nDCG@10"``). The parser, the command line's help, the
 Codabench keys, the EvalAI entries and the README's table all read :data:`REGISTRY`:
 adding a measure is one pure function over
-:class:`~scorer.measures.arrays.Judgements` plus one :class:`Family` here.
+:class:`~scorer.align.judgements.Judgements` plus one :class:`Family` here.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from scorer.align.judgements import Judgements
 from scorer.errors import HostVisibleError
 from scorer.measures import binary, graded
-from scorer.measures.arrays import Judgements
-from scorer.metrics import ExactMean, Floats
+from scorer.measures.metrics import ExactMean, Floats
 
 UserValues = ExactMean | Floats
 

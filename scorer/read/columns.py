@@ -4,7 +4,7 @@ Every value the scorer handles is a string. Pandas frames may hold object string
 the ``string`` dtype, Arrow-backed strings, integers (a row id column that pandas
 parsed as numbers) or anything a hostile caller put there; this module is the one
 place that turns all of them into ``large_string`` Arrow arrays, with null for a
-missing cell. Files are read by :mod:`scorer.io`.
+missing cell. Files are read by :mod:`scorer.read.files`.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from scorer.errors import (
 if TYPE_CHECKING:
     import pandas as pd
 
-    from scorer.io import ReadLimits
+    from scorer.read.files import ReadLimits
 
 TableLike = Union["pd.DataFrame", pa.Table, "StringTable", str, os.PathLike]
 
@@ -158,7 +158,7 @@ def as_string_table(
     error : type of ScorerError
         The class to raise if the input cannot be read (participant or host).
     limits : ReadLimits, optional
-        Bounds on the input (see :class:`scorer.io.ReadLimits`); a DataFrame or Arrow
+        Bounds on the input (see :class:`scorer.read.files.ReadLimits`); a DataFrame or Arrow
         table is held to ``max_columns`` like a file.
 
     Examples
@@ -172,7 +172,7 @@ def as_string_table(
     ...
     scorer.errors.HostVisibleError: limits must be a scorer.ReadLimits; got dict ...
     """
-    from scorer.io import DEFAULT_LIMITS, ReadLimits, read_table
+    from scorer.read.files import DEFAULT_LIMITS, ReadLimits, read_table
 
     if limits is None:
         limits = DEFAULT_LIMITS
@@ -248,7 +248,7 @@ def to_string_array(values: Sequence[Any] | pd.Series | pa.Array | pa.ChunkedArr
     >>> to_string_array(pd.Series([["a b"]]))
     Traceback (most recent call last):
     ...
-    scorer.columns.CellError: 1 item holding whitespace, e.g. 'a b'
+    scorer.read.columns.CellError: 1 item holding whitespace, e.g. 'a b'
     """
     if _is_pandas(values, "Series") and values.dtype == object:
         try:
@@ -472,7 +472,7 @@ def _safe_str(value: Any, what: str) -> str:
     >>> _safe_str(10**5000, "cell")
     Traceback (most recent call last):
     ...
-    scorer.columns.CellError: a cell holding an integer of 5,001 digits
+    scorer.read.columns.CellError: a cell holding an integer of 5,001 digits
     """
     try:
         return str(value)

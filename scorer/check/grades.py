@@ -11,11 +11,11 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from scorer.joins import encode
+from scorer.align.joins import encode
+from scorer.align.judgements import FlatHits
+from scorer.align.tokens import GroundTruth, Rankings, SparseRankings, split_lists
+from scorer.check.validate import check_grades
 from scorer.measures import Judgements
-from scorer.measures.arrays import FlatHits
-from scorer.tokens import GroundTruth, Rankings, SparseRankings, split_lists
-from scorer.validate import check_grades
 
 
 @dataclass(frozen=True)

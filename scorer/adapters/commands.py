@@ -1,8 +1,8 @@
 """The statistics on the command line: ``--ci``, ``scorer compare`` and ``scorer report``.
 
-:mod:`scorer.cli` dispatches here; this module parses the subcommands' arguments,
+:mod:`scorer.adapters.cli` dispatches here; this module parses the subcommands' arguments,
 scores the submissions and prints. The maths is :mod:`scorer.stats`, the HTML
-:mod:`scorer.report`.
+:mod:`scorer.stats.report`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from scorer import stats
-from scorer.columns import as_string_table
+from scorer.adapters.output import emit
 from scorer.errors import HostVisibleError, ParticipantVisibleError
-from scorer.output import emit
+from scorer.read.columns import as_string_table
 from scorer.result import ScoreResult
 
 DEFAULT_LEVEL = 0.95
@@ -251,7 +251,7 @@ def report_parser(add_scoring_options) -> argparse.ArgumentParser:
 
 def report_command(args: argparse.Namespace, kwargs: dict[str, Any]) -> None:
     """Run ``scorer report``."""
-    from scorer import report
+    from scorer.stats import report
 
     report.require_matplotlib()  # before any scoring: say how to install it
     results = score_submissions(args.solution, args.submissions, kwargs)
@@ -265,7 +265,7 @@ def report_command(args: argparse.Namespace, kwargs: dict[str, Any]) -> None:
         title=args.title,
         figures=figures,
     )
-    from scorer.cli import write_output
+    from scorer.adapters.cli import write_output
 
     write_output(args.out, html)
     emit(f"Report written to {args.out}")

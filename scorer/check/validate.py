@@ -5,7 +5,7 @@ problems raise :class:`ParticipantVisibleError`. A participant-visible message s
 row ids (public: they are in the sample submission), counts and the participant's own
 input, never a solution value. Where a mistake is recognisable (ids read as numbers, a
 spreadsheet's rounding, another delimiter, a missing header, an open quote, lists joined
-by commas), the problem or a warning from :mod:`scorer.hints` says so.
+by commas), the problem or a warning from :mod:`scorer.check.hints` says so.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorer.align.joins import StringIndex, first_index_of
+from scorer.align.tokens import ListCells, SplitLists, split_lists
 from scorer.arrays import string_bytes, to_arrow, to_numpy, to_strings
-from scorer.columns import StringTable
 from scorer.errors import (
     MAX_EXAMPLES,
     ROW_IDS,
@@ -34,9 +35,8 @@ from scorer.errors import (
     raise_if_any,
     smallest_values,
 )
-from scorer.joins import StringIndex, first_index_of
 from scorer.options import Options
-from scorer.tokens import ListCells, SplitLists, split_lists
+from scorer.read.columns import StringTable
 
 USAGE_COLUMN = "Usage"
 USAGE_VALUES: tuple[str, ...] = ("Public", "Private", "Ignored")
@@ -674,7 +674,7 @@ def check_grades(
 
     Examples
     --------
-    >>> from scorer.tokens import split_lists
+    >>> from scorer.align.tokens import split_lists
     >>> ids = pa.array(["u1", "u2"])
     >>> check_grades(split_lists(pa.array(["3 0", "1"])), np.array([2, 1]), ids, "g", "t")
     array([3, 0, 1])

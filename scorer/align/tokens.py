@@ -2,9 +2,9 @@
 
 Everything here is Arrow compute or numpy over whole columns (or large chunks of
 them); nothing loops over rows. Fixed-width items (10-digit item ids) take faster
-routes through fingerprints of their bytes (:mod:`scorer.fingerprints`), every
+routes through fingerprints of their bytes (:mod:`scorer.align.fingerprints`), every
 match confirmed byte for byte, with the exact Arrow path as fallback. It never
-decides whether an input is valid: :mod:`scorer.validate` does.
+decides whether an input is valid: :mod:`scorer.check.validate` does.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.arrays import rows_to_strings, string_bytes, string_offsets, to_arrow, to_numpy
-from scorer.fingerprints import (
+from scorer.align.fingerprints import (
     CHUNK_ROWS,
     FIXED_WIDTH_MIN_ROWS,
     first_of_strings,
@@ -27,8 +26,9 @@ from scorer.fingerprints import (
     take_rows,
     take_strings,
 )
-from scorer.joins import StringIndex, all_distinct, encode, sorted_codes
-from scorer.metrics import PAD, first_occurrence
+from scorer.align.joins import StringIndex, all_distinct, encode, sorted_codes
+from scorer.arrays import rows_to_strings, string_bytes, string_offsets, to_arrow, to_numpy
+from scorer.measures.metrics import PAD, first_occurrence
 
 
 class SplitLists:
@@ -548,7 +548,7 @@ class Rankings:
         :attr:`item_bytes`, item codes: an item's index in the ground-truth
         vocabulary, or for any other item a code past the
         vocabulary (never relevant), ``-1`` padding. With it, 32-bit fingerprints
-        of the items' bytes (:func:`~scorer.fingerprints.short_fingerprints`), rows
+        of the items' bytes (:func:`~scorer.align.fingerprints.short_fingerprints`), rows
         in user order too: unequal items may share one, so every use confirms equal
         keys byte for byte.
     lengths : ndarray of int64, shape (n_users,)
@@ -689,7 +689,7 @@ class ItemPrints:
     Attributes
     ----------
     columns : ndarray of int32, shape (width, n_users)
-        :func:`~scorer.fingerprints.short_fingerprints` of the items, rank-major, users
+        :func:`~scorer.align.fingerprints.short_fingerprints` of the items, rank-major, users
         in solution order.
     item_bytes : ItemBytes
         The items' bytes.

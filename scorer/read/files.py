@@ -1,4 +1,4 @@
-"""Read solution and submission files into :class:`~scorer.columns.StringTable`.
+"""Read solution and submission files into :class:`~scorer.read.columns.StringTable`.
 
 Every column is read as a string, with no NA conversion (``NA``, ``null`` and
 ``nan`` are legitimate ids; an empty cell is an empty string). A UTF-8 byte-order
@@ -34,7 +34,6 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from scorer.arrays import is_view_type
-from scorer.columns import StringTable, convert_named, to_string_array
 from scorer.errors import (
     MAX_EXAMPLES,
     HostVisibleError,
@@ -47,8 +46,9 @@ from scorer.errors import (
     format_count,
     raise_if_any,
 )
-from scorer.fixed_lines import split_fixed_lines
-from scorer.parquet_pages import (
+from scorer.read.columns import StringTable, convert_named, to_string_array
+from scorer.read.fixed_lines import split_fixed_lines
+from scorer.read.parquet_pages import (
     DICTIONARY_PAGE,
     BadPageHeader,
     Page,
@@ -431,7 +431,7 @@ class _Reader:
 
     def parquet_batch_rows(self, source: pa.BufferReader, parquet: pq.ParquetFile) -> int:
         """How many rows to decode at once, so that any batch stays within a sixteenth
-        of the limit whatever its pages hold (see :mod:`scorer.parquet_pages`); the
+        of the limit whatever its pages hold (see :mod:`scorer.read.parquet_pages`); the
         pages' total uncompressed size is checked against the limit on the way."""
         meta, limit = parquet.metadata, self.limits.max_decompressed_bytes
         costs: list[list[np.ndarray]] = [[] for _ in range(meta.num_columns)]
@@ -696,7 +696,7 @@ def _owned_buffer(data: bytes) -> pa.Buffer:
 
 def _fixed_lines(data: Text, start: int, n_columns: int) -> tuple[pa.Array, ...] | None:
     """The columns of a large CSV body whose lines all share one layout, read without
-    the parser (:func:`scorer.fixed_lines.split_fixed_lines`); None for any other."""
+    the parser (:func:`scorer.read.fixed_lines.split_fixed_lines`); None for any other."""
     newline = data.find(b"\n", start)
     if newline < 0 or len(_first_line(data, start)) not in (newline - start, newline - start - 1):
         return None  # no line after the header, or a lone carriage return ends it

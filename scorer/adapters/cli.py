@@ -28,9 +28,9 @@ from typing import Any
 import pyarrow as pa
 
 import scorer
-from scorer.commands import add_ci_options, format_intervals, intervals, intervals_json
+from scorer.adapters.commands import add_ci_options, format_intervals, intervals, intervals_json
+from scorer.adapters.output import emit
 from scorer.errors import HostVisibleError, ParticipantVisibleError, withheld
-from scorer.io import DEFAULT_LIMITS, ReadLimits, write_atomic
 from scorer.measures.registry import describe
 from scorer.options import (
     EMPTY_GROUND_TRUTH,
@@ -39,7 +39,7 @@ from scorer.options import (
     UNKNOWN_ROW_IDS,
     Options,
 )
-from scorer.output import emit
+from scorer.read.files import DEFAULT_LIMITS, ReadLimits, write_atomic
 from scorer.result import ScoreResult
 
 EXIT_SCORED = 0
@@ -317,7 +317,7 @@ def _score(args: argparse.Namespace) -> None:
 
 
 def _run_statistics_command(name: str, arguments: list[str]) -> int:
-    from scorer import commands
+    from scorer.adapters import commands
 
     if name == "compare":
         parser, command = commands.compare_parser, commands.compare_command
@@ -328,7 +328,7 @@ def _run_statistics_command(name: str, arguments: list[str]) -> int:
 
 
 def _codabench(args: argparse.Namespace) -> None:
-    from scorer.codabench import score_directories
+    from scorer.adapters.codabench import score_directories
 
     values, result = score_directories(
         args.input_dir, args.output_dir, args.public_only, **evaluate_kwargs(args)

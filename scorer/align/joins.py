@@ -2,9 +2,9 @@
 
 :class:`StringIndex` answers "where is each of these strings in that column?" for
 row ids (submission against solution) and item ids (predictions against the
-relevant items, unless :func:`scorer.tokens.build_rankings` can compare them by
+relevant items, unless :func:`scorer.align.tokens.build_rankings` can compare them by
 fingerprints directly). Large fixed-width columns go through fingerprints
-(:mod:`scorer.fingerprints`) and a hash table with a multiplier drawn at random,
+(:mod:`scorer.align.fingerprints`) and a hash table with a multiplier drawn at random,
 every match confirmed byte for byte; anything else through a stable sort of the
 strings (:func:`sorted_first_index`). Both give the same answer.
 
@@ -23,8 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.arrays import to_arrow, to_numpy
-from scorer.fingerprints import (
+from scorer.align.fingerprints import (
     CHUNK_ROWS,
     FIXED_WIDTH_MIN_ROWS,
     KeyIndex,
@@ -35,6 +34,7 @@ from scorer.fingerprints import (
     rows_match,
     string_prints,
 )
+from scorer.arrays import to_arrow, to_numpy
 
 
 def first_index_of(values: pa.Array, candidates: pa.Array) -> np.ndarray:
@@ -56,7 +56,7 @@ class StringIndex:
     Large columns of equally long strings (row ids such as 64-character hashes, item
     ids) are joined through 64-bit fingerprints of the raw bytes (computed once per
     column, and reused by every join the column takes part in) and a seeded hash
-    table built once (:class:`~scorer.fingerprints.KeyIndex`), every match then
+    table built once (:class:`~scorer.align.fingerprints.KeyIndex`), every match then
     confirmed byte for byte. Any other column, a repeated string or a fingerprint
     collision takes the exact sort-based join (:func:`sorted_first_index`).
 
@@ -205,7 +205,7 @@ def sorted_first_index(values: pa.Array, candidates: pa.Array | None = None) -> 
 
 def _printed_first_index(values: pa.Array, candidates: pa.Array) -> np.ndarray | None:
     """:func:`sorted_first_index` of strings without nulls, through their keyed prints
-    (:func:`~scorer.fingerprints.string_prints`): the candidates' prints grouped by a
+    (:func:`~scorer.align.fingerprints.string_prints`): the candidates' prints grouped by a
     sort, the values' looked up among the distinct ones, every match confirmed string
     for string. None when two different strings share a print (then only the sort of
     the strings is exact)."""

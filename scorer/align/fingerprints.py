@@ -57,7 +57,7 @@ def fingerprints(rows: np.ndarray) -> np.ndarray:
     Equal rows have equal fingerprints; unequal rows almost never do, so callers
     confirm every match with :func:`rows_equal`. Takes an ``n x width`` matrix, or
     an ``n x m x width`` array (``m`` strings per row, as in the fixed-width lists
-    of :func:`scorer.tokens.split_lists`) for an ``n x m`` result: one pass over
+    of :func:`scorer.align.tokens.split_lists`) for an ``n x m`` result: one pass over
     each row's bytes for all its strings. Works in blocks of rows, in cache.
 
     Examples
@@ -294,7 +294,7 @@ def rows_match(
 
 def first_of_strings(rows: np.ndarray) -> np.ndarray:
     """Mark the first occurrence of each string in each row of an ``n x m x width``
-    byte array (as :func:`scorer.metrics.first_occurrence` does for codes).
+    byte array (as :func:`scorer.measures.metrics.first_occurrence` does for codes).
 
     Strings are compared by 64-bit fingerprints (contiguous rank columns), and only
     pairs with equal fingerprints byte for byte: every row may need this in a

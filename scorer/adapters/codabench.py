@@ -23,7 +23,7 @@ from scorer.errors import (
     Problem,
     ScorerError,
 )
-from scorer.io import write_atomic
+from scorer.read.files import write_atomic
 from scorer.result import ScoreResult
 
 SCORES_FILE = "scores.json"

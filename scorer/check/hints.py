@@ -28,10 +28,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorer.align.fingerprints import KeyIndex, fingerprints, fixed_width_bytes, rows_match
+from scorer.align.tokens import SplitLists
 from scorer.arrays import string_bytes, string_offsets, to_arrow, to_numpy
 from scorer.errors import format_count
-from scorer.fingerprints import KeyIndex, fingerprints, fixed_width_bytes, rows_match
-from scorer.tokens import SplitLists
 
 Hint = tuple[str, str, np.ndarray]
 #: Predicted ids each hint looks at before deciding to scan them all.
@@ -60,7 +60,7 @@ def prediction_hints(predictions: SplitLists, user_of_row: np.ndarray, n_users: 
 
     Examples
     --------
-    >>> from scorer.tokens import split_lists
+    >>> from scorer.align.tokens import split_lists
     >>> cells = ["0706016001 706016002", "0372860001,0372860002", "0108775015 0108775044"]
     >>> hints = prediction_hints(split_lists(pa.array(cells)), np.array([0, 1, 2]), 3)
     >>> [(code, mask.tolist()) for code, _, mask in hints]
@@ -111,7 +111,7 @@ def solution_hints(
 
     Examples
     --------
-    >>> from scorer.tokens import split_lists
+    >>> from scorer.align.tokens import split_lists
     >>> lists = split_lists(pa.array(["706016001 x", "0372860001"]))
     >>> vocabulary = pa.array(["0706016001", "372860001"])
     >>> [(code, mask.tolist()) for code, _, mask in solution_hints(lists, np.array([0, 1]), 2,
@@ -222,7 +222,7 @@ class _Candidates:
     """Strings from the solution, to test predicted ids against without hashing them.
 
     The candidates are grouped by byte length, each group a table of 64-bit
-    fingerprints (:class:`~scorer.fingerprints.KeyIndex`, its hash seeded at random).
+    fingerprints (:class:`~scorer.align.fingerprints.KeyIndex`, its hash seeded at random).
     A predicted id is looked up by its fingerprint in the group of its length, and
     every hit is confirmed byte for byte, so what the submission holds cannot make
     a lookup slow. Only the candidates, the solution's own strings, are deduplicated

@@ -1,0 +1,1 @@
+"""Reading: files (CSV, gzip, zip, Parquet) and in-memory tables into all-string columns."""
