@@ -44,8 +44,8 @@ from scorer.options import (
     Options,
     UnknownRowIds,
 )
-from scorer.read.columns import TableLike, as_string_table
 from scorer.read.files import ReadLimits
+from scorer.read.inputs import TableLike, as_string_table
 from scorer.result import ScoreResult, ScoreWarning
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from scorer import stats
 from scorer.adapters.output import emit
 from scorer.errors import HostVisibleError, ParticipantVisibleError
-from scorer.read.columns import as_string_table
+from scorer.read.inputs import as_string_table
 from scorer.result import ScoreResult
 
 DEFAULT_LEVEL = 0.95

@@ -1,20 +1,20 @@
-"""Turn any accepted input into a :class:`StringTable`: named columns of Arrow strings.
+"""Turn in-memory tables into a :class:`StringTable`: named columns of Arrow strings.
 
 Every value the scorer handles is a string. Pandas frames may hold object strings,
 the ``string`` dtype, Arrow-backed strings, integers (a row id column that pandas
 parsed as numbers) or anything a hostile caller put there; this module is the one
 place that turns all of them into ``large_string`` Arrow arrays, with null for a
-missing cell. Files are read by :mod:`scorer.read.files`.
+missing cell. Files are read by :mod:`scorer.read.files`; :mod:`scorer.read.inputs`
+accepts either.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -23,22 +23,14 @@ import pyarrow.compute as pc
 from scorer.arrays import is_view_type, string_bytes, string_offsets, to_numpy
 from scorer.errors import (
     ROW_NUMBERS,
-    HostVisibleError,
-    ParticipantVisibleError,
     Problem,
-    ScorerError,
     example_row_numbers,
     format_count,
     format_example,
-    raise_if_any,
 )
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from scorer.read.files import ReadLimits
-
-TableLike = Union["pd.DataFrame", pa.Table, "StringTable", str, os.PathLike]
 
 # Python's str.split() splits on exactly these (checked by a test over every code point).
 _WHITESPACE = (
@@ -55,8 +47,9 @@ _FIX_ITEM_LIST = (
 class CellError(Exception):
     """A column whose cells cannot be read as text or as item lists.
 
-    Raised while converting; :func:`as_string_table` names the column and turns it
-    into the caller's error class (participant for the submission, host otherwise).
+    Raised while converting; :func:`~scorer.read.inputs.as_string_table` names the
+    column and turns it into the caller's error class (participant for the
+    submission, host otherwise).
     """
 
     def __init__(
@@ -146,79 +139,6 @@ def _clean_names(names: Sequence[Any]) -> tuple[str, ...]:
     return tuple(texts)
 
 
-def as_string_table(
-    data: TableLike, error: type[ScorerError], limits: ReadLimits | None = None
-) -> StringTable:
-    """Accept a DataFrame, an Arrow table, a StringTable or a file path.
-
-    Parameters
-    ----------
-    data : DataFrame, pyarrow.Table, StringTable, str or os.PathLike
-        The input.
-    error : type of ScorerError
-        The class to raise if the input cannot be read (participant or host).
-    limits : ReadLimits, optional
-        Bounds on the input (see :class:`scorer.read.files.ReadLimits`); a DataFrame or Arrow
-        table is held to ``max_columns`` like a file.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> frame = pd.DataFrame({"id": ["u1", "u2"], "items": [["a", "b"], []]})
-    >>> as_string_table(frame, HostVisibleError).column("items").to_pylist()
-    ['a b', '']
-    >>> as_string_table(frame, HostVisibleError, limits={"max_columns": 5})
-    Traceback (most recent call last):
-    ...
-    scorer.errors.HostVisibleError: limits must be a scorer.ReadLimits; got dict ...
-    """
-    from scorer.read.files import DEFAULT_LIMITS, ReadLimits, read_table
-
-    if limits is None:
-        limits = DEFAULT_LIMITS
-    elif not isinstance(limits, ReadLimits):
-        raise HostVisibleError(
-            f"limits must be a scorer.ReadLimits; got {type(limits).__name__} "
-            f"({limits!r:.80}). Write limits=ReadLimits(max_columns=200), for example."
-        )
-    if isinstance(data, StringTable):
-        return data
-    subject = "The submission" if issubclass(error, ParticipantVisibleError) else "The solution"
-    try:
-        if _is_pandas(data, "DataFrame") or isinstance(data, pa.Table):
-            _check_width(data.shape[1], limits.max_columns, error, subject)
-            if _is_pandas(data, "DataFrame"):
-                return StringTable.from_frame(data)
-            return StringTable.from_arrow(data)
-        if isinstance(data, (str, os.PathLike)):
-            return read_table(data, error=error, limits=limits)
-    except UnicodeEncodeError as exc:  # a lone surrogate in a Python string
-        problem = Problem(
-            "Text that is not valid Unicode",
-            "every cell valid Unicode text (encodable as UTF-8)",
-            f"a cell with {exc.object[exc.start : exc.end]!r} ({exc.reason})",
-            "remove or replace the broken characters before scoring",
-        )
-        raise_if_any([problem], error, subject)
-    except CellError as exc:
-        raise_if_any([exc.problem()], error, subject)
-    raise error(
-        f"Expected a pandas DataFrame, a pyarrow Table or a file path; got {type(data).__name__}."
-    )
-
-
-def _check_width(n_columns: int, limit: int, error: type[ScorerError], subject: str) -> None:
-    """Refuse a frame wider than ``limit`` before touching any of its columns."""
-    if n_columns > limit:
-        problem = Problem(
-            "Too many columns",
-            f"at most {limit:,} columns",
-            f"{n_columns:,} columns",
-            "keep only the columns of the sample submission",
-        )
-        raise_if_any([problem], error, subject)
-
-
 def to_string_array(values: Sequence[Any] | pd.Series | pa.Array | pa.ChunkedArray) -> pa.Array:
     """Return ``values`` as a ``large_string`` Arrow array; missing cells become null.
 
@@ -250,7 +170,7 @@ def to_string_array(values: Sequence[Any] | pd.Series | pa.Array | pa.ChunkedArr
     ...
     scorer.read.columns.CellError: 1 item holding whitespace, e.g. 'a b'
     """
-    if _is_pandas(values, "Series") and values.dtype == object:
+    if is_pandas(values, "Series") and values.dtype == object:
         try:
             array = pa.array(values, from_pandas=True)
         except (pa.ArrowException, ValueError, TypeError, OverflowError):
@@ -419,7 +339,7 @@ def _cells_to_text(values: Sequence[Any] | pd.Series) -> pa.Array:
             list_rows.append(row)
             lists.append([_item_to_text(item, row) for item in value])
             texts.append(None)
-        elif isinstance(value, _UNORDERED) or _is_pandas(value, "Series"):
+        elif isinstance(value, _UNORDERED) or is_pandas(value, "Series"):
             mask = np.zeros(row + 1, dtype=bool)
             mask[row] = True
             raise _not_item_lists(f"a {type(value).__name__}", mask)
@@ -448,7 +368,7 @@ def _item_to_text(item: Any, row: int) -> str | None:
 
 
 def _cell_to_text(value: Any) -> str | None:
-    if value is None or _is_pandas(value, "NA") or _is_pandas(value, "NaT"):
+    if value is None or is_pandas(value, "NA") or is_pandas(value, "NaT"):
         return None
     if isinstance(value, str):
         return value
@@ -499,7 +419,7 @@ def _str_failed(value: Any, what: str, exc: Exception) -> CellError:
     )
 
 
-def _is_pandas(value: Any, name: str) -> bool:
+def is_pandas(value: Any, name: str) -> bool:
     """Whether ``value`` is pandas' ``name`` (a class, or the NA/NaT singleton).
 
     pandas is looked up, never imported: if no one has imported it, no value can

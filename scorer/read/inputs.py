@@ -1,0 +1,98 @@
+"""The one entry to reading: a DataFrame, an Arrow table, a :class:`StringTable` or a
+path, each turned into a :class:`StringTable` within the same :class:`ReadLimits`.
+
+Files go to :mod:`scorer.read.files`, in-memory tables to :mod:`scorer.read.columns`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Union
+
+import pyarrow as pa
+
+from scorer.errors import (
+    HostVisibleError,
+    ParticipantVisibleError,
+    Problem,
+    ScorerError,
+    raise_if_any,
+)
+from scorer.read.columns import CellError, StringTable, is_pandas
+from scorer.read.files import DEFAULT_LIMITS, ReadLimits, read_table
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+TableLike = Union["pd.DataFrame", pa.Table, "StringTable", str, os.PathLike]
+
+
+def as_string_table(
+    data: TableLike, error: type[ScorerError], limits: ReadLimits | None = None
+) -> StringTable:
+    """Accept a DataFrame, an Arrow table, a StringTable or a file path.
+
+    Parameters
+    ----------
+    data : DataFrame, pyarrow.Table, StringTable, str or os.PathLike
+        The input.
+    error : type of ScorerError
+        The class to raise if the input cannot be read (participant or host).
+    limits : ReadLimits, optional
+        Bounds on the input (see :class:`scorer.read.files.ReadLimits`); a DataFrame or Arrow
+        table is held to ``max_columns`` like a file.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"id": ["u1", "u2"], "items": [["a", "b"], []]})
+    >>> as_string_table(frame, HostVisibleError).column("items").to_pylist()
+    ['a b', '']
+    >>> as_string_table(frame, HostVisibleError, limits={"max_columns": 5})
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: limits must be a scorer.ReadLimits; got dict ...
+    """
+    if limits is None:
+        limits = DEFAULT_LIMITS
+    elif not isinstance(limits, ReadLimits):
+        raise HostVisibleError(
+            f"limits must be a scorer.ReadLimits; got {type(limits).__name__} "
+            f"({limits!r:.80}). Write limits=ReadLimits(max_columns=200), for example."
+        )
+    if isinstance(data, StringTable):
+        return data
+    subject = "The submission" if issubclass(error, ParticipantVisibleError) else "The solution"
+    try:
+        if is_pandas(data, "DataFrame") or isinstance(data, pa.Table):
+            _check_width(data.shape[1], limits.max_columns, error, subject)
+            if is_pandas(data, "DataFrame"):
+                return StringTable.from_frame(data)
+            return StringTable.from_arrow(data)
+        if isinstance(data, (str, os.PathLike)):
+            return read_table(data, error=error, limits=limits)
+    except UnicodeEncodeError as exc:  # a lone surrogate in a Python string
+        problem = Problem(
+            "Text that is not valid Unicode",
+            "every cell valid Unicode text (encodable as UTF-8)",
+            f"a cell with {exc.object[exc.start : exc.end]!r} ({exc.reason})",
+            "remove or replace the broken characters before scoring",
+        )
+        raise_if_any([problem], error, subject)
+    except CellError as exc:
+        raise_if_any([exc.problem()], error, subject)
+    raise error(
+        f"Expected a pandas DataFrame, a pyarrow Table or a file path; got {type(data).__name__}."
+    )
+
+
+def _check_width(n_columns: int, limit: int, error: type[ScorerError], subject: str) -> None:
+    """Refuse a frame wider than ``limit`` before touching any of its columns."""
+    if n_columns > limit:
+        problem = Problem(
+            "Too many columns",
+            f"at most {limit:,} columns",
+            f"{n_columns:,} columns",
+            "keep only the columns of the sample submission",
+        )
+        raise_if_any([problem], error, subject)
