@@ -12,12 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import evaluate, score
-from scorer.measures.metrics import (
-    EXACT_MAX_WIDTH,
-    _sums_by_denominator,
-    average_precision,
-    first_occurrence,
-)
+from scorer.align.occurrences import first_occurrence
+from scorer.measures.metrics import EXACT_MAX_WIDTH, _sums_by_denominator, average_precision
 from tests.reference import reference_ap
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -294,7 +294,7 @@ def rows_match(
 
 def first_of_strings(rows: np.ndarray) -> np.ndarray:
     """Mark the first occurrence of each string in each row of an ``n x m x width``
-    byte array (as :func:`scorer.measures.metrics.first_occurrence` does for codes).
+    byte array (as :func:`scorer.align.occurrences.first_occurrence` does for codes).
 
     Strings are compared by 64-bit fingerprints (contiguous rank columns), and only
     pairs with equal fingerprints byte for byte: every row may need this in a

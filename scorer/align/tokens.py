@@ -27,8 +27,8 @@ from scorer.align.fingerprints import (
     take_strings,
 )
 from scorer.align.joins import StringIndex, all_distinct, encode, sorted_codes
+from scorer.align.occurrences import PAD, first_occurrence
 from scorer.arrays import rows_to_strings, string_bytes, string_offsets, to_arrow, to_numpy
-from scorer.measures.metrics import PAD, first_occurrence
 
 
 class SplitLists:

@@ -14,48 +14,6 @@ from fractions import Fraction
 
 import numpy as np
 
-PAD = -1
-_PAIRWISE_MAX_WIDTH = 32
-
-
-def first_occurrence(codes: np.ndarray) -> np.ndarray:
-    """Mark the first occurrence of each item in each row; padding is never marked.
-
-    Parameters
-    ----------
-    codes : ndarray of int, shape (n_users, width)
-        Item codes, ``-1`` for an empty slot.
-
-    Returns
-    -------
-    ndarray of bool, shape (n_users, width)
-
-    Examples
-    --------
-    >>> first_occurrence(np.array([[3, 3, 5, -1], [1, 2, 1, 2]]))
-    array([[ True, False,  True, False],
-           [ True,  True, False, False]])
-    """
-    codes = np.asarray(codes)
-    if codes.shape[1] <= _PAIRWISE_MAX_WIDTH:
-        # Compare rank columns, each contiguous (3x faster than strided columns): a
-        # transposed copy unless the matrix is stored rank-major already; the result
-        # is stored rank-major too.
-        columns = np.ascontiguousarray(codes.T)
-        first = columns != PAD
-        for later in range(1, len(columns)):
-            for earlier in range(later):
-                first[later] &= columns[later] != columns[earlier]
-        return first.T
-    order = np.argsort(codes, axis=1, kind="stable")
-    ordered = np.take_along_axis(codes, order, axis=1)
-    repeated_sorted = np.zeros(codes.shape, dtype=bool)
-    repeated_sorted[:, 1:] = ordered[:, 1:] == ordered[:, :-1]
-    first = np.empty(codes.shape, dtype=bool)
-    np.put_along_axis(first, order, ~repeated_sorted, axis=1)
-    return first & (codes != PAD)
-
-
 # Up to this width, every AP@K is an int64 fraction over lcm(1..width) * denominator
 # (lcm(1..20) = 232,792,560), and a sum of 10^9 numerators still fits in int64.
 EXACT_MAX_WIDTH = 20
