@@ -12,10 +12,9 @@ import numpy as np
 import pyarrow as pa
 
 from scorer.align.joins import encode
-from scorer.align.judgements import FlatHits
+from scorer.align.judgements import FlatHits, Judgements
 from scorer.align.tokens import GroundTruth, Rankings, SparseRankings, split_lists
 from scorer.check.validate import check_grades
-from scorer.measures import Judgements
 
 
 @dataclass(frozen=True)
