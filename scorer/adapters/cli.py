@@ -29,7 +29,7 @@ import pyarrow as pa
 
 import scorer
 from scorer.adapters.commands import add_ci_options, format_intervals, intervals, intervals_json
-from scorer.adapters.output import emit
+from scorer.adapters.output import emit, write_output
 from scorer.errors import HostVisibleError, ParticipantVisibleError, withheld
 from scorer.measures.registry import describe
 from scorer.options import (
@@ -39,7 +39,7 @@ from scorer.options import (
     UNKNOWN_ROW_IDS,
     Options,
 )
-from scorer.read.files import DEFAULT_LIMITS, ReadLimits, write_atomic
+from scorer.read.files import DEFAULT_LIMITS, ReadLimits
 from scorer.result import ScoreResult
 
 EXIT_SCORED = 0
@@ -359,14 +359,6 @@ def refuse_overwriting_inputs(output: str, inputs: dict[str, str]) -> None:
                 f"Cannot write the per-user scores to {output!r}: it is the {role} file "
                 "and would be replaced. Choose another path for --per-user."
             )
-
-
-def write_output(path: str, text: str) -> None:
-    """Write an output file atomically; a failure is the host's (exit 2)."""
-    try:
-        write_atomic(path, text)
-    except OSError as exc:
-        raise HostVisibleError(f"Cannot write {path!r}: {exc.strerror or exc}.") from exc
 
 
 def _run(args: argparse.Namespace, command: Callable[[argparse.Namespace], None]) -> int:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from scorer import stats
-from scorer.adapters.output import emit
+from scorer.adapters.output import emit, write_output
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.read.inputs import as_string_table
 from scorer.result import ScoreResult
@@ -265,8 +265,6 @@ def report_command(args: argparse.Namespace, kwargs: dict[str, Any]) -> None:
         title=args.title,
         figures=figures,
     )
-    from scorer.adapters.cli import write_output
-
     write_output(args.out, html)
     emit(f"Report written to {args.out}")
     if args.figures_dir is not None:

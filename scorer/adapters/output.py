@@ -1,4 +1,5 @@
-"""What the command line prints on standard output, and what happens when it cannot."""
+"""What the command line prints on standard output or writes to a file, and what
+happens when it cannot."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import sys
 
 from scorer.errors import HostVisibleError
+from scorer.read.files import write_atomic
 
 
 def emit(text: str) -> None:
@@ -21,6 +23,14 @@ def emit(text: str) -> None:
             f"Cannot write to standard output: {exc.strerror or exc}. "
             "Check where the output goes (a closed pipe or a full disk)."
         ) from exc
+
+
+def write_output(path: str, text: str) -> None:
+    """Write an output file atomically; a failure is the host's (exit 2)."""
+    try:
+        write_atomic(path, text)
+    except OSError as exc:
+        raise HostVisibleError(f"Cannot write {path!r}: {exc.strerror or exc}.") from exc
 
 
 def _discard_stdout() -> None:
