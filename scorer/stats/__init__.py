@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scorer.detail import SPLITS, MeasureValues, require_arrays
+from scorer.detail import SPLITS, MeasureValues
 from scorer.errors import HostVisibleError
-from scorer.result import ScoreResult
+from scorer.result import ScoreResult, require_arrays
 
 EXACT_SIGN_FLIP_MAX_USERS = 16
 """Up to this many non-zero differences, the sign-flip test enumerates all 2^n patterns."""

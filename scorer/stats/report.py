@@ -17,9 +17,8 @@ from typing import Any
 import numpy as np
 
 from scorer import stats
-from scorer.detail import measure_name
 from scorer.errors import HostVisibleError
-from scorer.result import ScoreResult
+from scorer.result import ScoreResult, measure_name
 
 INSTALL_LINE = 'python -m pip install "scorer[report]"'
 MISSING_MATPLOTLIB = (
