@@ -128,7 +128,8 @@ def test_sparse_rankings_score_bit_for_bit_as_dense_ones(truth, predicted, norma
     """Forced sparse or dense, the same AP of every user, to the last bit, and the same
     warnings (wider than 20 columns, where both add floats in rank order)."""
     n = min(len(truth), len(predicted))
-    predicted = [*predicted[: n - 1], list("abcdefghij" * 3)]  # one row of 30: width > 20
+    # rows of at most k = 35 items (a longer one is refused), and one row of 30: width > 20
+    predicted = [*(row[:35] for row in predicted[: n - 1]), list("abcdefghij" * 3)]
     ids = [f"u{i}" for i in range(n)]
     solution = pd.DataFrame({"id": ids, "items": [" ".join(r) for r in truth[:n]]})
     submission = pd.DataFrame({"id": ids[::-1], "items": [" ".join(r) for r in predicted][::-1]})
