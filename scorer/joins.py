@@ -196,24 +196,21 @@ def _first_of_matched(matches: np.ndarray, strings: pa.Array) -> np.ndarray:
 
 def _first_of_runs(keys: np.ndarray, selected: np.ndarray) -> np.ndarray:
     """For each selected position (in order), the first selected position with the
-    same key: a stable sort of the keys, no hash.
+    same key (keys are small non-negative integers, such as solution rows): the
+    smallest position of each key, gathered a chunk at a time (no sort, no hash).
 
     Examples
     --------
     >>> _first_of_runs(np.array([7, 3, 7, 9, 3]), np.array([True, True, True, False, True]))
     array([0, 1, 0, 1])
     """
-    order = np.flatnonzero(selected)
-    order = order[np.argsort(keys[order], kind="stable")]
-    ordered = keys[order]
-    starts_run = np.empty(len(order), dtype=bool)
-    starts_run[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=starts_run[1:])
-    del ordered
-    heads = order[starts_run]
-    first = np.empty(len(selected), dtype=np.int64)
-    first[order] = heads[np.cumsum(starts_run) - 1]
-    return first[selected]
+    size = int(keys.max(initial=-1)) + 1
+    earliest = np.full(size, len(keys), dtype=np.int64)
+    for start in range(0, len(keys), CHUNK_ROWS):
+        chosen = selected[start : start + CHUNK_ROWS]
+        rows = np.flatnonzero(chosen) + start
+        np.minimum.at(earliest, keys[rows], rows)
+    return earliest[keys[selected]]
 
 
 def sorted_first_index(values: pa.Array, candidates: pa.Array | None = None) -> np.ndarray:
