@@ -172,7 +172,7 @@ def evaluate(
                 threshold,
             )
         checked_solution = check_solution(solution_table, columns)
-        del solution_table  # at H&M scale, free the raw cells early
+        del solution_table, targets  # at H&M scale, free the raw cells early
         submission_table = as_string_table(submission, ParticipantVisibleError, limits)
         checked_submission = check_submission(submission_table, checked_solution, options)
         del submission_table

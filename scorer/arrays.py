@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 _NUMPY_TYPES = {
     pa.int8(): np.int8,
@@ -97,6 +98,34 @@ def string_bytes(strings: pa.Array) -> np.ndarray | None:
     if data is None:
         return np.zeros(0, dtype=np.uint8)
     return np.frombuffer(data, dtype=np.uint8)[int(offsets[0]) : int(offsets[-1])]
+
+
+def empty_strings(strings: pa.Array, null_is_empty: bool = True) -> np.ndarray:
+    """Whether each string is empty (a null counts as empty unless ``null_is_empty``
+    is False): from the offsets a chunk at a time for a ``large_string`` array, so that
+    no 8-byte length per string is ever made.
+
+    Examples
+    --------
+    >>> strings = pa.array(["a", "", None], pa.large_string())
+    >>> empty_strings(strings).tolist(), empty_strings(strings, null_is_empty=False).tolist()
+    ([False, True, True], [False, True, False])
+    """
+    offsets = string_offsets(strings)
+    if offsets is None:
+        lengths = pc.binary_length(strings)
+        return to_numpy(lengths, fill=0 if null_is_empty else 1) == 0
+    empty = np.empty(len(strings), dtype=bool)
+    for start in range(0, len(strings), _CHUNK):
+        chunk = offsets[start : start + _CHUNK + 1]
+        np.equal(chunk[1:], chunk[:-1], out=empty[start : start + len(chunk) - 1])
+    if strings.null_count:
+        valid = to_numpy(strings.is_valid())
+        empty = empty | ~valid if null_is_empty else empty & valid
+    return empty
+
+
+_CHUNK = 1 << 20
 
 
 def rows_to_strings(rows: np.ndarray) -> pa.Array:

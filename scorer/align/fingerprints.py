@@ -215,33 +215,51 @@ def string_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray | None:
     if offsets is None:
         return None
     multiplier, start = np.uint64(key[0]), key[1]
-    lengths = np.diff(offsets)
-    if len(lengths) == 0:
+    if len(offsets) < 2:
         return np.zeros(0, dtype=np.int64)
-    if int(lengths.max()) < 2**16:
-        lengths = lengths.astype(np.uint16)  # sorted by radix, in linear time
-    order = np.argsort(lengths, kind="stable")
-    group_starts = np.flatnonzero(np.diff(lengths[order], prepend=-1))
+    lengths = _narrow_lengths(offsets)
+    order = np.argsort(lengths, kind="stable")  # a radix sort of small lengths
+    ordered = lengths[order]
+    group_starts = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1))
+    del ordered
     data = strings.buffers()[2]
     memory = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
     prints = np.empty(len(lengths), dtype=np.uint64)
+    out = np.empty(_BLOCK_ROWS, dtype=np.uint64)
     for first, last in zip(group_starts, [*group_starts[1:], len(order)], strict=True):
-        members = order[first:last]
-        width = int(lengths[members[0]])
-        out = np.empty(len(members), dtype=np.uint64)
+        width = int(lengths[order[first]])
         # The length goes into the start, so strings of different lengths differ.
         seeded = start ^ (width * 0x9E3779B97F4A7C15 % 2**64)
         if width == 0:
-            out.fill(seeded)
-        else:
-            records = np.ndarray(
-                (len(memory) - width + 1,), np.dtype((np.void, width)), memory, strides=(1,)
-            )
+            prints[order[first:last]] = seeded
+            continue
+        records = np.ndarray(
+            (len(memory) - width + 1,), np.dtype((np.void, width)), memory, strides=(1,)
+        )
+        # Block by block: no full-size copy of the group's offsets or bytes.
+        for block_start in range(first, last, _BLOCK_ROWS):
+            members = order[block_start : min(block_start + _BLOCK_ROWS, last)]
+            block = out[: len(members)]
             rows = records[offsets[members]].view(np.uint8).reshape(len(members), width)
-            for block_start, block_stop in _blocks(len(members)):
-                _mix(rows[block_start:block_stop], out[block_start:block_stop], multiplier, seeded)
-        prints[members] = out
+            _mix(rows, block, multiplier, seeded)
+            prints[members] = block
     return prints.view(np.int64)
+
+
+def _narrow_lengths(offsets: np.ndarray) -> np.ndarray:
+    """The string lengths from ``n + 1`` offsets, in the narrowest unsigned type that
+    holds them (a radix sort of uint16 lengths takes linear time), made in chunks so
+    that no int64 array of all the lengths exists."""
+    longest = 0
+    for first in range(0, len(offsets) - 1, CHUNK_ROWS):
+        chunk = offsets[first : first + CHUNK_ROWS + 1]
+        longest = max(longest, int(np.diff(chunk).max()))
+    kind = np.uint16 if longest < 2**16 else np.int64
+    lengths = np.empty(len(offsets) - 1, dtype=kind)
+    for first in range(0, len(lengths), CHUNK_ROWS):
+        chunk = offsets[first : first + CHUNK_ROWS + 1]
+        lengths[first : first + len(chunk) - 1] = np.diff(chunk)
+    return lengths
 
 
 def rows_equal(

@@ -34,7 +34,7 @@ from scorer.align.fingerprints import (
     rows_match,
     string_prints,
 )
-from scorer.arrays import to_arrow, to_numpy
+from scorer.arrays import empty_strings, to_arrow, to_numpy
 
 
 def first_index_of(values: pa.Array, candidates: pa.Array) -> np.ndarray:
@@ -114,8 +114,8 @@ class StringIndex:
         >>> ids.first_of_self(), ids.first_of_self(np.array([1, 0, 2]))
         (array([0, 1, 0]), array([0, 1, 2]))
         """
-        if matches is not None and all_distinct(matches, int(matches.max(initial=-1)) + 1):
-            return np.arange(len(self), dtype=np.int64)
+        if matches is not None:
+            return _first_of_matched(matches, self.strings)
         if self._fast(self):
             return np.arange(len(self), dtype=np.int64)  # unique fingerprints: unique strings
         return sorted_first_index(self.strings)
@@ -158,6 +158,59 @@ class StringIndex:
         # Rows without a match are compared with string 0 and their result ignored.
         same = rows_match(rows, self.rows, np.where(unmatched, 0, hit), same_prints=True)
         return bool((same | unmatched).all())
+
+
+def _first_of_matched(matches: np.ndarray, strings: pa.Array) -> np.ndarray:
+    """:meth:`StringIndex.first_of_self` given each string's match elsewhere: strings
+    with the same match are equal, so only the unmatched ones are compared as strings.
+
+    Examples
+    --------
+    >>> _first_of_matched(np.array([4, -1, 4, -1, 2]), pa.array(["b", "x", "b", "x", "a"]))
+    array([0, 1, 0, 1, 4])
+    >>> _first_of_matched(np.array([-1, -1, -1, -1]), pa.array(["", "y", "", None]))
+    array([ 0,  1,  0, -1])
+    """
+    n = len(matches)
+    if all_distinct(matches, int(matches.max(initial=-1)) + 1):
+        return np.arange(n, dtype=np.int64)
+    matched = matches >= 0
+    empty = empty_strings(strings, null_is_empty=False)
+    empty &= ~matched
+    n_other = n - int(np.count_nonzero(matched)) - int(np.count_nonzero(empty))
+    if 2 * n_other > n:
+        return sorted_first_index(strings)  # mostly other strings: no shortcut worth a copy
+    first = np.full(n, -1, dtype=np.int64)
+    if matched.any():
+        first[matched] = _first_of_runs(matches, matched)
+    if empty.any():  # empty strings are all equal: the first of them
+        first[empty] = np.flatnonzero(empty)[0]
+    unmatched = np.flatnonzero(~(matched | empty))
+    del matched, empty
+    if len(unmatched):
+        within = sorted_first_index(strings.take(to_arrow(unmatched)))
+        found = within >= 0
+        first[unmatched[found]] = unmatched[within[found]]
+    return first
+
+
+def _first_of_runs(keys: np.ndarray, selected: np.ndarray) -> np.ndarray:
+    """For each selected position (in order), the first selected position with the
+    same key (keys are small non-negative integers, such as solution rows): the
+    smallest position of each key, gathered a chunk at a time (no sort, no hash).
+
+    Examples
+    --------
+    >>> _first_of_runs(np.array([7, 3, 7, 9, 3]), np.array([True, True, True, False, True]))
+    array([0, 1, 0, 1])
+    """
+    size = int(keys.max(initial=-1)) + 1
+    earliest = np.full(size, len(keys), dtype=np.int64)
+    for start in range(0, len(keys), CHUNK_ROWS):
+        chosen = selected[start : start + CHUNK_ROWS]
+        rows = np.flatnonzero(chosen) + start
+        np.minimum.at(earliest, keys[rows], rows)
+    return earliest[keys[selected]]
 
 
 def sorted_first_index(values: pa.Array, candidates: pa.Array | None = None) -> np.ndarray:
@@ -221,29 +274,57 @@ def _printed_first_index(values: pa.Array, candidates: pa.Array) -> np.ndarray |
     # The distinct prints in a table with a random multiplier of its own (KeyIndex):
     # probing it is several times faster than a binary search of the sorted prints.
     position = KeyIndex(distinct).find(string_prints(values, key))
-    hit = position >= 0
-    found = np.where(hit, first[position], -1)
-    matched = to_arrow(np.flatnonzero(hit))
-    if not _all_equal(values.take(matched), candidates.take(to_arrow(found[hit]))):
-        return None
-    return found
+    found = np.where(position >= 0, first[position], -1)
+    del position
+    return found if _matches_confirmed(values, candidates, found) else None
 
 
 def _print_groups(
     strings: pa.Array, key: tuple[int, int]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The distinct prints of strings without nulls (sorted), the first string of
-    each, and each string's group; None when two different strings share a print."""
+    each, and each string's group; None when two different strings share a print.
+
+    Temporaries are freed as soon as they are used: a column of very short strings
+    must not cost many times its own size (the resource contract)."""
     prints = string_prints(strings, key)
     order = np.argsort(prints)
     ordered = prints[order]
-    starts = np.flatnonzero(np.diff(ordered, prepend=ordered[:1] - 1)) if len(order) else order
-    group = np.empty(len(prints), dtype=np.int64)
-    group[order] = np.cumsum(np.diff(ordered, prepend=ordered[:1]) != 0)
+    del prints
+    starts_group = np.empty(len(order), dtype=bool)
+    starts_group[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts_group[1:])
+    starts = np.flatnonzero(starts_group)
+    distinct = ordered[starts]
+    del ordered
+    numbers = np.cumsum(starts_group, dtype=np.int64 if len(order) >= 2**31 else np.int32)
+    del starts_group
+    numbers -= 1
+    group = np.empty_like(numbers)
+    group[order] = numbers
+    del numbers
     first = np.minimum.reduceat(order, starts) if len(order) else order
-    if not _all_equal(strings, strings.take(to_arrow(first[group]))):
-        return None
-    return ordered[starts], first, group
+    del order
+    for start in range(0, len(group), CHUNK_ROWS):
+        firsts = first[group[start : start + CHUNK_ROWS]]
+        if not _all_equal(strings.slice(start, len(firsts)), strings.take(to_arrow(firsts))):
+            return None
+    return distinct, first, group
+
+
+def _matches_confirmed(values: pa.Array, candidates: pa.Array, found: np.ndarray) -> bool:
+    """Whether ``values[i] == candidates[found[i]]`` wherever ``found[i] >= 0``,
+    compared a chunk of strings at a time (never a full-size copy of either)."""
+    for start in range(0, len(found), CHUNK_ROWS):
+        part = found[start : start + CHUNK_ROWS]
+        hit = part >= 0
+        chunk = values.slice(start, len(part))
+        if not hit.all():
+            chunk = chunk.filter(to_arrow(hit))
+            part = part[hit]
+        if not _all_equal(chunk, candidates.take(to_arrow(part))):
+            return False
+    return True
 
 
 def _all_equal(left: pa.Array, right: pa.Array) -> bool:

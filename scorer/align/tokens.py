@@ -9,6 +9,7 @@ decides whether an input is valid: :mod:`scorer.check.validate` does.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -165,7 +166,7 @@ class ListCells:
         if self._uniform is not None:
             return self._uniform.lengths
         offsets = string_offsets(self.cells)
-        offsets = offsets - offsets[0]
+        offsets = _from_zero(offsets)
         lengths = np.diff(_true_before(string_bytes(self.cells) == ord(" "), offsets))
         lengths += offsets[1:] > offsets[:-1]  # one item more than spaces, unless empty
         return lengths
@@ -201,7 +202,7 @@ def _single_spaced(cells: pa.Array) -> pa.Array:
     computed on the bytes; empty cells become null (so they split into no item)."""
     offsets = string_offsets(cells)
     raw = string_bytes(cells)
-    offsets = offsets - offsets[0]
+    offsets = _from_zero(offsets)
     nonempty = offsets[1:] > offsets[:-1]
     starts, ends = offsets[:-1][nonempty], offsets[1:][nonempty]
     space = raw == ord(" ")
@@ -262,12 +263,18 @@ def _with_bytes(
 ) -> pa.Array:
     """A ``large_string`` array of ``len(cells)`` values from these offsets and bytes
     (offsets as in ``raw``), null where ``valid`` is False (else where ``cells`` is)."""
-    offsets = np.ascontiguousarray(offsets - offsets[0], dtype=np.int64)
+    offsets = np.ascontiguousarray(_from_zero(offsets), dtype=np.int64)
     if valid is None:
         valid = to_numpy(cells.is_valid()) if cells.null_count else None
     bitmap = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
     buffers = [bitmap, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(raw))]
     return pa.Array.from_buffers(pa.large_string(), len(cells), buffers)
+
+
+def _from_zero(offsets: np.ndarray) -> np.ndarray:
+    """Offsets shifted to start at 0: the same array when they already do (a cell
+    column's offsets are 8 bytes a row, not to be copied lightly)."""
+    return offsets if len(offsets) == 0 or offsets[0] == 0 else offsets - offsets[0]
 
 
 def _may_hold_other_whitespace(cells: pa.Array) -> bool:
@@ -417,9 +424,10 @@ class GroundTruth:
         n_users, width = codes.shape
         if width > _DENSE_MAX_WIDTH or n_users != len(self.n_relevant):
             return self.contains(np.arange(n_users, dtype=np.int64)[:, None], codes)
-        pairs, ranks = _pair_hits(codes, self.users, self.codes.astype(codes.dtype, copy=False))
+        keys = self.codes.astype(codes.dtype, copy=False)
         result = np.zeros(codes.shape, dtype=bool, order="F")  # contiguous rank columns
-        result[self.users[pairs], ranks] = True
+        for rank, pairs in _rank_hits(codes, self.users, keys):
+            result[self.users[pairs], rank] = True
         return result
 
     def relevance(self, rankings: Rankings | SparseRankings) -> np.ndarray:
@@ -438,9 +446,9 @@ class GroundTruth:
             return self.contains(rankings.users, rankings.items)
         if rankings.item_bytes is None:
             return self.contains_rows(rankings.items)
-        users, ranks, _ = self._fingerprint_hits(rankings)
         result = np.zeros(rankings.items.shape, dtype=bool, order="F")
-        result[users, ranks] = True
+        for rank, users, _ in self._fingerprint_rank_hits(rankings):
+            result[users, rank] = True
         return result
 
     def hit_pairs(self, rankings: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -475,26 +483,43 @@ class GroundTruth:
         return np.searchsorted(keys, users * size + codes)
 
     def _fingerprint_hits(self, rankings: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        # Fingerprints: compare each relevant pair with its user's predictions, then
-        # confirm every equal fingerprint byte for byte.
+        found = [
+            (users, np.full(len(users), rank), pairs)
+            for rank, users, pairs in self._fingerprint_rank_hits(rankings)
+        ]
+        if not found:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+        users, ranks, pairs = zip(*found, strict=True)
+        return np.concatenate(users), np.concatenate(ranks), np.concatenate(pairs)
+
+    def _fingerprint_rank_hits(
+        self, rankings: Rankings
+    ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        """Rank by rank, the users whose prediction there is relevant, and the pairs:
+        each relevant pair's fingerprint compared with its user's prediction, every
+        equal one confirmed byte for byte. A chunk of pairs at a time, so that a file
+        whose every prediction matches (one relevant item repeated along each row)
+        never holds all its matches at once."""
         vocabulary = fixed_width_bytes(self.vocabulary)
         if vocabulary is None:
             raise ValueError("fingerprinted rankings need a fixed-width vocabulary")
-        pairs, ranks = _pair_hits(
-            rankings.items, self.users, short_fingerprints(vocabulary)[self.codes]
-        )
-        users = self.users[pairs]
-        same = rows_match(rankings.item_bytes.at(users, ranks), vocabulary, self.codes[pairs])
-        return users[same], ranks[same], pairs[same]
+        keys = short_fingerprints(vocabulary)[self.codes]
+        for rank, pairs in _rank_hits(rankings.items, self.users, keys):
+            users = self.users[pairs]
+            ranks = np.full(len(users), rank)
+            same = rows_match(rankings.item_bytes.at(users, ranks), vocabulary, self.codes[pairs])
+            yield rank, users[same], pairs[same]
 
 
 _DENSE_MAX_WIDTH = 64
 
 
-def _pair_hits(
+def _rank_hits(
     matrix: np.ndarray, pair_users: np.ndarray, pair_keys: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Every (pair, rank) where ``matrix[pair_users[pair], rank] == pair_keys[pair]``.
+) -> Iterator[tuple[int, np.ndarray]]:
+    """Rank by rank, every pair with ``matrix[pair_users[pair], rank] == pair_keys[pair]``,
+    a chunk of pairs at a time (several chunks of one rank may come in turn: ranks in
+    order, pairs in order).
 
     One pass over the pairs per rank, in memory order, each rank's column contiguous
     (a copy unless the matrix is rank-major already): several times faster than
@@ -502,15 +527,17 @@ def _pair_hits(
 
     Examples
     --------
-    >>> _pair_hits(np.array([[5, 6], [7, 5]]), np.array([0, 1, 1]), np.array([6, 5, 9]))
-    (array([0, 1]), array([1, 1]))
+    >>> [(rank, pairs.tolist()) for rank, pairs in
+    ...  _rank_hits(np.array([[5, 6], [7, 5]]), np.array([0, 1, 1]), np.array([6, 5, 9]))]
+    [(0, []), (1, [0, 1])]
     """
-    hits = [
-        np.flatnonzero(np.ascontiguousarray(matrix[:, rank])[pair_users] == pair_keys)
-        for rank in range(matrix.shape[1])
-    ]
-    ranks = np.repeat(np.arange(matrix.shape[1]), [len(hit) for hit in hits])
-    return np.concatenate([np.zeros(0, dtype=np.int64), *hits]), ranks  # width 0: none
+    for rank in range(matrix.shape[1]):
+        column = np.ascontiguousarray(matrix[:, rank])
+        # When every prediction matches (one relevant item repeated along each row),
+        # no rank's matches are ever held all at once.
+        for start in range(0, len(pair_users), CHUNK_ROWS):
+            chunk = slice(start, start + CHUNK_ROWS)
+            yield rank, np.flatnonzero(column[pair_users[chunk]] == pair_keys[chunk]) + start
 
 
 @dataclass(frozen=True)
@@ -535,6 +562,9 @@ class ItemBytes:
     def rows(self, users: np.ndarray, width: int) -> np.ndarray:
         """The bytes of the first ``width`` predictions of each of ``users``."""
         return take_rows(self.uniform, self.row_of_user[users])[:, :width]
+
+
+_RECHECK_USERS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -580,8 +610,10 @@ class Rankings:
         # A repeated fingerprint is almost always a repeated item, and rows with one
         # are few: recheck those rows byte for byte.
         users = np.flatnonzero(~first.all(axis=1))
-        if len(users):
-            first[users] = first_of_strings(self.item_bytes.rows(users, self.items.shape[1]))
+        # A chunk of users at a time: in a hostile file every row may need it.
+        for start in range(0, len(users), _RECHECK_USERS):
+            chunk = users[start : start + _RECHECK_USERS]
+            first[chunk] = first_of_strings(self.item_bytes.rows(chunk, self.items.shape[1]))
         return first
 
     def n_first(self, first: np.ndarray) -> np.ndarray:
@@ -649,7 +681,7 @@ class SparseRankings:
 
 
 #: Rankings wider than this, and mostly padding, are kept sparse (:class:`SparseRankings`).
-SPARSE_MIN_WIDTH = 64
+SPARSE_MIN_WIDTH = 4
 
 
 def _sparse_rankings(

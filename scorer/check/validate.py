@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from scorer.align.joins import StringIndex, first_index_of
 from scorer.align.tokens import ListCells, SplitLists, split_lists
-from scorer.arrays import string_bytes, to_arrow, to_numpy, to_strings
+from scorer.arrays import empty_strings, string_bytes, to_arrow, to_numpy, to_strings
 from scorer.errors import (
     MAX_EXAMPLES,
     ROW_IDS,
@@ -52,8 +52,9 @@ class Solution:
     ----------
     row_id_name, target_name : str
         Column names the submission must use.
-    row_ids, targets : pyarrow.Array
-        Row ids and relevant-item lists, in solution order.
+    row_ids : pyarrow.Array
+        Row ids, in solution order. (The relevant-item lists are not kept: once
+        encoded they are not needed, and a column of them can be most of the input.)
     usage : ndarray of int8 or None
         Each row's Usage as its index in :data:`USAGE_VALUES`, when the solution has a
         ``Usage`` column (see :meth:`marked`).
@@ -64,7 +65,6 @@ class Solution:
     row_id_name: str
     target_name: str
     row_ids: pa.Array
-    targets: pa.Array
     usage: np.ndarray | None
     row_id_index: StringIndex
 
@@ -218,7 +218,6 @@ def check_solution(table: StringTable, columns: SolutionColumns) -> Solution:
         columns.row_id_name,
         columns.target_name,
         row_ids,
-        table.column(columns.target_name),
         usage,
         row_id_index,
     )
@@ -236,8 +235,7 @@ def check_submission(table: StringTable, solution: Solution, options: Options) -
     # With unknown_row_ids="ignore" the solution may list only some users: not public.
     public_ids = solution.row_ids if options.unknown_row_ids == "error" else solution.row_ids[:0]
     problems = _column_problems(table.names, expected, public_ids)
-    user_of_row = np.full(table.n_rows, -1, dtype=np.int64)
-    valid_id = np.ones(table.n_rows, dtype=bool)
+    user_of_row = valid_id = None
     row_ids = None
     if solution.row_id_name in table.names:
         row_ids = table.column(solution.row_id_name)
@@ -253,8 +251,8 @@ def check_submission(table: StringTable, solution: Solution, options: Options) -
         if options.extra_predictions == "error":
             problems += _too_many_problems(cells.lengths, row_ids, valid_id, options.k)
     raise_if_any(problems, ParticipantVisibleError, SUBMISSION)
-    if cells is None:  # unreachable: a missing column is a problem raised above
-        raise RuntimeError("submission checked without its prediction column")
+    if cells is None or user_of_row is None:  # unreachable: a missing column is raised above
+        raise RuntimeError("submission checked without its row id or prediction column")
     return Submission(user_of_row, cells.split())
 
 
@@ -414,7 +412,7 @@ def _near_names(missing: list[str], extra: list[str]) -> str:
 
 
 def _empty_row_id_problems(row_ids: pa.Array, where: str, fix: str) -> list[Problem]:
-    empty = _is_empty(row_ids)
+    empty = empty_strings(row_ids)
     n_empty = int(empty.sum())
     if not n_empty:
         return []
@@ -468,32 +466,61 @@ def _list_like_row_id_problems(row_ids: pa.Array, columns: SolutionColumns) -> l
     ]
 
 
-def _is_empty(values: pa.Array) -> np.ndarray:
-    return to_numpy(pc.binary_length(values), fill=0) == 0
-
-
 def _duplicate_problems(
     row_ids: pa.Array, first: np.ndarray, where: str, fix: str
 ) -> list[Problem]:
-    repeated = (first >= 0) & (first != np.arange(len(first)))
-    n_rows = int(repeated.sum())
+    repeated = _repeats(first)
+    n_rows = int(np.count_nonzero(repeated))
     if not n_rows:
         return []
-    repeats = np.flatnonzero(repeated)
-    # One example per repeated id (its first repeat), in row order.
-    ids, first_repeat = np.unique(first[repeats], return_index=True)
+    repeated_ids = np.zeros(len(first), dtype=bool)
+    for start in range(0, len(first), _CHUNK_ROWS):
+        chunk = slice(start, start + _CHUNK_ROWS)
+        repeated_ids[first[chunk][repeated[chunk]]] = True
     examples = np.zeros(len(first), dtype=bool)
-    examples[repeats[np.sort(first_repeat)[:MAX_EXAMPLES]]] = True
+    examples[_first_repeat_of_each(first, repeated)] = True
     return [
         Problem(
             "Duplicated row ids",
             "each row id at most once",
-            f"{format_count(len(ids), 'row id')} repeated, {format_count(n_rows, 'extra row')}"
-            f" in the {where}",
+            f"{format_count(int(np.count_nonzero(repeated_ids)), 'row id')} repeated, "
+            f"{format_count(n_rows, 'extra row')} in the {where}",
             fix,
             example_values(row_ids, examples),
         )
     ]
+
+
+_CHUNK_ROWS = 1 << 20
+
+
+def _repeats(first: np.ndarray) -> np.ndarray:
+    """Whether each row repeats an earlier one (``first``: each row's first equal, or -1),
+    made a chunk at a time (no full-size temporary)."""
+    repeated = np.empty(len(first), dtype=bool)
+    for start in range(0, len(first), _CHUNK_ROWS):
+        chunk = first[start : start + _CHUNK_ROWS]
+        np.not_equal(
+            chunk, np.arange(start, start + len(chunk)), out=repeated[start : start + len(chunk)]
+        )
+        repeated[start : start + len(chunk)] &= chunk >= 0
+    return repeated
+
+
+def _first_repeat_of_each(first: np.ndarray, repeated: np.ndarray) -> np.ndarray:
+    """The rows of the first repeat of the first :data:`MAX_EXAMPLES` repeated ids, in
+    row order: chunk by chunk, stopping as soon as enough are found."""
+    found: dict[int, int] = {}
+    for start in range(0, len(first), _CHUNK_ROWS):
+        rows = np.flatnonzero(repeated[start : start + _CHUNK_ROWS]) + start
+        ids, at = np.unique(first[rows], return_index=True)
+        # Each id's first repeat in this chunk; only the earliest few can be examples.
+        earliest = np.argsort(at)[: MAX_EXAMPLES + len(found)]
+        for row, value in zip(rows[at[earliest]].tolist(), ids[earliest].tolist(), strict=True):
+            found.setdefault(value, row)
+        if len(found) >= MAX_EXAMPLES:
+            break
+    return np.array(sorted(found.values())[:MAX_EXAMPLES], dtype=np.int64)
 
 
 def _row_id_problems(
@@ -502,7 +529,7 @@ def _row_id_problems(
     problems = _empty_row_id_problems(
         row_ids, "the submission", "give every row the row id of the sample submission"
     )
-    empty = _is_empty(row_ids)
+    empty = empty_strings(row_ids)
     index = StringIndex(row_ids)
     user_of_row = solution.row_id_index.find(index)
     first = index.first_of_self(user_of_row)
@@ -618,7 +645,7 @@ def _id_hints(
 
 
 def _too_many_problems(
-    lengths: np.ndarray, row_ids: pa.Array | None, valid_id: np.ndarray, k: int
+    lengths: np.ndarray, row_ids: pa.Array | None, valid_id: np.ndarray | None, k: int
 ) -> list[Problem]:
     too_long = lengths > k
     n_rows = int(too_long.sum())
@@ -626,7 +653,7 @@ def _too_many_problems(
         return []
     examples = (
         example_values(row_ids, too_long & valid_id)
-        if row_ids is not None
+        if row_ids is not None and valid_id is not None
         else example_row_numbers(too_long)
     )
     label = ROW_IDS if row_ids is not None else ROW_NUMBERS

@@ -579,7 +579,11 @@ class _Reader:
         # next is combined, so that the peak holds one column twice, not the table.
         chunked = [table.column(i) for i in range(table.num_columns)]
         del table
-        return tuple(_one_chunk(chunked.pop(0)) for _ in range(len(chunked)))
+        columns = tuple(_one_chunk(chunked.pop(0)) for _ in range(len(chunked)))
+        # The parser's blocks are freed now; hand their pages back to the system at
+        # once, rather than whenever the allocator gets round to it (peak memory).
+        pa.default_memory_pool().release_unused()
+        return columns
 
     def check_lines(self, data: Text) -> None:
         """Refuse any line longer than the limit (a vectorised pass, no copy of the text)."""
