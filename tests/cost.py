@@ -10,6 +10,7 @@ forks it, so neither other processes nor the test process's own size ever count.
 from __future__ import annotations
 
 import contextlib
+import csv
 import os
 import signal
 import subprocess
@@ -21,16 +22,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
 #: The address-space cap for every child: the interpreter, numpy, pyarrow and the allocator's
 #: reservations fit well inside it, and no input the tests make may need more.
 DEFAULT_CAP_BYTES = 3 * 2**30
 #: The resource contract's memory bound (README, "Resource contract"): a run's peak resident
-#: memory stays within this constant plus this multiple of the inputs' decompressed size.
+#: memory stays within this constant plus this multiple of the inputs' decoded size
+#: (:func:`decoded_size`).
 MEMORY_CONSTANT_BYTES = 256 * 2**20
 MEMORY_PER_INPUT_BYTE = 4
-#: ... plus this much per row of the inputs, which only files of very short rows notice:
-#: each row holds a few offsets, indices and masks whatever its length.
-MEMORY_PER_ROW = 128
+#: What each cell adds to the decoded size beside its text: its offset in the table.
+DECODED_BYTES_PER_CELL = 8
 #: A child still running after this many seconds is stopped and reported as timed out.
 DEFAULT_TIMEOUT_SECONDS = 120.0
 
@@ -134,12 +139,32 @@ with open(report, "w") as out:
 """
 
 
-def memory_bound(decoded_input_bytes: int, rows: int = 0) -> int:
-    """The most a run may hold at its peak, given its inputs' decompressed size in bytes
-    and (for files of very short rows) their number of rows."""
-    return (
-        MEMORY_CONSTANT_BYTES + MEMORY_PER_INPUT_BYTE * decoded_input_bytes + MEMORY_PER_ROW * rows
-    )
+def memory_bound(decoded_input_bytes: int) -> int:
+    """The most a run may hold at its peak, given its inputs' decoded size in bytes."""
+    return MEMORY_CONSTANT_BYTES + MEMORY_PER_INPUT_BYTE * decoded_input_bytes
+
+
+def decoded_size(*paths: Path) -> int:
+    """What CSV files decode to, as the contract counts it: the text of every cell plus
+    :data:`DECODED_BYTES_PER_CELL` per cell (read here with pyarrow alone, every column
+    as text, independently of the scorer)."""
+    total = 0
+    for path in paths:
+        with open(path, newline="", encoding="utf-8") as handle:
+            names = next(csv.reader(handle))
+        table = pacsv.read_csv(
+            path,
+            convert_options=pacsv.ConvertOptions(
+                column_types=dict.fromkeys(names, pa.large_string()),
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+                null_values=[],
+            ),
+        )
+        for column in table.columns:
+            text = pc.sum(pc.binary_length(column.cast(pa.large_string()))).as_py() or 0
+            total += text + DECODED_BYTES_PER_CELL * len(column)
+    return total
 
 
 def _read_all(child: subprocess.Popen) -> tuple[bytes, bytes]:

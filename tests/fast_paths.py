@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from scorer import arrays
 from scorer.align import fingerprints, joins, tokens
+from scorer.check import validate
 from scorer.read import files
 
 
@@ -13,18 +15,22 @@ def force_fast_paths(
     monkeypatch: pytest.MonkeyPatch, chunk_rows: int, block_rows: int, collide: bool = False
 ) -> None:
     """Take the fixed-width fast paths at any size (normally 50,000+ rows), the reading
-    of equal-layout files included, in small chunks and blocks; with ``collide``, make
+    of equal-layout files included, in small chunks and blocks (every loop that bounds
+    memory a chunk at a time then takes several turns); with ``collide``, make
     every fingerprint equal, so that each fingerprint route must fall back to the
     exact one."""
     settings = {
         "FIXED_WIDTH_MIN_ROWS": 1,
         "FIXED_LINES_MIN_ROWS": 1,
         "CHUNK_ROWS": chunk_rows,
+        "_CHUNK_ROWS": chunk_rows,
+        "_CHUNK": chunk_rows,
         "_BLOCK_ROWS": block_rows,
+        "_RECHECK_USERS": block_rows,
     }
     if collide:
         settings["_FINGERPRINT_MULTIPLIER"] = np.uint64(0)
-    for module in (fingerprints, files, joins, tokens):
+    for module in (arrays, fingerprints, files, joins, tokens, validate):
         for name, value in settings.items():
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, value)

@@ -181,10 +181,9 @@ def _first_of_matched(matches: np.ndarray, strings: pa.Array) -> np.ndarray:
     if 2 * n_other > n:
         return sorted_first_index(strings)  # mostly other strings: no shortcut worth a copy
     first = np.full(n, -1, dtype=np.int64)
-    if matched.any():
-        first[matched] = _first_of_runs(matches, matched)
+    _first_of_runs(matches, matched, first)
     if empty.any():  # empty strings are all equal: the first of them
-        first[empty] = np.flatnonzero(empty)[0]
+        first[empty] = int(np.argmax(empty))
     unmatched = np.flatnonzero(~(matched | empty))
     del matched, empty
     if len(unmatched):
@@ -194,23 +193,26 @@ def _first_of_matched(matches: np.ndarray, strings: pa.Array) -> np.ndarray:
     return first
 
 
-def _first_of_runs(keys: np.ndarray, selected: np.ndarray) -> np.ndarray:
-    """For each selected position (in order), the first selected position with the
-    same key (keys are small non-negative integers, such as solution rows): the
-    smallest position of each key, gathered a chunk at a time (no sort, no hash).
+def _first_of_runs(keys: np.ndarray, selected: np.ndarray, out: np.ndarray) -> None:
+    """Write into ``out``, at each selected position, the first selected position with
+    the same key (keys are small non-negative integers, such as solution rows): the
+    smallest position of each key, then gathered a chunk at a time (no sort, no hash,
+    no full-size temporary).
 
     Examples
     --------
-    >>> _first_of_runs(np.array([7, 3, 7, 9, 3]), np.array([True, True, True, False, True]))
-    array([0, 1, 0, 1])
+    >>> out = np.full(5, -1)
+    >>> _first_of_runs(np.array([7, 3, 7, 9, 3]), np.array([True, True, True, False, True]), out)
+    >>> out
+    array([ 0,  1,  0, -1,  1])
     """
-    size = int(keys.max(initial=-1)) + 1
-    earliest = np.full(size, len(keys), dtype=np.int64)
+    earliest = np.full(int(keys.max(initial=-1)) + 1, len(keys), dtype=np.int64)
     for start in range(0, len(keys), CHUNK_ROWS):
-        chosen = selected[start : start + CHUNK_ROWS]
-        rows = np.flatnonzero(chosen) + start
+        rows = np.flatnonzero(selected[start : start + CHUNK_ROWS]) + start
         np.minimum.at(earliest, keys[rows], rows)
-    return earliest[keys[selected]]
+    for start in range(0, len(keys), CHUNK_ROWS):
+        rows = np.flatnonzero(selected[start : start + CHUNK_ROWS]) + start
+        out[rows] = earliest[keys[rows]]
 
 
 def sorted_first_index(values: pa.Array, candidates: pa.Array | None = None) -> np.ndarray:

@@ -494,16 +494,20 @@ def _duplicate_problems(
 _CHUNK_ROWS = 1 << 20
 
 
-def _repeats(first: np.ndarray) -> np.ndarray:
-    """Whether each row repeats an earlier one (``first``: each row's first equal, or -1),
-    made a chunk at a time (no full-size temporary)."""
-    repeated = np.empty(len(first), dtype=bool)
+def _own_firsts(first: np.ndarray) -> np.ndarray:
+    """Whether each row is its own first equal (``first``: each row's first equal, or
+    -1), made a chunk at a time (no full-size temporary)."""
+    own = np.empty(len(first), dtype=bool)
     for start in range(0, len(first), _CHUNK_ROWS):
         chunk = first[start : start + _CHUNK_ROWS]
-        np.not_equal(
-            chunk, np.arange(start, start + len(chunk)), out=repeated[start : start + len(chunk)]
-        )
-        repeated[start : start + len(chunk)] &= chunk >= 0
+        np.equal(chunk, np.arange(start, start + len(chunk)), out=own[start : start + len(chunk)])
+    return own
+
+
+def _repeats(first: np.ndarray) -> np.ndarray:
+    """Whether each row repeats an earlier one (``first``: each row's first equal, or -1)."""
+    repeated = ~_own_firsts(first)
+    repeated &= first >= 0
     return repeated
 
 
@@ -533,7 +537,7 @@ def _row_id_problems(
     index = StringIndex(row_ids)
     user_of_row = solution.row_id_index.find(index)
     first = index.first_of_self(user_of_row)
-    is_first = first == np.arange(len(first))
+    is_first = _own_firsts(first)
     problems += _duplicate_problems(row_ids, first, "submission", "keep exactly one row per row id")
     unknown = (user_of_row < 0) & ~empty
     covered = np.zeros(solution.n_rows, dtype=bool)

@@ -1,0 +1,134 @@
+"""The per-row work that bounds memory: the same answers a chunk at a time.
+
+Duplicate and first-occurrence finding, emptiness, prints and hits are made in chunks
+(README, "Resource contract"); these tests compare them with plain references at chunk
+sizes small enough for every loop to take several turns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorer import ParticipantVisibleError, evaluate
+from scorer.align import fingerprints, joins
+from scorer.align.joins import StringIndex
+from scorer.arrays import empty_strings
+from tests.fast_paths import force_fast_paths
+
+ids = st.sampled_from(["a", "b", "c", "x", "y", "", "ab"])
+
+
+@given(st.lists(st.one_of(ids, st.none()), max_size=14), st.integers(1, 4))
+@settings(max_examples=80, deadline=None)
+def test_first_of_self_given_matches_is_the_first_equal_string(values, chunk_rows) -> None:
+    solution = ["b", "a", "ab"]  # "x", "y", "c" and "" are unmatched
+    strings = pa.array(values, pa.large_string())
+    with pytest.MonkeyPatch.context() as patch:
+        force_fast_paths(patch, chunk_rows=chunk_rows, block_rows=2)
+        matches = StringIndex(pa.array(solution, pa.large_string())).find(strings)
+        first = StringIndex(strings).first_of_self(matches)
+    expected = [-1 if v is None else values.index(v) for v in values]
+    assert first.tolist() == expected
+    assert matches.tolist() == [solution.index(v) if v in solution else -1 for v in values]
+
+
+@given(st.lists(st.one_of(st.sampled_from(["", "a", "bc"]), st.none()), max_size=12))
+@settings(max_examples=40, deadline=None)
+def test_empty_strings_of_sliced_arrays(values) -> None:
+    strings = pa.array(["zz", *values, "q"], pa.large_string()).slice(1, len(values))
+    with pytest.MonkeyPatch.context() as patch:
+        force_fast_paths(patch, chunk_rows=2, block_rows=2)
+        empty = empty_strings(strings).tolist()
+        strict = empty_strings(strings, null_is_empty=False).tolist()
+    assert empty == [v is None or v == "" for v in values]
+    assert strict == [v == "" for v in values]
+
+
+def _duplicates_line(row_ids: list[str]) -> str:
+    """The 'found' line and examples of the duplicated-ids problem, from plain Python."""
+    seen: dict[str, int] = {}
+    first_repeats: dict[str, int] = {}
+    extra = 0
+    for row, value in enumerate(row_ids):
+        if value in seen:
+            extra += 1
+            first_repeats.setdefault(value, row)
+        else:
+            seen[value] = row
+    examples = sorted(first_repeats, key=first_repeats.get)[:5]
+    n_ids = len(first_repeats)
+    ids_text = f"{n_ids:,} row id{'s' if n_ids != 1 else ''}"
+    rows_text = f"{extra:,} extra row{'s' if extra != 1 else ''}"
+    return f"{ids_text} repeated, {rows_text} in the submission", examples
+
+
+@given(
+    st.lists(st.sampled_from(["u1", "u2", "u3", "u4", "v1", "v2", "v3"]), min_size=1, max_size=30)
+)
+@settings(max_examples=80, deadline=None)
+def test_duplicated_ids_are_counted_and_shown_as_from_a_plain_scan(row_ids) -> None:
+    solution = pd.DataFrame({"id": ["u1", "u2", "u3", "u4"], "items": "a"})
+    submission = pd.DataFrame({"id": row_ids, "items": "a"})
+    found, examples = _duplicates_line(row_ids)
+    messages = []
+    for chunk_rows in (2, 3, 1 << 20):
+        with pytest.MonkeyPatch.context() as patch:
+            force_fast_paths(patch, chunk_rows=chunk_rows, block_rows=2)
+            with pytest.raises(
+                ParticipantVisibleError, match=r"Unknown|Missing|Duplicated"
+            ) as error:
+                evaluate(solution, submission, "id", unknown_row_ids="ignore")
+            messages.append(str(error.value))
+    if examples:
+        assert found in messages[0]
+        assert "examples (row ids): " + ", ".join(map(repr, examples)) in messages[0]
+    assert messages[0] == messages[1] == messages[2]
+
+
+@pytest.mark.parametrize("block_rows", [1, 3, 1 << 13])
+def test_string_prints_of_many_lengths_in_small_blocks(block_rows) -> None:
+    values = [f"{i % 7}" * (i % 5) for i in range(60)]
+    strings = pa.array(values, pa.large_string())
+    key = fingerprints.print_key()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fingerprints, "_BLOCK_ROWS", block_rows)
+        prints = fingerprints.string_prints(strings, key).tolist()
+    patched_equal = [[a == b for b in prints] for a in prints]
+    assert patched_equal == [[a == b for b in values] for a in values]
+    assert prints == fingerprints.string_prints(strings, key).tolist()  # the default blocks
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_repeated_relevant_items_score_alike_in_any_chunks(collide) -> None:
+    """Every prediction matches a relevant item (one repeated along the row): the hits,
+    first occurrences and scores are the same a few pairs and users at a time."""
+    n = 40
+    ids = [f"{i:04d}" for i in range(n)]
+    solution = pd.DataFrame({"id": ids, "items": ["a1 b2" if i % 3 else "a1" for i in range(n)]})
+    rows = ["a1 a1 b2 a1", "b2 b2 b2", "a1 c3 a1", "c3 c3"]
+    submission = pd.DataFrame({"id": ids[::-1], "items": [rows[i % 4] for i in range(n)]})
+    results = []
+    for chunk_rows, block_rows in ((1 << 20, 1 << 13), (3, 2), (1, 1)):
+        with pytest.MonkeyPatch.context() as patch:
+            force_fast_paths(patch, chunk_rows=chunk_rows, block_rows=block_rows, collide=collide)
+            result = evaluate(solution, submission, "id", metrics=["MAP@4", "nDCG@4", "P@4"])
+        results.append((result.metrics, result.warnings, result.user_hits.tolist()))
+    assert results[0] == results[1] == results[2]
+    truth = [{"a1", "b2"} if i % 3 else {"a1"} for i in range(n)]
+    predicted = [set(rows[(n - 1 - i) % 4].split()) for i in range(n)]
+    assert results[0][2] == [len(truth[i] & predicted[i]) for i in range(n)]
+
+
+def test_first_of_runs_keeps_each_key_s_first_position() -> None:
+    keys = np.array([5, 2, 5, 5, 0, 2, 9])
+    selected = np.array([True, True, False, True, True, True, False])
+    out = np.full(len(keys), -7)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(joins, "CHUNK_ROWS", 2)
+        joins._first_of_runs(keys, selected, out)
+    assert out.tolist() == [0, 1, -7, 0, 4, 1, -7]
