@@ -530,3 +530,48 @@ def test_line_lengths_match_the_parsers_lines(pieces):
         count, found_longest, examples = _lines_over(data, limit)
         assert (count, examples) == (len(over), tuple(map(str, over[:5])))
         assert found_longest == longest or (not data and found_longest == 0)
+
+
+# The decoded size (text and 8 bytes a cell) is bounded before any parse or copy.
+
+
+def _short_rows(n: int, ending: bytes = b"\n", form: bytes = b"%06x") -> bytes:
+    return b"id,items" + ending + b"".join(form % i + b"," + ending for i in range(n))
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "lines"),
+    [
+        ("equal layout", _short_rows(60_000), 60_001),  # read without the parser
+        ("other layout", _short_rows(60_000, form=b"%x"), 60_001),
+        ("CR only", _short_rows(60_000, ending=b"\r"), 60_001),
+        ("gzip", gzip.compress(_short_rows(60_000, form=b"%x")), 60_001),
+    ],
+)
+def test_short_rows_past_the_decoded_limit_are_refused(tmp_path, name, data, lines):
+    path = tmp_path / "rows.csv"
+    path.write_bytes(data)
+    text = gzip.decompress(data) if name == "gzip" else data
+    size = len(text)  # the header's bytes too
+    decoded = size + 8 * 2 * lines
+    limit = decoded - 1  # the text alone is far within it
+    found = f"{size:,} bytes in {lines:,} lines of 2 columns: up to {decoded:,} bytes"
+    with pytest.raises(ParticipantVisibleError, match=re.escape(found)):
+        read(path, max_decompressed_bytes=limit, max_compression_ratio=10_000)
+    table = read_table(
+        path,
+        ParticipantVisibleError,
+        ReadLimits(max_decompressed_bytes=decoded, max_compression_ratio=10_000),
+    )
+    assert table.n_rows == lines - 1
+
+
+def test_the_decoded_limit_message_says_what_counts(tmp_path):
+    path = tmp_path / "rows.csv"
+    path.write_bytes(_short_rows(1000, form=b"%x"))
+    with pytest.raises(
+        ParticipantVisibleError,
+        match=r"(?s)Decompressed data too large.*"
+        r"once decoded \(the text, and 8 bytes for each cell\)",
+    ):
+        read(path, max_decompressed_bytes=10_000)

@@ -528,8 +528,16 @@ class _Reader:
                 )
             )
         has_quote = data.find(b'"', start) >= 0
-        columns = None if has_quote else _fixed_lines(data, start, len(header))
+        width = len(header)
+        columns = (
+            None
+            if has_quote
+            else _fixed_lines(
+                data, start, width, lambda lines: self.check_decoded_size(data, start, width, lines)
+            )
+        )
         if columns is None:
+            self.check_decoded_size(data, start, width)
             columns = self.parse_columns(data, start, len(header), has_quote, container)
         result = StringTable(tuple(header), columns)
         self.check_fields(result)
@@ -584,6 +592,33 @@ class _Reader:
         # once, rather than whenever the allocator gets round to it (peak memory).
         pa.default_memory_pool().release_unused()
         return columns
+
+    def check_decoded_size(
+        self, data: Text, start: int, n_columns: int, lines: int | None = None
+    ) -> None:
+        """Refuse text whose table would pass the decompressed-data limit: the text, and
+        an offset of 8 bytes for each cell (the cells counted from the line ends, unless
+        ``lines`` is known, before anything is parsed or copied), as a Parquet file's
+        cells are counted. What bounds a run's memory is what its inputs decode to
+        (README, "Resource contract"), and a row of a few bytes decodes to many more."""
+        limit = self.limits.max_decompressed_bytes
+        size = len(data) - start
+        if size + _OFFSET_BYTES * n_columns * size <= limit:
+            return  # no count of lines can pass the limit: the pass is not needed
+        if lines is None:
+            lines = _count_newlines(data, len(data)) or _count_bytes(data, _CR)
+        decoded = size + _OFFSET_BYTES * n_columns * lines
+        if decoded > limit:
+            self.fail(
+                Problem(
+                    "Decompressed data too large",
+                    f"at most {limit:,} bytes once decoded (the text, and "
+                    f"{_OFFSET_BYTES} bytes for each cell)",
+                    f"{size:,} bytes in {format_count(lines, 'line')} of "
+                    f"{format_count(n_columns, 'column')}: up to {decoded:,} bytes",
+                    "check that this is the right file; if it is, ask the host to raise the limit",
+                )
+            )
 
     def check_lines(self, data: Text) -> None:
         """Refuse any line longer than the limit (a vectorised pass, no copy of the text)."""
@@ -698,14 +733,20 @@ def _owned_buffer(data: bytes) -> pa.Buffer:
     return buffer
 
 
-def _fixed_lines(data: Text, start: int, n_columns: int) -> tuple[pa.Array, ...] | None:
+def _fixed_lines(
+    data: Text, start: int, n_columns: int, check_lines: Callable[[int], None]
+) -> tuple[pa.Array, ...] | None:
     """The columns of a large CSV body whose lines all share one layout, read without
-    the parser (:func:`scorer.read.fixed_lines.split_fixed_lines`); None for any other."""
+    the parser (:func:`scorer.read.fixed_lines.split_fixed_lines`); None for any other.
+    ``check_lines`` is given the number of lines, the header's included, once the layout
+    is proven and before any column is copied."""
     newline = data.find(b"\n", start)
     if newline < 0 or len(_first_line(data, start)) not in (newline - start, newline - start - 1):
         return None  # no line after the header, or a lone carriage return ends it
     body = np.frombuffer(data, dtype=np.uint8)[newline + 1 :]
-    return split_fixed_lines(body, n_columns, FIXED_LINES_MIN_ROWS)
+    return split_fixed_lines(
+        body, n_columns, FIXED_LINES_MIN_ROWS, lambda n_lines: check_lines(n_lines + 1)
+    )
 
 
 def _one_chunk(column: pa.ChunkedArray) -> pa.Array:
@@ -819,9 +860,14 @@ def _count_newlines(data: Text, stop: int) -> int:
     >>> _count_newlines(b"a\\nb\\nc\\n", 4)
     2
     """
+    return _count_bytes(data, _LF, stop)
+
+
+def _count_bytes(data: Text, byte: int, stop: int | None = None) -> int:
+    """The number of bytes equal to ``byte`` before ``stop`` (the end by default)."""
     view = np.frombuffer(data, dtype=np.uint8)[:stop]
     return sum(
-        int(np.count_nonzero(view[i : i + _LINE_SCAN_BYTES] == _LF))
+        int(np.count_nonzero(view[i : i + _LINE_SCAN_BYTES] == byte))
         for i in range(0, len(view), _LINE_SCAN_BYTES)
     )
 

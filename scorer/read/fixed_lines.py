@@ -12,6 +12,8 @@ joining the parser's chunks, with half the fresh memory.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyarrow as pa
 
@@ -22,14 +24,19 @@ _NEWLINE, _RETURN, _COMMA = ord("\n"), ord("\r"), ord(",")
 
 
 def split_fixed_lines(
-    body: np.ndarray, n_columns: int, min_lines: int = 1
+    body: np.ndarray,
+    n_columns: int,
+    min_lines: int = 1,
+    before_copy: Callable[[int], None] | None = None,
 ) -> tuple[pa.Array, ...] | None:
     """The ``n_columns`` columns of a CSV body (the bytes after the header line) whose
     lines all have the same length, the same ending (LF or CRLF) and the same comma
     positions; ``None`` otherwise, or when it has fewer than ``min_lines`` lines.
 
     Returns ``large_string`` arrays, as the CSV parser would with every column read
-    as a string and no NA conversion.
+    as a string and no NA conversion. ``before_copy``, if given, is called with the
+    number of lines once the layout is proven, before any column is copied (it may
+    raise to refuse the body).
 
     Examples
     --------
@@ -60,6 +67,8 @@ def split_fixed_lines(
     for position in (*range(line_length - ending, line_length), *commas):
         if not (lines[:, position] == body[position]).all():
             return None
+    if before_copy is not None:
+        before_copy(n_lines)  # the layout is proven: the lines are known, nothing copied
     starts = np.concatenate(([0], commas + 1))
     stops = np.concatenate((commas, [line_length - ending]))
     return tuple(rows_to_strings(lines[:, a:b]) for a, b in zip(starts, stops, strict=True))
