@@ -198,6 +198,10 @@ def evaluate(
     else:
         judgements = graded.judgements(rankings, first, options.k)
     values = {str(m): m.compute(judgements) for m in measures}
+    # The predictions' keys and bytes are most of the memory per user: free them before
+    # the result is put together (the resource contract, README).
+    lengths, n_first = rankings.lengths, rankings.n_first(first)
+    del rankings, first
 
     has_usage = checked_solution.usage is not None
     ignored = checked_solution.marked("Ignored")
@@ -217,9 +221,7 @@ def evaluate(
     first_name = str(measures[0])
     overall, splits = _means(values, checked_solution, scored, first_name)
     split_scores = {split: (found or {}).get(first_name) for split, found in splits.items()}
-    warnings = _submission_warnings(
-        checked_solution, user_of_row, rankings.lengths, rankings.n_first(first), hints, options
-    )
+    warnings = _submission_warnings(checked_solution, user_of_row, lengths, n_first, hints, options)
     for code, sentence, mask in host_hints:
         warnings += _row_warning(code, sentence, mask, checked_solution, "host")
     warnings += _solution_warnings(checked_solution, truth, split_scores, has_usage)
