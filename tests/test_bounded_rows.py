@@ -72,7 +72,8 @@ def _duplicates_line(row_ids: list[str]) -> str:
 )
 @settings(max_examples=80, deadline=None)
 def test_duplicated_ids_are_counted_and_shown_as_from_a_plain_scan(row_ids) -> None:
-    solution = pd.DataFrame({"id": ["u1", "u2", "u3", "u4"], "items": "a"})
+    # "u5" is never submitted: every submission misses it, so every one is refused.
+    solution = pd.DataFrame({"id": ["u1", "u2", "u3", "u4", "u5"], "items": "a"})
     submission = pd.DataFrame({"id": row_ids, "items": "a"})
     found, examples = _duplicates_line(row_ids)
     messages = []
@@ -132,3 +133,20 @@ def test_first_of_runs_keeps_each_key_s_first_position() -> None:
         patch.setattr(joins, "CHUNK_ROWS", 2)
         joins._first_of_runs(keys, selected, out)
     assert out.tolist() == [0, 1, -7, 0, 4, 1, -7]
+
+
+def test_id_hints_are_the_same_a_chunk_at_a_time() -> None:
+    """Unknown ids repaired and looked up two at a time give the same hints."""
+    solution = pd.DataFrame({"id": [f"u{i:03d}" for i in range(9)], "items": "a"})
+    submitted = [" u000", "U001", "u002 ", "U003", "x", "u005", "U006", "y", "u008"]
+    submission = pd.DataFrame({"id": submitted, "items": "a"})
+    messages = []
+    for chunk_rows in (1 << 20, 2, 1):
+        with pytest.MonkeyPatch.context() as patch:
+            force_fast_paths(patch, chunk_rows=chunk_rows, block_rows=2)
+            with pytest.raises(ParticipantVisibleError, match="Unknown row ids") as error:
+                evaluate(solution, submission, "id")
+            messages.append(str(error.value))
+    assert "2 submitted row ids would match once surrounding whitespace is removed" in messages[0]
+    assert "3 submitted row ids would match once case is ignored" in messages[0]
+    assert messages[0] == messages[1] == messages[2]

@@ -89,6 +89,12 @@ FAMILIES: dict[str, tuple[Callable[[int], bytes], Callable[[int], bytes], int, s
         1,
         "Empty row ids",
     ),
+    "every id off by case and '.0'": (
+        _solution,
+        lambda n: _table(b"id,items", [i.upper() + b".0," for i in _ids(n)]),
+        1,
+        "Unknown row ids",
+    ),
     "fixed-width ids": (
         lambda n: _solution(n, b"%08x"),
         lambda n: _table(b"id,items", [i + b"," for i in _ids(n, b"%08x")]),

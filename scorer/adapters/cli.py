@@ -373,7 +373,7 @@ def _run(args: argparse.Namespace, command: Callable[[argparse.Namespace], None]
     except MemoryError as exc:  # Arrow's too: the machine, not an input, fell short
         print(
             f"scorer: host error: out of memory ({exc}). Inputs within the limits need up to "
-            "256 MiB plus 4 times their decompressed size (README, 'Resource contract'): "
+            "256 MiB plus 4 times their decoded size (README, 'Resource contract'): "
             "give the scorer more memory or lower --max-decompressed-bytes.",
             file=sys.stderr,
         )

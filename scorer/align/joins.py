@@ -69,9 +69,11 @@ class StringIndex:
     array([0, 1, 0])
     """
 
-    def __init__(self, strings: pa.Array) -> None:
+    def __init__(self, strings: pa.Array, probed_often: bool = False) -> None:
         self.strings = strings
         self.rows = fixed_width_bytes(strings)
+        #: Keep the strings' print groups between probes (12 to 20 bytes a string).
+        self.probed_often = probed_often
 
     def __len__(self) -> int:
         return len(self.strings)
@@ -138,7 +140,25 @@ class StringIndex:
                 found[start:stop] = hit
             else:
                 return found
+        groups = self._groups if self.probed_often else None
+        values = _large(probe.strings)
+        if groups is not None and values.null_count == 0:
+            found = _looked_up(values, _large(self.strings), *groups)
+            if found is not None:
+                return found.astype(dtype, copy=False)
         return sorted_first_index(probe.strings, self.strings).astype(dtype, copy=False)
+
+    @cached_property
+    def _groups(self) -> tuple[tuple[int, int], np.ndarray, np.ndarray, np.ndarray] | None:
+        """A key and the strings' print groups under it (:func:`_print_groups`), made
+        once for an index probed often (the hints probe one a chunk at a time); None
+        with nulls or a collision."""
+        strings = _large(self.strings)
+        if strings.null_count:
+            return None
+        key = print_key()
+        grouped = _print_groups(strings, key)
+        return None if grouped is None else (key, *grouped)
 
     def match(self, rows: np.ndarray, prints: np.ndarray | None = None) -> np.ndarray | None:
         """The index of each byte row's equal here (-1 when none); None on a collision.
@@ -271,6 +291,19 @@ def _printed_first_index(values: pa.Array, candidates: pa.Array) -> np.ndarray |
     distinct, first, group = grouped
     if values is candidates:
         return first[group]
+    return _looked_up(values, candidates, key, distinct, first, group)
+
+
+def _looked_up(
+    values: pa.Array,
+    candidates: pa.Array,
+    key: tuple[int, int],
+    distinct: np.ndarray,
+    first: np.ndarray,
+    group: np.ndarray,
+) -> np.ndarray | None:
+    """The values (no nulls) looked up among the candidates' print groups, made under
+    ``key``: the first equal candidate of each, or -1; None on a collision."""
     if len(distinct) == 0:
         return np.full(len(values), -1, dtype=np.int64)
     # The distinct prints in a table with a random multiplier of its own (KeyIndex):

@@ -629,23 +629,45 @@ def _rounded_number(ids: pa.Array) -> pa.Array:
 def _id_hints(
     row_ids: pa.Array, unknown: np.ndarray, solution_ids: pa.Array, missing: np.ndarray
 ) -> str:
-    """Say what probably went wrong when unknown ids match missing ones after a repair."""
+    """Say what probably went wrong when unknown ids match missing ones after a repair.
+
+    For each repair, the repaired missing ids are indexed once and the unknown ids are
+    repaired and looked up a chunk at a time: a file of millions of unknown ids never
+    holds a repaired copy of them all (the resource contract)."""
     if not unknown.any() or not missing.any():
         return ""
-    unknown_ids = row_ids.filter(to_arrow(unknown))
-    missing_ids = solution_ids.filter(to_arrow(missing))
+    unknown_ids = _where(row_ids, unknown)
+    missing_ids = _where(solution_ids, missing)
     hints = ""
     for description, repair, applies_to in _ID_REPAIRS:
         if len(unknown_ids) == 0:
             break
-        matched = first_index_of(repair(unknown_ids), repair(missing_ids)) >= 0
-        if applies_to:
-            matched &= to_numpy(pc.match_substring_regex(unknown_ids, applies_to))
+        index = StringIndex(_repaired(missing_ids, repair), probed_often=True)
+        matched = np.zeros(len(unknown_ids), dtype=bool)
+        for start in range(0, len(unknown_ids), _CHUNK_ROWS):
+            chunk = unknown_ids.slice(start, _CHUNK_ROWS)
+            found = index.find(repair(chunk)) >= 0
+            if applies_to:
+                found &= to_numpy(pc.match_substring_regex(chunk, applies_to))
+            matched[start : start + len(chunk)] = found
+        del index
         if matched.any():
             count = format_count(int(matched.sum()), "submitted row id")
             hints += f"; {count} would match once {description}"
             unknown_ids = unknown_ids.filter(to_arrow(~matched))
     return hints
+
+
+def _repaired(ids: pa.Array, repair: Callable[[pa.Array], pa.Array]) -> pa.Array:
+    """``repair(ids)``, a chunk of ids at a time: a repair's temporaries (several
+    numbers per id for the rounded one) never exist for every id at once."""
+    chunks = [repair(ids.slice(start, _CHUNK_ROWS)) for start in range(0, len(ids), _CHUNK_ROWS)]
+    return pa.concat_arrays([chunk.cast(pa.large_string()) for chunk in chunks]) if chunks else ids
+
+
+def _where(strings: pa.Array, mask: np.ndarray) -> pa.Array:
+    """The strings where ``mask`` is True: the array itself when it always is."""
+    return strings if mask.all() else strings.filter(to_arrow(mask))
 
 
 def _too_many_problems(
