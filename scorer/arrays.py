@@ -15,6 +15,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+#: Rows a chunked pass over a column handles at a time: large enough that the loop
+#: over chunks costs nothing, small enough that a chunk's temporaries are a few MiB.
+CHUNK_ROWS = 1 << 20
+
 _NUMPY_TYPES = {
     pa.int8(): np.int8,
     pa.int16(): np.int16,
@@ -116,16 +120,13 @@ def empty_strings(strings: pa.Array, null_is_empty: bool = True) -> np.ndarray:
         lengths = pc.binary_length(strings)
         return to_numpy(lengths, fill=0 if null_is_empty else 1) == 0
     empty = np.empty(len(strings), dtype=bool)
-    for start in range(0, len(strings), _CHUNK):
-        chunk = offsets[start : start + _CHUNK + 1]
+    for start in range(0, len(strings), CHUNK_ROWS):
+        chunk = offsets[start : start + CHUNK_ROWS + 1]
         np.equal(chunk[1:], chunk[:-1], out=empty[start : start + len(chunk) - 1])
     if strings.null_count:
         valid = to_numpy(strings.is_valid())
         empty = empty | ~valid if null_is_empty else empty & valid
     return empty
-
-
-_CHUNK = 1 << 20
 
 
 def rows_to_strings(rows: np.ndarray) -> pa.Array:

@@ -23,8 +23,6 @@ def force_fast_paths(
         "FIXED_WIDTH_MIN_ROWS": 1,
         "FIXED_LINES_MIN_ROWS": 1,
         "CHUNK_ROWS": chunk_rows,
-        "_CHUNK_ROWS": chunk_rows,
-        "_CHUNK": chunk_rows,
         "_BLOCK_ROWS": block_rows,
         "_RECHECK_USERS": block_rows,
     }

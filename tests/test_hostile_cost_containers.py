@@ -69,6 +69,21 @@ def assert_bounded(
     assert hostile.seconds <= TIME_RATIO * baseline.seconds, (hostile.seconds, baseline.seconds)
 
 
+def assert_refused_at_the_limit(
+    solution: Path, crafted: Path, baseline: Path, message: str, *options: str
+) -> None:
+    """:func:`assert_bounded` of the crafted file and its baseline, both run under the
+    tests' decompressed-data limit (and any other options)."""
+    options = ("--max-decompressed-bytes", str(LIMIT), *options)
+    assert_bounded(
+        capped(solution, crafted, *options),
+        capped(solution, baseline, *options),
+        1,
+        message,
+        LIMIT,
+    )
+
+
 def same_size_random(tmp_path: Path, size: int, wrap) -> Path:
     """A random submission stored as ``size`` bytes or more, wrapped like the crafted one."""
     return write_bytes(tmp_path, "random.sub", wrap(random_csv(size)))
@@ -97,25 +112,14 @@ def bomb_text() -> bytes:
 def test_gzip_bomb_is_refused_by_its_ratio(tmp_path, solution):
     bomb = write_bytes(tmp_path, "bomb.csv.gz", gzip.compress(bomb_text(), 9))
     baseline = same_size_random(tmp_path, bomb.stat().st_size, gzip.compress)
-    assert_bounded(
-        capped(solution, bomb, "--max-decompressed-bytes", str(LIMIT)),
-        capped(solution, baseline, "--max-decompressed-bytes", str(LIMIT)),
-        1,
-        "Compression ratio too high",
-        LIMIT,
-    )
+    assert_refused_at_the_limit(solution, bomb, baseline, "Compression ratio too high")
 
 
 def test_gzip_bomb_under_a_raised_ratio_stops_at_the_decompressed_limit(tmp_path, solution):
     bomb = write_bytes(tmp_path, "bomb.csv.gz", gzip.compress(bomb_text(), 9))
     baseline = same_size_random(tmp_path, bomb.stat().st_size, gzip.compress)
-    options = ("--max-decompressed-bytes", str(LIMIT), "--max-compression-ratio", "100000")
-    assert_bounded(
-        capped(solution, bomb, *options),
-        capped(solution, baseline, *options),
-        1,
-        "Decompressed data too large",
-        LIMIT,
+    assert_refused_at_the_limit(
+        solution, bomb, baseline, "Decompressed data too large", "--max-compression-ratio", "100000"
     )
 
 
@@ -133,14 +137,7 @@ def test_zip_member_declaring_a_small_size_is_measured_by_what_it_decodes_to(
     text = bomb_text()
     bomb = write_bytes(tmp_path, "bomb.zip", zipped(text, method, declared_size=1000))
     baseline = same_size_random(tmp_path, bomb.stat().st_size, lambda d: zipped(d, method))
-    options = ("--max-decompressed-bytes", str(LIMIT))
-    assert_bounded(
-        capped(solution, bomb, *options),
-        capped(solution, baseline, *options),
-        1,
-        message,
-        LIMIT,
-    )
+    assert_refused_at_the_limit(solution, bomb, baseline, message)
 
 
 def test_zip_deflate_bomb_is_refused_by_its_ratio(tmp_path, solution):
@@ -161,13 +158,13 @@ def test_zip_stored_member_over_the_limit_stops_there(tmp_path, solution):
     big = random_csv(2 * LIMIT)
     stored = write_bytes(tmp_path, "big.zip", zipped(big, zipfile.ZIP_STORED, declared_size=1000))
     baseline = write_bytes(tmp_path, "random.csv", big)
-    options = ("--max-decompressed-bytes", str(LIMIT), "--max-input-bytes", str(4 * LIMIT))
-    assert_bounded(
-        capped(solution, stored, *options),
-        capped(solution, baseline, *options),
-        1,
+    assert_refused_at_the_limit(
+        solution,
+        stored,
+        baseline,
         "broken zip member (Bad CRC-32",
-        LIMIT,
+        "--max-input-bytes",
+        str(4 * LIMIT),
     )
 
 
@@ -189,14 +186,7 @@ def random_parquet(n_bytes: int) -> bytes:
 def assert_parquet_bounded(tmp_path, solution, table: pa.Table, message: str) -> None:
     bomb = write_bytes(tmp_path, "bomb.parquet", parquet_bytes(table, compression="zstd"))
     baseline = write_bytes(tmp_path, "random.parquet", random_parquet(bomb.stat().st_size))
-    options = ("--max-decompressed-bytes", str(LIMIT))
-    assert_bounded(
-        capped(solution, bomb, *options),
-        capped(solution, baseline, *options),
-        1,
-        message,
-        LIMIT,
-    )
+    assert_refused_at_the_limit(solution, bomb, baseline, message)
 
 
 def test_parquet_dictionary_bomb_stops_at_the_decompressed_limit(tmp_path, solution):

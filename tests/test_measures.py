@@ -90,15 +90,10 @@ def expected_means(rows, measure, cutoff, params, graded, usage, threshold, empt
     }
 
 
-def check_against_reference(rows, graded, usage, threshold, empty, cutoffs, width=1):
-    k = 5
-    names = [
-        f"{m}{p}" if m == "RPrec" else f"{m}{p}@{c}"
-        for (m, p, _), c in zip(MEASURES, cutoffs, strict=True)
-    ]
-    solution, submission = frames(rows, graded, usage, width)
+def evaluate_or_none(solution, submission, k, names, empty, graded, threshold):
+    """``evaluate`` with the measures' options; None when no user can be scored."""
     try:
-        result = evaluate(
+        return evaluate(
             solution,
             submission,
             "id",
@@ -110,6 +105,18 @@ def check_against_reference(rows, graded, usage, threshold, empty, cutoffs, widt
         )
     except HostVisibleError as error:
         assert "No user can be scored" in str(error)
+        return None
+
+
+def check_against_reference(rows, graded, usage, threshold, empty, cutoffs, width=1):
+    k = 5
+    names = [
+        f"{m}{p}" if m == "RPrec" else f"{m}{p}@{c}"
+        for (m, p, _), c in zip(MEASURES, cutoffs, strict=True)
+    ]
+    solution, submission = frames(rows, graded, usage, width)
+    result = evaluate_or_none(solution, submission, k, names, empty, graded, threshold)
+    if result is None:
         return
     for (measure, _, params), cutoff, name in zip(MEASURES, cutoffs, names, strict=True):
         canonical = list(result.metrics)[names.index(name)]

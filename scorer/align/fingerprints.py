@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pyarrow as pa
 
-from scorer.arrays import string_bytes, string_offsets
+from scorer.arrays import CHUNK_ROWS, string_bytes, string_offsets
 
 FIXED_WIDTH_MIN_ROWS = 50_000
 _FINGERPRINT_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
@@ -343,7 +343,6 @@ def _blocks(n_rows: int) -> list[tuple[int, int]]:
 
 
 _BLOCK_ROWS = 1 << 13
-CHUNK_ROWS = 1 << 20
 
 
 def _words(rows: np.ndarray) -> list[np.ndarray]:

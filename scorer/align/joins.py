@@ -24,7 +24,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.align.fingerprints import (
-    CHUNK_ROWS,
     FIXED_WIDTH_MIN_ROWS,
     KeyIndex,
     fingerprints,
@@ -34,7 +33,7 @@ from scorer.align.fingerprints import (
     rows_match,
     string_prints,
 )
-from scorer.arrays import empty_strings, to_arrow, to_numpy
+from scorer.arrays import CHUNK_ROWS, empty_strings, to_arrow, to_numpy
 
 
 def first_index_of(values: pa.Array, candidates: pa.Array) -> np.ndarray:

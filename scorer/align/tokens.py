@@ -18,7 +18,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.align.fingerprints import (
-    CHUNK_ROWS,
     FIXED_WIDTH_MIN_ROWS,
     first_of_strings,
     fixed_width_bytes,
@@ -29,7 +28,14 @@ from scorer.align.fingerprints import (
 )
 from scorer.align.joins import StringIndex, all_distinct, encode, sorted_codes
 from scorer.align.occurrences import PAD, first_occurrence
-from scorer.arrays import rows_to_strings, string_bytes, string_offsets, to_arrow, to_numpy
+from scorer.arrays import (
+    CHUNK_ROWS,
+    rows_to_strings,
+    string_bytes,
+    string_offsets,
+    to_arrow,
+    to_numpy,
+)
 
 
 class SplitLists:

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from scorer.align.joins import StringIndex, first_index_of
 from scorer.align.tokens import ListCells, SplitLists, split_lists
-from scorer.arrays import empty_strings, string_bytes, to_arrow, to_numpy, to_strings
+from scorer.arrays import CHUNK_ROWS, empty_strings, string_bytes, to_arrow, to_numpy, to_strings
 from scorer.errors import (
     MAX_EXAMPLES,
     ROW_IDS,
@@ -193,7 +193,9 @@ def check_solution(table: StringTable, columns: SolutionColumns) -> Solution:
     problems += _list_like_row_id_problems(row_ids, columns)
     row_id_index = StringIndex(row_ids)
     first = row_id_index.first_of_self()
-    problems += _duplicate_problems(row_ids, first, "solution", "keep one row per id")
+    problems += _duplicate_problems(
+        row_ids, first, _own_firsts(first), "solution", "keep one row per id"
+    )
     usage = None
     if USAGE_COLUMN in table.names:
         usage_column = table.column(USAGE_COLUMN)
@@ -467,15 +469,18 @@ def _list_like_row_id_problems(row_ids: pa.Array, columns: SolutionColumns) -> l
 
 
 def _duplicate_problems(
-    row_ids: pa.Array, first: np.ndarray, where: str, fix: str
+    row_ids: pa.Array, first: np.ndarray, is_first: np.ndarray, where: str, fix: str
 ) -> list[Problem]:
-    repeated = _repeats(first)
+    """``first``: each row's first equal (or -1, never a repeat); ``is_first``: whether
+    that is the row itself (:func:`_own_firsts`)."""
+    repeated = ~is_first
+    repeated &= first >= 0
     n_rows = int(np.count_nonzero(repeated))
     if not n_rows:
         return []
     repeated_ids = np.zeros(len(first), dtype=bool)
-    for start in range(0, len(first), _CHUNK_ROWS):
-        chunk = slice(start, start + _CHUNK_ROWS)
+    for start in range(0, len(first), CHUNK_ROWS):
+        chunk = slice(start, start + CHUNK_ROWS)
         repeated_ids[first[chunk][repeated[chunk]]] = True
     examples = np.zeros(len(first), dtype=bool)
     examples[_first_repeat_of_each(first, repeated)] = True
@@ -491,32 +496,22 @@ def _duplicate_problems(
     ]
 
 
-_CHUNK_ROWS = 1 << 20
-
-
 def _own_firsts(first: np.ndarray) -> np.ndarray:
     """Whether each row is its own first equal (``first``: each row's first equal, or
     -1), made a chunk at a time (no full-size temporary)."""
     own = np.empty(len(first), dtype=bool)
-    for start in range(0, len(first), _CHUNK_ROWS):
-        chunk = first[start : start + _CHUNK_ROWS]
+    for start in range(0, len(first), CHUNK_ROWS):
+        chunk = first[start : start + CHUNK_ROWS]
         np.equal(chunk, np.arange(start, start + len(chunk)), out=own[start : start + len(chunk)])
     return own
-
-
-def _repeats(first: np.ndarray) -> np.ndarray:
-    """Whether each row repeats an earlier one (``first``: each row's first equal, or -1)."""
-    repeated = ~_own_firsts(first)
-    repeated &= first >= 0
-    return repeated
 
 
 def _first_repeat_of_each(first: np.ndarray, repeated: np.ndarray) -> np.ndarray:
     """The rows of the first repeat of the first :data:`MAX_EXAMPLES` repeated ids, in
     row order: chunk by chunk, stopping as soon as enough are found."""
     found: dict[int, int] = {}
-    for start in range(0, len(first), _CHUNK_ROWS):
-        rows = np.flatnonzero(repeated[start : start + _CHUNK_ROWS]) + start
+    for start in range(0, len(first), CHUNK_ROWS):
+        rows = np.flatnonzero(repeated[start : start + CHUNK_ROWS]) + start
         ids, at = np.unique(first[rows], return_index=True)
         # Each id's first repeat in this chunk; only the earliest few can be examples.
         earliest = np.argsort(at)[: MAX_EXAMPLES + len(found)]
@@ -538,7 +533,9 @@ def _row_id_problems(
     user_of_row = solution.row_id_index.find(index)
     first = index.first_of_self(user_of_row)
     is_first = _own_firsts(first)
-    problems += _duplicate_problems(row_ids, first, "submission", "keep exactly one row per row id")
+    problems += _duplicate_problems(
+        row_ids, first, is_first, "submission", "keep exactly one row per row id"
+    )
     unknown = (user_of_row < 0) & ~empty
     covered = np.zeros(solution.n_rows, dtype=bool)
     covered[user_of_row[user_of_row >= 0]] = True
@@ -644,8 +641,8 @@ def _id_hints(
             break
         index = StringIndex(_repaired(missing_ids, repair), probed_often=True)
         matched = np.zeros(len(unknown_ids), dtype=bool)
-        for start in range(0, len(unknown_ids), _CHUNK_ROWS):
-            chunk = unknown_ids.slice(start, _CHUNK_ROWS)
+        for start in range(0, len(unknown_ids), CHUNK_ROWS):
+            chunk = unknown_ids.slice(start, CHUNK_ROWS)
             found = index.find(repair(chunk)) >= 0
             if applies_to:
                 found &= to_numpy(pc.match_substring_regex(chunk, applies_to))
@@ -661,7 +658,7 @@ def _id_hints(
 def _repaired(ids: pa.Array, repair: Callable[[pa.Array], pa.Array]) -> pa.Array:
     """``repair(ids)``, a chunk of ids at a time: a repair's temporaries (several
     numbers per id for the rounded one) never exist for every id at once."""
-    chunks = [repair(ids.slice(start, _CHUNK_ROWS)) for start in range(0, len(ids), _CHUNK_ROWS)]
+    chunks = [repair(ids.slice(start, CHUNK_ROWS)) for start in range(0, len(ids), CHUNK_ROWS)]
     return pa.concat_arrays([chunk.cast(pa.large_string()) for chunk in chunks]) if chunks else ids
 
 

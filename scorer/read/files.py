@@ -76,6 +76,10 @@ _PARSE_BLOCK_BYTES = 1 << 22
 _MAX_PARSE_BLOCK_BYTES = (1 << 31) - 1  # the parser's block size is an int32
 _LINE_SCAN_BYTES = 1 << 23
 _LF, _CR = ord("\n"), ord("\r")
+#: The fix of every "too large" problem.
+_ASK_FOR_A_HIGHER_LIMIT = (
+    "check that this is the right file; if it is, ask the host to raise the limit"
+)
 # Fewer lines than this are parsed even when they share one layout: the parser is
 # fast enough there, and small files keep one reading route.
 FIXED_LINES_MIN_ROWS = 50_000
@@ -529,16 +533,14 @@ class _Reader:
             )
         has_quote = data.find(b'"', start) >= 0
         width = len(header)
-        columns = (
-            None
-            if has_quote
-            else _fixed_lines(
-                data, start, width, lambda lines: self.check_decoded_size(data, start, width, lines)
-            )
-        )
+
+        def check_body(body_lines: int) -> None:  # the header is a line too
+            self.check_decoded_size(data, start, width, body_lines + 1)
+
+        columns = None if has_quote else _fixed_lines(data, start, width, check_body)
         if columns is None:
             self.check_decoded_size(data, start, width)
-            columns = self.parse_columns(data, start, len(header), has_quote, container)
+            columns = self.parse_columns(data, start, width, has_quote, container)
         result = StringTable(tuple(header), columns)
         self.check_fields(result)
         return result
@@ -587,11 +589,7 @@ class _Reader:
         # next is combined, so that the peak holds one column twice, not the table.
         chunked = [table.column(i) for i in range(table.num_columns)]
         del table
-        columns = tuple(_one_chunk(chunked.pop(0)) for _ in range(len(chunked)))
-        # The parser's blocks are freed now; hand their pages back to the system at
-        # once, rather than whenever the allocator gets round to it (peak memory).
-        pa.default_memory_pool().release_unused()
-        return columns
+        return tuple(_one_chunk(chunked.pop(0)) for _ in range(len(chunked)))
 
     def check_decoded_size(
         self, data: Text, start: int, n_columns: int, lines: int | None = None
@@ -616,7 +614,7 @@ class _Reader:
                     f"{_OFFSET_BYTES} bytes for each cell)",
                     f"{size:,} bytes in {format_count(lines, 'line')} of "
                     f"{format_count(n_columns, 'column')}: up to {decoded:,} bytes",
-                    "check that this is the right file; if it is, ask the host to raise the limit",
+                    _ASK_FOR_A_HIGHER_LIMIT,
                 )
             )
 
@@ -734,19 +732,17 @@ def _owned_buffer(data: bytes) -> pa.Buffer:
 
 
 def _fixed_lines(
-    data: Text, start: int, n_columns: int, check_lines: Callable[[int], None]
+    data: Text, start: int, n_columns: int, before_copy: Callable[[int], None]
 ) -> tuple[pa.Array, ...] | None:
     """The columns of a large CSV body whose lines all share one layout, read without
     the parser (:func:`scorer.read.fixed_lines.split_fixed_lines`); None for any other.
-    ``check_lines`` is given the number of lines, the header's included, once the layout
-    is proven and before any column is copied."""
+    ``before_copy`` is given the body's number of lines once the layout is proven and
+    before any column is copied."""
     newline = data.find(b"\n", start)
     if newline < 0 or len(_first_line(data, start)) not in (newline - start, newline - start - 1):
         return None  # no line after the header, or a lone carriage return ends it
     body = np.frombuffer(data, dtype=np.uint8)[newline + 1 :]
-    return split_fixed_lines(
-        body, n_columns, FIXED_LINES_MIN_ROWS, lambda n_lines: check_lines(n_lines + 1)
-    )
+    return split_fixed_lines(body, n_columns, FIXED_LINES_MIN_ROWS, before_copy)
 
 
 def _one_chunk(column: pa.ChunkedArray) -> pa.Array:
@@ -932,7 +928,7 @@ def _too_big(title: str, size: int, limit: int, what: str, more: bool = False) -
         title,
         f"at most {limit:,} bytes ({what})",
         found,
-        "check that this is the right file; if it is, ask the host to raise the limit",
+        _ASK_FOR_A_HIGHER_LIMIT,
     )
 
 
@@ -1090,7 +1086,7 @@ def _too_big_parquet(limit: int, found: str) -> Problem:
         "Decompressed data too large",
         f"at most {limit:,} bytes (Parquet data)",
         found,
-        "check that this is the right file; if it is, ask the host to raise the limit",
+        _ASK_FOR_A_HIGHER_LIMIT,
     )
 
 
