@@ -218,3 +218,32 @@ def test_a_withheld_host_error_still_says_what_is_wrong(
     code, log = _run_codabench(tmp_path, solution, "--public-only")
     assert code == 2
     assert f"are invalid ({title}); details are withheld" in log, log
+
+
+@pytest.mark.usefixtures("_keep_the_memory_pool")
+@pytest.mark.parametrize("form", [b"c%06d", b"c%d"], ids=["equal layout", "parser"])
+def test_a_submission_past_the_decoded_limit_is_told_the_same_whatever_the_solution(
+    tmp_path: Path, form: bytes
+) -> None:
+    """The decoded-size refusal (text and 8 bytes a cell) reads the submission alone:
+    two solutions differing in items, Usage and empty users, both within the limit,
+    show the participant the same text."""
+    n_users, n_rows = 1_000, 60_000  # the submission's rows: past the equal-layout threshold
+    ids = [(form % i).decode() for i in range(n_users)]
+    submission = tmp_path / "submission.csv"
+    submission.write_bytes(b"id,items\n" + b"".join(form % i + b",\n" for i in range(n_rows)))
+    limit = 2**20  # the solutions decode to about 40 KB, the submission to 1.4 to 1.9 MB
+    views = []
+    for seed in (1, 2):
+        rng = np.random.default_rng(seed)
+        items = [" ".join(rng.choice(["a", "b", "c"], size=int(rng.integers(0, 3)))) for _ in ids]
+        usage = rng.choice(["Public", "Private"], size=n_users)
+        solution = tmp_path / f"solution{seed}.csv"
+        pd.DataFrame({"id": ids, "items": items, "Usage": usage}).to_csv(solution, index=False)
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
+            code = main([str(solution), str(submission), "--max-decompressed-bytes", str(limit)])
+        views.append((code, stderr.getvalue()))
+    assert views[0] == views[1]
+    assert views[0][0] == 1
+    assert re.search(r"(?s)Decompressed data too large.*once decoded", views[0][1])
