@@ -8,15 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
+from scorer.align.item_lists import split_lists
 from scorer.align.judgements import FlatHits
-from scorer.align.tokens import (
-    GroundTruth,
-    Rankings,
-    SparseRankings,
-    build_rankings,
-    item_prints,
-    split_lists,
-)
+from scorer.align.rankings import GroundTruth, Rankings, SparseRankings, build_rankings, item_prints
 from scorer.arrays import to_arrow
 from scorer.check.grades import GradedTruth
 from scorer.check.hints import Hint, prediction_hints, solution_hints
@@ -27,7 +21,6 @@ from scorer.check.validate import (
     grade_columns,
     solution_columns,
 )
-from scorer.detail import Segments, take_segment_column
 from scorer.errors import (
     MAX_EXAMPLES,
     HostVisibleError,
@@ -44,6 +37,7 @@ from scorer.options import (
     Options,
     UnknownRowIds,
 )
+from scorer.per_user import Segments, take_segment_column
 from scorer.read.files import ReadLimits
 from scorer.read.inputs import TableLike, as_string_table
 from scorer.result import ScoreResult, ScoreWarning

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pyarrow as pa
 
-from scorer.detail import MeasureValues, Segments
 from scorer.errors import MAX_EXAMPLES, HostVisibleError, format_example
 from scorer.options import Options
+from scorer.per_user import MeasureValues, Segments
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import ParticipantVisibleError, evaluate
-from scorer.align import fingerprints, joins, tokens
+from scorer.align import fingerprints, item_lists, joins
+from scorer.align import rankings as rankings_module
+from scorer.align.item_lists import ListCells, split_lists
 from scorer.align.joins import StringIndex, sorted_codes, sorted_first_index
-from scorer.align.tokens import ListCells, split_lists
 from tests.arrow_collisions import colliding_ids
 from tests.fast_paths import force_fast_paths
 
@@ -93,7 +94,7 @@ def test_ids_sharing_arrow_hash_are_joined_exactly() -> None:
 )
 def test_list_cells_squeeze_whitespace_and_count_items_as_str_split(values: list) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tokens, "CHUNK_ROWS", 3)  # the running counts cross chunks
+        patch.setattr(item_lists, "CHUNK_ROWS", 3)  # the running counts cross chunks
         cells = ListCells(pa.array(values, pa.large_string()))
         lengths = cells.lengths.tolist()
         lists = cells.split()
@@ -136,7 +137,7 @@ def test_sparse_rankings_score_bit_for_bit_as_dense_ones(truth, predicted, norma
     results = {}
     for sparse in (False, True):
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(tokens, "_is_sparse", lambda *args, sparse=sparse: sparse)
+            patch.setattr(rankings_module, "_is_sparse", lambda *args, sparse=sparse: sparse)
             results[sparse] = evaluate(
                 solution, submission, "id", k=35, normalization=normalization,
                 empty_ground_truth="zero", per_user=True,
@@ -150,8 +151,8 @@ def test_sparse_rankings_score_bit_for_bit_as_dense_ones(truth, predicted, norma
 
 def test_one_wide_row_is_kept_sparse() -> None:
     lists = split_lists(pa.array(["a b", " ".join(f"i{j}" for j in range(300)), *[""] * 8]))
-    ranked = tokens.build_rankings(lists, np.arange(10)[::-1], 10, 300, pa.array(["i299"]))
-    assert isinstance(ranked, tokens.SparseRankings)
+    ranked = rankings_module.build_rankings(lists, np.arange(10)[::-1], 10, 300, pa.array(["i299"]))
+    assert isinstance(ranked, rankings_module.SparseRankings)
     assert ranked.lengths.tolist() == [0] * 8 + [300, 2]
 
 

@@ -331,9 +331,9 @@ def test_scoring_files_never_imports_pandas(tmp_path):
     data = load("generate").generate(2_000, tmp_path, seed=5)
     code = (
         "import sys\n"
-        "from scorer.align import fingerprints, joins, tokens\n"
+        "from scorer.align import fingerprints, item_lists, joins, rankings\n"
         "if sys.argv[1] == 'fast':\n"
-        "    for module in (fingerprints, joins, tokens):\n"
+        "    for module in (fingerprints, item_lists, joins, rankings):\n"
         "        if hasattr(module, 'FIXED_WIDTH_MIN_ROWS'): module.FIXED_WIDTH_MIN_ROWS = 1\n"
         "from scorer.adapters.cli import main\n"
         "assert main(sys.argv[2:]) == 0\n"

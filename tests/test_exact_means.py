@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer.measures.metrics import Floats, Ratios, float_mean
+from scorer.measures.exact_means import Floats, Ratios, float_mean
 
 
 def expected(values: list[Fraction], labels: list[int], n_labels: int):

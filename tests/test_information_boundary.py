@@ -637,7 +637,7 @@ def test_the_hints_never_hash_the_participants_strings(monkeypatch: pytest.Monke
     import pyarrow.compute as pc
 
     import scorer.check.hints
-    from scorer.align.tokens import split_lists
+    from scorer.align.item_lists import split_lists
 
     # Predicted ids that are no form of a solution item (which may be hashed).
     participant = {"0372860001", "x,y", "61077600"}

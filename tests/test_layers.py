@@ -21,10 +21,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("align", ("scorer.align.*",)),
     ("check", ("scorer.check.*",)),
     ("measures", ("scorer.measures.*",)),
-    ("result", ("scorer.detail", "scorer.result")),
+    ("result", ("scorer.per_user", "scorer.result")),
     ("api", ("scorer.api", "scorer")),
     ("stats", ("scorer.stats.*",)),
-    ("adapters", ("scorer.adapters.*", "scorer.evalai", "scorer.__main__")),
+    ("adapters", ("scorer.adapters.*", "scorer.__main__")),
 )
 
 

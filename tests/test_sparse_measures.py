@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import evaluate
-from scorer.align import tokens
+from scorer.align import rankings
 from scorer.measures import graded as graded_measures
-from scorer.measures.metrics import Ratios
+from scorer.measures.exact_means import Ratios
 from tests.reference_measures import reference_value
 from tests.test_measures import MEASURES, evaluate_or_none, frames, users
 
@@ -43,14 +43,14 @@ def _evaluate(
 ):
     solution, submission = frames(rows, graded, usage)
     decisions: list[bool] = []
-    dense_decision = tokens._is_sparse
+    dense_decision = rankings._is_sparse
 
     def decide(*args: object) -> bool:
         decisions.append(sparse)
         return sparse or dense_decision(*args)  # type: ignore[arg-type]
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tokens, "_is_sparse", decide)
+        patch.setattr(rankings, "_is_sparse", decide)
         result = evaluate_or_none(solution, submission, k, names, empty, graded, threshold)
     if result is None:
         return None

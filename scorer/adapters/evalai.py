@@ -7,7 +7,7 @@ The returned ``result`` is a list of ``{split_codename: {metric: value}}``; the
 with one line in the challenge's ``main.py``::
 
     from functools import partial
-    from scorer.evalai import evaluate as _evaluate
+    from scorer.adapters.evalai import evaluate as _evaluate
     evaluate = partial(_evaluate, k=12, splits={"public_split": "public",
                                                  "private_split": "private"})
 
@@ -146,7 +146,7 @@ def _check_keywords(keywords: Mapping[str, Any]) -> None:
         lines.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     raise HostVisibleError(
         f"Unknown keyword argument{'s' if len(lines) > 1 else ''} {', '.join(lines)} for "
-        f"scorer.evalai.evaluate. Its options are {options}; EvalAI's own "
+        f"scorer.adapters.evalai.evaluate. Its options are {options}; EvalAI's own "
         f"{list(PLATFORM_KEYWORDS)} is accepted and ignored."
     )
 

@@ -57,7 +57,7 @@ def fingerprints(rows: np.ndarray) -> np.ndarray:
     Equal rows have equal fingerprints; unequal rows almost never do, so callers
     confirm every match with :func:`rows_equal`. Takes an ``n x width`` matrix, or
     an ``n x m x width`` array (``m`` strings per row, as in the fixed-width lists
-    of :func:`scorer.align.tokens.split_lists`) for an ``n x m`` result: one pass over
+    of :func:`scorer.align.item_lists.split_lists`) for an ``n x m`` result: one pass over
     each row's bytes for all its strings. Works in blocks of rows, in cache.
 
     Examples

@@ -2,7 +2,7 @@
 
 :class:`StringIndex` answers "where is each of these strings in that column?" for
 row ids (submission against solution) and item ids (predictions against the
-relevant items, unless :func:`scorer.align.tokens.build_rankings` can compare them by
+relevant items, unless :func:`scorer.align.rankings.build_rankings` can compare them by
 fingerprints directly). Large fixed-width columns go through fingerprints
 (:mod:`scorer.align.fingerprints`) and a hash table with a multiplier drawn at random,
 every match confirmed byte for byte; anything else through a stable sort of the

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from scorer.align.item_lists import split_lists
 from scorer.align.joins import encode
 from scorer.align.judgements import FlatHits, Judgements
-from scorer.align.tokens import GroundTruth, Rankings, SparseRankings, split_lists
+from scorer.align.rankings import GroundTruth, Rankings, SparseRankings
 from scorer.check.validate import check_grades
 
 

@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.align.fingerprints import KeyIndex, fingerprints, fixed_width_bytes, rows_match
-from scorer.align.tokens import SplitLists
+from scorer.align.item_lists import SplitLists
 from scorer.arrays import string_bytes, string_offsets, to_arrow, to_numpy
 from scorer.errors import format_count
 
@@ -60,7 +60,7 @@ def prediction_hints(predictions: SplitLists, user_of_row: np.ndarray, n_users: 
 
     Examples
     --------
-    >>> from scorer.align.tokens import split_lists
+    >>> from scorer.align.item_lists import split_lists
     >>> cells = ["0706016001 706016002", "0372860001,0372860002", "0108775015 0108775044"]
     >>> hints = prediction_hints(split_lists(pa.array(cells)), np.array([0, 1, 2]), 3)
     >>> [(code, mask.tolist()) for code, _, mask in hints]
@@ -111,7 +111,7 @@ def solution_hints(
 
     Examples
     --------
-    >>> from scorer.align.tokens import split_lists
+    >>> from scorer.align.item_lists import split_lists
     >>> lists = split_lists(pa.array(["706016001 x", "0372860001"]))
     >>> vocabulary = pa.array(["0706016001", "372860001"])
     >>> [(code, mask.tolist()) for code, _, mask in solution_hints(lists, np.array([0, 1]), 2,

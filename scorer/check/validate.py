@@ -18,8 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorer.align.item_lists import ListCells, SplitLists, split_lists
 from scorer.align.joins import StringIndex, first_index_of
-from scorer.align.tokens import ListCells, SplitLists, split_lists
 from scorer.arrays import CHUNK_ROWS, empty_strings, string_bytes, to_arrow, to_numpy, to_strings
 from scorer.errors import (
     MAX_EXAMPLES,
@@ -724,7 +724,7 @@ def check_grades(
 
     Examples
     --------
-    >>> from scorer.align.tokens import split_lists
+    >>> from scorer.align.item_lists import split_lists
     >>> ids = pa.array(["u1", "u2"])
     >>> check_grades(split_lists(pa.array(["3 0", "1"])), np.array([2, 1]), ids, "g", "t")
     array([3, 0, 1])

@@ -2,7 +2,7 @@
 
 Each takes the shared :class:`~scorer.align.judgements.Judgements`, its cut-off and
 its parameters, and returns the per-user values as exact fractions
-(:class:`~scorer.measures.metrics.Ratios`), so every mean is the correctly rounded float of
+(:class:`~scorer.measures.exact_means.Ratios`), so every mean is the correctly rounded float of
 the exact rational mean.
 """
 
@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from scorer.align.judgements import Judgements
-from scorer.measures.metrics import (
+from scorer.measures.average_precision import (
     AveragePrecision,
-    Ratios,
     average_precision,
     sparse_average_precision,
 )
+from scorer.measures.exact_means import INT64_MAX, Ratios
 
 
 def mean_average_precision(j: Judgements, cutoff: int, norm: str = "min_k") -> AveragePrecision:
@@ -35,9 +35,6 @@ def mean_average_precision(j: Judgements, cutoff: int, norm: str = "min_k") -> A
     return average_precision(j.hits_at(cutoff), j.n_relevant, cutoff, norm)
 
 
-_INT64_MAX = 2**63 - 1
-
-
 def _exact_sum(
     numerator: np.ndarray, counts: np.ndarray, cutoff: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -49,7 +46,7 @@ def _exact_sum(
     >>> _exact_sum(np.array([1]), np.array([2]), 2**64)[1].tolist()
     [18446744073709551618]
     """
-    if cutoff + int(counts.max(initial=0)) <= _INT64_MAX:
+    if cutoff + int(counts.max(initial=0)) <= INT64_MAX:
         return numerator, counts + cutoff
     return numerator.astype(object), counts.astype(object) + cutoff
 
@@ -78,7 +75,7 @@ def recall(j: Judgements, cutoff: int, norm: str = "relevant") -> Ratios:
     """
     n_relevant = j.n_relevant
     if norm != "relevant":
-        n_relevant = np.minimum(n_relevant, min(cutoff, _INT64_MAX))
+        n_relevant = np.minimum(n_relevant, min(cutoff, INT64_MAX))
     return Ratios(j.n_hits(cutoff), n_relevant)
 
 

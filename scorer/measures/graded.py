@@ -20,7 +20,7 @@ import numpy as np
 
 from scorer.align.judgements import Judgements
 from scorer.errors import HostVisibleError
-from scorer.measures.metrics import Floats, Ratios
+from scorer.measures.exact_means import Floats, Ratios
 
 # Exact ERR numerators stay int64 while lcm(1..n) * 2**(G*n) is below this.
 _INT64_SAFE = 2**62
@@ -28,7 +28,7 @@ _INT64_SAFE = 2**62
 #: ERR and nERR are exact fractions over lcm(1..n) * 2**(G*n), n the last rank that
 #: holds a credited grade (or an ideal one); past this many ranks that denominator
 #: would grow without bound, so they are float64, each user's terms added in rank
-#: order (as AP past :data:`~scorer.measures.metrics.EXACT_MAX_WIDTH`).
+#: order (as AP past :data:`~scorer.measures.average_precision.EXACT_MAX_WIDTH`).
 ERR_EXACT_MAX_RANKS = 256
 
 

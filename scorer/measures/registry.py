@@ -18,7 +18,7 @@ from typing import Any
 from scorer.align.judgements import Judgements
 from scorer.errors import HostVisibleError
 from scorer.measures import binary, graded
-from scorer.measures.metrics import ExactMean, Floats
+from scorer.measures.exact_means import ExactMean, Floats
 
 UserValues = ExactMean | Floats
 

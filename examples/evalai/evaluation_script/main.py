@@ -6,6 +6,6 @@ Set ``k``, the other scoring options and the split codenames of the challenge's
 
 from functools import partial
 
-from scorer.evalai import evaluate as _evaluate
+from scorer.adapters.evalai import evaluate as _evaluate
 
 evaluate = partial(_evaluate, k=10, splits={"public_split": "public", "private_split": "private"})

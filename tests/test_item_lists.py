@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scorer.align.item_lists import split_lists
 from scorer.align.joins import StringIndex, first_index_of
-from scorer.align.tokens import GroundTruth, build_rankings, item_prints, split_lists
+from scorer.align.rankings import GroundTruth, build_rankings, item_prints
 from tests.fast_paths import force_fast_paths
 
 PYTHON_WHITESPACE = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]

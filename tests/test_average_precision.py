@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from scorer import evaluate, score
 from scorer.align.occurrences import first_occurrence
-from scorer.measures.metrics import EXACT_MAX_WIDTH, _sums_by_denominator, average_precision
+from scorer.measures.average_precision import EXACT_MAX_WIDTH, average_precision
+from scorer.measures.exact_means import _sums_by_denominator
 from tests.reference import reference_ap
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -1,4 +1,4 @@
-"""From string columns to integer matrices: split lists, relevant sets, rankings.
+"""From split lists to integer matrices: relevant sets and rankings, item codes shared.
 
 Everything here is Arrow compute or numpy over whole columns (or large chunks of
 them); nothing loops over rows. Fixed-width items (10-digit item ids) take faster
@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from scorer.align.fingerprints import (
     FIXED_WIDTH_MIN_ROWS,
@@ -26,316 +24,13 @@ from scorer.align.fingerprints import (
     take_rows,
     take_strings,
 )
+from scorer.align.item_lists import SplitLists
 from scorer.align.joins import StringIndex, all_distinct, encode, sorted_codes
 from scorer.align.occurrences import PAD, first_occurrence
 from scorer.arrays import (
     CHUNK_ROWS,
-    rows_to_strings,
-    string_bytes,
-    string_offsets,
     to_arrow,
-    to_numpy,
 )
-
-
-class SplitLists:
-    """Whitespace-separated lists, flattened.
-
-    Lists split from the fixed-width layout (every cell ``m`` tokens of ``w`` bytes
-    joined by single spaces) keep a zero-copy byte view of their tokens instead of
-    an Arrow array: most callers read the tokens from that view, and :attr:`tokens`
-    is built from it only when asked for.
-
-    Attributes
-    ----------
-    lengths : ndarray of int64, shape (n_rows,)
-        Number of items in each row (0 for an empty or missing cell).
-    tokens : pyarrow.Array
-        All items, row after row, in list order.
-    uniform : ndarray of uint8, shape (n_rows, m, w), or None
-        The bytes of token ``j`` of row ``i`` at ``uniform[i, j]`` (a strided view of
-        the cells), when the lists came from the fixed-width layout.
-    """
-
-    def __init__(
-        self, lengths: np.ndarray, tokens: pa.Array | None = None, uniform: np.ndarray | None = None
-    ) -> None:
-        if (tokens is None) == (uniform is None):
-            raise ValueError("give either the tokens or their fixed-width bytes")
-        self.lengths = lengths
-        self.uniform = uniform
-        if tokens is not None:
-            self.tokens = tokens
-
-    @cached_property
-    def tokens(self) -> pa.Array:
-        """All items, row after row (built from :attr:`uniform` on first use)."""
-        return rows_to_strings(np.ascontiguousarray(self.uniform).reshape(-1, self.width))
-
-    @property
-    def width(self) -> int:
-        """Bytes per token in the fixed-width layout (0 otherwise)."""
-        return 0 if self.uniform is None else self.uniform.shape[2]
-
-    def head(self, n: int) -> pa.Array:
-        """The first ``n`` tokens, without building all of them.
-
-        Examples
-        --------
-        >>> split_lists(pa.array(["a b", "c"])).head(2).to_pylist()
-        ['a', 'b']
-        """
-        if "tokens" in self.__dict__ or self.uniform is None:
-            return self.tokens.slice(0, n)
-        n_rows = -(-n // max(self.uniform.shape[1], 1))
-        rows = np.ascontiguousarray(self.uniform[:n_rows]).reshape(-1, self.width)
-        return rows_to_strings(rows[:n])
-
-    def take(self, indices: np.ndarray) -> pa.Array:
-        """The tokens at these flat positions, without building all of them.
-
-        Examples
-        --------
-        >>> split_lists(pa.array(["a b", "c"])).take(np.array([2, 0])).to_pylist()
-        ['c', 'a']
-        """
-        if "tokens" in self.__dict__ or self.uniform is None:
-            return self.tokens.take(to_arrow(indices))
-        rows, columns = np.divmod(indices, self.uniform.shape[1])
-        return rows_to_strings(self.uniform[rows, columns])
-
-    @property
-    def row_of_token(self) -> np.ndarray:
-        """The row each token comes from."""
-        return np.repeat(np.arange(len(self.lengths), dtype=np.int64), self.lengths)
-
-    @property
-    def position_of_token(self) -> np.ndarray:
-        """The 0-based rank of each token within its row."""
-        starts = np.cumsum(self.lengths) - self.lengths
-        return np.arange(int(self.lengths.sum()), dtype=np.int64) - np.repeat(starts, self.lengths)
-
-
-# Python's str.split() also splits on these; Arrow's ascii splitter does not, and its
-# utf8 splitter mishandles some of them at the end of a string (pyarrow 26).
-_OTHER_WHITESPACE = (
-    "[\\x{1c}-\\x{1f}\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}"
-    "\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}]"
-)
-
-
-def split_lists(cells: pa.Array) -> SplitLists:
-    """Split every cell on runs of whitespace, exactly as Python's ``str.split()``.
-
-    Examples
-    --------
-    >>> lists = split_lists(pa.array([" a  b", None, "", "c\\u3000d\\te\\x1c", "f \\u3000"]))
-    >>> lists.lengths
-    array([2, 0, 0, 3, 1])
-    >>> lists.tokens.to_pylist()
-    ['a', 'b', 'c', 'd', 'e', 'f']
-    >>> lists.position_of_token
-    array([0, 1, 0, 1, 2, 0])
-    """
-    return ListCells(cells).split()
-
-
-class ListCells:
-    """Cells of whitespace-separated lists, with every row's number of items known
-    before any list is made.
-
-    The cells are rewritten on their bytes as ``" ".join(cell.split())`` (only when
-    some whitespace is not a single space between two items), and a cell left empty
-    becomes null: a run of whitespace, however long, costs a pass over its bytes and
-    never an (empty) item, and :attr:`lengths` counts the items from the bytes, so a
-    row with too many can be refused before :meth:`split` makes them.
-
-    Examples
-    --------
-    >>> cells = ListCells(pa.array(["  a   b ", "   ", "c\\td"]))
-    >>> cells.lengths, cells.cells.to_pylist()
-    (array([2, 0, 2]), ['a b', None, 'c d'])
-    """
-
-    def __init__(self, cells: pa.Array) -> None:
-        printable = _only_spaces(cells)  # False unless a large_string array
-        self._uniform = _split_uniform(cells) if printable else None
-        if self._uniform is None:
-            if not printable:
-                cells = _whitespace_as_spaces(cells.cast(pa.large_string()))
-            cells = _single_spaced(cells)
-        self.cells = cells
-
-    @cached_property
-    def lengths(self) -> np.ndarray:
-        """The number of items in each cell (int64)."""
-        if self._uniform is not None:
-            return self._uniform.lengths
-        offsets = string_offsets(self.cells)
-        offsets = _from_zero(offsets)
-        lengths = np.diff(_true_before(string_bytes(self.cells) == ord(" "), offsets))
-        lengths += offsets[1:] > offsets[:-1]  # one item more than spaces, unless empty
-        return lengths
-
-    def split(self) -> SplitLists:
-        """The items of every cell."""
-        if self._uniform is not None:
-            return self._uniform
-        nested = pc.split_pattern(self.cells, " ")
-        if "lengths" not in self.__dict__:
-            self.lengths = to_numpy(pc.list_value_length(nested), fill=0).astype(np.int64)
-        return SplitLists(self.lengths, pc.list_flatten(nested))
-
-
-def _whitespace_as_spaces(cells: pa.Array) -> pa.Array:
-    """The cells with every character ``str.split()`` splits on replaced by a space
-    (one per character)."""
-    if _may_hold_other_whitespace(cells):
-        cells = pc.replace_substring_regex(cells, _OTHER_WHITESPACE, " ")
-    raw = string_bytes(cells)
-    if raw.size == 0 or int(raw.min()) >= 0x20:
-        return cells
-    # ASCII bytes never occur inside a multi-byte UTF-8 character: map them in place.
-    return _with_bytes(cells, string_offsets(cells), _ASCII_WHITESPACE_AS_SPACE[raw])
-
-
-_ASCII_WHITESPACE_AS_SPACE = np.arange(256, dtype=np.uint8)
-_ASCII_WHITESPACE_AS_SPACE[[9, 10, 11, 12, 13]] = ord(" ")
-
-
-def _single_spaced(cells: pa.Array) -> pa.Array:
-    """``" ".join(cell.split())`` of every cell whose only whitespace is the space,
-    computed on the bytes; empty cells become null (so they split into no item)."""
-    offsets = string_offsets(cells)
-    raw = string_bytes(cells)
-    offsets = _from_zero(offsets)
-    nonempty = offsets[1:] > offsets[:-1]
-    starts, ends = offsets[:-1][nonempty], offsets[1:][nonempty]
-    space = raw == ord(" ")
-    if space[starts].any() or space[ends - 1].any() or (space[1:] & space[:-1]).any():
-        raw, offsets = _squeeze_spaces(raw, offsets, space)
-        nonempty = offsets[1:] > offsets[:-1]
-    elif nonempty.all():
-        return cells  # already single-spaced, and no cell to make null
-    valid = nonempty if cells.null_count == 0 else nonempty & to_numpy(cells.is_valid())
-    return _with_bytes(cells, offsets, raw, valid)
-
-
-def _squeeze_spaces(
-    raw: np.ndarray, offsets: np.ndarray, space: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The bytes and offsets of cells with only the spaces that separate two items
-    kept (one per run): one pass over the bytes, work per kept space, none per
-    dropped one."""
-    # The last space of each run followed by an item of the same cell ...
-    before_item = np.flatnonzero(space[:-1] & ~space[1:])
-    cell = np.searchsorted(offsets, before_item, side="right") - 1
-    inside = before_item + 1 < offsets[cell + 1]
-    before_item, cell = before_item[inside], cell[inside]
-    # ... but for the cell's first item, when spaces lead the cell.
-    first_of_cell = np.ones(len(cell), dtype=bool)
-    first_of_cell[1:] = cell[1:] != cell[:-1]
-    leading = first_of_cell & space[offsets[cell]]
-    before_item, cell = before_item[~leading], cell[~leading]
-    keep = ~space
-    keep[before_item] = True
-    return raw[keep], _true_before(keep, offsets)
-
-
-def _true_before(mask: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """How many values of ``mask`` before each of the sorted ``positions`` are True
-    (positions from 0 to ``len(mask)``): a running count made chunk by chunk, so it
-    never takes 8 bytes per value of ``mask``.
-
-    Examples
-    --------
-    >>> _true_before(np.array([True, False, True, True]), np.array([0, 1, 3, 4]))
-    array([0, 1, 2, 3])
-    """
-    counts = np.empty(len(positions), dtype=np.int64)
-    total = 0
-    for start in range(0, len(mask) + 1, CHUNK_ROWS):
-        chunk = mask[start : start + CHUNK_ROWS]
-        first, last = np.searchsorted(positions, [start, start + CHUNK_ROWS])
-        running = np.zeros(len(chunk) + 1, dtype=np.int64)
-        np.cumsum(chunk, out=running[1:])
-        counts[first:last] = total + running[positions[first:last] - start]
-        total += int(running[-1])
-    return counts
-
-
-def _with_bytes(
-    cells: pa.Array, offsets: np.ndarray, raw: np.ndarray, valid: np.ndarray | None = None
-) -> pa.Array:
-    """A ``large_string`` array of ``len(cells)`` values from these offsets and bytes
-    (offsets as in ``raw``), null where ``valid`` is False (else where ``cells`` is)."""
-    offsets = np.ascontiguousarray(_from_zero(offsets), dtype=np.int64)
-    if valid is None:
-        valid = to_numpy(cells.is_valid()) if cells.null_count else None
-    bitmap = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
-    buffers = [bitmap, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(raw))]
-    return pa.Array.from_buffers(pa.large_string(), len(cells), buffers)
-
-
-def _from_zero(offsets: np.ndarray) -> np.ndarray:
-    """Offsets shifted to start at 0: the same array when they already do (a cell
-    column's offsets are 8 bytes a row, not to be copied lightly)."""
-    return offsets if len(offsets) == 0 or offsets[0] == 0 else offsets - offsets[0]
-
-
-def _may_hold_other_whitespace(cells: pa.Array) -> bool:
-    """True unless every byte is ASCII outside 0x1c-0x1f (a cheap scan of the raw bytes)."""
-    if pc.all(pc.string_is_ascii(cells)).as_py() is False:
-        return True
-    raw = string_bytes(cells)
-    if raw is None:
-        return True  # not a large_string array: let the regex decide
-    return bool(np.count_nonzero((raw - np.uint8(0x1C)) < 4))
-
-
-def _split_uniform(cells: pa.Array) -> SplitLists | None:
-    """Split many printable-ASCII cells that all hold ``m`` tokens of ``w`` bytes
-    joined by single spaces (what ``" ".join`` of fixed-width ids writes).
-
-    The layout is checked byte for byte (a space at every separator, none inside a
-    token); the tokens are then a strided view of the cells: no copy, no search for
-    separators. ``None`` for any other layout.
-    """
-    if len(cells) < FIXED_WIDTH_MIN_ROWS:
-        return None
-    rows = fixed_width_bytes(cells)
-    if rows is None:
-        return None
-    n_cells, cell_width = rows.shape
-    first_space = bytes(rows[0]).find(b" ")
-    width = cell_width if first_space < 0 else first_space
-    n_tokens, remainder = divmod(cell_width + 1, width + 1)
-    if width == 0 or remainder:
-        return None
-    step = max(CHUNK_ROWS * 16 // cell_width, 1)
-    for start in range(0, n_cells, step):
-        chunk = rows[start : start + step]
-        # Every separator is a space and there is no other space: tokens hold none.
-        if n_tokens > 1 and not (chunk[:, width :: width + 1] == ord(" ")).all():
-            return None
-        if np.count_nonzero(chunk == ord(" ")) != len(chunk) * (n_tokens - 1):
-            return None
-    uniform = np.lib.stride_tricks.as_strided(
-        rows, shape=(n_cells, n_tokens, width), strides=(cell_width, width + 1, 1), writeable=False
-    )
-    return SplitLists(np.full(n_cells, n_tokens, dtype=np.int64), uniform=uniform)
-
-
-def _only_spaces(cells: pa.Array) -> bool:
-    """Whether every byte is printable ASCII, so the only whitespace is the space.
-
-    Then splitting on single spaces and dropping empty tokens is exactly
-    ``str.split()``, and several times faster than Unicode-aware splitting.
-    """
-    values = string_bytes(cells) if len(cells) else None
-    if values is None:
-        return False
-    return values.size == 0 or (int(values.min()) >= 0x20 and int(values.max()) < 0x80)
 
 
 @dataclass(frozen=True)
@@ -367,6 +62,7 @@ class GroundTruth:
 
         Examples
         --------
+        >>> from scorer.align.item_lists import split_lists
         >>> truth = GroundTruth.from_lists(split_lists(pa.array(["a b a", "", "b"])))
         >>> truth.vocabulary.to_pylist(), truth.users, truth.codes
         (['a', 'b'], array([0, 0, 2]), array([0, 1, 1], dtype=int32))
@@ -397,6 +93,7 @@ class GroundTruth:
 
         Examples
         --------
+        >>> from scorer.align.item_lists import split_lists
         >>> truth = GroundTruth.from_lists(split_lists(pa.array(["a b", "b"])))
         >>> truth.contains(np.array([[0], [1]]), np.array([[1, 0, -1], [0, 1, 2]]))
         array([[ True,  True, False],
@@ -421,6 +118,7 @@ class GroundTruth:
 
         Examples
         --------
+        >>> from scorer.align.item_lists import split_lists
         >>> truth = GroundTruth.from_lists(split_lists(pa.array(["a b", "b"])))
         >>> truth.contains_rows(np.array([[1, 0, -1], [0, 1, 1]]))
         array([[ True,  True, False],
@@ -441,6 +139,7 @@ class GroundTruth:
 
         Examples
         --------
+        >>> from scorer.align.item_lists import split_lists
         >>> truth = GroundTruth.from_lists(split_lists(pa.array(["a b", "b"])))
         >>> rankings = build_rankings(split_lists(pa.array(["b x", "a b"])), np.array([0, 1]),
         ...                           2, 2, truth.vocabulary)
@@ -463,6 +162,7 @@ class GroundTruth:
 
         Examples
         --------
+        >>> from scorer.align.item_lists import split_lists
         >>> truth = GroundTruth.from_lists(split_lists(pa.array(["a b", "b"])))
         >>> rankings = build_rankings(split_lists(pa.array(["b x", "a b"])), np.array([0, 1]),
         ...                           2, 2, truth.vocabulary)
@@ -480,6 +180,7 @@ class GroundTruth:
 
         Examples
         --------
+        >>> from scorer.align.item_lists import split_lists
         >>> truth = GroundTruth.from_lists(split_lists(pa.array(["a b", "b"])))
         >>> truth.pair_index(np.array([1, 0]), np.array([1, 0])).tolist()
         [2, 0]
@@ -605,7 +306,9 @@ class Rankings:
 
         Examples
         --------
-        >>> lists = split_lists(pa.array(["x y x", "", "y"]))
+        >>> from scorer.align.item_lists import split_lists
+        >>> from scorer.align.item_lists import split_lists
+    >>> lists = split_lists(pa.array(["x y x", "", "y"]))
         >>> build_rankings(lists, np.array([1, -1, 0]), 2, 3, pa.array(["y"])).first_occurrence()
         array([[ True, False, False],
                [ True,  True, False]])
@@ -747,6 +450,7 @@ def item_prints(
 
     Examples
     --------
+    >>> from scorer.align.item_lists import split_lists
     >>> item_prints(split_lists(pa.array(["ab", "cd"])), np.array([1, 0]), 2, 1) is None
     True
     """
@@ -789,6 +493,7 @@ def build_rankings(
 
     Examples
     --------
+    >>> from scorer.align.item_lists import split_lists
     >>> lists = split_lists(pa.array(["x y x", "", "y"]))
     >>> r = build_rankings(lists, np.array([1, -1, 0]), 2, 3, pa.array(["y"]))
     >>> r.items.tolist()

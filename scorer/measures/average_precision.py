@@ -1,0 +1,169 @@
+"""AP@K of every user, exactly: integer numerators over lcm(1..width) times the denominator.
+
+A ranking is a row of a ``users x width`` matrix of binary relevance, best first. Every
+function here is vectorised over users; loops run over the (small) width only, in a fixed
+order, so each user's value is bit-identical wherever the user sits in the matrix.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from scorer.measures.exact_means import INT64_MAX, ExactMean
+
+# Up to this width, every AP@K is an int64 fraction over lcm(1..width) * denominator
+# (lcm(1..20) = 232,792,560), and a sum of 10^9 numerators still fits in int64.
+EXACT_MAX_WIDTH = 20
+
+
+@dataclass(frozen=True)
+class AveragePrecision(ExactMean):
+    """AP@K of every user as a fraction ``numerator / denominator`` (0 when 0/0).
+
+    For rankings at most :data:`EXACT_MAX_WIDTH` wide both parts are exact integers,
+    so :meth:`values` and :meth:`mean` are the correctly rounded floats of the exact
+    rationals. Wider rankings fall back to float numerators and a correctly rounded
+    sum of the per-user floats.
+
+    Attributes
+    ----------
+    numerator : ndarray of int64 (float64 when wider than EXACT_MAX_WIDTH)
+    denominator : ndarray of int64
+    hits : ndarray of int64
+        Credited hits per user.
+    scale : int
+        Every denominator is a multiple of it (lcm(1..width) when exact).
+    """
+
+    numerator: np.ndarray
+    denominator: np.ndarray
+    hits: np.ndarray
+    scale: int = 1
+
+
+def average_precision(
+    relevance: np.ndarray, n_relevant: np.ndarray, k: int, normalization: str = "min_k"
+) -> AveragePrecision:
+    """AP@K of every user from a matrix of binary relevance.
+
+    Parameters
+    ----------
+    relevance : ndarray of bool, shape (n_users, width)
+        ``rel(i)`` of SPEC §1.1: a hit that is the first occurrence of its item.
+        ``width`` must be at most ``k``.
+    n_relevant : ndarray of int, shape (n_users,)
+        ``|R_u|``, the number of unique relevant items.
+    k : int
+        The cut-off.
+    normalization : {"min_k", "relevant", "hits"}
+        Denominator: ``min(|R|, k)``, ``|R|`` or the number of hits. A user whose
+        denominator is 0 scores 0.
+
+    Returns
+    -------
+    AveragePrecision
+
+    Examples
+    --------
+    >>> rel = np.array([[1, 0, 1]], dtype=bool)  # sum of P(i) rel(i) = 1 + 2/3
+    >>> [average_precision(rel, np.array([5]), 3, n).values()[0].item() for n in
+    ...  ("min_k", "relevant", "hits")]  # 5/9, 1/3, 5/6
+    [0.5555555555555556, 0.3333333333333333, 0.8333333333333334]
+    """
+    relevance = np.asarray(relevance, dtype=bool)
+    n_users, width = relevance.shape
+    if width > k:
+        raise ValueError(f"relevance has {width} columns, more than k={k}")
+    exact = width <= EXACT_MAX_WIDTH
+    scale = math.lcm(*range(1, width + 1)) if exact else 1
+    numerator = np.zeros(n_users, dtype=np.int64 if exact else np.float64)
+    hits = np.zeros(n_users, dtype=np.int64)
+    for rank in range(width):
+        column = relevance[:, rank]
+        hits += column
+        # P(i) = hits / i (scaled to an integer when exact), added where rel(i) = 1:
+        # for the few users with a hit at this rank only.
+        credited = np.flatnonzero(column)
+        precision = hits[credited] * (scale // (rank + 1)) if exact else hits[credited] / (rank + 1)
+        numerator[credited] += precision
+    denominator = _denominator(n_relevant, hits, k, normalization)
+    return AveragePrecision(numerator, denominator * scale, hits, scale)
+
+
+def sparse_average_precision(
+    users: np.ndarray,
+    ranks: np.ndarray,
+    n_relevant: np.ndarray,
+    k: int,
+    normalization: str = "min_k",
+    width: int | None = None,
+) -> AveragePrecision:
+    """:func:`average_precision` from the credited predictions alone (no
+    ``users x width`` matrix), bit for bit.
+
+    Rankings at most :data:`EXACT_MAX_WIDTH` wide get the same exact integer
+    fractions; wider ones the float path: each user's precisions are added one by
+    one in rank order (``np.add.at`` adds in index order).
+
+    Parameters
+    ----------
+    users, ranks : ndarray of int64
+        The user and the 0-based rank of every credited prediction (``rel(i) = 1``),
+        each user's in rank order.
+    n_relevant : ndarray of int, shape (n_users,)
+        ``|R_u|``.
+    k : int
+        The cut-off (every rank below it).
+    normalization : {"min_k", "relevant", "hits"}
+        As in :func:`average_precision`.
+    width : int, optional
+        The width of the matrix :func:`average_precision` would read (``None``:
+        wider than :data:`EXACT_MAX_WIDTH`).
+
+    Examples
+    --------
+    >>> rel = np.zeros((2, 30), dtype=bool)
+    >>> rel[0, [0, 2, 29]] = rel[1, 5] = True
+    >>> users, ranks = np.nonzero(rel)
+    >>> sparse = sparse_average_precision(users, ranks, np.array([4, 2]), 30)
+    >>> dense = average_precision(rel, np.array([4, 2]), 30)
+    >>> bool((sparse.values() == dense.values()).all()), sparse.hits.tolist()
+    (True, [3, 1])
+    >>> kept = ranks < 3  # AP@3: the entries within the cut-off
+    >>> exact = sparse_average_precision(users[kept], ranks[kept], np.array([4, 2]), 3, width=3)
+    >>> exact.exact_mean()  # (1 + 2/3) / 3 and 0
+    Fraction(5, 18)
+    """
+    n_users = len(n_relevant)
+    by_user = np.argsort(users, kind="stable")  # keeps each user's ranks in order
+    users, ranks = users[by_user], ranks[by_user]
+    hits = np.bincount(users, minlength=n_users).astype(np.int64)
+    group_start = np.cumsum(hits) - hits
+    hit_number = np.arange(1, len(users) + 1, dtype=np.int64) - group_start[users]
+    denominator = _denominator(n_relevant, hits, k, normalization)
+    if width is not None and width <= EXACT_MAX_WIDTH:
+        scale = math.lcm(*range(1, width + 1))
+        exact = np.zeros(n_users, dtype=np.int64)
+        np.add.at(exact, users, hit_number * (scale // (ranks + 1)))
+        return AveragePrecision(exact, denominator * scale, hits, scale)
+    numerator = np.zeros(n_users, dtype=np.float64)
+    np.add.at(numerator, users, hit_number / (ranks + 1))
+    return AveragePrecision(numerator, denominator, hits, 1)
+
+
+def _denominator(
+    n_relevant: np.ndarray, hits: np.ndarray, k: int, normalization: str
+) -> np.ndarray:
+    """AP's denominator of every user, before scaling."""
+    n_relevant = np.asarray(n_relevant, dtype=np.int64)
+    if normalization == "min_k":
+        # A k past int64 (a host may choose any) caps nothing an int64 count can reach.
+        return np.minimum(n_relevant, min(k, INT64_MAX))
+    if normalization == "relevant":
+        return n_relevant.copy()
+    if normalization == "hits":
+        return hits.copy()
+    raise ValueError(f"unknown normalization {normalization!r}")

@@ -1,0 +1,136 @@
+"""Paired comparison of two submissions scored against one solution."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from scorer.per_user import MeasureValues
+from scorer.result import ScoreResult
+from scorer.stats.resampling import (
+    check_paired,
+    check_settings,
+    percentile_interval,
+    resampled_sums,
+    sign_flip_p_value,
+)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Submission B against submission A on one measure (B - A).
+
+    Attributes
+    ----------
+    metric : str
+        The measure's canonical name.
+    a, b : float
+        The two submissions' values.
+    difference : float
+        ``b - a``.
+    low, high : float
+        The paired percentile bootstrap interval of the difference.
+    p_value : float
+        Two-sided paired sign-flip randomisation test of "no difference".
+    exact : bool
+        Whether ``p_value`` enumerates all 2^n sign patterns (else Monte-Carlo
+        with the +1 correction).
+    wins, ties, losses : int
+        Scored users where B is better than, equal to, worse than A.
+    n_resamples : int
+        Resamples drawn for the interval and (when not exact) the test.
+    level : float
+        The interval's confidence level.
+    """
+
+    metric: str
+    a: float
+    b: float
+    difference: float
+    low: float
+    high: float
+    p_value: float
+    exact: bool
+    wins: int
+    ties: int
+    losses: int
+    n_resamples: int
+    level: float
+
+
+def compare(
+    result_a: ScoreResult,
+    result_b: ScoreResult,
+    metric: str | None = None,
+    *,
+    n_resamples: int = 10_000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> Comparison:
+    """Does submission B beat submission A? A paired analysis over the scored users.
+
+    Parameters
+    ----------
+    result_a, result_b : ScoreResult
+        Two submissions scored against the same solution with the same options.
+    metric : str, optional
+        A measure computed for the result(s), by any name the registry parses;
+        default the leaderboard's (first) measure.
+    n_resamples : int, default 10000
+        Paired bootstrap resamples, and sign-flip patterns when more than
+        :data:`EXACT_SIGN_FLIP_MAX_USERS` users differ.
+    level : float, default 0.95
+    seed : int, default 0
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    HostVisibleError
+        The results come from different solutions, row orders or options, or the
+        measure was not computed for both.
+
+    Examples
+    --------
+    >>> import pandas as pd, scorer
+    >>> solution = pd.DataFrame({"id": list("abc"), "items": ["x", "x", "x"]})
+    >>> a = scorer.evaluate(solution, pd.DataFrame({"id": list("abc"), "items": ["y"] * 3}), k=1)
+    >>> b = scorer.evaluate(solution, pd.DataFrame({"id": list("abc"), "items": ["x"] * 3}), k=1)
+    >>> c = compare(a, b)
+    >>> c.difference, c.wins, c.ties, c.losses, c.p_value, c.exact  # 2 of 8 patterns
+    (1.0, 3, 0, 0, 0.25, True)
+    """
+    check_settings(n_resamples, level, seed)
+    check_paired(result_a, result_b)
+    values_a = result_a.measure_values(metric)
+    values_b = result_b.measure_values(metric)
+    differences = values_b.values - values_a.values
+    paired = MeasureValues(values_a.name, differences, values_a.scored, values_a.split, {})
+    strata = {label: v for label, v in paired.strata().items() if len(v)}
+    bootstrap_seed, flip_seed = np.random.SeedSequence(seed).spawn(2)
+    rng = np.random.Generator(np.random.PCG64(bootstrap_seed))
+    sums = [resampled_sums(v, n_resamples, rng) for v in strata.values()]
+    differences = np.concatenate(list(strata.values()))
+    low, high = percentile_interval(np.sum(sums, axis=0) / len(differences), level)
+    p_value, exact = sign_flip_p_value(
+        differences, n_resamples, np.random.Generator(np.random.PCG64(flip_seed))
+    )
+    a, b = values_a.means["score"], values_b.means["score"]
+    return Comparison(
+        metric=values_a.name,
+        a=a,
+        b=b,
+        difference=b - a,
+        low=low,
+        high=high,
+        p_value=p_value,
+        exact=exact,
+        wins=int(np.count_nonzero(differences > 0)),
+        ties=int(np.count_nonzero(differences == 0)),
+        losses=int(np.count_nonzero(differences < 0)),
+        n_resamples=n_resamples,
+        level=level,
+    )
