@@ -1,4 +1,5 @@
-"""SPEC §7.4's worked examples (fixtures/measures/), the parser, graded-relevance
+"""The measures' worked examples (README.md#measures) (fixtures/measures/), the parser,
+graded-relevance
 validation and the interfaces' keys."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The metric family (SPEC §7): every measure against a slow reference, end to end."""
+"""The metric family (README.md#measures): every measure against a slow reference, end to end."""
 
 from __future__ import annotations
 

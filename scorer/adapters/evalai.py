@@ -113,7 +113,8 @@ unknown_row_ids, limits, metrics, grade_column_name, relevance_threshold
             relevance_threshold=relevance_threshold,
         )
     except HostVisibleError as error:
-        # EvalAI shows a failed submission's error to its participant (SPEC 6.1).
+        # EvalAI shows a failed submission's error to its participant
+        # (README.md#information-boundary).
         raise HostVisibleError(
             withheld(error, "EvalAI shows this message to participants")
         ) from None
