@@ -107,11 +107,12 @@ class Perfect:
     value : callable
         ``value(relevant, cutoff, **params)``: the value for a user with |R| =
         ``relevant`` whose first ``min(relevant, cutoff)`` predictions are relevant
-        (``cutoff``: the run's ``k`` for a family without one).
+        (``cutoff``: the run's ``k`` for a family without one); a ``Fraction`` for an
+        exact family, a float for a float family.
     """
 
     text: str
-    value: Callable[..., Fraction]
+    value: Callable[..., Fraction | float]
 
 
 def _one(relevant: int, cutoff: int, **params: Any) -> Fraction:
@@ -387,7 +388,7 @@ class Measure:
         non-alphanumerics -> ``_`` (``nDCG(gain=linear)@10`` -> ``ndcg_gain_linear_at_10``)."""
         return codabench_key(str(self))
 
-    def perfect(self, relevant: int, k: int) -> Fraction:
+    def perfect(self, relevant: int, k: int) -> Fraction | float:
         """The value of a perfect ranking for a user with ``relevant`` items (binary
         relevance), under the run's ``k``.
 
