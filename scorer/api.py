@@ -10,7 +10,14 @@ import pyarrow as pa
 
 from scorer.align.item_lists import split_lists
 from scorer.align.judgements import FlatHits
-from scorer.align.rankings import GroundTruth, Rankings, SparseRankings, build_rankings, item_prints
+from scorer.align.rankings import (
+    GroundTruth,
+    Rankings,
+    SparseRankings,
+    build_rankings,
+    distinct_items,
+    item_prints,
+)
 from scorer.arrays import to_arrow
 from scorer.check.grades import GradedTruth
 from scorer.check.hints import Hint, prediction_hints, solution_hints
@@ -164,6 +171,7 @@ def evaluate(
                 solution_table.column(columns.row_id_name),
                 (grade_name, columns.target_name),
                 threshold,
+                tuple(str(m) for m in measures if m.exponential),
             )
         checked_solution = check_solution(solution_table, columns)
         del solution_table, targets  # at H&M scale, free the raw cells early
@@ -356,12 +364,13 @@ def _binary_judgements(
 ) -> Judgements:
     """The measures' arrays for binary relevance: flat when the rankings are sparse."""
     relevance = first & truth.relevance(rankings)
+    distinct = distinct_items(rankings, first)
     if not isinstance(rankings, SparseRankings):
-        return Judgements(relevance, truth.n_relevant, k)
+        return Judgements(relevance, truth.n_relevant, k, distinct=distinct)
     flat = FlatHits.from_unsorted(
         rankings.users[relevance], rankings.ranks[relevance], width=rankings.width
     )
-    return Judgements(None, truth.n_relevant, k, flat=flat)
+    return Judgements(None, truth.n_relevant, k, flat=flat, distinct=distinct)
 
 
 # Ranks past the widest row hold no hit: hits per rank stop there once past this
