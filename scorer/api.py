@@ -77,8 +77,8 @@ def evaluate(
     row_id_column_name : str, optional
         The row-id column; by default the solution's first column.
     k : int, optional
-        The cut-off, and the most predictions a row may hold. By default the largest
-        cut-off among ``metrics`` (``["MAP@12"]`` alone: 12), else 10.
+        The cut-off, and the most predictions a row may hold. By default 10, raised to
+        the largest cut-off among ``metrics`` (``["MAP@12"]`` alone: 12).
     metrics : str or list of str, optional
         Measures to compute in one pass, e.g. ``["MAP@12", "nDCG@12", "R@20"]``
         (README, "Measures"); the first is ``result.score``. Default ``MAP@k``.
@@ -207,11 +207,10 @@ def score(
 def _options_and_measures(
     metrics: str | Measure | Sequence[str | Measure] | None, **given: Any
 ) -> tuple[Options, tuple[Measure, ...]]:
-    """The options, checked, and the measures; ``k`` when not given is the largest
-    cut-off among the measures (``MAP@12`` alone: 12), else :data:`DEFAULT_K`."""
+    """The options, checked, and the measures, with ``k`` settled (:func:`_default_k`)."""
     options = Options(**given)
     if options.k is None:
-        options = replace(options, k=_largest_cutoff(metrics))
+        options = replace(options, k=_default_k(metrics))
     return options, parse_all(metrics, options.k, options.normalization)
 
 
@@ -219,18 +218,27 @@ def _options_and_measures(
 _UNWRITTEN = 10**100
 
 
-def _largest_cutoff(metrics: str | Measure | Sequence[str | Measure] | None) -> int:
-    """The largest cut-off the measures write, else :data:`DEFAULT_K`.
+def _default_k(metrics: str | Measure | Sequence[str | Measure] | None) -> int:
+    """``k`` when not given: :data:`DEFAULT_K`, raised to the largest cut-off among the
+    measures (``MAP@12`` alone: 12). Never lowered: a smaller cut-off (``MAP@5``) still
+    accepts rows of 10, as it always has.
 
-    A name the parser refuses is left to the parse with the resolved ``k``, which
-    refuses it with the message it always gave (a bound ``k`` only adds refusals).
+    A name the parser refuses is left to the parse with the settled ``k``, which refuses
+    it with the message it always gave (a bound ``k`` only adds refusals).
+
+    Examples
+    --------
+    >>> _default_k(["MAP@12"]), _default_k(["P@3", "nDCG@20", "RPrec"]), _default_k(["MAP@5"])
+    (12, 20, 10)
+    >>> _default_k(None), _default_k(["RPrec"]), _default_k(["mapp@12"])
+    (10, 10, 10)
     """
     try:
         measures = parse_all(metrics, _UNWRITTEN)
     except HostVisibleError:
         return DEFAULT_K
-    cutoffs = [m.cutoff for m in measures if m.cutoff is not None and m.cutoff != _UNWRITTEN]
-    return max(cutoffs, default=DEFAULT_K)
+    written = [m.cutoff for m in measures if m.cutoff is not None and m.cutoff != _UNWRITTEN]
+    return max([DEFAULT_K, *written])
 
 
 @dataclass

@@ -22,7 +22,7 @@ ExtraPredictions = Literal["error", "truncate"]
 Normalization = Literal["min_k", "relevant", "hits"]
 UnknownRowIds = Literal["error", "ignore"]
 
-#: ``k`` when neither the host nor a measure's cut-off sets it.
+#: ``k`` when the host does not give it and no measure's cut-off is larger.
 DEFAULT_K = 10
 
 
@@ -124,7 +124,7 @@ class Option:
     doc : str
         One line: the README's table and the command line's help.
     flags : tuple of str
-        The command-line flags; none for an option with flags of its own (``limits``).
+        The command-line flags; none for an option given by flags of its own (``limits``).
     metavar : str, optional
         The command line's name for the value.
     default_doc : str, optional
@@ -136,6 +136,8 @@ class Option:
     setting : bool
         A field of :class:`Options`, reported in ``ScoreResult.options``; the others
         name inputs (columns, measures, read limits).
+    flag_doc : str, optional
+        How the command line gives an option that has no flag of its own.
     """
 
     name: str
@@ -148,6 +150,7 @@ class Option:
     cli_help: str | None = None
     repeatable: bool = False
     setting: bool = True
+    flag_doc: str | None = None
 
     def check(self, value: Any) -> Any:
         """The value, normalised (an int as a Python int), or a :class:`HostVisibleError`."""
@@ -181,13 +184,13 @@ OPTIONS: tuple[Option, ...] = (
         Interval(1, none_ok=True),
         None,
         "the cut-off, and the most predictions a row may hold: MAP@5 (Expedia), MAP@7 "
-        "(Santander), MAP@12 (H&M). When not given: the largest cut-off among the measures "
-        f"(`-m MAP@12` alone: 12), else {DEFAULT_K}",
+        "(Santander), MAP@12 (H&M). When not given: 10, raised to the largest cut-off among "
+        "the measures (`-m MAP@12` alone: 12)",
         ("-k", "--k"),
         "K",
-        default_doc=f"the largest cut-off among the measures, else {DEFAULT_K}",
-        cli_help=f"the cut-off: MAP@K (default: {DEFAULT_K}); when not given, the largest "
-        "cut-off among the --metric measures, if they name one (-m MAP@12 alone: 12)",
+        default_doc=f"`{DEFAULT_K}`, or the measures' largest cut-off if larger",
+        cli_help=f"the cut-off: MAP@K (default: {DEFAULT_K}); when not given and a --metric "
+        "measure names a larger cut-off, the largest of them (-m MAP@12 alone: 12)",
     ),
     Option(
         "metrics",
@@ -266,12 +269,13 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "limits",
-        CheckedWhereUsed("`ReadLimits(...)`"),
+        CheckedWhereUsed("a `ReadLimits`"),
         None,
         "bounds on input files read from a path: sizes, line and cell length, columns "
         "(see [File formats and limits](#file-formats-and-limits))",
         default_doc="`ReadLimits()`",
         setting=False,
+        flag_doc="`--max-input-bytes`, `--max-columns`, ... (one per field)",
     ),
 )
 
@@ -288,8 +292,8 @@ class Options:
     ----------
     k : int, optional
         Cut-off: only the first ``k`` predictions of a row are scored, and no row may
-        hold more. ``None``: :func:`scorer.evaluate` sets it to the largest cut-off among
-        the measures, else 10 (a result's ``options.k`` is always an int).
+        hold more. ``None``: :func:`scorer.evaluate` sets it to 10, raised to the largest
+        cut-off among the measures (a result's ``options.k`` is always an int).
     empty_ground_truth : {"skip", "zero"}, default "skip"
         Users with no relevant item: excluded from the mean (H&M) or counted as AP 0
         (Santander).
@@ -347,7 +351,7 @@ def markdown_table() -> str:
         "|---|---|---|---|",
     ]
     for option in OPTIONS:
-        flags = ", ".join(f"`{flag}`" for flag in option.flags) or "-"
+        flags = ", ".join(f"`{flag}`" for flag in option.flags) or option.flag_doc or "-"
         if isinstance(option.constraint, Choices):
             values = option.constraint.describe()
         else:
