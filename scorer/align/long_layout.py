@@ -313,7 +313,7 @@ def _rank_order(
             )
         )
     values = np.where(valid, values, 0)
-    order = np.lexsort((values, item_rows))
+    order = np.lexsort((rows.item_code, values, item_rows))  # item: same order in any file order
     ordered_rows, ordered_ranks = item_rows[order], values[order]
     twice = (ordered_rows[1:] == ordered_rows[:-1]) & (ordered_ranks[1:] == ordered_ranks[:-1])
     twice &= ordered_ranks[1:] > 0
