@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from scorer.align.item_lists import SplitLists
-from scorer.align.joins import byte_order_codes
+from scorer.align.joins import byte_order_codes, sorted_codes
 from scorer.arrays import text_column, to_arrow
 from scorer.errors import MAX_EXAMPLES, Problem, format_count, format_example, smallest_values
 
@@ -34,7 +34,7 @@ class PairGroups:
 
     Attributes
     ----------
-    left, right : ndarray of int64
+    left, right : ndarray of int32 (int64 past 2**31 entries)
         The pair number of each entry of the first and of the second list.
     n_left, n_right : ndarray of int64
         For each pair number, how many entries of each list hold it.
@@ -62,22 +62,29 @@ def pair_groups(
     """
     n_left = len(left_rows)
     items = pa.concat_arrays([text_column(left_items), text_column(right_items)])
-    codes, _ = byte_order_codes(items)
-    rows = np.concatenate([left_rows, right_rows]).astype(np.int64, copy=False)
-    order = np.lexsort((codes, rows))
+    codes = sorted_codes(items)  # equal items, equal codes: the numbering itself is unused
     del items
-    starts = np.ones(len(order), dtype=bool)
-    if len(order) > 1:
-        starts[1:] = (rows[order][1:] != rows[order][:-1]) | (codes[order][1:] != codes[order][:-1])
-    numbers = np.empty(len(order), dtype=np.int64)
-    numbers[order] = np.cumsum(starts) - 1
+    width = int(codes.max(initial=0)) + 1
+    keys = np.concatenate([left_rows, right_rows]).astype(np.int64)
+    keys *= width
+    keys += codes
+    del codes
+    order = np.argsort(keys)
+    keys = keys[order]
+    starts = np.ones(len(keys), dtype=bool)
+    np.not_equal(keys[1:], keys[:-1], out=starts[1:])
+    del keys
+    kind = np.int32 if len(order) < 2**31 else np.int64
+    numbers = np.empty(len(order), dtype=kind)
+    numbers[order] = np.cumsum(starts, dtype=kind) - 1
+    del order
     n_pairs = int(np.count_nonzero(starts))
     left, right = numbers[:n_left], numbers[n_left:]
     return PairGroups(
         left,
         right,
-        np.bincount(left, minlength=n_pairs).astype(np.int64),
-        np.bincount(right, minlength=n_pairs).astype(np.int64),
+        np.bincount(left, minlength=n_pairs),
+        np.bincount(right, minlength=n_pairs),
     )
 
 
