@@ -140,13 +140,13 @@ class _LongRows:
     def repeats(self) -> tuple[int, np.ndarray]:
         """How many item rows repeat an earlier (row id, item) pair, and which row
         ids hold one."""
-        rows = self.row_code[self.with_item]
-        order = np.lexsort((self.item_code, rows))
-        same = (rows[order][1:] == rows[order][:-1]) & (
-            self.item_code[order][1:] == self.item_code[order][:-1]
-        )
+        # Row ids and items number at most the rows each (far below 2**31): no overflow.
+        width = int(self.item_code.max(initial=0)) + 1
+        pairs = self.row_code[self.with_item] * width + self.item_code
+        pairs.sort()  # equal pairs side by side: a sort of one integer key, no hash
+        same = pairs[1:] == pairs[:-1]
         repeated = np.zeros(self.n_rows, dtype=bool)
-        repeated[rows[order][1:][same]] = True
+        repeated[pairs[1:][same] // width] = True
         return int(np.count_nonzero(same)), repeated
 
     def lists(self, values: pa.Array, order: np.ndarray) -> pa.LargeListArray:
