@@ -35,6 +35,10 @@ import pyarrow.compute as pc
 
 N = {n}
 rng = np.random.default_rng(7)
+try:  # freed memory returned at once: the peak is what the call holds, not the decay's lag
+    pa.jemalloc_set_decay_ms(0)
+except NotImplementedError:
+    pass
 
 def strings(values):
     return pc.cast(pa.array(values), pa.large_string())
@@ -153,7 +157,11 @@ def _measure(family: str) -> dict:
 
 @pytest.mark.parametrize(("crafted", "random"), PAIRS, ids=[p[0] for p in PAIRS])
 def test_crafted_long_inputs_cost_what_random_ones_cost(crafted: str, random: str) -> None:
-    one, other = _measure(crafted), _measure(random)
+    # Each twice, interleaved, the faster run of each kept: other work on the machine
+    # slows one run or the other, never the faster of two much.
+    runs = [_measure(name) for _ in range(2) for name in (crafted, random)]
+    one = min(runs[0::2], key=lambda run: run["seconds"])
+    other = min(runs[1::2], key=lambda run: run["seconds"])
     bound = MEMORY_PER_INPUT_BYTE * one["decoded"] + MEMORY_SLACK_BYTES
     assert one["added"] <= bound, f"{one['added'] / 2**20:.0f} MiB, at most {bound / 2**20:.0f}"
     assert one["added"] <= MAX_MEMORY_RATIO * other["added"] + MEMORY_SLACK_BYTES, (
