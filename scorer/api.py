@@ -505,9 +505,9 @@ def _submission_warnings(
 
     Every submitted row counts, ``Ignored`` rows and users with no relevant item
     included: counting only the scored rows would tell the participant which they are
-    (SPEC 6.1). With ``unknown_row_ids="ignore"`` the solution's row ids are not
-    public, so no example row id is given (as for "Missing rows"). Examples follow the
-    submission's row order, never the solution's.
+    (README.md#information-boundary). With ``unknown_row_ids="ignore"`` the solution's
+    row ids are not public, so no example row id is given (as for "Missing rows").
+    Examples follow the submission's row order, never the solution's.
     """
     k = options.k
     if options.unknown_row_ids != "error":

@@ -216,7 +216,8 @@ def withheld(error: HostVisibleError, reason: str) -> str:
     A host error can quote the solution (a line Arrow could not parse, its unknown
     ``Usage`` values and the row ids holding them, how many rows are Ignored). It
     depends on the solution and the options alone, so the host sees the details by
-    scoring the sample submission with the same solution and options (SPEC 6.1).
+    scoring the sample submission with the same solution and options
+    (README.md#information-boundary).
 
     Examples
     --------

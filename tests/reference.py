@@ -1,4 +1,5 @@
-"""A deliberately slow, obviously correct MAP@K: SPEC §1.1 read literally, in Fractions.
+"""A deliberately slow, obviously correct MAP@K: the definition of AP@K
+(README.md#what-it-computes) read literally, in Fractions.
 
 Nothing here is shared with the package: the point is an independent second opinion.
 """

@@ -1,4 +1,5 @@
-"""Deliberately slow, obviously correct measures: SPEC §7.1 read literally, per user,
+"""Deliberately slow, obviously correct measures: the definitions of README.md#measures read
+literally, per user,
 in Fractions (nDCG in floats). Nothing here is shared with the package."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The fast path against the reference, by hypothesis, and the invariants of SPEC §3."""
+"""The fast path against the reference, by hypothesis, and the invariants of the results
+(README.md#python-api)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The worked examples of SPEC §1.2, exact, and the pure maths against the reference."""
+"""The worked examples of README.md#what-it-computes, exact, and the pure maths against the
+reference."""
 
 from __future__ import annotations
 

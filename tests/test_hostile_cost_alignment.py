@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from scorer.measures import REGISTRY, parse
 from tests.arrow_collisions import SAFE_BYTES, colliding_ids
 from tests.cost import CostRun, memory_bound, run_capped
 
@@ -157,7 +158,12 @@ def test_rows_over_k_are_refused_before_their_items_are_split(tmp_path: Path) ->
 
 
 #: Every family, each on the flat credited hits of sparse rankings.
-WIDE_MEASURES = ["MAP", "nDCG", "ERR", "nERR", "MRR", "RPrec", "P", "R", "F1", "HitRate"]
+WIDE_MEASURES = [family.name for family in REGISTRY]
+
+
+def _at(name: str, cutoff: int) -> str:
+    """A family's canonical name at a cut-off (none for a family without one)."""
+    return str(parse(name, k=cutoff))
 
 
 def test_one_wide_row_under_a_huge_k_stays_sparse(tmp_path: Path) -> None:
@@ -179,7 +185,7 @@ def test_one_wide_row_under_a_huge_k_stays_sparse(tmp_path: Path) -> None:
     ap = (1 / 2 + 2 / 8 + 3 / 60_001) / 3
     assert f'"score": {ap / n_users!r}' in crafted_run.stdout
     means = json.loads(crafted_run.stdout)["metrics"]
-    assert list(means) == [f"{name}@{10**6}" if name != "RPrec" else name for name in WIDE_MEASURES]
+    assert list(means) == [_at(name, 10**6) for name in WIDE_MEASURES]
     rational = {  # u0000's exact value (the correctly rounded mean over 2,000 users)
         "MRR": Fraction(1, 2),
         "RPrec": Fraction(1, 3),  # one hit within the first |R| = 3
@@ -189,8 +195,7 @@ def test_one_wide_row_under_a_huge_k_stays_sparse(tmp_path: Path) -> None:
         "HitRate": Fraction(1),
     }
     for name, value in rational.items():
-        key = name if name == "RPrec" else f"{name}@{10**6}"
-        assert means[key] == float(value / n_users), name
+        assert means[_at(name, 10**6)] == float(value / n_users), name
     dcg = 1 / math.log2(3) + 1 / math.log2(9) + 1 / math.log2(60_002)
     ideal = 1 + 1 / math.log2(3) + 1 / math.log2(4)
     err = 1 / 2 / 2 + 1 / 4 / 8 + 1 / 8 / 60_001  # Pr = 1/2, past ERR's exact depth: floats
@@ -214,7 +219,7 @@ def test_one_wide_row_with_graded_relevance_stays_sparse(tmp_path: Path) -> None
     even = " ".join(f"i{j}" for j in range(len(wide) // n_users // 4))
     random = _write(tmp_path / "even.csv", [(u, even) for u in users])
     options = ["-k", 10**6, "--json", "--grade-column", "grade"]
-    options += [part for name in ("nDCG", "ERR", "nERR", "MAP", "RPrec") for part in ("-m", name)]
+    options += [part for name in WIDE_MEASURES for part in ("-m", name)]
     crafted_run, random_run = _run(solution, crafted, *options), _run(solution, random, *options)
     _assert_bounded(crafted_run, random_run, [solution, crafted], exit_code=0)
     means = json.loads(crafted_run.stdout)["metrics"]

@@ -1,4 +1,5 @@
-"""The information boundary (SPEC 6.1): what a participant sees never depends on hidden data.
+"""The information boundary (README.md#information-boundary): what a participant sees never
+depends on hidden data.
 
 Two solutions share their row ids and differ in everything else a participant must not
 learn: the relevant items, the ``Usage`` column and which users have no relevant item.

@@ -1,8 +1,9 @@
-"""The metric family (SPEC §7): every measure against a slow reference, end to end."""
+"""The metric family (README.md#measures): every measure against a slow reference, end to end."""
 
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -11,28 +12,46 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import HostVisibleError, evaluate
+from scorer.measures import REGISTRY, Family, parse
 from tests.fast_paths import force_fast_paths
 from tests.reference_measures import reference_value
 
-# Every family with every parameter value: (name, params as written, params as a dict).
-MEASURES = [
-    ("MAP", "", {}),
-    ("MAP", "(norm=relevant)", {"norm": "relevant"}),
-    ("MAP", "(norm=hits)", {"norm": "hits"}),
-    ("P", "", {}),
-    ("R", "", {}),
-    ("R", "(norm=min_k)", {"norm": "min_k"}),
-    ("F1", "", {}),
-    ("MRR", "", {}),
-    ("HitRate", "", {}),
-    ("RPrec", "", {}),
-    ("nDCG", "", {}),
-    ("nDCG", "(gain=linear)", {"gain": "linear"}),
-    ("ERR", "", {}),
-    ("ERR", "(max_grade=4)", {"max_grade": 4}),
-    ("nERR", "", {}),
-    ("nERR", "(max_grade=20)", {"max_grade": 20}),  # Python-int fractions
-]
+#: Values tried for an integer parameter (a grade scale G, above every grade drawn below;
+#: 20 makes ERR's fractions Python ints).
+INT_PARAM_VALUES = (4, 20)
+
+
+class Variant(NamedTuple):
+    """One family with one choice of parameters: ``("MAP", "(norm=hits)", {"norm": "hits"})``."""
+
+    measure: str
+    written: str
+    params: dict
+
+    @property
+    def family(self) -> Family:
+        return next(family for family in REGISTRY if family.name == self.measure)
+
+    @property
+    def name(self) -> str:
+        return self.measure + self.written
+
+    def at(self, cutoff: int) -> str:
+        """The name at a cut-off (none for a family without one)."""
+        return f"{self.name}@{cutoff}" if self.family.has_cutoff else self.name
+
+
+def variants(family: Family) -> list[Variant]:
+    """The family with its defaults, then each other value of each parameter."""
+    found = [Variant(family.name, "", {})]
+    for param in family.params:
+        others = [c for c in param.choices or INT_PARAM_VALUES if c != param.default]
+        found += [Variant(family.name, f"({param.name}={v})", {param.name: v}) for v in others]
+    return found
+
+
+# Every family of the registry with every parameter value.
+MEASURES = [variant for family in REGISTRY for variant in variants(family)]
 ITEMS = list("abcdefg")
 
 users = st.lists(
@@ -82,10 +101,8 @@ def expected_means(rows, measure, cutoff, params, graded, usage, threshold, empt
         for name in ("all", split):
             if name:
                 values[name].append(value)
-    return {
-        name: (None if not found else sum(found, Fraction(0)) / len(found))
-        if measure != "nDCG"
-        else (None if not found else sum(Fraction(v) for v in found) / len(found))
+    return {  # exact fractions, and each float per user (nDCG) as its exact value
+        name: None if not found else sum((Fraction(v) for v in found), Fraction(0)) / len(found)
         for name, found in values.items()
     }
 
@@ -110,20 +127,18 @@ def evaluate_or_none(solution, submission, k, names, empty, graded, threshold):
 
 def check_against_reference(rows, graded, usage, threshold, empty, cutoffs, width=1):
     k = 5
-    names = [
-        f"{m}{p}" if m == "RPrec" else f"{m}{p}@{c}"
-        for (m, p, _), c in zip(MEASURES, cutoffs, strict=True)
-    ]
+    names = [variant.at(c) for variant, c in zip(MEASURES, cutoffs, strict=True)]
     solution, submission = frames(rows, graded, usage, width)
     result = evaluate_or_none(solution, submission, k, names, empty, graded, threshold)
     if result is None:
         return
-    for (measure, _, params), cutoff, name in zip(MEASURES, cutoffs, names, strict=True):
+    for variant, cutoff, name in zip(MEASURES, cutoffs, names, strict=True):
+        measure, _, params = variant
         canonical = list(result.metrics)[names.index(name)]
         expected = expected_means(
             rows,
             measure,
-            k if measure == "RPrec" else cutoff,
+            cutoff if variant.family.has_cutoff else k,
             params,
             graded,
             usage,
@@ -139,7 +154,7 @@ def check_against_reference(rows, graded, usage, threshold, empty, cutoffs, widt
             exact = expected[split] if (usage or split == "all") else None
             if exact is None:
                 assert value is None, (name, split)
-            elif measure == "nDCG":  # float64 per user: equal to 1e-12
+            elif not variant.family.exact:  # float64 per user: equal to 1e-12
                 assert abs(value - float(exact)) <= 1e-12, (name, split, value, exact)
             else:  # the correctly rounded float of the exact mean
                 assert value == float(exact), (name, split, value, exact)
@@ -171,7 +186,7 @@ def test_fast_paths_match_the_reference(rows, graded, cutoffs) -> None:
 @settings(max_examples=25)
 @given(users, st.randoms())
 def test_every_value_is_bit_identical_under_row_permutations(rows, random) -> None:
-    names = [f"{m}{p}" for m, p, _ in MEASURES]
+    names = [variant.name for variant in MEASURES]
     solution, submission = frames(rows, True, True)
     kwargs = {"k": 5, "metrics": names, "grade_column_name": "grades", "empty_ground_truth": "zero"}
     try:
@@ -189,7 +204,12 @@ def test_every_value_is_bit_identical_under_row_permutations(rows, random) -> No
 def test_perfect_rankings_score_one_everywhere() -> None:
     solution = pd.DataFrame({"id": ["u1", "u2"], "items": ["a b c", "d"], "g": ["3 2 1", "2"]})
     submission = pd.DataFrame({"id": ["u1", "u2"], "items": ["a b c", "d"]})
-    names = [f"{m}{p}" for m, p, _ in MEASURES if m not in ("P", "F1", "ERR")]
+    # the measures whose perfect value is 1 at |R| = 3 and |R| = 1 with K = 3
+    names = [
+        v.name
+        for v in MEASURES
+        if all(parse(v.name, k=3).perfect(relevant, 3) == 1 for relevant in (3, 1))
+    ]
     result = evaluate(solution, submission, k=3, metrics=names, grade_column_name="g")
     assert set(result.metrics.values()) == {1.0}
 
@@ -198,7 +218,7 @@ def test_perfect_rankings_score_one_everywhere() -> None:
 @given(users)
 def test_grades_all_one_equal_binary_relevance_bit_for_bit(rows) -> None:
     rows = [(dict.fromkeys(truth, 1), predictions, split) for truth, predictions, split in rows]
-    names = [f"{m}{p}" for m, p, _ in MEASURES]
+    names = [variant.name for variant in MEASURES]
     solution, submission = frames(rows, True, True)
     kwargs = {"k": 5, "metrics": names, "empty_ground_truth": "zero"}
     if all(split == "Ignored" for *_, split in rows):
@@ -221,10 +241,12 @@ def test_invariants_bounds_and_one_relevant_item(rows, cutoff) -> None:
     if all(split == "Ignored" for *_, split in rows):
         return
     solution, submission = frames(rows, False, True)
-    names = [f"{m}{p}" if m == "RPrec" else f"{m}{p}@{cutoff}" for m, p, _ in MEASURES]
+    names = [variant.at(cutoff) for variant in MEASURES]
     result = evaluate(solution, submission, "id", k=5, metrics=names)
-    for values in result.user_values.values():
-        scored = values[result.user_scored]
+    for variant, name in zip(MEASURES, names, strict=True):
+        if not variant.family.bounded:
+            continue
+        scored = result.user_values[name][result.user_scored]
         assert ((scored >= 0) & (scored <= 1)).all()
     assert np.array_equal(
         result.user_values[f"MAP@{cutoff}"], result.user_values[f"MRR@{cutoff}"], equal_nan=True
@@ -247,14 +269,17 @@ def test_wide_rankings_match_the_reference() -> None:
         predictions = rng.choice(items, size=size).tolist()  # with repeats
         rows.append((grades, predictions, "Public" if user % 3 else "Private"))
     solution, submission = frames(rows, True, True)
-    names = ["MAP@70", "P@70", "R@65", "MRR@70", "RPrec", "nDCG@70", "ERR@70", "nERR@70"]
+    defaults = [variants(family)[0] for family in REGISTRY]
+    names = list(dict.fromkeys(v.at(cutoff) for v in defaults for cutoff in (70, 65)))
     result = evaluate(solution, submission, "id", k=70, metrics=names, grade_column_name="grades")
     for name in names:
-        measure, _, cutoff = name.partition("@")
+        family = parse(name, k=70).family
+        _, _, cutoff = name.partition("@")
         values = [
-            reference_value(measure, int(cutoff or 70), {}, predictions, grades, 1, 3)
+            reference_value(family.name, int(cutoff or 70), {}, predictions, grades, 1, 3)
             for grades, predictions, _ in rows
         ]
         exact = sum((Fraction(v) for v in values), Fraction(0)) / len(values)
-        tolerance = 1e-12 if measure in ("MAP", "nDCG") else 0
+        exact_at_70 = family.exact and (family.exact_max_ranks or 70) >= 70
+        tolerance = 0 if exact_at_70 else 1e-12  # float64 past the family's exact depth
         assert abs(result.metrics[name] - float(exact)) <= tolerance, name

@@ -4,11 +4,8 @@ or checked against that declaration, so that none can drift from it."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import inspect
 import re
-import subprocess
-import sys
 from dataclasses import fields
 from pathlib import Path
 from typing import get_args
@@ -197,41 +194,6 @@ def test_readme_options_table_is_generated() -> None:
     start, end = "<!-- generated: options -->\n", "\n<!-- end generated: options -->"
     assert readme.count(start) == 1 and readme.count(end) == 1
     assert readme.split(start)[1].split(end)[0] == markdown_table()
-
-
-def load_tables():
-    spec = importlib.util.spec_from_file_location("tables", ROOT / "tools" / "tables.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_tables_command_checks_and_rewrites(tmp_path: Path, monkeypatch, capsys) -> None:
-    tables = load_tables()
-    assert tables.SECTIONS["options"] == "scorer.options:markdown_table"
-    readme = tmp_path / "README.md"
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    stale = text.replace("| `k` | `-k`, `--k` |", "| `k` | `--cut-off` |")
-    assert stale != text
-    readme.write_text(stale, encoding="utf-8")
-    monkeypatch.setattr(tables, "README", readme)
-    assert tables.main(["--check"]) == 1
-    assert "'options' differs" in capsys.readouterr().out
-    assert tables.main([]) == 0
-    assert readme.read_text(encoding="utf-8") == text
-    assert tables.main(["--check"]) == 0
-
-
-def test_tables_command_runs_from_the_repository() -> None:
-    done = subprocess.run(
-        [sys.executable, "tools/tables.py", "--check"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_every_declared_option_is_one_name() -> None:

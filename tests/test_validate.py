@@ -1,4 +1,5 @@
-"""Every error of SPEC §2, with its message; all problems at once; no solution value leaks."""
+"""Every error of README.md#validation-and-errors, with its message; all problems at once; no
+solution value leaks."""
 
 from __future__ import annotations
 

@@ -90,7 +90,8 @@ def evaluate(
     try:
         result = scorer.evaluate(test_annotation_file, user_submission_file, **given)
     except HostVisibleError as error:
-        # EvalAI shows a failed submission's error to its participant (SPEC 6.1).
+        # EvalAI shows a failed submission's error to its participant
+        # (README.md#information-boundary).
         raise HostVisibleError(
             withheld(error, "EvalAI shows this message to participants")
         ) from None

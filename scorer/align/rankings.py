@@ -307,8 +307,7 @@ class Rankings:
         Examples
         --------
         >>> from scorer.align.item_lists import split_lists
-        >>> from scorer.align.item_lists import split_lists
-    >>> lists = split_lists(pa.array(["x y x", "", "y"]))
+        >>> lists = split_lists(pa.array(["x y x", "", "y"]))
         >>> build_rankings(lists, np.array([1, -1, 0]), 2, 3, pa.array(["y"])).first_occurrence()
         array([[ True, False, False],
                [ True,  True, False]])

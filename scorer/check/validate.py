@@ -433,7 +433,8 @@ def _empty_row_id_problems(row_ids: pa.Array, where: str, fix: str) -> list[Prob
 def _list_like_row_id_problems(row_ids: pa.Array, columns: SolutionColumns) -> list[Problem]:
     """Row ids holding whitespace-separated tokens: the row-id column is probably the items.
 
-    Scored so, item lists would be quoted to participants as "row ids" (SPEC 6.1). The
+    Scored so, item lists would be quoted to participants as "row ids"
+    (README.md#information-boundary). The
     examples are row numbers, not the cells, for the same reason: a host error may end
     up in a log participants read.
 
@@ -698,7 +699,7 @@ MAX_GRADE = 30
 def check_grades(
     grades: SplitLists, n_items: np.ndarray, row_ids: pa.Array, grade_name: str, target_name: str
 ) -> np.ndarray:
-    """Check a solution's grade column against its target column (SPEC §7.2).
+    """Check a solution's grade column against its target column (README.md#measures).
 
     Parameters
     ----------

@@ -52,7 +52,8 @@ def average_precision(
     Parameters
     ----------
     relevance : ndarray of bool, shape (n_users, width)
-        ``rel(i)`` of SPEC §1.1: a hit that is the first occurrence of its item.
+        ``rel(i)`` of the definition (README.md#what-it-computes): a hit that is
+        the first occurrence of its item.
         ``width`` must be at most ``k``.
     n_relevant : ndarray of int, shape (n_users,)
         ``|R_u|``, the number of unique relevant items.

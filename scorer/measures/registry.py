@@ -13,11 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from scorer.align.judgements import Judgements
 from scorer.errors import HostVisibleError
 from scorer.measures import binary, graded
+from scorer.measures.average_precision import EXACT_MAX_WIDTH
 from scorer.measures.exact_means import ExactMean, Floats
 
 UserValues = ExactMean | Floats
@@ -48,8 +50,91 @@ class Param:
 
 
 @dataclass(frozen=True)
+class Example:
+    """A worked example, checked by a test through ``evaluate``.
+
+    Attributes
+    ----------
+    measure : str
+        The measure as written, e.g. ``"MAP(norm=hits)@4"`` (parsed as any name is).
+    ranked : str
+        Each user's ranked predictions as grades in rank order (``0``: not relevant),
+        users separated by ``" | "``: ``"1 0 1 1 0 1 0 0"``. Grades above 1 give the
+        solution a grade column (then a ``0`` is a judged, non-relevant item).
+    relevant : int
+        Each user's |R|, retrieved or not; the relevant items no prediction retrieves
+        have grade ``missed_grade``.
+    value : Fraction or float
+        The exact value (a ``Fraction``) for an exact family, else the float to
+        ``tolerance``.
+    tolerance : float
+        ``0`` for an exact value.
+    missed_grade : int
+        The grade of each relevant item the ranking misses.
+    """
+
+    measure: str
+    ranked: str
+    relevant: int
+    value: Fraction | float
+    tolerance: float = 0.0
+    missed_grade: int = 1
+
+    def rankings(self) -> list[list[int]]:
+        """Each user's grades in rank order.
+
+        Examples
+        --------
+        >>> Example("MRR@2", "1 0 | 0 1", 1, Fraction(3, 4)).rankings()
+        [[1, 0], [0, 1]]
+        """
+        return [[int(g) for g in user.split()] for user in self.ranked.split("|")]
+
+    def graded(self) -> bool:
+        """Whether the example needs a grade column (a grade above 1)."""
+        grades = [g for user in self.rankings() for g in user]
+        return max([*grades, self.missed_grade]) > 1
+
+
+@dataclass(frozen=True)
+class Perfect:
+    """The value of a perfect ranking under binary relevance.
+
+    Attributes
+    ----------
+    text : str
+        The value in words, for the README's table.
+    value : callable
+        ``value(relevant, cutoff, **params)``: the value for a user with |R| =
+        ``relevant`` whose first ``min(relevant, cutoff)`` predictions are relevant
+        (``cutoff``: the run's ``k`` for a family without one); a ``Fraction`` for an
+        exact family, a float for a float family.
+    """
+
+    text: str
+    value: Callable[..., Fraction | float]
+
+
+def _one(relevant: int, cutoff: int, **params: Any) -> Fraction:
+    return Fraction(1)
+
+
+def _retrieved_share(relevant: int, cutoff: int) -> Fraction:
+    return Fraction(min(relevant, cutoff), relevant)
+
+
+def _perfect_err(relevant: int, cutoff: int, max_grade: int | None = None) -> Fraction:
+    stop = Fraction(1, 2 ** (1 if max_grade is None else max_grade))  # Pr of grade 1
+    ranks = range(1, min(relevant, cutoff) + 1)
+    return sum((Fraction(1, i) * stop * (1 - stop) ** (i - 1) for i in ranks), Fraction(0))
+
+
+ONE = Perfect("1", _one)
+
+
+@dataclass(frozen=True)
 class Family:
-    """A measure family: its name, parameters, maths and documentation.
+    """A measure family: its name, parameters, maths, properties and documentation.
 
     Attributes
     ----------
@@ -64,10 +149,21 @@ class Family:
         ``False`` for ``RPrec``, whose depth is each user's ``|R|``.
     exact : bool
         Whether the values are exact fractions (else float64, as nDCG).
+    exact_max_ranks : int or None
+        Past this many ranks an exact family falls back to float64 per user with a
+        correctly rounded mean (AP past 20, ERR past 256); ``None``: exact at any depth.
+    bounded : bool
+        Whether every value lies in [0, 1].
+    uses_grades : bool
+        Whether the values read the grades themselves (else only whether a grade
+        reaches the relevance threshold).
+    perfect : Perfect
+        The value of a perfect ranking (1 for most families).
     definition : str
         One line for the command line's help and the README's table.
-    example : str
-        A worked example with its exact value, for the README's table.
+    examples : tuple of Example
+        Worked examples with their exact values, checked by a test and shown in the
+        README's table.
     """
 
     name: str
@@ -76,13 +172,22 @@ class Family:
     params: tuple[Param, ...] = ()
     has_cutoff: bool = True
     exact: bool = True
+    exact_max_ranks: int | None = None
+    bounded: bool = True
+    uses_grades: bool = False
+    perfect: Perfect = ONE
     definition: str = ""
-    example: str = ""
+    examples: tuple[Example, ...] = ()
 
     def param(self, name: str) -> Param | None:
         """The parameter of this name (case-insensitive), if any."""
         return next((p for p in self.params if p.name == name.lower()), None)
 
+
+RUNNING = "1 0 1 1 0 1 0 0"  # the running example, with |R| = 4
+THREE_USERS = "1 0 0 0 | 0 0 1 0 | 0 0 0 0"  # first hits at rank 1, rank 3 and none
+GRADED = "3 2 0 1"  # grades in rank order, the same four items judged
+F = Fraction
 
 REGISTRY: tuple[Family, ...] = (
     Family(
@@ -90,52 +195,94 @@ REGISTRY: tuple[Family, ...] = (
         ("ap",),
         binary.mean_average_precision,
         (Param("norm", ("min_k", "relevant", "hits"), "min_k"),),
+        exact_max_ranks=EXACT_MAX_WIDTH,
+        perfect=Perfect(
+            "1; min(|R|,K) / |R| with `norm=relevant`",
+            lambda relevant, cutoff, norm: (
+                _retrieved_share(relevant, cutoff) if norm == "relevant" else F(1)
+            ),
+        ),
         definition="AP@K, divided by min(|R|,K), |R| (trec_eval map_cut) or the hits",
-        example="MAP@4 = 29/48 (`norm=hits`: 29/36); MAP@8 = 37/48",
+        examples=(
+            Example("MAP@4", RUNNING, 4, F(29, 48)),
+            Example("MAP(norm=relevant)@4", RUNNING, 4, F(29, 48)),
+            Example("MAP(norm=hits)@4", RUNNING, 4, F(29, 36)),
+            Example("MAP@8", RUNNING, 4, F(37, 48)),
+            Example("MAP@10", "1 1 1 1 1 1 1 1 1 1", 15, F(1)),
+            Example("MAP(norm=relevant)@10", "1 1 1 1 1 1 1 1 1 1", 15, F(2, 3)),
+        ),
     ),
     Family(
         "P",
         ("precision", "prec"),
         binary.precision,
+        perfect=Perfect(
+            "min(|R|,K) / K",
+            lambda relevant, cutoff: F(min(relevant, cutoff), cutoff),
+        ),
         definition="hits / K (a short row still divides by K, as trec_eval)",
-        example="P@4 = 3/4; P@8 = 4/8",
+        examples=(Example("P@4", RUNNING, 4, F(3, 4)), Example("P@8", RUNNING, 4, F(4, 8))),
     ),
     Family(
         "R",
         ("recall",),
         binary.recall,
         (Param("norm", ("relevant", "min_k"), "relevant"),),
+        perfect=Perfect(
+            "min(|R|,K) / |R|; 1 with `norm=min_k`",
+            lambda relevant, cutoff, norm: (
+                _retrieved_share(relevant, cutoff) if norm == "relevant" else F(1)
+            ),
+        ),
         definition="hits / |R|, or hits / min(|R|,K) (OTTO's recall@20)",
-        example="R@4 = 3/4; R@2 = 1/4, `norm=min_k`: 1/2",
+        examples=(
+            Example("R@4", RUNNING, 4, F(3, 4)),
+            Example("R@2", RUNNING, 4, F(1, 4)),
+            Example("R(norm=min_k)@2", RUNNING, 4, F(1, 2)),
+        ),
     ),
     Family(
         "F1",
         ("f", "fmeasure"),
         binary.f1,
+        perfect=Perfect(
+            "2·min(|R|,K) / (K + |R|)",
+            lambda relevant, cutoff: F(2 * min(relevant, cutoff), cutoff + relevant),
+        ),
         definition="2·P·R / (P + R) = 2·hits / (K + |R|), 0 without a hit",
-        example="F1@4 = 3/4; F1@8 = 2/3",
+        examples=(Example("F1@4", RUNNING, 4, F(3, 4)), Example("F1@8", RUNNING, 4, F(2, 3))),
     ),
     Family(
         "MRR",
         ("rr", "recip_rank"),
         binary.reciprocal_rank,
         definition="1 / rank of the first hit within K, 0 without one",
-        example="MRR@8 = 1; three users, first hits at 1, 3, none: MRR@4 = 4/9",
+        examples=(
+            Example("MRR@8", RUNNING, 4, F(1)),
+            Example("MRR@4", THREE_USERS, 1, F(4, 9)),
+        ),
     ),
     Family(
         "HitRate",
         ("hit_rate", "hr", "success"),
         binary.hit_rate,
         definition="1 if any hit within K, else 0",
-        example="the three users: HitRate@2 = 1/3, HitRate@3 = 2/3",
+        examples=(
+            Example("HitRate@2", THREE_USERS, 1, F(1, 3)),
+            Example("HitRate@3", THREE_USERS, 1, F(2, 3)),
+        ),
     ),
     Family(
         "RPrec",
         ("r_prec", "rprecision", "r-precision"),
         binary.r_precision,
         has_cutoff=False,
+        perfect=Perfect(
+            "min(|R|,k) / |R|: 1 unless |R| is above the row's k",
+            lambda relevant, cutoff: _retrieved_share(relevant, cutoff),
+        ),
         definition="hits within the first |R| predictions / |R| (no cut-off)",
-        example="RPrec = 3/4",
+        examples=(Example("RPrec", RUNNING, 4, F(3, 4)),),
     ),
     Family(
         "nDCG",
@@ -143,24 +290,48 @@ REGISTRY: tuple[Family, ...] = (
         graded.ndcg,
         (Param("gain", ("exp", "linear"), "exp"),),
         exact=False,
+        uses_grades=True,
         definition="DCG@K / IDCG@K, gain 2^grade - 1 or grade, ideal from the full truth",
-        example="nDCG@3 = 0.703918089034, nDCG@8 = 0.892753790770",
+        examples=(
+            Example("nDCG@3", RUNNING, 4, 0.703918089034, 1e-12),
+            Example("nDCG@8", RUNNING, 4, 0.892753790770, 1e-12),
+            Example("nDCG(gain=linear)@3", GRADED, 3, 0.894999002123, 1e-12),
+            Example("nDCG@3", GRADED, 3, 0.946767676127, 1e-12),
+            Example("nDCG(gain=linear)@4", GRADED, 4, 0.824331372073, 1e-12, missed_grade=2),
+            Example("nDCG@4", GRADED, 4, 0.861412229214, 1e-12, missed_grade=2),
+        ),
     ),
     Family(
         "ERR",
         (),
         graded.err,
         (Param("max_grade", None, None),),
+        exact_max_ranks=graded.ERR_EXACT_MAX_RANKS,
+        uses_grades=True,
+        perfect=Perfect(
+            "ERR@K of the ideal ordering, below 1 (binary: Σ_{i≤min(|R|,K)} p(1-p)^(i-1) / i, "
+            "p = 2^-G)",
+            _perfect_err,
+        ),
         definition="Σ (1/i)·Pr_i·Π_{j<i}(1 - Pr_j), Pr = (2^grade - 1) / 2^max_grade",
-        example="grades 3 2 0 1, G = 3: ERR@4 = 1845/2048",
+        examples=(
+            Example("ERR@4", GRADED, 3, F(1845, 2048)),
+            Example("ERR(max_grade=4)@4", GRADED, 3, F(8149, 16384)),
+        ),
     ),
     Family(
         "nERR",
         (),
         graded.normalized_err,
         (Param("max_grade", None, None),),
+        exact_max_ranks=graded.ERR_EXACT_MAX_RANKS,
+        uses_grades=True,
         definition="ERR@K / ERR@K of the ideal ordering of the full truth",
-        example="grades 3 2 0 1: nERR@3 = 276/277, nERR@4 = 1107/1108",
+        examples=(
+            Example("nERR@3", GRADED, 3, F(276, 277)),
+            Example("nERR@4", GRADED, 3, F(1107, 1108)),
+            Example("nERR(max_grade=4)@4", GRADED, 3, F(8149, 8188)),
+        ),
     ),
 )
 
@@ -216,6 +387,18 @@ class Measure:
         """The Codabench / EvalAI key: lower case, ``@`` -> ``_at_``, other runs of
         non-alphanumerics -> ``_`` (``nDCG(gain=linear)@10`` -> ``ndcg_gain_linear_at_10``)."""
         return codabench_key(str(self))
+
+    def perfect(self, relevant: int, k: int) -> Fraction | float:
+        """The value of a perfect ranking for a user with ``relevant`` items (binary
+        relevance), under the run's ``k``.
+
+        Examples
+        --------
+        >>> parse("MAP(norm=relevant)@3", k=3).perfect(5, k=3), parse("P@3").perfect(1, k=3)
+        (Fraction(3, 5), Fraction(1, 3))
+        """
+        cutoff = k if self.cutoff is None else self.cutoff
+        return self.family.perfect.value(relevant, cutoff, **dict(self.params))
 
     def compute(self, judgements: Judgements) -> UserValues:
         """Each user's value of this measure (a pure function of ``judgements``)."""
@@ -394,27 +577,60 @@ def describe(families: Mapping[str, Family] | None = None) -> str:
 
 
 def markdown_table() -> str:
-    """The README's table of measures, from the registry (a test keeps them equal).
+    """The README's table of measures, from the registry (``python tools/tables.py``
+    writes it there; a test keeps them equal).
 
     Examples
     --------
     >>> print(markdown_table().splitlines()[2])
-    | `MAP@K` | `norm=min_k` \\| `relevant` \\| `hits` | AP@K, ... | rational | MAP@4 = 29/48 ...
+    | `MAP@K` | `norm=min_k` \\| `relevant` \\| `hits` | AP@K, ... | rational (float64 past 20 ...
     """
     lines = [
-        "| measure | parameters (default first) | per user | exact? | worked example |",
-        "|---|---|---|---|---|",
+        "| measure | parameters (default first) | per user | exact? | range | perfect ranking "
+        "| relevance | worked examples |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    bar = "\\|"  # a literal | inside a Markdown table cell
     for family in REGISTRY:
         params = "; ".join(
-            f"`{p.name}=" + f"` {bar} `".join(p.choices) + "`"
+            f"`{p.name}=" + "` | `".join(p.choices) + "`"
             if p.choices
             else f"`{p.name}=G` (default: the solution's largest grade)"
             for p in family.params
         )
-        name = f"`{family.name}@K`" if family.has_cutoff else f"`{family.name}`"
-        kind = "rational" if family.exact else "float64"
-        definition = family.definition.replace("|", bar)
-        lines.append(f"| {name} | {params or '-'} | {definition} | {kind} | {family.example} |")
+        cells = [
+            f"`{family.name}@K`" if family.has_cutoff else f"`{family.name}`",
+            params or "-",
+            family.definition,
+            _exactness(family),
+            "[0, 1]" if family.bounded else "unbounded",
+            family.perfect.text,
+            "graded" if family.uses_grades else "binary",
+            _examples_text(family.examples),
+        ]
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     return "\n".join(lines)
+
+
+def _exactness(family: Family) -> str:
+    if not family.exact:
+        return "float64"
+    if family.exact_max_ranks is None:
+        return "rational"
+    return f"rational (float64 past {family.exact_max_ranks} ranks)"
+
+
+def _examples_text(examples: Iterable[Example]) -> str:
+    """The worked examples, grouped by ranking: ``ranking, |R|: name = value, ...``."""
+    groups: dict[tuple[str, int, int], list[str]] = {}
+    for example in examples:
+        shown = str(example.value) if isinstance(example.value, Fraction) else repr(example.value)
+        key = (example.ranked, example.relevant, example.missed_grade)
+        groups.setdefault(key, []).append(f"{example.measure} = {shown}")
+    texts = []
+    for (ranked, relevant, missed_grade), values in groups.items():
+        users = [f"`{user.strip()}`" for user in ranked.split("|")]
+        each = " each" if len(users) > 1 else ""
+        missed = f", missed items of grade {missed_grade}" if missed_grade != 1 else ""
+        context = f"{', '.join(users)}, |R| = {relevant}{each}{missed}"
+        texts.append(f"{context}: {', '.join(values)}")
+    return "; ".join(texts)

@@ -1,0 +1,55 @@
+"""The README's generated sections equal their renderers (``python tools/tables.py``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOL = ROOT / "tools" / "tables.py"
+_spec = importlib.util.spec_from_file_location("tables", TOOL)
+assert _spec is not None and _spec.loader is not None
+tables = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tables)
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(TOOL), *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_the_readme_is_up_to_date() -> None:
+    done = run("--check")
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("name", list(tables.SECTIONS))
+def test_a_stale_section_is_named_and_rewritten(tmp_path: Path, name: str) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text(tables.rewrite((ROOT / "README.md").read_text(), name, "| stale |"))
+    done = run("--check", "--file", str(readme))
+    assert done.returncode == 1
+    assert f"section {name!r} differs" in done.stderr
+    assert "| stale |" in readme.read_text()  # --check changes nothing
+    assert run("--file", str(readme)).returncode == 0
+    assert readme.read_text() == (ROOT / "README.md").read_text()
+    assert tables.render(tables.SECTIONS[name]) in readme.read_text()
+
+
+def test_missing_markers_are_an_error(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# no generated sections\n")
+    done = run("--check", "--file", str(readme))
+    assert done.returncode == 1
+    assert "must hold the markers of section" in done.stderr
+
+
+def test_the_tools_examples_run() -> None:
+    import doctest
+
+    assert doctest.testmod(tables).failed == 0
