@@ -890,8 +890,9 @@ def _utf8_position(data: bytes, exc: UnicodeDecodeError) -> str:
     return f"byte 0x{byte} on line {line:,} is not valid UTF-8"
 
 
-def write_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically: a temporary file, then a rename.
+def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
+    """Write ``text`` (UTF-8; or bytes as they are) to ``path`` atomically: a temporary
+    file, then a rename.
 
     A reader of ``path`` sees the old content or the new, never a partial file;
     if writing fails, ``path`` is left as it was and the temporary file is removed.
@@ -910,8 +911,9 @@ def write_atomic(path: str | os.PathLike, text: str) -> None:
         prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder
     )
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temporary, 0o644)
