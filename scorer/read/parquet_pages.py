@@ -7,13 +7,22 @@ pages really decompress to, and bounds what a batch of rows decodes to: a plain 
 lies within its page (so a batch's plain values are at most the pages it touches), a
 dictionary-encoded value is at most the dictionary's longest value (read from the
 dictionary page), and a value of any other encoding is at most its page's size.
+
+pyarrow parses the file's metadata and every column chunk's (offsets, sizes, codec) in
+C++; it gives no access to page headers, so those are read here. The walk costs
+O(file bytes) in all: column chunks may not overlap (a crafted file can point every row
+group at the same bytes), each header is parsed once, from a window bounded once, by a
+loop without recursion whose every step consumes a byte; a dictionary page's values are
+measured with numpy, never one Python step per value.
 """
 
 from __future__ import annotations
 
-import struct
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 # Thrift compact protocol types (the low nibble of a field header).
 _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY = 1, 2, 3, 4, 5, 6, 7, 8
@@ -23,10 +32,11 @@ _TYPE, _UNCOMPRESSED_SIZE, _COMPRESSED_SIZE = 1, 2, 3
 _DATA_PAGE_HEADER, _DICTIONARY_PAGE_HEADER, _DATA_PAGE_HEADER_V2 = 5, 7, 8
 DICTIONARY_PAGE = 2
 _PLAIN, _PLAIN_DICTIONARY, _RLE_DICTIONARY = 0, 2, 8
-_HEADER_WINDOW = 1 << 10
 _MAX_HEADER_BYTES = 16 << 20  # as Arrow's reader: a longer page header is refused
 _MAX_DEPTH = 16
-_LENGTH = struct.Struct("<I")
+# A dictionary page's values are measured this many bytes at a time (see
+# longest_plain_value): numpy's work on each is a few milliseconds.
+_VALUE_WINDOW_BYTES = 1 << 20
 
 
 class BadPageHeader(ValueError):
@@ -53,89 +63,167 @@ class Page:
         return self.encoding == _PLAIN
 
 
-def chunk_pages(read_at: Callable[[int, int], bytes], chunk) -> list[Page]:
-    """The pages of one column chunk (``pyarrow.parquet.ColumnChunkMetaData``), its
-    dictionary page first when it has one."""
+def chunk_range(chunk: Any) -> tuple[int, int]:
+    """Where a column chunk (``pyarrow.parquet.ColumnChunkMetaData``) lies in the file:
+    its first page's offset (its dictionary page, if it has one) and its stored size."""
     start = chunk.data_page_offset
     if chunk.has_dictionary_page and 0 < chunk.dictionary_page_offset < start:
         start = chunk.dictionary_page_offset
-    return read_pages(read_at, start, chunk.total_compressed_size)
+    return start, chunk.total_compressed_size
 
 
-def read_pages(read_at: Callable[[int, int], bytes], start: int, length: int) -> list[Page]:
-    """The pages of the column chunk at ``start``, from their headers.
+def check_disjoint(ranges: Sequence[tuple[int, int]], file_size: int) -> None:
+    """Refuse column chunks that overlap or lie outside the file: a file written by any
+    Parquet writer stores each chunk once, and sharing bytes would make a file of n bytes
+    cost n per row group.
+
+    Examples
+    --------
+    >>> check_disjoint([(4, 10), (14, 6)], 30)
+    >>> check_disjoint([(4, 10), (8, 6)], 30)
+    Traceback (most recent call last):
+    ...
+    scorer.read.parquet_pages.BadPageHeader: column chunks that overlap (bytes 8 to 14 of the file)
+    """
+    if not ranges:
+        return
+    bounds = np.array(ranges, dtype=np.int64).reshape(-1, 2)
+    starts, ends = bounds[:, 0], bounds[:, 0] + bounds[:, 1]
+    if (bounds < 0).any() or (ends > file_size).any():
+        raise BadPageHeader("a column chunk that lies outside the file")
+    order = np.argsort(starts, kind="stable")
+    starts, ends = starts[order], ends[order]
+    overlap = np.flatnonzero(starts[1:] < ends[:-1])
+    if len(overlap):
+        first = int(overlap[0])
+        raise BadPageHeader(
+            "column chunks that overlap "
+            f"(bytes {int(starts[first + 1])} to {int(ends[first])} of the file)"
+        )
+
+
+class PageWalker:
+    """The pages of a file's column chunks, each header parsed once.
 
     Parameters
     ----------
-    read_at : callable
-        ``read_at(count, offset)``: up to ``count`` bytes of the file from ``offset``.
-    start : int
-        Offset of the chunk's first page (its dictionary page, if it has one).
-    length : int
-        The chunk's compressed size: its pages' headers and bodies.
-
-    Raises
-    ------
-    BadPageHeader
-        When a header cannot be read or a page does not fit in the chunk.
+    data : bytes-like
+        The whole file (read in place, never copied).
 
     Examples
     --------
     >>> header = bytes([0x15, 0, 0x15, 0x28, 0x15, 6, 0x2C, 0x15, 4, 0x15, 0, 0, 0])
     >>> data = header + b"abc"  # a data page: 20 bytes once decompressed, 3 stored, 2 values
     >>> [(p.uncompressed, p.compressed, p.body, p.num_values, p.plain)
-    ...  for p in read_pages(lambda n, at: data[at : at + n], 0, len(data))]
+    ...  for p in PageWalker(data).pages(0, len(data))]
     [(20, 3, 13, 2, True)]
     """
-    pages: list[Page] = []
-    position, end = start, start + length
-    while position < end:
-        page = _read_header(read_at, position, end)
-        pages.append(page)
-        position = page.body + page.compressed
-        if position > end:
-            raise BadPageHeader("a page runs past the end of its column chunk")
-    return pages
+
+    def __init__(self, data: Any) -> None:
+        self.data = memoryview(data).cast("B")
+        self.headers: dict[int, Page] = {}
+
+    def chunk_pages(self, chunk: Any) -> list[Page]:
+        """The pages of one column chunk, its dictionary page first when it has one."""
+        return self.pages(*chunk_range(chunk))
+
+    def pages(self, start: int, length: int) -> list[Page]:
+        """The pages of the column chunk at ``start``, of ``length`` stored bytes.
+
+        Raises
+        ------
+        BadPageHeader
+            When a header cannot be read or a page does not fit in the chunk.
+        """
+        pages: list[Page] = []
+        position, end = start, start + length
+        while position < end:
+            page = self.header(position)
+            if page.body > end:
+                raise BadPageHeader("a page header runs past the end of its column chunk")
+            pages.append(page)
+            position = page.body + page.compressed
+            if position > end:
+                raise BadPageHeader("a page runs past the end of its column chunk")
+        return pages
+
+    def header(self, position: int) -> Page:
+        """The page whose header starts at ``position`` (parsed once)."""
+        page = self.headers.get(position)
+        if page is None:
+            page = self.headers[position] = _read_header(self.data, position)
+        return page
 
 
-def longest_plain_value(data: bytes, count: int) -> int:
+def longest_plain_value(data: Any, count: int) -> int:
     """The length of the longest of ``count`` PLAIN-encoded byte arrays (each a 4-byte
     little-endian length and its bytes), as in a dictionary page.
+
+    Each value's offset depends on the one before, so the chain of offsets is followed by
+    pointer doubling over every byte position of a window of the data at once: a
+    numpy pass per doubling, about twenty a window, whatever the number of values.
 
     Examples
     --------
     >>> longest_plain_value(b"\\x02\\x00\\x00\\x00ab\\x03\\x00\\x00\\x00abc", 2)
     3
+    >>> longest_plain_value(bytes(4 * 1000), 1000)  # a thousand empty values
+    0
     """
-    unpack = _LENGTH.unpack_from
-    position = longest = 0
-    try:
-        for _ in range(count):
-            (length,) = unpack(data, position)
-            position += 4 + length
-            longest = max(longest, length)
-    except struct.error:
-        raise BadPageHeader("a dictionary page shorter than its values") from None
-    if position > len(data):
+    raw = np.frombuffer(data, dtype=np.uint8)
+    size = len(raw)
+    if count < 0 or 4 * count > size:
         raise BadPageHeader("a dictionary page shorter than its values")
+    if 4 * count == size:  # only empty values fit, and their lengths are zeros
+        if raw.any():
+            raise BadPageHeader("a dictionary page shorter than its values")
+        return 0
+    longest = position = 0
+    remaining = count
+    while remaining:
+        if position + 4 > size:
+            raise BadPageHeader("a dictionary page shorter than its values")
+        lengths, chain = _chain(raw[position : position + _VALUE_WINDOW_BYTES + 3], remaining)
+        values = lengths[chain]
+        ends = chain + 4 + values
+        if position + int(ends[-1]) > size:
+            raise BadPageHeader("a dictionary page shorter than its values")
+        longest = max(longest, int(values.max()))
+        remaining -= len(chain)
+        position += int(ends[-1])
     return longest
 
 
-def _read_header(read_at: Callable[[int, int], bytes], position: int, end: int) -> Page:
-    """The page whose header starts at ``position``."""
-    window = _HEADER_WINDOW
-    while True:
-        data = read_at(min(window, end - position), position)
-        try:
-            reader = _Compact(data)
-            fields = reader.struct_ints()
-            break
-        except IndexError:
-            if len(data) < window:  # the chunk ends inside the header
-                raise BadPageHeader("a page header runs past the end of its column chunk") from None
-            if window >= _MAX_HEADER_BYTES:
-                raise BadPageHeader("a page header longer than 16 MiB") from None
-            window *= 4
+def _chain(window: np.ndarray, at_most: int) -> tuple[np.ndarray, np.ndarray]:
+    """The value lengths read at every offset of ``window`` (its last three bytes only
+    complete the last lengths), and the offsets of the values chained from offset 0 that
+    start in it, at most ``at_most`` of them."""
+    positions = max(len(window) - 3, 1)
+    padded = np.zeros(positions + 3, dtype=np.int64)
+    padded[: len(window)] = window
+    lengths = padded[:positions] | padded[1 : positions + 1] << 8
+    lengths |= padded[2 : positions + 2] << 16 | padded[3 : positions + 3] << 24
+    del padded
+    jump = np.minimum(np.arange(4, positions + 4) + lengths, positions)
+    jump = np.append(jump, positions)  # the offset past the window jumps to itself
+    chain = np.zeros(1, dtype=np.int64)
+    while jump[0] < positions and len(chain) < at_most:
+        chain = np.concatenate((chain, jump[chain]))
+        jump = jump[jump]
+    chain = chain[chain < positions][:at_most]
+    return lengths, chain
+
+
+def _read_header(data: memoryview, position: int) -> Page:
+    """The page whose header starts at ``position``, read from at most 16 MiB of data."""
+    window_end = min(len(data), position + _MAX_HEADER_BYTES)
+    reader = _Compact(data, position, window_end)
+    try:
+        fields = reader.struct_fields()
+    except IndexError:
+        if window_end == position + _MAX_HEADER_BYTES:
+            raise BadPageHeader("a page header longer than 16 MiB") from None
+        raise BadPageHeader("a page header runs past the end of its column chunk") from None
     uncompressed = fields.get(_UNCOMPRESSED_SIZE, -1)
     compressed = fields.get(_COMPRESSED_SIZE, -1)
     if not isinstance(uncompressed, int) or not isinstance(compressed, int):
@@ -156,19 +244,21 @@ def _read_header(read_at: Callable[[int, int], bytes], position: int, end: int) 
     kind = fields.get(_TYPE, -1)
     if not all(isinstance(v, int) for v in (num_values, encoding, kind)) or num_values < 0:
         raise BadPageHeader("a page header without a valid value count")
-    return Page(kind, uncompressed, compressed, position + reader.position, num_values, encoding)
+    return Page(kind, uncompressed, compressed, reader.position, num_values, encoding)
 
 
 class _Compact:
     """Just enough of Thrift's compact protocol to read a struct's integer fields (and
-    those of the structs it holds) and skip the rest. Raises IndexError when the data
-    ends too soon."""
+    those of the structs it holds) and skip the rest, without recursion: nested
+    structs, lists, sets and maps are frames on a stack at most 16 deep, and every step
+    reads at least one byte. Raises IndexError when the data ends too soon."""
 
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.position = 0
+    def __init__(self, data: memoryview, position: int, end: int) -> None:
+        self.data, self.position, self.end = data, position, end
 
     def byte(self) -> int:
+        if self.position >= self.end:
+            raise IndexError("past the end")
         value = self.data[self.position]
         self.position += 1
         return value
@@ -188,61 +278,77 @@ class _Compact:
         value = self.varint()
         return (value >> 1) ^ -(value & 1)
 
-    def struct_ints(self, depth: int = 0) -> dict:
-        """Read one struct: its i32 and i64 fields, and its structs' (as dicts), by id."""
-        if depth > _MAX_DEPTH:
-            raise BadPageHeader("page header nested too deep")
-        ints: dict = {}
-        field_id = 0
-        while True:
-            header = self.byte()
-            if header == 0:
-                return ints
-            kind, delta = header & 0x0F, header >> 4
-            field_id = field_id + delta if delta else self.zigzag()
-            if kind in (_I32, _I64):
-                ints[field_id] = self.zigzag()
-            elif kind == _STRUCT:
-                ints[field_id] = self.struct_ints(depth + 1)
-            else:
-                self.skip(kind, depth)
+    def advance(self, count: int) -> None:
+        self.position += count
+        if self.position > self.end:
+            raise IndexError("past the end")
 
-    def skip(self, kind: int, depth: int) -> None:
+    def struct_fields(self) -> dict:
+        """Read one struct: its i32 and i64 fields and its struct fields (as dicts), by
+        id; what lists, sets and maps hold is skipped."""
+        top: dict = {}
+        # A frame: [fields or None (a struct; None when skipped), last field id] or
+        # [None, elements left, element types (one, or two for a map)] for a container.
+        stack: list[list] = [[top, 0]]
+        while stack:
+            frame = stack[-1]
+            if len(frame) == 2:  # a struct: its next field
+                header = self.byte()
+                if header == 0:
+                    stack.pop()
+                    continue
+                kind, delta = header & 0x0F, header >> 4
+                frame[1] = frame[1] + delta if delta else self.zigzag()
+                kind_fields, field_id = frame[0], frame[1]
+                if kind in (_I32, _I64):
+                    value = self.zigzag()
+                    if kind_fields is not None:
+                        kind_fields[field_id] = value
+                    continue
+                if kind == _STRUCT:
+                    child = {} if kind_fields is not None else None
+                    if kind_fields is not None:
+                        kind_fields[field_id] = child
+                    self.push(stack, [child, 0])
+                    continue
+                self.value(stack, kind, in_container=False)
+            elif frame[1] == 0:  # a container with no element left
+                stack.pop()
+            else:
+                frame[1] -= 1
+                types = frame[2]
+                self.value(stack, types[(frame[1] + 1) % len(types)], in_container=True)
+        return top
+
+    def value(self, stack: list[list], kind: int, in_container: bool) -> None:
+        """Skip a value of ``kind``, or push the frame that will."""
         if kind in (_TRUE, _FALSE):
-            return
-        if kind == _BYTE:
-            self.position += 1
+            if in_container:  # booleans take a byte in a container, none in a field
+                self.advance(1)
+        elif kind == _BYTE:
+            self.advance(1)
         elif kind in (_I16, _I32, _I64):
             self.varint()
         elif kind == _DOUBLE:
-            self.position += 8
+            self.advance(8)
         elif kind == _BINARY:
-            length = self.varint()  # read first: it moves the position
-            self.position += length
+            self.advance(self.varint())
+        elif kind == _STRUCT:
+            self.push(stack, [None, 0])
         elif kind in (_LIST, _SET):
             header = self.byte()
             size = header >> 4 if header >> 4 != 15 else self.varint()
-            for _ in range(size):
-                self.skip_element(header & 0x0F, depth)
+            self.push(stack, [None, size, (header & 0x0F,)])
         elif kind == _MAP:
             size = self.varint()
             if size:
                 types = self.byte()
-                for _ in range(size):
-                    self.skip_element(types >> 4, depth)
-                    self.skip_element(types & 0x0F, depth)
-        elif kind == _STRUCT:
-            self.struct_ints(depth + 1)
+                # Keys and values alternate: 2 * size elements, the key's type first.
+                self.push(stack, [None, 2 * size, (types >> 4, types & 0x0F)])
         else:
             raise BadPageHeader(f"unknown Thrift type {kind}")
-        if self.position > len(self.data):
-            raise IndexError("past the end")
 
-    def skip_element(self, kind: int, depth: int) -> None:
-        """A list, set or map element: booleans take one byte there."""
-        if kind in (_TRUE, _FALSE):
-            self.position += 1
-        else:
-            self.skip(kind, depth)
-        if self.position > len(self.data):  # every element takes a byte: a bounded loop
-            raise IndexError("past the end")
+    def push(self, stack: list[list], frame: list) -> None:
+        if len(stack) > _MAX_DEPTH:
+            raise BadPageHeader("page header nested too deep")
+        stack.append(frame)
