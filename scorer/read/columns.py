@@ -139,6 +139,28 @@ def binary_as_text(values: pa.Array) -> pa.Array:
     return text
 
 
+def empty_nulls(text: pa.Array) -> pa.Array:
+    """``text`` (``large_string``) with no byte behind a null cell: Arrow allows them
+    (a fixed-size binary column keeps its width there), and every later pass reads the
+    cells' bytes through their offsets.
+
+    Examples
+    --------
+    >>> fixed = pa.array([b"ab", None, b"cd"], pa.binary(2))
+    >>> text = empty_nulls(fixed.cast(pa.large_binary()).view(pa.large_string()))
+    >>> text.to_pylist(), string_offsets(text).tolist()
+    (['ab', None, 'cd'], [0, 2, 2, 4])
+    """
+    if not text.null_count:
+        return text
+    valid = to_numpy(pc.is_valid(text), fill=False)
+    offsets = string_offsets(text)
+    if offsets is not None and not np.diff(offsets)[~valid].any():
+        return text
+    positions = pa.array(np.cumsum(valid) - 1, mask=~valid)
+    return pc.take(text.filter(pa.array(valid)), positions)
+
+
 @dataclass(frozen=True)
 class StringTable:
     """Columns of strings, in file order, duplicate names kept.
@@ -266,9 +288,10 @@ def _arrow_to_text(array: pa.Array) -> pa.Array:
         return _arrow_to_text(array.dictionary_decode())
     if pa.types.is_large_string(kind) or pa.types.is_string(kind) or is_view_type(kind, "string"):
         check_utf8(array)
-        return array if pa.types.is_large_string(kind) else array.cast(pa.large_string())
+        text = array if pa.types.is_large_string(kind) else array.cast(pa.large_string())
+        return empty_nulls(text)
     if _is_binary_type(kind):
-        return binary_as_text(array)
+        return empty_nulls(binary_as_text(array))
     if pa.types.is_null(kind):
         return pa.nulls(len(array), pa.large_string())
     if pa.types.is_integer(kind) or pa.types.is_boolean(kind) or pa.types.is_floating(kind):

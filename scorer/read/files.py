@@ -53,6 +53,7 @@ from scorer.read.columns import (
     binary_as_text,
     check_utf8,
     convert_named,
+    empty_nulls,
     not_utf8,
     to_string_array,
 )
@@ -533,7 +534,7 @@ class _Reader:
             column, kind = column.dictionary_decode(), kind.value_type
         try:
             if _is_binary(kind):
-                return binary_as_text(column)
+                return empty_nulls(binary_as_text(column))
             if pa.types.is_string(kind) or is_view_type(kind, "string"):
                 column = column.cast(pa.large_string())
             elif not pa.types.is_large_string(kind):
