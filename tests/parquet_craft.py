@@ -117,8 +117,9 @@ def plain_values(values: Sequence[bytes]) -> bytes:
     return b"".join(struct.pack("<I", len(v)) + v for v in values)
 
 
-def rle_indices(runs: Sequence[tuple[int, int]], bit_width: int = 8) -> bytes:
+def rle_indices(runs: Sequence[tuple[int, int]]) -> bytes:
     """Dictionary indices as run-length runs of (count, index)."""
+    bit_width = max(max(index for _, index in runs).bit_length(), 1)
     width = (bit_width + 7) // 8
     return bytes([bit_width]) + b"".join(
         varint(count << 1) + index.to_bytes(width, "little") for count, index in runs

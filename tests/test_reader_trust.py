@@ -113,7 +113,7 @@ def test_longest_dictionary_value_is_measured_without_a_step_per_value():
     assert lines < 1_000, lines  # a per-value loop runs 300,000 lines
 
 
-def test_windows_of_values_follow_one_another():
+def test_values_of_many_lengths_are_measured_alike():
     values = [b"v" * (i % 997) for i in range(6_000)]  # about 3 MB: several windows
     data = craft.plain_values(values)
     assert parquet_pages.longest_plain_value(data, len(values)) == 996

@@ -84,6 +84,7 @@ _PARQUET_BATCH_ROWS = 1 << 16
 # What one batch may decode to at most, beside a sixteenth of the limit: within the
 # memory contract's constant, so a small limit does not force batches of a few rows.
 _PARQUET_BATCH_BYTES = 64 << 20
+_DICTIONARY_VALUE_BYTES = 16
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _SNIFF_BYTES = 1 << 16
 _CHUNK_BYTES = 1 << 22
@@ -433,9 +434,10 @@ class _Reader:
         try:
             for batch in parquet.iter_batches(batch_size=batch_rows):
                 for index, field in enumerate(schema):
-                    text = self.parquet_text(batch.column(index), field.name, rows)
+                    cells = batch.column(index)
+                    text = self.parquet_text(cells, field.name, rows)
                     self.check_batch_fields(text, field.name, rows)
-                    decoded += text.nbytes
+                    decoded += text.nbytes + _list_values(cells) * _OFFSET_BYTES
                     parts[index].append(text)
                 if decoded > limit:
                     self.fail(_too_big_parquet(limit, f"more than {limit:,} bytes once decoded"))
@@ -466,9 +468,10 @@ class _Reader:
         for position, chunk in enumerate(chunks):
             index = position % meta.num_columns
             pages = walker.chunk_pages(chunk)
-            total += sum(page.uncompressed for page in pages)
+            total += sum(_page_bytes(page) for page in pages)
             if total > limit:
-                self.fail(_too_big_parquet(limit, f"pages decompressing to {total:,} bytes"))
+                found = f"pages decompressing and decoding to {total:,} bytes"
+                self.fail(_too_big_parquet(limit, found))
             column = parquet.schema.column(index)
             costs[index].append(self.page_costs(pages, chunk, column, buffer))
         columns, lists = [], []  # each column's page costs; item-list columns apart
@@ -1077,6 +1080,21 @@ def _page_costs(
     return np.stack([n_rows, whole, per_row + _OFFSET_BYTES, capped + _OFFSET_BYTES])
 
 
+def _page_bytes(page: Page) -> int:
+    """What a page costs once read: its decompressed size, and for a dictionary page the
+    16 bytes Arrow's decoder keeps for each value (a pointer and a length), however
+    short: millions of empty values take a few bytes of a file.
+
+    Examples
+    --------
+    >>> _page_bytes(Page(DICTIONARY_PAGE, 400, 12, 0, 100, 0))
+    2000
+    """
+    if page.kind == DICTIONARY_PAGE:
+        return page.uncompressed + _DICTIONARY_VALUE_BYTES * page.num_values
+    return page.uncompressed
+
+
 def _worst_batch(costs: np.ndarray, batch_rows: int) -> float:
     """The most ``batch_rows`` consecutive rows can decode to: a batch that starts at a
     page's last row touches that page and the next ones up to ``batch_rows`` rows on.
@@ -1118,6 +1136,21 @@ def _longest_dictionary_value(
         return longest_plain_value(body, page.num_values), True
     except (pa.ArrowException, BadPageHeader, ValueError):
         return page.uncompressed, False
+
+
+def _list_values(cells: pa.Array) -> int:
+    """How many values an item-list column's cells hold (0 for other columns): each
+    counts as a cell towards the decoded size, as Arrow decodes it with its offset.
+
+    Examples
+    --------
+    >>> _list_values(pa.array([[1, 2], None, [3]])), _list_values(pa.array(["a b"]))
+    (3, 0)
+    """
+    kind = cells.type.value_type if pa.types.is_dictionary(cells.type) else cells.type
+    if not (pa.types.is_list(kind) or pa.types.is_large_list(kind)):
+        return 0
+    return int(pc.sum(pc.list_value_length(cells)).as_py() or 0)
 
 
 def _joined(batches: list[pa.Array]) -> pa.Array:

@@ -13,7 +13,7 @@ C++; it gives no access to page headers, so those are read here. The walk costs
 O(file bytes) in all: column chunks may not overlap (a crafted file can point every row
 group at the same bytes), each header is parsed once, from a window bounded once, by a
 loop without recursion whose every step consumes a byte; a dictionary page's values are
-measured with numpy, never one Python step per value.
+decoded by Arrow (:func:`longest_plain_value`), never one Python step per value.
 """
 
 from __future__ import annotations
@@ -34,9 +34,7 @@ DICTIONARY_PAGE = 2
 _PLAIN, _PLAIN_DICTIONARY, _RLE_DICTIONARY = 0, 2, 8
 _MAX_HEADER_BYTES = 16 << 20  # as Arrow's reader: a longer page header is refused
 _MAX_DEPTH = 16
-# A dictionary page's values are measured this many bytes at a time (see
-# longest_plain_value): numpy's work on each is a few milliseconds.
-_VALUE_WINDOW_BYTES = 1 << 20
+_BYTE_ARRAY = 6  # a Parquet physical type
 
 
 class BadPageHeader(ValueError):
@@ -159,9 +157,9 @@ def longest_plain_value(data: Any, count: int) -> int:
     """The length of the longest of ``count`` PLAIN-encoded byte arrays (each a 4-byte
     little-endian length and its bytes), as in a dictionary page.
 
-    Each value's offset depends on the one before, so the chain of offsets is followed by
-    pointer doubling over every byte position of a window of the data at once: a
-    numpy pass per doubling, about twenty a window, whatever the number of values.
+    Each value's offset depends on the one before, so the values are decoded by Arrow's
+    own PLAIN decoder, in C++: the page is wrapped as the one data page of a one-column
+    file (:func:`_plain_page_file`) and read back. Arrow never hashes the values there.
 
     Examples
     --------
@@ -170,48 +168,84 @@ def longest_plain_value(data: Any, count: int) -> int:
     >>> longest_plain_value(bytes(4 * 1000), 1000)  # a thousand empty values
     0
     """
-    raw = np.frombuffer(data, dtype=np.uint8)
-    size = len(raw)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    size = len(memoryview(data).cast("B"))
     if count < 0 or 4 * count > size:
         raise BadPageHeader("a dictionary page shorter than its values")
-    if 4 * count == size:  # only empty values fit, and their lengths are zeros
-        if raw.any():
-            raise BadPageHeader("a dictionary page shorter than its values")
+    if count == 0:
         return 0
-    longest = position = 0
-    remaining = count
-    while remaining:
-        if position + 4 > size:
-            raise BadPageHeader("a dictionary page shorter than its values")
-        lengths, chain = _chain(raw[position : position + _VALUE_WINDOW_BYTES + 3], remaining)
-        values = lengths[chain]
-        ends = chain + 4 + values
-        if position + int(ends[-1]) > size:
-            raise BadPageHeader("a dictionary page shorter than its values")
-        longest = max(longest, int(values.max()))
-        remaining -= len(chain)
-        position += int(ends[-1])
-    return longest
+    try:
+        values = pq.read_table(pa.BufferReader(_plain_page_file(data, count))).column(0)
+    except (pa.ArrowException, OSError):
+        raise BadPageHeader("a dictionary page shorter than its values") from None
+    if len(values) != count:
+        raise BadPageHeader("a dictionary page shorter than its values")
+    return int(pc.max(pc.binary_length(values)).as_py() or 0)
 
 
-def _chain(window: np.ndarray, at_most: int) -> tuple[np.ndarray, np.ndarray]:
-    """The value lengths read at every offset of ``window`` (its last three bytes only
-    complete the last lengths), and the offsets of the values chained from offset 0 that
-    start in it, at most ``at_most`` of them."""
-    positions = max(len(window) - 3, 1)
-    padded = np.zeros(positions + 3, dtype=np.int64)
-    padded[: len(window)] = window
-    lengths = padded[:positions] | padded[1 : positions + 1] << 8
-    lengths |= padded[2 : positions + 2] << 16 | padded[3 : positions + 3] << 24
-    del padded
-    jump = np.minimum(np.arange(4, positions + 4) + lengths, positions)
-    jump = np.append(jump, positions)  # the offset past the window jumps to itself
-    chain = np.zeros(1, dtype=np.int64)
-    while jump[0] < positions and len(chain) < at_most:
-        chain = np.concatenate((chain, jump[chain]))
-        jump = jump[jump]
-    chain = chain[chain < positions][:at_most]
-    return lengths, chain
+def _plain_page_file(data: Any, count: int) -> bytes:
+    """A Parquet file of one required binary column whose one page, PLAIN, uncompressed,
+    holds ``data``: ``count`` values."""
+    size = len(memoryview(data).cast("B"))
+    header = _struct(
+        (1, _I32, 0),  # a data page
+        (2, _I32, size),
+        (3, _I32, size),
+        (5, _STRUCT, _struct((1, _I32, count), (2, _I32, _PLAIN), (3, _I32, 3), (4, _I32, 3))),
+    )
+    page_offset, column_size = 4, len(header) + size
+    metadata = _struct(
+        (1, _I32, _BYTE_ARRAY),
+        (2, _LIST, _list(_I32, [_zigzag(_PLAIN)])),
+        (3, _LIST, _list(_BINARY, [b"\x01v"])),
+        (4, _I32, 0),  # uncompressed
+        (5, _I64, count),
+        (6, _I64, column_size),
+        (7, _I64, column_size),
+        (9, _I64, page_offset),
+    )
+    column = _struct((2, _I64, page_offset), (3, _STRUCT, metadata))
+    group = _struct((1, _LIST, _list(_STRUCT, [column])), (2, _I64, column_size), (3, _I64, count))
+    root = _struct((4, _BINARY, b"\x06schema"), (5, _I32, 1))
+    leaf = _struct((1, _I32, _BYTE_ARRAY), (3, _I32, 0), (4, _BINARY, b"\x01v"))
+    footer = _struct(
+        (1, _I32, 1),
+        (2, _LIST, _list(_STRUCT, [root, leaf])),
+        (3, _I64, count),
+        (4, _LIST, _list(_STRUCT, [group])),
+    )
+    return b"".join((b"PAR1", header, data, footer, len(footer).to_bytes(4, "little"), b"PAR1"))
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _zigzag(value: int) -> bytes:
+    return _varint((value << 1) ^ (value >> 63))
+
+
+def _struct(*fields: tuple[int, int, Any]) -> bytes:
+    """A Thrift compact struct of (id, type, value) fields in increasing id order: an
+    int, or the already encoded struct, list or binary (length included)."""
+    out, last = bytearray(), 0
+    for field_id, kind, value in fields:
+        out.append((field_id - last) << 4 | kind)
+        last = field_id
+        out += _zigzag(value) if kind in (_I32, _I64) else value
+    return bytes(out) + b"\x00"
+
+
+def _list(kind: int, items: list[bytes]) -> bytes:
+    return bytes([len(items) << 4 | kind]) + b"".join(items)
 
 
 def _read_header(data: memoryview, position: int) -> Page:
