@@ -64,6 +64,7 @@ from scorer.read.parquet_pages import (
     Page,
     PageWalker,
     check_disjoint,
+    check_footer,
     chunk_range,
     longest_plain_value,
 )
@@ -456,6 +457,14 @@ class _Reader:
         pages' total uncompressed size is checked against the limit, and a dictionary
         value longer than a cell may be is refused before any page is decoded."""
         meta, limit = parquet.metadata, self.limits.max_decompressed_bytes
+        levels = [
+            (
+                parquet.schema.column(i).max_definition_level,
+                parquet.schema.column(i).max_repetition_level,
+            )
+            for i in range(meta.num_columns)
+        ]
+        check_footer(buffer, levels)  # before pyarrow describes any column chunk
         chunks = [
             meta.row_group(group).column(index)
             for group in range(meta.num_row_groups)

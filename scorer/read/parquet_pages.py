@@ -18,7 +18,7 @@ decoded by Arrow (:func:`longest_plain_value`), never one Python step per value.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -248,6 +248,43 @@ def _list(kind: int, items: list[bytes]) -> bytes:
     return bytes([len(items) << 4 | kind]) + b"".join(items)
 
 
+def check_footer(data: Any, max_levels: Sequence[tuple[int, int]]) -> None:
+    """Refuse a footer whose column chunks pyarrow cannot describe without ending the
+    process: its reader checks each chunk's level histograms against the schema (and
+    refuses encrypted metadata) in code that aborts on the error. ``max_levels`` gives
+    each column's (definition, repetition) maximum levels.
+
+    Raises
+    ------
+    BadPageHeader
+        A histogram of the wrong length, or an encrypted column chunk.
+    """
+    view = memoryview(data).cast("B")
+    footer_size = int.from_bytes(view[-8:-4], "little")
+    start = len(view) - 8 - footer_size
+    if start < 4:
+        raise BadPageHeader("a footer longer than the file")
+    try:
+        footer = _Compact(view, start, len(view) - 8).struct_fields(_chunk_statistics)
+    except IndexError:
+        raise BadPageHeader("a footer that ends too soon") from None
+    for group in _structs(footer.get(4)):
+        for index, chunk in enumerate(_structs(group.get(1))):
+            if 8 in chunk or 9 in chunk:
+                raise BadPageHeader("an encrypted column chunk")
+            statistics = chunk.get(3, {}).get(16) if isinstance(chunk.get(3), dict) else None
+            if not isinstance(statistics, dict) or index >= len(max_levels):
+                continue
+            for field, level in ((3, max_levels[index][0]), (2, max_levels[index][1])):
+                histogram = statistics.get(field)
+                if isinstance(histogram, tuple) and histogram[0] not in (0, level + 1):
+                    raise BadPageHeader("a column chunk's level histogram of the wrong length")
+
+
+def _structs(value: Any) -> list[dict]:
+    return value if isinstance(value, list) else []
+
+
 def _read_header(data: memoryview, position: int) -> Page:
     """The page whose header starts at ``position``, read from at most 16 MiB of data."""
     window_end = min(len(data), position + _MAX_HEADER_BYTES)
@@ -279,6 +316,17 @@ def _read_header(data: memoryview, position: int) -> Page:
     if not all(isinstance(v, int) for v in (num_values, encoding, kind)) or num_values < 0:
         raise BadPageHeader("a page header without a valid value count")
     return Page(kind, uncompressed, compressed, reader.position, num_values, encoding)
+
+
+def _shallow(path: tuple[int, ...]) -> bool:
+    """A page header's own fields and those of its page-type headers."""
+    return len(path) <= 1
+
+
+def _chunk_statistics(path: tuple[int, ...]) -> bool:
+    """FileMetaData's row groups (4), their column chunks (1), each chunk's metadata
+    (3) and its size statistics (16): the level histograms."""
+    return path == (4, 1, 3, 16)[: len(path)]
 
 
 class _Compact:
@@ -317,39 +365,55 @@ class _Compact:
         if self.position > self.end:
             raise IndexError("past the end")
 
-    def struct_fields(self) -> dict:
-        """Read one struct: its i32 and i64 fields and its struct fields (as dicts), by
-        id; what lists, sets and maps hold is skipped."""
+    def struct_fields(self, keep: Callable[[tuple[int, ...]], bool] = _shallow) -> dict:
+        """Read one struct: its i32 and i64 fields, by id, and those of the structs
+        ``keep`` asks for by their path of field ids (a list of structs as a list of
+        their fields, a list of anything else as ``(count,)``); any other field is
+        recorded as present (True), and what the others hold is skipped."""
         top: dict = {}
-        # A frame: [fields or None (a struct; None when skipped), last field id] or
-        # [None, elements left, element types (one, or two for a map)] for a container.
-        stack: list[list] = [[top, 0]]
+        # A frame: [fields or None (skipped), last field id, path] for a struct, or
+        # [kept structs or None, elements left, element types (one, or two for a map),
+        # path] for a container.
+        stack: list[list] = [[top, 0, ()]]
         while stack:
             frame = stack[-1]
-            if len(frame) == 2:  # a struct: its next field
+            if len(frame) == 3:  # a struct: its next field
                 header = self.byte()
                 if header == 0:
                     stack.pop()
                     continue
                 kind, delta = header & 0x0F, header >> 4
                 frame[1] = frame[1] + delta if delta else self.zigzag()
-                kind_fields, field_id = frame[0], frame[1]
+                fields, field_id = frame[0], frame[1]
+                path = (*frame[2], field_id)
+                kept = fields is not None and keep(path)
                 if kind in (_I32, _I64):
                     value = self.zigzag()
-                    if kind_fields is not None:
-                        kind_fields[field_id] = value
-                    continue
-                if kind == _STRUCT:
-                    child = {} if kind_fields is not None else None
-                    if kind_fields is not None:
-                        kind_fields[field_id] = child
-                    self.push(stack, [child, 0])
-                    continue
-                self.value(stack, kind, in_container=False)
+                    if fields is not None:
+                        fields[field_id] = value
+                elif kind == _STRUCT:
+                    child = {} if kept else None
+                    if fields is not None:
+                        fields[field_id] = child if kept else True
+                    self.push(stack, [child, 0, path])
+                elif kind == _LIST and fields is not None:
+                    header = self.byte()
+                    size = header >> 4 if header >> 4 != 15 else self.varint()
+                    structs = [] if header & 0x0F == _STRUCT and kept else None
+                    fields[field_id] = (size,) if structs is None else structs
+                    self.push(stack, [structs, size, (header & 0x0F,), path])
+                else:
+                    if fields is not None:
+                        fields[field_id] = True
+                    self.value(stack, kind, in_container=False)
             elif frame[1] == 0:  # a container with no element left
                 stack.pop()
             else:
                 frame[1] -= 1
+                if frame[0] is not None:  # a struct of a kept list
+                    frame[0].append({})
+                    self.push(stack, [frame[0][-1], 0, frame[3]])
+                    continue
                 types = frame[2]
                 self.value(stack, types[(frame[1] + 1) % len(types)], in_container=True)
         return top
@@ -368,17 +432,17 @@ class _Compact:
         elif kind == _BINARY:
             self.advance(self.varint())
         elif kind == _STRUCT:
-            self.push(stack, [None, 0])
+            self.push(stack, [None, 0, ()])
         elif kind in (_LIST, _SET):
             header = self.byte()
             size = header >> 4 if header >> 4 != 15 else self.varint()
-            self.push(stack, [None, size, (header & 0x0F,)])
+            self.push(stack, [None, size, (header & 0x0F,), ()])
         elif kind == _MAP:
             size = self.varint()
             if size:
                 types = self.byte()
                 # Keys and values alternate: 2 * size elements, the key's type first.
-                self.push(stack, [None, 2 * size, (types >> 4, types & 0x0F)])
+                self.push(stack, [None, 2 * size, (types >> 4, types & 0x0F), ()])
         else:
             raise BadPageHeader(f"unknown Thrift type {kind}")
 
