@@ -39,7 +39,6 @@ _WHITESPACE = (
 )
 _ITEM_LISTS = (list, tuple, np.ndarray)
 _ITEM_CHUNK = 1 << 20
-_SPACE, _NO_SPACE = pa.scalar(" ", pa.large_string()), pa.scalar("", pa.large_string())
 _FIX_ITEM_LIST = (
     "give each cell as text with item ids separated by spaces, or as a list "
     "(list, tuple, numpy array, Arrow list) of item ids that are strings or integers"
@@ -290,7 +289,7 @@ def _arrow_to_text(array: pa.Array) -> pa.Array:
         check_utf8(array)
         text = array if pa.types.is_large_string(kind) else array.cast(pa.large_string())
         return empty_nulls(text)
-    if _is_binary_type(kind):
+    if is_binary_type(kind):
         return empty_nulls(binary_as_text(array))
     if pa.types.is_null(kind):
         return pa.nulls(len(array), pa.large_string())
@@ -303,7 +302,8 @@ def _arrow_to_text(array: pa.Array) -> pa.Array:
     return _cells_to_text(array.to_pylist())
 
 
-def _is_binary_type(kind: pa.DataType) -> bool:
+def is_binary_type(kind: pa.DataType) -> bool:
+    """Bytes of any layout: binary, large, fixed-size or view."""
     return (
         pa.types.is_binary(kind)
         or pa.types.is_large_binary(kind)
@@ -352,6 +352,7 @@ def _join_item_lists(array: pa.Array, rows: np.ndarray | None = None) -> pa.Arra
     if not (text_items or pa.types.is_integer(kind) or pa.types.is_null(kind)):
         raise _not_item_lists(f"lists of {kind}", _mark(rows, lengths > 0))
     starts = np.concatenate(([0], np.cumsum(lengths)))
+    space, no_space = pa.scalar(" ", pa.large_string()), pa.scalar("", pa.large_string())
     row_bytes = np.zeros(len(array), dtype=np.int64)
     pieces: list[np.ndarray] = []
     # A bounded number of items at a time: a row may hold millions (a list<int8> of a
@@ -364,8 +365,8 @@ def _join_item_lists(array: pa.Array, rows: np.ndarray | None = None) -> pa.Arra
         text = pc.cast(chunk, pa.large_string())
         _check_items(text, parents, rows)
         last = np.arange(begin + 1, begin + len(chunk) + 1) == starts[parents + 1]
-        separators = pc.if_else(pa.array(last), _NO_SPACE, _SPACE)
-        joined = pc.binary_join_element_wise(text, separators, _NO_SPACE)
+        separators = pc.if_else(pa.array(last), no_space, space)
+        joined = pc.binary_join_element_wise(text, separators, no_space)
         offsets = string_offsets(joined)
         row_bytes += np.bincount(parents, weights=np.diff(offsets), minlength=len(array)).astype(
             np.int64

@@ -54,6 +54,7 @@ from scorer.read.columns import (
     check_utf8,
     convert_named,
     empty_nulls,
+    is_binary_type,
     not_utf8,
     to_string_array,
 )
@@ -545,7 +546,7 @@ class _Reader:
         if pa.types.is_dictionary(kind):
             column, kind = column.dictionary_decode(), kind.value_type
         try:
-            if _is_binary(kind):
+            if is_binary_type(kind):
                 return empty_nulls(binary_as_text(column))
             if pa.types.is_string(kind) or is_view_type(kind, "string"):
                 column = column.cast(pa.large_string())
@@ -1030,7 +1031,7 @@ def _text_like(kind: pa.DataType, item_lists: bool = True) -> bool:
         pa.types.is_string(kind)
         or pa.types.is_large_string(kind)
         or is_view_type(kind, "string")
-        or _is_binary(kind)
+        or is_binary_type(kind)
         or pa.types.is_integer(kind)
         or pa.types.is_floating(kind)
         or pa.types.is_boolean(kind)
@@ -1041,15 +1042,6 @@ def _text_like(kind: pa.DataType, item_lists: bool = True) -> bool:
 def _is_number_or_flag(kind: pa.DataType) -> bool:
     """Floats and booleans read as cells, but are no item ids (``1.0`` is not ``1``)."""
     return pa.types.is_floating(kind) or pa.types.is_boolean(kind) or pa.types.is_null(kind)
-
-
-def _is_binary(kind: pa.DataType) -> bool:
-    return (
-        pa.types.is_binary(kind)
-        or pa.types.is_large_binary(kind)
-        or pa.types.is_fixed_size_binary(kind)
-        or is_view_type(kind, "binary")
-    )
 
 
 def _page_costs(

@@ -35,6 +35,7 @@ _PLAIN, _PLAIN_DICTIONARY, _RLE_DICTIONARY = 0, 2, 8
 _MAX_HEADER_BYTES = 16 << 20  # as Arrow's reader: a longer page header is refused
 _MAX_DEPTH = 16
 _BYTE_ARRAY = 6  # a Parquet physical type
+_CODECS = 8  # Parquet's compression codecs: 0 (none) to 7 (LZ4_RAW)
 
 
 class BadPageHeader(ValueError):
@@ -250,14 +251,14 @@ def _list(kind: int, items: list[bytes]) -> bytes:
 
 def check_footer(data: Any, max_levels: Sequence[tuple[int, int]]) -> None:
     """Refuse a footer whose column chunks pyarrow cannot describe without ending the
-    process: its reader checks each chunk's level histograms against the schema (and
-    refuses encrypted metadata) in code that aborts on the error. ``max_levels`` gives
+    process: its reader checks each chunk's level histograms against the schema, its
+    codec, and refuses encrypted metadata, in code that aborts on the error. ``max_levels`` gives
     each column's (definition, repetition) maximum levels.
 
     Raises
     ------
     BadPageHeader
-        A histogram of the wrong length, or an encrypted column chunk.
+        A histogram of the wrong length, an unknown codec, or an encrypted column chunk.
     """
     view = memoryview(data).cast("B")
     footer_size = int.from_bytes(view[-8:-4], "little")
@@ -272,6 +273,9 @@ def check_footer(data: Any, max_levels: Sequence[tuple[int, int]]) -> None:
         for index, chunk in enumerate(_structs(group.get(1))):
             if 8 in chunk or 9 in chunk:
                 raise BadPageHeader("an encrypted column chunk")
+            codec = chunk.get(3, {}).get(4) if isinstance(chunk.get(3), dict) else None
+            if codec is not None and codec not in range(_CODECS):
+                raise BadPageHeader(f"a column chunk with an unknown compression codec ({codec})")
             statistics = chunk.get(3, {}).get(16) if isinstance(chunk.get(3), dict) else None
             if not isinstance(statistics, dict) or index >= len(max_levels):
                 continue
