@@ -198,6 +198,9 @@ def _mutate(data: bytearray, headers: list[Header], mutation: tuple) -> bytearra
     return data
 
 
+_POOLS: list[pa.MemoryPool] = []
+
+
 @dataclass(frozen=True)
 class Cost:
     seconds: float
@@ -225,6 +228,9 @@ def measure(data: bytes, run: Callable[[Path], None] = _score) -> Cost:
         seconds = time.perf_counter() - start
         default = pa.default_memory_pool()
         pool = pa.proxy_memory_pool(default)
+        # Kept for the life of the process: a buffer allocated through it may be freed
+        # later, from one of Arrow's threads (a freed pool then crashed the fuzzer).
+        _POOLS.append(pool)
         pa.set_memory_pool(pool)
         tracemalloc.start()
         try:

@@ -204,6 +204,11 @@ class StringTable:
         return cls(names, columns)
 
     @classmethod
+    def from_text(cls, names: Sequence[Any], columns: Sequence[pa.Array]) -> StringTable:
+        """Columns already made ``large_string`` and checked (a file's, as read)."""
+        return cls(_clean_names(names), tuple(columns))
+
+    @classmethod
     def from_arrow(cls, table: pa.Table) -> StringTable:
         """Convert an Arrow table, casting every column to strings."""
         names = _clean_names(table.column_names)

@@ -448,7 +448,7 @@ class _Reader:
             self.fail(_broken_parquet(exc))
         # Each column's batches are joined, then freed, before the next column's.
         columns = [_joined(parts.pop(0)) for _ in range(len(parts))]
-        table = StringTable.from_arrow(pa.table(columns, names=schema.names))
+        table = StringTable.from_text(schema.names, columns)
         self.check_fields(table)
         return table
 
