@@ -13,7 +13,9 @@ C++; it gives no access to page headers, so those are read here. The walk costs
 O(file bytes) in all: column chunks may not overlap (a crafted file can point every row
 group at the same bytes), each header is parsed once, from a window bounded once, by a
 loop without recursion whose every step consumes a byte; a dictionary page's values are
-decoded by Arrow (:func:`longest_plain_value`), never one Python step per value.
+decoded by Arrow (:func:`longest_plain_value`), never one Python step per value. The
+same reader goes once over the footer (:func:`check_footer`) for what pyarrow's Python
+metadata checks in code that ends the process instead of raising.
 """
 
 from __future__ import annotations
