@@ -62,11 +62,12 @@ from scorer.read.fixed_lines import split_fixed_lines
 from scorer.read.parquet_pages import (
     DICTIONARY_PAGE,
     BadPageHeader,
+    ChunkMeta,
     Page,
     PageWalker,
     check_disjoint,
-    check_footer,
     chunk_range,
+    footer_chunks,
     longest_plain_value,
 )
 
@@ -458,19 +459,9 @@ class _Reader:
         pages' total uncompressed size is checked against the limit, and a dictionary
         value longer than a cell may be is refused before any page is decoded."""
         meta, limit = parquet.metadata, self.limits.max_decompressed_bytes
-        levels = [
-            (
-                parquet.schema.column(i).max_definition_level,
-                parquet.schema.column(i).max_repetition_level,
-            )
-            for i in range(meta.num_columns)
-        ]
-        check_footer(buffer, levels)  # before pyarrow describes any column chunk
-        chunks = [
-            meta.row_group(group).column(index)
-            for group in range(meta.num_row_groups)
-            for index in range(meta.num_columns)
-        ]
+        # The chunks' metadata from the footer: pyarrow's own description of a chunk may
+        # end the process on a crafted one (see footer_chunks).
+        chunks = footer_chunks(buffer, meta.num_row_groups, meta.num_columns)
         check_disjoint([chunk_range(chunk) for chunk in chunks], buffer.size)
         walker = PageWalker(buffer)
         costs: list[list[np.ndarray]] = [[] for _ in range(meta.num_columns)]
@@ -483,6 +474,8 @@ class _Reader:
                 found = f"pages decompressing and decoding to {total:,} bytes"
                 self.fail(_too_big_parquet(limit, found))
             column = parquet.schema.column(index)
+            if chunk.physical_type != column.physical_type:  # Arrow decodes by the schema
+                raise BadPageHeader("a column chunk whose type is not its column's")
             costs[index].append(self.page_costs(pages, chunk, column, buffer))
         columns, lists = [], []  # each column's page costs; item-list columns apart
         for index, parts in enumerate(costs):
@@ -504,7 +497,7 @@ class _Reader:
     def page_costs(
         self,
         pages: list[Page],
-        chunk: pq.ColumnChunkMetaData,
+        chunk: ChunkMeta,
         column: pq.ColumnSchema,
         buffer: pa.Buffer,
     ) -> np.ndarray:
@@ -1046,7 +1039,7 @@ def _is_number_or_flag(kind: pa.DataType) -> bool:
 
 def _page_costs(
     pages: list[Page],
-    chunk: pq.ColumnChunkMetaData,
+    chunk: ChunkMeta,
     column: pq.ColumnSchema,
     longest: int,
     field_limit: int,
@@ -1121,9 +1114,7 @@ def _worst_batch(costs: np.ndarray, batch_rows: int) -> float:
 _CODECS = {"SNAPPY": "snappy", "GZIP": "gzip", "ZSTD": "zstd", "BROTLI": "brotli"}
 
 
-def _longest_dictionary_value(
-    page: Page, chunk: pq.ColumnChunkMetaData, buffer: pa.Buffer
-) -> tuple[int, bool]:
+def _longest_dictionary_value(page: Page, chunk: ChunkMeta, buffer: pa.Buffer) -> tuple[int, bool]:
     """The longest value of a dictionary page and True; or the page's size and False
     where it cannot be read here (a codec without a one-shot decompressor): still a
     bound."""

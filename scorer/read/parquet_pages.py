@@ -8,14 +8,14 @@ lies within its page (so a batch's plain values are at most the pages it touches
 dictionary-encoded value is at most the dictionary's longest value (read from the
 dictionary page), and a value of any other encoding is at most its page's size.
 
-pyarrow parses the file's metadata and every column chunk's (offsets, sizes, codec) in
-C++; it gives no access to page headers, so those are read here. The walk costs
+pyarrow parses the file's metadata in C++ and reads the pages; it gives no access to
+page headers, so those are read here. The walk costs
 O(file bytes) in all: column chunks may not overlap (a crafted file can point every row
 group at the same bytes), each header is parsed once, from a window bounded once, by a
 loop without recursion whose every step consumes a byte; a dictionary page's values are
 decoded by Arrow (:func:`longest_plain_value`), never one Python step per value. The
-same reader goes once over the footer (:func:`check_footer`) for what pyarrow's Python
-metadata checks in code that ends the process instead of raising.
+same reader goes once over the footer (:func:`footer_chunks`) for the column chunks'
+metadata, which pyarrow describes to Python in code that ends the process on a bad one.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ _PLAIN, _PLAIN_DICTIONARY, _RLE_DICTIONARY = 0, 2, 8
 _MAX_HEADER_BYTES = 16 << 20  # as Arrow's reader: a longer page header is refused
 _MAX_DEPTH = 16
 _BYTE_ARRAY = 6  # a Parquet physical type
-_CODECS = 8  # Parquet's compression codecs: 0 (none) to 7 (LZ4_RAW)
 
 
 class BadPageHeader(ValueError):
@@ -251,16 +250,40 @@ def _list(kind: int, items: list[bytes]) -> bytes:
     return bytes([len(items) << 4 | kind]) + b"".join(items)
 
 
-def check_footer(data: Any, max_levels: Sequence[tuple[int, int]]) -> None:
-    """Refuse a footer whose column chunks pyarrow cannot describe without ending the
-    process: its reader checks each chunk's level histograms against the schema, its
-    codec, and refuses encrypted metadata, in code that aborts on the error. ``max_levels`` gives
-    each column's (definition, repetition) maximum levels.
+_PHYSICAL_TYPES = (
+    "BOOLEAN", "INT32", "INT64", "INT96", "FLOAT", "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"
+)  # fmt: skip
+_CODEC_NAMES = ("UNCOMPRESSED", "SNAPPY", "GZIP", "LZO", "BROTLI", "LZ4", "ZSTD", "LZ4_RAW")
+
+
+@dataclass(frozen=True)
+class ChunkMeta:
+    """What the reader needs of a column chunk's metadata, named as pyarrow names it."""
+
+    physical_type: str
+    compression: str
+    data_page_offset: int
+    dictionary_page_offset: int | None
+    total_compressed_size: int
+
+    @property
+    def has_dictionary_page(self) -> bool:
+        return self.dictionary_page_offset is not None
+
+
+def footer_chunks(data: Any, n_row_groups: int, n_columns: int) -> list[ChunkMeta]:
+    """Every column chunk's metadata, row group after row group, read from the footer.
+
+    pyarrow parses the footer too, but describes a column chunk to Python in code that
+    ends the process (SIGABRT) instead of raising when the chunk's metadata disagrees
+    with the schema (a level histogram of the wrong length, size statistics for a
+    column of numbers, an unknown codec: found by fuzzing). Its own reader raises a
+    catchable error for the same file, so only this description is read here.
 
     Raises
     ------
     BadPageHeader
-        A histogram of the wrong length, an unknown codec, or an encrypted column chunk.
+        A footer that ends too soon, or a column chunk without the fields a reader needs.
     """
     view = memoryview(data).cast("B")
     footer_size = int.from_bytes(view[-8:-4], "little")
@@ -268,23 +291,36 @@ def check_footer(data: Any, max_levels: Sequence[tuple[int, int]]) -> None:
     if start < 4:
         raise BadPageHeader("a footer longer than the file")
     try:
-        footer = _Compact(view, start, len(view) - 8).struct_fields(_chunk_statistics)
+        footer = _Compact(view, start, len(view) - 8).struct_fields(_chunk_metadata)
     except IndexError:
         raise BadPageHeader("a footer that ends too soon") from None
-    for group in _structs(footer.get(4)):
-        for index, chunk in enumerate(_structs(group.get(1))):
-            if 8 in chunk or 9 in chunk:
-                raise BadPageHeader("an encrypted column chunk")
-            codec = chunk.get(3, {}).get(4) if isinstance(chunk.get(3), dict) else None
-            if codec is not None and codec not in range(_CODECS):
-                raise BadPageHeader(f"a column chunk with an unknown compression codec ({codec})")
-            statistics = chunk.get(3, {}).get(16) if isinstance(chunk.get(3), dict) else None
-            if not isinstance(statistics, dict) or index >= len(max_levels):
-                continue
-            for field, level in ((3, max_levels[index][0]), (2, max_levels[index][1])):
-                histogram = statistics.get(field)
-                if isinstance(histogram, tuple) and histogram[0] not in (0, level + 1):
-                    raise BadPageHeader("a column chunk's level histogram of the wrong length")
+    groups = _structs(footer.get(4))
+    if len(groups) != n_row_groups:
+        raise BadPageHeader("a footer whose row groups are not those it declares")
+    chunks = []
+    for group in groups:
+        columns = _structs(group.get(1))
+        if len(columns) != n_columns:
+            raise BadPageHeader("a row group without a column chunk for every column")
+        chunks.extend(_chunk_meta(column.get(3)) for column in columns)
+    return chunks
+
+
+def _chunk_meta(meta: Any) -> ChunkMeta:
+    fields = meta if isinstance(meta, dict) else {}
+    kind, codec = fields.get(1), fields.get(4)
+    data_offset, size, dictionary = fields.get(9), fields.get(7), fields.get(11)
+    if not (
+        isinstance(kind, int)
+        and 0 <= kind < len(_PHYSICAL_TYPES)
+        and isinstance(codec, int)
+        and 0 <= codec < len(_CODEC_NAMES)
+        and isinstance(data_offset, int)
+        and isinstance(size, int)
+        and (dictionary is None or isinstance(dictionary, int))
+    ):
+        raise BadPageHeader("a column chunk without a valid type, codec, offset or size")
+    return ChunkMeta(_PHYSICAL_TYPES[kind], _CODEC_NAMES[codec], data_offset, dictionary, size)
 
 
 def _structs(value: Any) -> list[dict]:
@@ -329,10 +365,10 @@ def _shallow(path: tuple[int, ...]) -> bool:
     return len(path) <= 1
 
 
-def _chunk_statistics(path: tuple[int, ...]) -> bool:
-    """FileMetaData's row groups (4), their column chunks (1), each chunk's metadata
-    (3) and its size statistics (16): the level histograms."""
-    return path == (4, 1, 3, 16)[: len(path)]
+def _chunk_metadata(path: tuple[int, ...]) -> bool:
+    """FileMetaData's row groups (4), their column chunks (1) and each chunk's
+    metadata (3)."""
+    return path == (4, 1, 3)[: len(path)]
 
 
 class _Compact:
