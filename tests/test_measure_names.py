@@ -435,3 +435,17 @@ def test_any_parsed_name_prints_back_to_itself(drawn) -> None:
 def test_a_long_name_is_refused_quickly() -> None:
     with pytest.raises(HostVisibleError, match="must name a measure"):
         parse("MAP@" + " " * 100_000 + "x", k=10)
+
+
+@pytest.mark.parametrize("name", ["ERR(max_grade=31)@10", "nERR(max_grade=9999)@10"])
+def test_err_grade_scale_stops_where_grades_stop(name: str) -> None:
+    solution = pd.DataFrame({"id": ["a"], "items": ["x"]})
+    with pytest.raises(
+        HostVisibleError,
+        match=r"The 'max_grade' parameter of ERR must be at most 30, the largest grade a "
+        r"solution can hold\. Got \d+ instead\.",
+    ):
+        evaluate(solution, solution, metrics=[name])
+    at_most = evaluate(solution, solution, metrics=[name.replace("31", "30").replace("9999", "30")])
+    # A hit of grade 1 stops the user with probability (2 - 1) / 2^30; nERR divides by that.
+    assert at_most.score == (1.0 if name.startswith("n") else float(Fraction(1, 2**30)))
