@@ -393,10 +393,14 @@ class Options:
         The solution's column of graded relevance; ``None`` for binary relevance.
     relevance_threshold : int, default 1
         The smallest grade the binary measures count as relevant.
-    layout, solution_layout : {"wide", "long"}, default "wide"
-        The submission's and the solution's shapes.
-    rank_column_name, score_column_name : str, optional
-        A long submission's ranks or scores; neither: each row id's rows in file order.
+    layout : {"wide", "long"}, default "wide"
+        The submission's shape.
+    solution_layout : {"wide", "long"}, default "wide"
+        The solution's shape.
+    rank_column_name : str, optional
+        A long submission's ranks.
+    score_column_name : str, optional
+        A long submission's scores; with neither, each row id's rows in file order.
     format : {"table", "trec"}, default "table"
         Tables with a header, or trec_eval's qrels and run files.
     candidates_column_name : str, optional
