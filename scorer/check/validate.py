@@ -773,41 +773,40 @@ def check_grades(
 ) -> np.ndarray:
     """Check a solution's grade column against its target column (README.md#measures).
 
-        Parameters
-        ----------
-        grades : SplitLists
-            The split grade cells, in solution order.
-        n_items : ndarray of int64
-            The number of items in each row's target cell.
-        row_ids : pyarrow.Array
-            The solution's row ids, for examples.
-        grade_name, target_name : str
-            The two columns' names, for the message.
+    Parameters
+    ----------
+    grades : SplitLists
+        The split grade cells, in solution order.
+    n_items : ndarray of int64
+        The number of items in each row's target cell.
+    row_ids : pyarrow.Array
+        The solution's row ids, for examples.
+    grade_name, target_name : str
+        The two columns' names, for the message.
 
-        Returns
-        -------
-        ndarray of int64
-            Every grade, row after row, aligned with the target items.
+    Returns
+    -------
+    ndarray of int64
+        Every grade, row after row, aligned with the target items.
 
-        Raises
-        ------
-        HostVisibleError
-            Listing rows whose number of grades differs from their number of items, and
-            rows holding a grade that is not an integer in [0, MAX_GRADE].
+    Raises
+    ------
+    HostVisibleError
+        Listing rows whose number of grades differs from their number of items, and
+        rows holding a grade that is not an integer in [0, MAX_GRADE].
 
-        Examples
-        --------
-        >>> from scorer.align.candidates import CandidateRule, candidate_problems
-    from scorer.align.item_lists import split_lists
-        >>> ids = pa.array(["u1", "u2"])
-        >>> check_grades(split_lists(pa.array(["3 0", "1"])), np.array([2, 1]), ids, "g", "t")
-        array([3, 0, 1])
-        >>> check_grades(split_lists(pa.array(["3", "-1"])), np.array([2, 1]), ids, "g", "t")
-        Traceback (most recent call last):
-        ...
-        scorer.errors.HostVisibleError: The solution is invalid (2 problems):
-        1. Grades do not match the items
-        ...
+    Examples
+    --------
+    >>> from scorer.align.item_lists import split_lists
+    >>> ids = pa.array(["u1", "u2"])
+    >>> check_grades(split_lists(pa.array(["3 0", "1"])), np.array([2, 1]), ids, "g", "t")
+    array([3, 0, 1])
+    >>> check_grades(split_lists(pa.array(["3", "-1"])), np.array([2, 1]), ids, "g", "t")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: The solution is invalid (2 problems):
+    1. Grades do not match the items
+    ...
     """
     problems: list[Problem] = []
     mismatch = grades.lengths != n_items
