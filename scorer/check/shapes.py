@@ -251,6 +251,7 @@ def read_submission(
         item_name=target_name,
         rank_name=ranked_by or "rank",
         score_name=ranked_by or "score",
+        find_repeats=False,  # a repeat keeps its slot: the wide form's warning tells it
     )
     wide_table = StringTable((row_id_name, target_name), (wide.row_ids, joined(wide.items)))
     return wide_table, (*problems, *wide.problems)
@@ -274,7 +275,7 @@ def _read_run(
                 f"{format_count(int(np.count_nonzero(wide.repeated)), 'qid')} retrieving a "
                 f"docno more than once ({format_count(wide.n_repeated_pairs, 'extra line')})",
                 "keep one line per qid and docno",
-                smallest_flagged(wide.row_ids, np.arange(len(wide.row_ids)), wide.repeated),
+                smallest_flagged(wide.row_ids, np.arange(len(wide.row_ids)), wide.repeated),  # type: ignore[arg-type]
             )
         )
     names = (solution.row_id_name, solution.target_name)
