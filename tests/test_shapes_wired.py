@@ -534,3 +534,96 @@ def test_score_takes_every_shape() -> None:
         solution, submission, "id", layout="long", solution_layout="long", rank_column_name="r"
     )
     assert value == 0.5
+
+
+# --- the README's examples ----------------------------------------------------------------
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            (
+                "shapes/solution_long.csv",
+                "shapes/submission_long.csv",
+                "--solution-layout",
+                "long",
+                "--layout",
+                "long",
+                "--rank-column",
+                "rank",
+                "-k",
+                "3",
+            ),
+            {"MAP@3": Fraction(19, 24)},
+        ),
+        (
+            (
+                "shapes/solution.csv",
+                "shapes/submission_long.csv",
+                "--layout",
+                "long",
+                "--rank-column",
+                "rank",
+                "-k",
+                "3",
+                "--candidates-column",
+                "candidates",
+                "--candidate-rule",
+                "permutation",
+            ),
+            {"MAP@3": Fraction(19, 24)},
+        ),
+        (
+            (
+                "trec/qrels.txt",
+                "trec/run.txt",
+                "--format",
+                "trec",
+                "-k",
+                "1000",
+                "-m",
+                "MAP(norm=relevant)",
+                "-m",
+                "P@2",
+            ),
+            {"MAP(norm=relevant)@1000": Fraction(13, 24), "P@2": Fraction(1, 2)},
+        ),
+        (
+            (
+                "trec/qrels.txt",
+                "trec/run.txt",
+                "--format",
+                "trec",
+                "-k",
+                "1000",
+                "-m",
+                "MAP(norm=relevant)",
+                "--unjudged",
+                "drop",
+            ),
+            {"MAP(norm=relevant)@1000": Fraction(19, 24)},
+        ),
+    ],
+)
+def test_the_readme_examples(args, expected) -> None:
+    paths = [FIXTURES / a if a.endswith((".csv", ".txt")) else a for a in args]
+    done = run(*paths, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["metrics"] == {k: float(v) for k, v in expected.items()}
+
+
+def test_the_readme_trec_example_is_trec_evals() -> None:
+    qrels, run_ = {}, {}
+    for line in (FIXTURES / "trec" / "qrels.txt").read_text().splitlines():
+        qid, _, doc, rel = line.split()
+        if int(rel) >= 0:
+            qrels.setdefault(qid, {})[doc] = int(rel)
+    for line in (FIXTURES / "trec" / "run.txt").read_text().splitlines():
+        qid, _, doc, _, score, _ = line.split()
+        run_.setdefault(qid, {})[doc] = float(score)
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P"}).evaluate(run_)
+    assert np.mean([theirs[q]["map"] for q in qrels]) == float(Fraction(13, 24))
+    assert abs(np.mean([theirs[q]["P_5"] for q in qrels]) - 0.3) <= 1e-12
