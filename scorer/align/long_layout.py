@@ -131,10 +131,14 @@ class _LongRows:
                     smallest_flagged(distinct, row_code, several),
                 )
             )
-        with_item = np.flatnonzero(lengths == 1)
+        one = lengths == 1
+        with_item = np.flatnonzero(one)
         split = cells.split()
-        starts = np.cumsum(lengths) - lengths
-        items = split.take(starts[with_item])
+        if one.all():  # one item a row, as a valid long file has: the tokens are the items
+            items = split.tokens
+        else:
+            starts = np.cumsum(lengths) - lengths
+            items = split.take(starts[with_item])
         return cls(distinct, row_code, with_item, items, problems)
 
     @property
@@ -154,13 +158,15 @@ class _LongRows:
         repeated[pairs[1:][same] // width] = True
         return int(np.count_nonzero(same)), repeated
 
-    def lists(self, values: pa.Array, order: np.ndarray) -> pa.LargeListArray:
+    def lists(self, values: pa.Array, order: np.ndarray | None) -> pa.LargeListArray:
         """Item rows' ``values`` (aligned with :attr:`items`) taken in ``order`` (item
-        rows sorted by row id first) as one list per row id."""
+        rows sorted by row id first; None: already in that order) as one list per row id."""
         counts = np.bincount(self.row_code[self.with_item], minlength=self.n_rows)
         offsets = np.zeros(self.n_rows + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        return pa.LargeListArray.from_arrays(to_arrow(offsets), values.take(to_arrow(order)))
+        if order is not None:
+            values = values.take(to_arrow(order))
+        return pa.LargeListArray.from_arrays(to_arrow(offsets), values)
 
 
 def long_to_wide(
@@ -237,8 +243,13 @@ def long_to_wide(
         order, found = np.argsort(item_rows, kind="stable"), []
     problems += found
     n_repeated, repeated = rows.repeats() if find_repeats else (None, None)
+    in_order = len(order) == 0 or (order[0] == 0 and np.all(order[1:] - order[:-1] == 1))
     return WideRankings(
-        rows.row_ids, rows.lists(rows.items, order), n_repeated, repeated, tuple(problems)
+        rows.row_ids,
+        rows.lists(rows.items, None if in_order else order),
+        n_repeated,
+        repeated,
+        tuple(problems),
     )
 
 
@@ -364,6 +375,8 @@ def sort_order(*keys: np.ndarray) -> np.ndarray:
     for key, width in zip(keys, widths, strict=True):
         packed <<= width
         packed |= key
+    if np.all(packed[1:] >= packed[:-1]):  # already in order (a file grouped and ranked)
+        return np.arange(len(packed))
     return np.argsort(packed)
 
 
