@@ -196,7 +196,11 @@ def test_option_combinations_that_cannot_be_are_the_hosts_error() -> None:
 
 # --- trec_eval files ----------------------------------------------------------------------
 
-pytrec_eval = pytest.importorskip("pytrec_eval", reason="the test extra installs pytrec-eval")
+
+def trec_eval():
+    """pytrec_eval (trec_eval 9), or a skip: only these tests need it."""
+    return pytest.importorskip("pytrec_eval", reason="the test extra installs pytrec-eval")
+
 
 TREC_PAIRS = {
     "map": "MAP(norm=relevant)",
@@ -238,9 +242,11 @@ def trec_files(folder: Path, seed: int) -> tuple[dict, dict, Path, Path]:
 @pytest.mark.parametrize("seed", [0, 1])
 def test_trec_files_through_the_command_line_equal_trec_eval(tmp_path, seed) -> None:
     qrels, run_, qrels_path, run_path = trec_files(tmp_path, seed)
-    theirs = pytrec_eval.RelevanceEvaluator(
-        qrels, {"map", "P", "recall", "ndcg_cut", "recip_rank", "Rprec"}
-    ).evaluate(run_)
+    theirs = (
+        trec_eval()
+        .RelevanceEvaluator(qrels, {"map", "P", "recall", "ndcg_cut", "recip_rank", "Rprec"})
+        .evaluate(run_)
+    )
     metrics = [arg for name in TREC_PAIRS.values() for arg in ("--metric", name)]
     done = run(qrels_path, run_path, "--format", "trec", "-k", "1000", *metrics, "--json")
     assert done.returncode == 0, done.stderr
@@ -276,8 +282,10 @@ def test_trec_ties_go_to_the_larger_docno_as_in_trec_eval(tmp_path) -> None:
     (tmp_path / "run").write_text("q1 Q0 a 1 1.5 t\nq1 Q0 b 2 1.5 t\nq1 Q0 c 3 1.5 t\n")
     result = evaluate(tmp_path / "qrels", tmp_path / "run", format="trec", metrics=["MRR"])
     assert result.score == 0.5  # c, then b
-    theirs = pytrec_eval.RelevanceEvaluator({"q1": {"b": 1}}, {"recip_rank"}).evaluate(
-        {"q1": {"a": 1.5, "b": 1.5, "c": 1.5}}
+    theirs = (
+        trec_eval()
+        .RelevanceEvaluator({"q1": {"b": 1}}, {"recip_rank"})
+        .evaluate({"q1": {"a": 1.5, "b": 1.5, "c": 1.5}})
     )
     assert theirs["q1"]["recip_rank"] == 0.5
 
@@ -624,6 +632,6 @@ def test_the_readme_trec_example_is_trec_evals() -> None:
     for line in (FIXTURES / "trec" / "run.txt").read_text().splitlines():
         qid, _, doc, _, score, _ = line.split()
         run_.setdefault(qid, {})[doc] = float(score)
-    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P"}).evaluate(run_)
+    theirs = trec_eval().RelevanceEvaluator(qrels, {"map", "P"}).evaluate(run_)
     assert np.mean([theirs[q]["map"] for q in qrels]) == float(Fraction(13, 24))
     assert abs(np.mean([theirs[q]["P_5"] for q in qrels]) - 0.3) <= 1e-12
