@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorer.align.candidates import CandidateRule, candidate_problems
 from scorer.align.item_lists import ListCells, SplitLists, split_lists
 from scorer.align.joins import StringIndex, first_index_of
 from scorer.arrays import CHUNK_ROWS, empty_strings, string_bytes, to_arrow, to_numpy, to_strings
@@ -172,7 +173,9 @@ def solution_columns(names: Sequence[str], row_id_column_name: str | None) -> So
     return SolutionColumns(row_id_name, targets[0])
 
 
-def check_solution(table: StringTable, columns: SolutionColumns) -> Solution:
+def check_solution(
+    table: StringTable, columns: SolutionColumns, found: Sequence[Problem] = ()
+) -> Solution:
     """Check the solution's rows: row ids present and unique, Usage values known.
 
     Parameters
@@ -181,13 +184,15 @@ def check_solution(table: StringTable, columns: SolutionColumns) -> Solution:
         The solution.
     columns : SolutionColumns
         Its column roles (:func:`solution_columns` of its header).
+    found : sequence of Problem
+        Problems already found in the solution (a long one's pivot), raised with these.
 
     Raises
     ------
     HostVisibleError
         Listing every problem with the solution's rows.
     """
-    problems: list[Problem] = []
+    problems: list[Problem] = list(found)
     row_ids = table.column(columns.row_id_name)
     problems += _empty_row_id_problems(row_ids, "the solution", "fill in or drop those rows")
     problems += _list_like_row_id_problems(row_ids, columns)
@@ -225,8 +230,27 @@ def check_solution(table: StringTable, columns: SolutionColumns) -> Solution:
     )
 
 
-def check_submission(table: StringTable, solution: Solution, options: Options) -> Submission:
+def check_submission(
+    table: StringTable,
+    solution: Solution,
+    options: Options,
+    found: Sequence[Problem] = (),
+    candidates: Candidates | None = None,
+) -> Submission:
     """Check the submission's columns and rows against the solution.
+
+    Parameters
+    ----------
+    table : StringTable
+        The submission, in the wide form.
+    solution : Solution
+        The checked solution.
+    options : Options
+        The scoring options.
+    found : sequence of Problem
+        Problems already found in the submission (a long one's pivot), raised with these.
+    candidates : Candidates, optional
+        Each row's candidates: the rankings are checked against them once aligned.
 
     Raises
     ------
@@ -236,7 +260,7 @@ def check_submission(table: StringTable, solution: Solution, options: Options) -
     expected = (solution.row_id_name, solution.target_name)
     # With unknown_row_ids="ignore" the solution may list only some users: not public.
     public_ids = solution.row_ids if options.unknown_row_ids == "error" else solution.row_ids[:0]
-    problems = _column_problems(table.names, expected, public_ids)
+    problems = [*found, *column_problems(table.names, expected, public_ids)]
     user_of_row = valid_id = None
     row_ids = None
     if solution.row_id_name in table.names:
@@ -252,10 +276,57 @@ def check_submission(table: StringTable, solution: Solution, options: Options) -
         cells = ListCells(cells)
         if options.extra_predictions == "error":
             problems += _too_many_problems(cells.lengths, row_ids, valid_id, options.k)
+    predictions = None
+    if candidates is not None and cells is not None and user_of_row is not None:
+        predictions = cells.split()
+        problems += _candidate_problems(predictions, user_of_row, solution, options, candidates)
     raise_if_any(problems, ParticipantVisibleError, SUBMISSION)
     if cells is None or user_of_row is None:  # unreachable: a missing column is raised above
         raise RuntimeError("submission checked without its row id or prediction column")
-    return Submission(user_of_row, cells.split())
+    return Submission(user_of_row, cells.split() if predictions is None else predictions)
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Each row's candidates, as (solution row, item) pairs.
+
+    Attributes
+    ----------
+    rule : {"permutation", "subset"}
+        What a row may rank.
+    rows : ndarray of int64
+        The solution row of each candidate.
+    items : pyarrow.Array
+        The candidate items.
+    """
+
+    rule: CandidateRule
+    rows: np.ndarray
+    items: pa.Array
+
+
+def _candidate_problems(
+    predictions: SplitLists,
+    user_of_row: np.ndarray,
+    solution: Solution,
+    options: Options,
+    candidates: Candidates,
+) -> list[Problem]:
+    """The aligned rankings against each row's candidates. With unknown_row_ids="ignore"
+    no example is given: they would tell which submitted row ids the solution holds."""
+    rows = user_of_row[predictions.row_of_token]
+    known = rows >= 0
+    found = candidate_problems(
+        candidates.rule,
+        solution.row_ids,
+        rows[known],
+        predictions.tokens.filter(to_arrow(known)),
+        candidates.rows,
+        candidates.items,
+    )
+    if options.unknown_row_ids != "error":
+        found = [replace(problem, examples=()) for problem in found]
+    return found
 
 
 def _open_quote_problems(cells: pa.Array, row_ids: pa.Array | None) -> list[Problem]:
@@ -286,9 +357,10 @@ def _no_columns_problem(what: str) -> Problem:
     )
 
 
-def _column_problems(
-    names: tuple[str, ...], expected: tuple[str, str], solution_ids: pa.Array
+def column_problems(
+    names: tuple[str, ...], expected: tuple[str, ...], solution_ids: pa.Array
 ) -> list[Problem]:
+    """Missing, extra and duplicated columns of a submission's header."""
     problems: list[Problem] = []
     if not names:
         return [_no_columns_problem("the submission")]
@@ -377,7 +449,7 @@ def _empty_name_hint(names: tuple[str, ...]) -> str:
     return ""
 
 
-def _header_hints(names: tuple[str, ...], expected: tuple[str, str], solution_ids: pa.Array) -> str:
+def _header_hints(names: tuple[str, ...], expected: tuple[str, ...], solution_ids: pa.Array) -> str:
     """Say why the header probably lacks the expected names: another delimiter, or no header."""
     for delimiter, plural in _DELIMITERS.items():
         if len(names) == 1 and set(expected) <= set(names[0].split(delimiter)):
