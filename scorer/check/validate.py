@@ -225,8 +225,17 @@ def check_solution(table: StringTable, columns: SolutionColumns) -> Solution:
     )
 
 
-def check_submission(table: StringTable, solution: Solution, options: Options) -> Submission:
+def check_submission(
+    table: StringTable,
+    solution: Solution,
+    options: Options,
+    found: Sequence[Problem] = (),
+) -> Submission:
     """Check the submission's columns and rows against the solution.
+
+    ``found`` are problems found before (e.g. with its target types), raised with
+    the others. With ``missing_rows="empty"`` a solution row id that the submission
+    lacks is no problem: it is scored as an empty ranking.
 
     Raises
     ------
@@ -236,7 +245,7 @@ def check_submission(table: StringTable, solution: Solution, options: Options) -
     expected = (solution.row_id_name, solution.target_name)
     # With unknown_row_ids="ignore" the solution may list only some users: not public.
     public_ids = solution.row_ids if options.unknown_row_ids == "error" else solution.row_ids[:0]
-    problems = _column_problems(table.names, expected, public_ids)
+    problems = [*found, *_column_problems(table.names, expected, public_ids)]
     user_of_row = valid_id = None
     row_ids = None
     if solution.row_id_name in table.names:
@@ -543,7 +552,7 @@ def _row_id_problems(
     missing = ~covered
     n_missing, n_unknown = int(missing.sum()), int(unknown.sum())
     hints = _id_hints(row_ids, unknown, solution.row_ids, missing)
-    if n_missing:
+    if n_missing and options.missing_rows == "error":
         hide = options.unknown_row_ids == "ignore"
         problems.append(
             Problem(
