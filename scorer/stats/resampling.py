@@ -71,6 +71,47 @@ def resampled_sums(values: np.ndarray, n_resamples: int, rng: np.random.Generato
     return sums
 
 
+def resampled_row_sums(
+    matrix: np.ndarray, n_resamples: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Column sums of ``n_resamples`` resamples of the rows of ``matrix`` with
+    replacement (as many rows as it has): shape ``(n_resamples, n_columns)``.
+
+    Depends only on the multiset of rows and the generator (rows are put in
+    lexicographic order, and drawn per distinct row while those are few).
+
+    Examples
+    --------
+    >>> matrix = np.array([[1.0, 1.0], [0.0, 1.0]])
+    >>> sums = resampled_row_sums(matrix, 500, np.random.Generator(np.random.PCG64(0)))
+    >>> sums.shape, sorted(set(sums[:, 1].tolist()))
+    ((500, 2), [2.0])
+    """
+    atoms, counts = _row_atoms(matrix)
+    n = len(matrix)
+    sums = np.empty((n_resamples, matrix.shape[1]))
+    if _grouped(len(atoms), n):
+        block = max(1, _BLOCK_ELEMENTS // len(atoms))
+        for start in range(0, n_resamples, block):
+            size = min(block, n_resamples - start)
+            sums[start : start + size] = rng.multinomial(n, counts / n, size=size) @ atoms
+        return sums
+    ordered = np.repeat(atoms, counts, axis=0)
+    block = max(1, _BLOCK_ELEMENTS // n)
+    for start in range(0, n_resamples, block):
+        size = min(block, n_resamples - start)
+        drawn = rng.integers(0, n, size=(size, n))
+        # Drawn row counts times the rows: one sparse-free product per block.
+        sums[start : start + size] = _counts_of(drawn, n) @ ordered
+    return sums
+
+
+def _counts_of(drawn: np.ndarray, n: int) -> np.ndarray:
+    """How often each of ``n`` rows is drawn, per resample (a row of ``drawn``)."""
+    offsets = np.arange(len(drawn))[:, None] * n
+    return np.bincount((drawn + offsets).ravel(), minlength=len(drawn) * n).reshape(-1, n)
+
+
 def resplit_public_sums(
     matrix: np.ndarray, n_public: int, n_splits: int, rng: np.random.Generator
 ) -> np.ndarray:
