@@ -309,14 +309,14 @@ def typed_submission(
     if type_column not in table.names or row_id_name not in table.names:
         return table, [_missing_type_column_problem(type_column)]
     rows = typed_by_column(table.column(row_id_name), table.column(type_column), type_column)
-    _, problems = rows_by_type(rows.types, typed.types, rows.row_ids)
-    problems = list(rows.problems) + ([] if drop_unknown else problems)
+    given = ~_empty(rows.types)
+    kept = to_arrow(given)
+    _, unknown = rows_by_type(rows.types.filter(kept), typed.types, rows.row_ids.filter(kept))
+    problems = list(rows.problems) + ([] if drop_unknown else unknown)
     table = _keyed(table, row_id_name, rows, type_column, typed.joiner or TYPE_JOINERS[0])
-    if drop_unknown:
-        known = sorted_first_index(rows.types, to_strings(list(typed.types))) >= 0
-        kept = to_arrow(known | _empty(rows.types))
-        table = StringTable(table.names, tuple(c.filter(kept) for c in table.columns))
-    return table, problems
+    # A row of no known type is reported (or ignored) here, not again as an unknown row id.
+    known = to_arrow(sorted_first_index(rows.types, to_strings(list(typed.types))) >= 0)
+    return StringTable(table.names, tuple(c.filter(known) for c in table.columns)), problems
 
 
 def _keyed(
