@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -467,3 +468,17 @@ def test_score_takes_the_type_options():
         score(solution, submission, row_id_type_separator="_", type_weights={"a": 0.25, "b": 0.75})
         == 0.25
     )
+
+
+def test_the_readme_example_prints_what_it_says(capsys):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("## Several targets per row id", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    comments = [line.split("# ", 1)[1] for line in code.splitlines() if line.startswith("# ")]
+    assert printed == [
+        comments[0] + " " + comments[1].lstrip(),
+        comments[2],
+        comments[3] + " " + comments[4],
+    ]
