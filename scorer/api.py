@@ -545,8 +545,9 @@ def _warnings(
     )
     for code, sentence, mask in aligned.host_hints:
         warnings += _row_warning(code, sentence, mask, solution, "host")
+    typed = options.target_type_column_name or options.row_id_type_separator
     return warnings + _solution_warnings(
-        solution, aligned.truth, split_scores, solution.usage is not None
+        solution, aligned.truth, split_scores, solution.usage is not None, typed is not None
     )
 
 
@@ -729,7 +730,7 @@ def _missing_rows_warning(
 
 
 def _solution_warnings(
-    solution: Solution, truth: GroundTruth, split_scores: dict, has_usage: bool
+    solution: Solution, truth: GroundTruth, split_scores: dict, has_usage: bool, typed: bool
 ) -> list[ScoreWarning]:
     warnings = _row_warning(
         "duplicate_ground_truth",
@@ -742,5 +743,10 @@ def _solution_warnings(
         for split, value in split_scores.items():
             if value is None:
                 message = f"The {split} split has no scorable user; its score is not reported."
+                if typed:
+                    message = (
+                        f"The {split} split has no scorable row of some target type; its "
+                        "weighted total is not reported."
+                    )
                 warnings.append(ScoreWarning(f"no_{split.lower()}_users", message, 0, (), "host"))
     return warnings

@@ -377,6 +377,10 @@ def test_the_command_line_json_codabench_and_evalai(tmp_path):
         f"    {RECALL}: 0.75",
         "      Public:  1.0",
     ]
+    assert text.splitlines()[-1] == (
+        "  - [host] The Private split has no scorable row of some target type; its weighted "
+        "total is not reported."
+    )
     code, text = _run([solution, submission, *OTTO_FLAGS, "--json"])
     data = json.loads(text)
     assert data["by_type"]["orders"] == {RECALL: 0.75}
