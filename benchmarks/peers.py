@@ -129,7 +129,9 @@ def polars_otto(solution: str, submission: str, k: int = 20) -> float:
     read = {"infer_schema": False}
 
     def items(column: pl.Expr) -> pl.Expr:
-        return column.fill_null("").str.split(" ").list.eval(pl.element().filter(pl.element() != ""))
+        return (
+            column.fill_null("").str.split(" ").list.eval(pl.element().filter(pl.element() != ""))
+        )
 
     truth = (
         pl.scan_csv(solution, **read)

@@ -109,6 +109,10 @@ def test_options_are_passed_through(tmp_path):
         "extra_predictions": "truncate",
         "normalization": "hits",
         "unknown_row_ids": "ignore",
+        "missing_rows": "error",
+        "target_type_column_name": None,
+        "row_id_type_separator": None,
+        "type_weights": None,
         "grade_column_name": None,
         "relevance_threshold": 1,
     }
@@ -219,6 +223,8 @@ def test_help_shows_every_option_with_its_default():
             "row_id_column_name": "--row-id-column",
             "grade_column_name": "--grade-column",
             "metrics": "--metric",
+            "target_type_column_name": "--target-type-column",
+            "type_weights": "--type-weight",
         }
         flag = renamed.get(name, "--" + name.replace("_", "-"))
         assert flag in text, flag
