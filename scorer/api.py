@@ -12,7 +12,14 @@ import pyarrow as pa
 
 from scorer.align.item_lists import split_lists
 from scorer.align.judgements import FlatHits
-from scorer.align.rankings import GroundTruth, Rankings, SparseRankings, build_rankings, item_prints
+from scorer.align.rankings import (
+    GroundTruth,
+    Rankings,
+    SparseRankings,
+    build_rankings,
+    distinct_items,
+    item_prints,
+)
 from scorer.align.target_types import TargetTypes, typed_solution, typed_submission
 from scorer.arrays import to_arrow
 from scorer.check.grades import GradedTruth
@@ -185,8 +192,9 @@ def evaluate(
         grade_column_name=grade_column_name,
         relevance_threshold=relevance_threshold,
     )
+    exponential = tuple(str(m) for m in measures if m.exponential)  # grades up to 30
     checked = _read_and_check(
-        solution, submission, row_id_column_name, segment_column_name, options, limits
+        solution, submission, row_id_column_name, segment_column_name, options, limits, exponential
     )
     aligned = _align(checked, options.k)  # takes the submission: freed once ranked
     values = {str(m): m.compute(aligned.judgements) for m in measures}
@@ -326,8 +334,10 @@ def _read_and_check(
     segment_column_name: str | None,
     options: Options,
     limits: ReadLimits | None,
+    exponential: tuple[str, ...] = (),
 ) -> _Checked:
-    """Read both inputs and check them; every problem is raised here."""
+    """Read both inputs and check them; every problem is raised here (``exponential``:
+    the requested measures with exponential gains, for the grades' bound)."""
     solution_table = as_string_table(solution, HostVisibleError, limits)
     solution_table, segment_column = take_segment_column(solution_table, segment_column_name)
     solution_table, typed = _typed_solution(solution_table, row_id_column_name, options)
@@ -351,6 +361,7 @@ def _read_and_check(
                 solution_table.column(columns.row_id_name),
                 (grade_name, columns.target_name),
                 options.relevance_threshold,
+                exponential,
             )
         checked_solution = check_solution(solution_table, columns)
         del solution_table, targets  # at H&M scale, free the raw cells early
@@ -617,12 +628,13 @@ def _binary_judgements(
 ) -> Judgements:
     """The measures' arrays for binary relevance: flat when the rankings are sparse."""
     relevance = first & truth.relevance(rankings)
+    distinct = distinct_items(rankings, first)
     if not isinstance(rankings, SparseRankings):
-        return Judgements(relevance, truth.n_relevant, k)
+        return Judgements(relevance, truth.n_relevant, k, distinct=distinct)
     flat = FlatHits.from_unsorted(
         rankings.users[relevance], rankings.ranks[relevance], width=rankings.width
     )
-    return Judgements(None, truth.n_relevant, k, flat=flat)
+    return Judgements(None, truth.n_relevant, k, flat=flat, distinct=distinct)
 
 
 # Ranks past the widest row hold no hit: hits per rank stop there once past this

@@ -25,6 +25,7 @@ from scorer.stats import bootstrap, compare, shake_up
 TYPES = ("clicks", "carts", "orders")
 OTTO_WEIGHTS = {"clicks": 0.1, "carts": 0.3, "orders": 0.6}
 RECALL = "R(norm=min_k)@20"
+MICRO = "R(norm=min_k,avg=micro)@20"
 
 
 @pytest.fixture(autouse=True)
@@ -122,6 +123,19 @@ def test_each_type_and_the_weighted_total_match_the_reference(labels, data):
         rows = table[(table["type"] == kind) & (table["n_relevant"] > 0)]
         events = np.minimum(rows["n_relevant"], 20)
         assert Fraction(int(rows["hits"].sum()), int(events.sum())) == micro[kind]
+    # OTTO's formula itself: a micro average per type, through the measure.
+    otto = evaluate(
+        solution,
+        submission,
+        k=20,
+        metrics=[MICRO],
+        row_id_type_separator="_",
+        type_weights=weights,
+        missing_rows="empty",
+    )
+    otto_total = sum((Fraction(expected_weights[t]) * micro[t] for t in TYPES), Fraction(0))
+    assert otto.score == float(otto_total)
+    assert otto.by_type == {kind: {MICRO: float(micro[kind])} for kind in sorted(TYPES)}
     count = sum(1 for s in labels for t in TYPES if (s, t) not in predictions)
     warned = [w for w in result.warnings if w.code == "missing_rows"]
     assert [w.count for w in warned] == ([count] if count else [])
@@ -486,3 +500,33 @@ def test_the_readme_example_prints_what_it_says(capsys):
         comments[2],
         comments[3] + " " + comments[4],
     ]
+
+
+def test_the_bootstrap_of_a_micro_measure_recomputes_each_types_ratio_of_sums():
+    # Session i has i true orders, all predicted by the second submission only for even i:
+    # per type a ratio of sums, so the interval must contain the value and be deterministic.
+    rows, truth, predicted = [], [], []
+    for session in range(1, 60):
+        for kind in TYPES:
+            items = [f"i{j}" for j in range(session % 7 + 1)]
+            rows.append(f"{session}_{kind}")
+            truth.append(" ".join(items))
+            predicted.append(" ".join(items if session % 2 == 0 else ["z"]))
+    solution = pd.DataFrame({"id": rows, "items": truth})
+    submission = pd.DataFrame({"id": rows, "items": predicted})
+    result = evaluate(
+        solution,
+        submission,
+        k=20,
+        metrics=[MICRO],
+        row_id_type_separator="_",
+        type_weights=OTTO_WEIGHTS,
+    )
+    hits = sum(s % 7 + 1 for s in range(2, 60, 2))
+    events = sum(s % 7 + 1 for s in range(1, 60))
+    # Every type has the same ratio; the weights' exact rationals sum to 1 - 2**-55.
+    weight_sum = sum(map(Fraction, OTTO_WEIGHTS.values()), Fraction(0))
+    assert result.score == float(Fraction(hits, events) * weight_sum)
+    interval = bootstrap(result, n_resamples=500, seed=3)["score"]
+    assert interval.low <= result.score <= interval.high
+    assert bootstrap(result, n_resamples=500, seed=3) == {"score": interval}

@@ -702,11 +702,21 @@ def _too_many_problems(
     ]
 
 
-MAX_GRADE = 30
+MAX_GRADE = 2**31
+"""The largest grade: linear gains (``gain=linear``) take grades up to 2^31."""
+
+MAX_EXPONENTIAL_GRADE = 30
+"""The largest grade a measure with exponential gains (2^grade - 1: nDCG's and DCG's
+``gain=exp``, ERR, nERR) accepts: 2^30 gains stay exact in float64."""
 
 
 def check_grades(
-    grades: SplitLists, n_items: np.ndarray, row_ids: pa.Array, grade_name: str, target_name: str
+    grades: SplitLists,
+    n_items: np.ndarray,
+    row_ids: pa.Array,
+    grade_name: str,
+    target_name: str,
+    exponential: tuple[str, ...] = (),
 ) -> np.ndarray:
     """Check a solution's grade column against its target column (README.md#measures).
 
@@ -720,6 +730,9 @@ def check_grades(
         The solution's row ids, for examples.
     grade_name, target_name : str
         The two columns' names, for the message.
+    exponential : tuple of str
+        The requested measures with exponential gains: with any, a grade above
+        :data:`MAX_EXPONENTIAL_GRADE` is a problem naming them.
 
     Returns
     -------
@@ -729,15 +742,16 @@ def check_grades(
     Raises
     ------
     HostVisibleError
-        Listing rows whose number of grades differs from their number of items, and
-        rows holding a grade that is not an integer in [0, MAX_GRADE].
+        Listing rows whose number of grades differs from their number of items, rows
+        holding a grade that is not an integer in [0, MAX_GRADE], and rows holding a
+        grade above MAX_EXPONENTIAL_GRADE when a measure with exponential gains is asked.
 
     Examples
     --------
     >>> from scorer.align.item_lists import split_lists
     >>> ids = pa.array(["u1", "u2"])
-    >>> check_grades(split_lists(pa.array(["3 0", "1"])), np.array([2, 1]), ids, "g", "t")
-    array([3, 0, 1])
+    >>> check_grades(split_lists(pa.array(["3 0", "100"])), np.array([2, 1]), ids, "g", "t")
+    array([  3,   0, 100])
     >>> check_grades(split_lists(pa.array(["3", "-1"])), np.array([2, 1]), ids, "g", "t")
     Traceback (most recent call last):
     ...
@@ -758,26 +772,47 @@ def check_grades(
             )
         )
     tokens = grades.tokens
-    valid = to_numpy(pc.match_substring_regex(tokens, r"^[0-9]{1,9}$"), fill=False)
+    valid = to_numpy(pc.match_substring_regex(tokens, r"^[0-9]{1,10}$"), fill=False)
     values = np.zeros(len(tokens), dtype=np.int64)
     if valid.any():
         values[valid] = to_numpy(pc.cast(tokens.filter(to_arrow(valid)), pa.int64()))
     invalid = ~valid | (values > MAX_GRADE)
     if invalid.any():
-        rows = np.zeros(len(grades.lengths), dtype=bool)
-        rows[grades.row_of_token[invalid]] = True
+        rows = _rows_of(grades, invalid)
         problems.append(
             Problem(
                 "Invalid grades",
-                f"each grade in {grade_name!r} an integer from 0 to {MAX_GRADE}",
+                f"each grade in {grade_name!r} an integer from 0 to {MAX_GRADE:,}",
                 f"{format_count(int(rows.sum()), 'row')} with a negative, fractional, "
                 "too large or non-numeric grade",
-                f"write whole numbers from 0 (judged, not relevant) to {MAX_GRADE}",
+                f"write whole numbers from 0 (judged, not relevant) to {MAX_GRADE:,}",
+                example_values(row_ids, rows),
+            )
+        )
+    steep = ~invalid & (values > MAX_EXPONENTIAL_GRADE)
+    if exponential and steep.any():
+        rows = _rows_of(grades, steep)
+        problems.append(
+            Problem(
+                "Grades too large for exponential gains",
+                f"grades up to {MAX_EXPONENTIAL_GRADE} for {', '.join(exponential)}, whose "
+                "gain 2^grade - 1 must stay exact",
+                f"{format_count(int(rows.sum()), 'row')} with a grade above "
+                f"{MAX_EXPONENTIAL_GRADE} (up to {int(values[steep].max()):,})",
+                "use linear gains (e.g. nDCG(gain=linear)@10; grades up to 2^31), drop "
+                "ERR and nERR, or rescale the grades to 0..30",
                 example_values(row_ids, rows),
             )
         )
     raise_if_any(problems, HostVisibleError, SOLUTION)
     return values
+
+
+def _rows_of(grades: SplitLists, tokens: np.ndarray) -> np.ndarray:
+    """The rows holding any of the marked tokens."""
+    rows = np.zeros(len(grades.lengths), dtype=bool)
+    rows[grades.row_of_token[tokens]] = True
+    return rows
 
 
 def grade_columns(

@@ -198,6 +198,107 @@ class Ratios(ExactMean):
 
 
 @dataclass(frozen=True)
+class MicroRatios(ExactMean):
+    """Per-user fractions of a measure averaged micro: the mean over users is
+    Σ numerators / Σ denominators (0 when that sum is 0), not the mean of the ratios.
+
+    :meth:`values` stays each user's own ratio (the per-user output); statistics read
+    :attr:`numerator` and :attr:`denominator` to recompute the ratio of sums.
+
+    Attributes
+    ----------
+    numerator, denominator : ndarray of int64 (or object, Python ints)
+        The natural parts, never reduced (hits and ``|R|``, not their quotient).
+    scale : int
+
+    Examples
+    --------
+    >>> micro = MicroRatios(np.array([1, 0]), np.array([1, 10]))  # OTTO's two sessions
+    >>> micro.exact_mean(), micro.values().tolist()
+    (Fraction(1, 11), [1.0, 0.0])
+    >>> micro.split_means(np.array([0, 1]), 2)
+    SplitMeans(overall=0.09090909090909091, by_label=(1.0, 0.0))
+    """
+
+    numerator: np.ndarray
+    denominator: np.ndarray
+    scale: int = 1
+
+    def mean(self, mask: np.ndarray | None = None) -> float:
+        """The correctly rounded Σ numerators / Σ denominators over ``mask``."""
+        return float(self.exact_mean(mask))
+
+    def exact_mean(self, mask: np.ndarray | None = None) -> Fraction:
+        """Σ numerators / Σ denominators over the users where ``mask`` holds."""
+        chosen = _chosen(len(self.denominator), mask)
+        labels = np.where(chosen, 0, 1)
+        (numerator,), (denominator,) = self._label_sums(labels, 1)
+        return Fraction(numerator, denominator) if denominator else Fraction(0)
+
+    def split_means(self, labels: np.ndarray, n_labels: int) -> SplitMeans:
+        """Σ numerators / Σ denominators per label and over all labelled users."""
+        numerators, denominators = self._label_sums(labels, n_labels)
+        counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
+
+        def ratio(numerator: int, denominator: int, count: int) -> float | None:
+            if not count:
+                return None
+            return float(Fraction(numerator, denominator)) if denominator else 0.0
+
+        return SplitMeans(
+            ratio(sum(numerators), sum(denominators), sum(counts)),
+            tuple(map(ratio, numerators, denominators, counts)),
+        )
+
+    def exact_label_means(self, labels: np.ndarray, n_labels: int) -> list[Fraction | None]:
+        """Σ numerators / Σ denominators over each label's users, exactly (0 when the
+        denominators sum to 0; ``None`` for a label without users).
+
+        Examples
+        --------
+        >>> MicroRatios(np.array([1, 0, 2]), np.array([1, 10, 4])).exact_label_means(
+        ...     np.array([0, 0, 2]), 2)
+        [Fraction(1, 11), None]
+        """
+        numerators, denominators = self._label_sums(labels, n_labels)
+        counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
+        return [
+            None if not count else Fraction(numerator, denominator) if denominator else Fraction(0)
+            for numerator, denominator, count in zip(numerators, denominators, counts, strict=True)
+        ]
+
+    def _label_sums(self, labels: np.ndarray, n_labels: int) -> tuple[list[int], list[int]]:
+        return (
+            exact_sums_by_label(self.numerator, labels, n_labels),
+            exact_sums_by_label(self.denominator, labels, n_labels),
+        )
+
+
+def exact_sums_by_label(values: np.ndarray, labels: np.ndarray, n_labels: int) -> list[int]:
+    """The exact integer sum of ``values`` over each label ``0 .. n_labels - 1``.
+
+    Examples
+    --------
+    >>> exact_sums_by_label(np.array([2**62, 2**62, 3]), np.array([0, 0, 1]), 2)
+    [9223372036854775808, 3]
+    """
+    labels = np.asarray(labels)
+    if values.dtype.kind == "O":
+        return [sum(values[labels == label].tolist()) for label in range(n_labels)]
+    values = values.astype(np.int64)
+    # 26-bit pieces (sign kept in the top piece): each float sum stays exact below 2**26 rows.
+    if len(values) < 2**26:
+        sums = [0] * n_labels
+        for shift in (0, 26):
+            piece = (values >> shift) & (2**26 - 1)
+            totals = np.bincount(labels, weights=piece, minlength=n_labels + 1)
+            sums = [s + (int(t) << shift) for s, t in zip(sums, totals[:n_labels], strict=False)]
+        top = np.bincount(labels, weights=values >> 52, minlength=n_labels + 1)
+        return [s + (int(t) << 52) for s, t in zip(sums, top[:n_labels], strict=False)]
+    return [int(values[labels == label].astype(object).sum()) for label in range(n_labels)]
+
+
+@dataclass(frozen=True)
 class Floats:
     """Per-user float64 values of a measure that is not rational (nDCG).
 

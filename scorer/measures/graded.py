@@ -1,4 +1,4 @@
-"""Measures of graded relevance: nDCG (float64) and ERR, nERR (exact fractions).
+"""Measures of graded relevance: nDCG, DCG (float64) and ERR, nERR (exact fractions).
 
 With binary relevance every relevant item has grade 1, so these read the same
 shared arrays as the binary measures; the ideal ordering is built from the **full**
@@ -65,6 +65,28 @@ def _flat_dcg(
     return total
 
 
+def _retrieved_dcg(j: Judgements, n_ranks: int, discounts: np.ndarray, gain: str) -> np.ndarray:
+    """Each user's DCG over its first ``n_ranks`` ranks (``n_ranks <= j.width``), rank
+    by rank in rank order: nDCG's numerator, and DCG itself."""
+    if j.flat is not None:
+        return _flat_dcg(j.entries(n_ranks), j.n_users, discounts, gain)
+    dcg = _dcg((j.grade_column(r) for r in range(n_ranks)), discounts, gain)
+    return dcg if len(dcg) else np.zeros(j.n_users)
+
+
+def dcg(j: Judgements, cutoff: int, gain: str = "exp") -> Floats:
+    """DCG@K = Σ_{i<=K} gain_i / log2(i + 1), unnormalised (nDCG's numerator).
+
+    Examples
+    --------
+    >>> j = Judgements(np.array([[1, 0, 1]], bool), np.array([4]), k=3)
+    >>> float(dcg(j, 3).mean())  # 1 + 1/2
+    1.5
+    """
+    n_ranks = min(cutoff, j.width)
+    return Floats(_retrieved_dcg(j, n_ranks, _discounts(n_ranks), gain))
+
+
 def ndcg(j: Judgements, cutoff: int, gain: str = "exp") -> Floats:
     """DCG@K / IDCG@K, IDCG@K from the full ground truth sorted by grade, cut at K.
 
@@ -82,12 +104,7 @@ def ndcg(j: Judgements, cutoff: int, gain: str = "exp") -> Floats:
         ideal_entries = j.ideal_entries(cutoff)
         ideal_ranks = int(ideal_entries[1].max(initial=-1)) + 1
     discounts = _discounts(max(n_ranks, ideal_ranks))
-    if j.flat is not None:
-        dcg = _flat_dcg(j.entries(n_ranks), j.n_users, discounts, gain)
-    else:
-        dcg = _dcg((j.grade_column(r) for r in range(n_ranks)), discounts, gain)
-        if not len(dcg):
-            dcg = np.zeros(j.n_users)
+    dcg = _retrieved_dcg(j, n_ranks, discounts, gain)
     if ideal_entries is None:
         table = np.zeros(ideal_ranks + 1)
         for rank in range(ideal_ranks):  # the same operations, in the same order, as _dcg

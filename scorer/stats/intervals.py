@@ -6,12 +6,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scorer.per_user import SPLITS
-from scorer.result import ScoreResult, measure_name
+from scorer.per_user import SPLITS, MeasureValues
+from scorer.result import ScoreResult
 from scorer.stats.resampling import (
     check_settings,
     percentile_interval,
-    resampled_row_sums,
+    ratio_of_sums,
+    resampled_column_sums,
     resampled_sums,
     seeded_generator,
 )
@@ -46,7 +47,9 @@ def bootstrap(
 
     Scored users are resampled with replacement within each ``Usage`` split; the
     overall value of a resample combines its splits' resamples (a stratified
-    bootstrap), so all three intervals come from the same draws.
+    bootstrap), so all three intervals come from the same draws. A measure with
+    ``avg=micro`` resamples users with their numerators and denominators and
+    recomputes the ratio of sums on each resample.
 
     Parameters
     ----------
@@ -85,6 +88,8 @@ def bootstrap(
     if result.by_type is not None:
         return _typed_bootstrap(result, metric, n_resamples, level, seed)
     values = result.measure_values(metric)
+    if values.micro:
+        return _micro_bootstrap(values, n_resamples, level, seed)
     strata = {label: v for label, v in values.strata().items() if len(v)}
     rng = seeded_generator(seed)
     sums = {label: resampled_sums(v, n_resamples, rng) for label, v in strata.items()}
@@ -98,6 +103,23 @@ def bootstrap(
     return intervals
 
 
+def _micro_bootstrap(
+    values: MeasureValues, n_resamples: int, level: float, seed: int
+) -> dict[str, Interval]:
+    """:func:`bootstrap` of a ratio of sums: Σ numerators* / Σ denominators* per resample."""
+    strata = {label: values.parts(mask) for label, mask in values.masks().items() if mask.any()}
+    rng = seeded_generator(seed)
+    sums = {label: resampled_column_sums(p, n_resamples, rng) for label, p in strata.items()}
+    total = np.sum(list(sums.values()), axis=0)
+    overall = ratio_of_sums(total[:, 0], total[:, 1])
+    intervals = {"score": Interval(values.means["score"], *percentile_interval(overall, level))}
+    for label in strata:
+        if label in SPLITS:
+            ratios = ratio_of_sums(sums[label][:, 0], sums[label][:, 1])
+            intervals[label] = Interval(values.means[label], *percentile_interval(ratios, level))
+    return intervals
+
+
 def _typed_bootstrap(
     result: ScoreResult, metric: str | None, n_resamples: int, level: float, seed: int
 ) -> dict[str, Interval]:
@@ -105,58 +127,65 @@ def _typed_bootstrap(
 
     Within each ``Usage`` split (or over all scored rows without ``Usage``), the row ids
     (sessions) are resampled with replacement, each bringing its scored rows of every
-    type; a resample's total is Σ w_t · (sum of its type-t values / its number of
-    type-t rows). The overall statistic adds the splits' resampled sums, as the
-    untyped bootstrap does. A resample without a row of some type has no total and is
-    left out of the quantiles (only possible with very few sessions).
+    type. A resample's value of type t is the sum of its type-t values over its number
+    of type-t rows (for ``avg=micro``: the sum of their numerators over the sum of
+    their denominators), and its total is Σ w_t · value_t. The overall statistic adds
+    the splits' resampled sums, as the untyped bootstrap does. A resample without a row
+    of some type has no total and is left out of the quantiles (only possible with very
+    few sessions).
     """
-    name = measure_name(result, metric)
-    values = result.user_values[name]
-    scored = result.user_scored
+    values = result.measure_values(metric)
     n_types = len(result.types)
     weights = np.array([(result.weights or {})[kind] for kind in result.types])
-    labels = (
-        {"score": scored}
-        if result.user_usage is None
-        else {split: scored & (result.user_usage == code) for code, split in enumerate(SPLITS)}
-    )
     rng = seeded_generator(seed)
     sums = {}
-    for label, mask in labels.items():
+    for label, mask in values.masks().items():
         if mask.any():
-            matrix = _session_matrix(values, mask, result.user_type, result.user_group, n_types)
-            sums[label] = resampled_row_sums(matrix, n_resamples, rng)
-    means = {"score": result.metrics[name]}
-    for split, table in (("public", result.public_metrics), ("private", result.private_metrics)):
-        means[split] = None if table is None else table[name]
+            parts = values.parts(mask) if values.micro else None
+            matrix = _session_matrix(values.values, parts, mask, result, n_types)
+            sums[label] = resampled_column_sums(matrix, n_resamples, rng)
     intervals = {}
     total = np.sum(list(sums.values()), axis=0)
-    intervals["score"] = Interval(means["score"], *_weighted_interval(total, weights, level))
+    intervals["score"] = Interval(
+        values.means["score"],
+        *_weighted_interval(total, weights, level),  # type: ignore[arg-type]
+    )
     for label, found in sums.items():
-        if label in SPLITS and means[label] is not None:
+        if label in SPLITS and values.means.get(label) is not None:
             bounds = _weighted_interval(found, weights, level)
-            intervals[label] = Interval(means[label], *bounds)  # type: ignore[arg-type]
+            intervals[label] = Interval(values.means[label], *bounds)  # type: ignore[arg-type]
     return intervals
 
 
 def _session_matrix(
-    values: np.ndarray, mask: np.ndarray, row_type: np.ndarray, group: np.ndarray, n_types: int
+    values: np.ndarray,
+    parts: np.ndarray | None,
+    mask: np.ndarray,
+    result: ScoreResult,
+    n_types: int,
 ) -> np.ndarray:
-    """Per session with a row in ``mask``: the sum of its values of each type, then its
-    number of rows of each type (``2 * n_types`` columns)."""
-    sessions, session = np.unique(group[mask], return_inverse=True)
-    cells = session * n_types + row_type[mask]
+    """Per session with a row in ``mask``, for each type: the sum of its rows' values
+    (or numerators), then of 1 per row (or denominators), then its number of rows
+    (``3 * n_types`` columns)."""
+    group, row_type = result.user_group[mask], result.user_type[mask]  # type: ignore[index]
+    sessions, session = np.unique(group, return_inverse=True)
+    cells = session * n_types + row_type
     size = len(sessions) * n_types
-    total = np.bincount(cells, weights=values[mask], minlength=size).reshape(-1, n_types)
-    count = np.bincount(cells, minlength=size).reshape(-1, n_types)
-    return np.hstack([total, count.astype(np.float64)])
+    tops, bottoms = (values[mask], None) if parts is None else (parts[:, 0], parts[:, 1])
+
+    def per_type(weights: np.ndarray | None) -> np.ndarray:
+        return np.bincount(cells, weights=weights, minlength=size).reshape(-1, n_types)
+
+    count = per_type(None).astype(np.float64)
+    bottom = count if bottoms is None else per_type(bottoms)
+    return np.hstack([per_type(tops), bottom, count])
 
 
 def _weighted_interval(sums: np.ndarray, weights: np.ndarray, level: float) -> tuple[float, float]:
     n_types = len(weights)
-    totals, counts = sums[:, :n_types], sums[:, n_types:]
-    complete = (counts > 0).all(axis=1)
-    statistics = (totals[complete] / counts[complete]) @ weights
+    tops, bottoms = sums[:, :n_types], sums[:, n_types : 2 * n_types]
+    complete = (sums[:, 2 * n_types :] > 0).all(axis=1)
+    statistics = ratio_of_sums(tops[complete], bottoms[complete]) @ weights
     if not len(statistics):
         return float("nan"), float("nan")
     return percentile_interval(statistics, level)
