@@ -102,15 +102,30 @@ class ExactMean:
         >>> ratios.split_means(np.array([0, 1, 1, 2]), 2)
         SplitMeans(overall=0.5, by_label=(0.5, 0.5))
         """
+        return SplitMeans.from_totals(*self.label_totals(labels, n_labels))
+
+    def label_totals(self, labels: np.ndarray, n_labels: int) -> tuple[list[Fraction], list[int]]:
+        """The exact sum of each label's values and its number of users (labels as in
+        :meth:`split_means`; floats summed exactly as the rationals they are).
+
+        Examples
+        --------
+        >>> Ratios(np.array([1, 1, 2]), np.array([2, 3, 3])).label_totals(np.array([0, 1, 0]), 2)
+        ([Fraction(7, 6), Fraction(1, 3)], [2, 1])
+        """
         if not self.exact:
-            return _float_split_means(self.values(), labels, n_labels)
+            return _float_label_totals(self.values(), labels, n_labels)
         sums = _sums_by_label(self.numerator, self.denominator, self.scale, labels, n_labels)
         counts = np.bincount(labels, minlength=n_labels + 1)
         totals = [
             sum((Fraction(s, d) for d, s in by_denominator.items() if d > 0), Fraction(0))
             for by_denominator in sums
         ]
-        return SplitMeans.from_totals(totals, counts[:n_labels].tolist())
+        return totals, counts[:n_labels].tolist()
+
+    def exact_label_means(self, labels: np.ndarray, n_labels: int) -> list[Fraction | None]:
+        """The exact mean of each label's values (``None`` for a label without users)."""
+        return exact_means_of_totals(*self.label_totals(labels, n_labels))
 
 
 _FLOAT_EXACT = 2**53
@@ -235,6 +250,23 @@ class MicroRatios(ExactMean):
             tuple(map(ratio, numerators, denominators, counts)),
         )
 
+    def exact_label_means(self, labels: np.ndarray, n_labels: int) -> list[Fraction | None]:
+        """Σ numerators / Σ denominators over each label's users, exactly (0 when the
+        denominators sum to 0; ``None`` for a label without users).
+
+        Examples
+        --------
+        >>> MicroRatios(np.array([1, 0, 2]), np.array([1, 10, 4])).exact_label_means(
+        ...     np.array([0, 0, 2]), 2)
+        [Fraction(1, 11), None]
+        """
+        numerators, denominators = self._label_sums(labels, n_labels)
+        counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
+        return [
+            None if not count else Fraction(numerator, denominator) if denominator else Fraction(0)
+            for numerator, denominator, count in zip(numerators, denominators, counts, strict=True)
+        ]
+
     def _label_sums(self, labels: np.ndarray, n_labels: int) -> tuple[list[int], list[int]]:
         return (
             exact_sums_by_label(self.numerator, labels, n_labels),
@@ -295,16 +327,33 @@ class Floats:
         """:meth:`ExactMean.split_means` for floats: correctly rounded, one pass."""
         return _float_split_means(self.array, labels, n_labels)
 
+    def exact_label_means(self, labels: np.ndarray, n_labels: int) -> list[Fraction | None]:
+        """:meth:`ExactMean.exact_label_means` for floats: the exact mean of the float64
+        values as they are."""
+        return exact_means_of_totals(*_float_label_totals(self.array, labels, n_labels))
+
+
+def exact_means_of_totals(totals: list[Fraction], counts: list[int]) -> list[Fraction | None]:
+    """Each exact total divided by its count (``None`` for a count of 0)."""
+    return [t / c if c else None for t, c in zip(totals, counts, strict=True)]
+
 
 def _float_split_means(values: np.ndarray, labels: np.ndarray, n_labels: int) -> SplitMeans:
-    """Exact sums of float64 values per label (integer mantissas grouped by exponent
-    and label), then correctly rounded means.
+    """Exact sums of float64 values per label, then correctly rounded means.
 
     Examples
     --------
     >>> _float_split_means(np.array([0.1, 0.2, 0.3, 9.0]), np.array([0, 1, 1, 2]), 2)
     SplitMeans(overall=0.2, by_label=(0.1, 0.25))
     """
+    return SplitMeans.from_totals(*_float_label_totals(values, labels, n_labels))
+
+
+def _float_label_totals(
+    values: np.ndarray, labels: np.ndarray, n_labels: int
+) -> tuple[list[Fraction], list[int]]:
+    """Exact sums of float64 values per label (integer mantissas grouped by exponent
+    and label), and each label's count."""
     values = np.asarray(values, dtype=np.float64)
     if not np.isfinite(values).all():
         raise ValueError("the mean of non-finite values is undefined")
@@ -321,7 +370,7 @@ def _float_split_means(values: np.ndarray, labels: np.ndarray, n_labels: int) ->
         for by_group in sums
     ]
     counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
-    return SplitMeans.from_totals(totals, counts)
+    return totals, counts
 
 
 def _sums_by_label(
