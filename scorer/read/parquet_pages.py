@@ -180,7 +180,10 @@ def longest_plain_value(data: Any, count: int) -> int:
     if count == 0:
         return 0
     try:
-        values = pq.read_table(pa.BufferReader(_plain_page_file(data, count))).column(0)
+        # ParquetFile, not read_table: no dataset scanner, whose threads pyarrow 14
+        # could leave running at exit (the process then aborted after a refusal).
+        page_file = pq.ParquetFile(pa.BufferReader(_plain_page_file(data, count)))
+        values = page_file.read(use_threads=False).column(0)
     except (pa.ArrowException, OSError):
         raise BadPageHeader("a dictionary page shorter than its values") from None
     if len(values) != count:
