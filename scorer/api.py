@@ -11,7 +11,6 @@ import pyarrow as pa
 from scorer.align.item_lists import split_lists
 from scorer.align.judgements import FlatHits
 from scorer.align.rankings import GroundTruth, Rankings, SparseRankings, build_rankings, item_prints
-from scorer.arrays import to_arrow
 from scorer.check.grades import GradedTruth
 from scorer.check.hints import Hint, prediction_hints, solution_hints
 from scorer.check.validate import (
@@ -22,12 +21,12 @@ from scorer.check.validate import (
     solution_columns,
 )
 from scorer.errors import (
-    MAX_EXAMPLES,
+    Finding,
     HostVisibleError,
     ParticipantVisibleError,
     Problem,
-    example_values,
     format_count,
+    smallest_values,
 )
 from scorer.measures import Judgements, Measure, UserValues, parse_all
 from scorer.options import (
@@ -215,10 +214,11 @@ def evaluate(
     first_name = str(measures[0])
     overall, splits = _means(values, checked_solution, scored, first_name)
     split_scores = {split: (found or {}).get(first_name) for split, found in splits.items()}
-    warnings = _submission_warnings(checked_solution, user_of_row, lengths, n_first, hints, options)
+    findings = _submission_findings(checked_solution, lengths, n_first, hints, options)
     for code, sentence, mask in host_hints:
-        warnings += _row_warning(code, sentence, mask, checked_solution, "host")
-    warnings += _solution_warnings(checked_solution, truth, split_scores, has_usage)
+        findings += _row_finding(code, sentence, mask, checked_solution, "host")
+    findings += _solution_findings(checked_solution, truth)
+    warnings = score_warnings(findings + split_findings(split_scores, has_usage))
     user_values = {name: np.where(scored, value.values(), np.nan) for name, value in values.items()}
     hits = judgements.n_hits(options.k)
     per_user_table = None
@@ -239,7 +239,7 @@ def evaluate(
         n_skipped=int(skipped.sum()),
         n_ignored=int(ignored.sum()),
         options=options,
-        warnings=tuple(warnings),
+        warnings=warnings,
         per_user=per_user_table,
         metrics=overall,
         public_metrics=splits["Public"],
@@ -376,52 +376,64 @@ def _hits_at_rank(judgements: Judgements, scored: np.ndarray) -> np.ndarray:
     return judgements.hits_by_rank(scored, length)
 
 
-def _row_warning(
+def _row_finding(
     code: str,
     sentence: str,
     mask: np.ndarray,
     solution: Solution,
     audience: str = "participant",
-    user_of_row: np.ndarray | None = None,
-) -> list[ScoreWarning]:
-    """One warning about the rows in ``mask`` (solution rows), or none.
+    hide_examples: bool = False,
+) -> list[Finding]:
+    """The record of one warning about the rows in ``mask`` (solution rows), or none.
 
-    With ``user_of_row`` the examples are the first marked rows in the submission's
-    order (the solution's order is hidden: a host may sort it by ``Usage``); with an
-    empty one, no example.
+    The examples are the smallest marked row ids in byte order: neither the solution's
+    order (hidden: a host may sort it by ``Usage``) nor the submission's, so that no
+    example depends on row order or on how a run is split into parts.
     """
     count = int(mask.sum())
     if not count:
         return []
-    message = sentence.format(rows=format_count(count, "row"), have="has" if count == 1 else "have")
-    if user_of_row is None:
-        examples = example_values(solution.row_ids, mask)
-    else:
-        known = user_of_row[user_of_row >= 0]
-        first_marked = known[np.flatnonzero(mask[known])[:MAX_EXAMPLES]]
-        examples = tuple(map(str, solution.row_ids.take(to_arrow(first_marked)).to_pylist()))
-    return [ScoreWarning(code, message, count, examples, audience)]  # type: ignore[arg-type]
+    examples = () if hide_examples else smallest_values(solution.row_ids, mask)
+    return [Finding(code, (("rows", count),), examples, (sentence, audience))]
 
 
-def _submission_warnings(
+def score_warnings(findings: Sequence[Finding]) -> tuple[ScoreWarning, ...]:
+    """The warnings' sentences, from their records (:func:`_row_finding`).
+
+    Examples
+    --------
+    >>> record = Finding("empty_rows", (("rows", 2),), ("u1", "u3"),
+    ...                  ("{rows} {have} no prediction and score 0.", "participant"))
+    >>> str(score_warnings([record])[0])
+    "2 rows have no prediction and score 0. Examples: 'u1', 'u3'"
+    """
+    warnings = []
+    for finding in findings:
+        sentence, audience = finding.values
+        count = finding.count("rows")
+        message = sentence.format(
+            rows=format_count(count, "row"), have="has" if count == 1 else "have"
+        )
+        warnings.append(ScoreWarning(finding.kind, message, count, finding.examples, audience))  # type: ignore[arg-type]
+    return tuple(warnings)
+
+
+def _submission_findings(
     solution: Solution,
-    user_of_row: np.ndarray,
     lengths: np.ndarray,
     n_first: np.ndarray,
     hints: list[Hint],
     options: Options,
-) -> list[ScoreWarning]:
+) -> list[Finding]:
     """Warnings for the participant: functions of the submission and the row ids alone.
 
     Every submitted row counts, ``Ignored`` rows and users with no relevant item
     included: counting only the scored rows would tell the participant which they are
-    (SPEC 6.1). With ``unknown_row_ids="ignore"`` the solution's row ids are not
-    public, so no example row id is given (as for "Missing rows"). Examples follow the
-    submission's row order, never the solution's.
+    (README.md#information-boundary). With ``unknown_row_ids="ignore"`` the solution's
+    row ids are not public, so no example row id is given (as for "Missing rows").
     """
     k = options.k
-    if options.unknown_row_ids != "error":
-        user_of_row = user_of_row[:0]
+    hide = options.unknown_row_ids != "error"
     present = lengths > 0
     checks = [
         (
@@ -438,25 +450,33 @@ def _submission_warnings(
         *hints,
     ]
     return [
-        warning
+        finding
         for code, sentence, mask in checks
-        for warning in _row_warning(code, sentence, mask, solution, user_of_row=user_of_row)
+        for finding in _row_finding(code, sentence, mask, solution, hide_examples=hide)
     ]
 
 
-def _solution_warnings(
-    solution: Solution, truth: GroundTruth, split_scores: dict, has_usage: bool
-) -> list[ScoreWarning]:
-    warnings = _row_warning(
+def _solution_findings(solution: Solution, truth: GroundTruth) -> list[Finding]:
+    return _row_finding(
         "duplicate_ground_truth",
         "{rows} of the solution {have} a relevant item listed twice; it counts once.",
         truth.n_duplicates > 0,
         solution,
         "host",
     )
-    if has_usage:
-        for split, value in split_scores.items():
-            if value is None:
-                message = f"The {split} split has no scorable user; its score is not reported."
-                warnings.append(ScoreWarning(f"no_{split.lower()}_users", message, 0, (), "host"))
-    return warnings
+
+
+def split_findings(split_scores: dict, has_usage: bool) -> list[Finding]:
+    """A host warning for each split without a scorable user (decided on the whole run)."""
+    if not has_usage:
+        return []
+    return [
+        Finding(
+            f"no_{split.lower()}_users",
+            (),
+            (),
+            (f"The {split} split has no scorable user; its score is not reported.", "host"),
+        )
+        for split, value in split_scores.items()
+        if value is None
+    ]
