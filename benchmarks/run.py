@@ -13,6 +13,10 @@ For every N (default 13,720 / 137,198 / 1,371,980 users), in one process:
   included), with its peak RSS;
 - ``cli``: ``python -m scorer SOLUTION SUBMISSION`` as a subprocess, with its peak RSS
   (skipped, with a note, while the package has no ``__main__``);
+- ``polars`` and ``duckdb``: the same MAP@10 as a straightforward pipeline in each
+  engine (``peers.py``), each a fresh process, run in turn with the CLI (``cli_turn``)
+  so that a drift in the machine's speed touches them alike; skipped when the engine
+  is not installed (``pip install -e ".[bench]"``).
 - ``cli_map12`` and ``cli_six``: the CLI at K = 12 with MAP@12 alone, and with six
   measures in one pass (MAP, nDCG, P, R, MRR, HitRate), run in turn; their ratio is
   what several measures cost over one.
@@ -64,6 +68,8 @@ from scorer import stats
 DEFAULT_SIZES = (13_720, 137_198, HM_USERS)
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
 FLOOR_SCRIPT = Path(__file__).resolve().parent / "floor.py"
+PEERS_SCRIPT = Path(__file__).resolve().parent / "peers.py"
+ENGINES = ("polars", "duckdb")
 ROW_ID = "customer_id"
 K = 10
 SIX_MEASURES = ("MAP", "nDCG", "P", "R", "MRR", "HitRate")
@@ -288,6 +294,27 @@ def bench_size(
             row[f"{name}_s"] = timed_pair[name]["seconds"]
             row[f"{name}_rss_mb"] = timed_pair[name]["peak_rss_mb"]
         row["six_measures_k12"] = together["metrics"]
+        row.update(bench_engines(paths, exact, repeats))
+    return row
+
+
+def bench_engines(paths: list[str], exact: Fraction, repeats: int) -> dict:
+    """The CLI in turn with the polars and duckdb pipelines of the same MAP@10 (each
+    engine that is installed): seconds, peak RSS and each engine's time over the CLI's."""
+    engines = [name for name in ENGINES if importlib.util.find_spec(name) is not None]
+    if not engines:
+        return {}
+    commands = {"cli_turn": [sys.executable, "-m", "scorer", *paths]}
+    for name in engines:
+        commands[name] = [sys.executable, str(PEERS_SCRIPT), name, *paths]
+    timed_turns = launch_in_turn(commands, repeats)
+    row: dict = {}
+    for name, launched in timed_turns.items():
+        if name != "cli_turn":
+            check(name, float(launched["stdout"]), exact, 1e-9)  # float means: close
+        row[f"{name}_s"], row[f"{name}_rss_mb"] = launched["seconds"], launched["peak_rss_mb"]
+    for name in engines:
+        row[f"{name}_over_cli"] = row[f"{name}_s"] / row["cli_turn_s"]
     return row
 
 
@@ -309,6 +336,9 @@ def ratios(rows: list[dict]) -> dict:
         out["peer_over_end_to_end"] = last["peer_s"] / last[end_to_end]
     if "cli_six_s" in last:
         out["six_measures_over_map12_alone"] = last["cli_six_s"] / last["cli_map12_s"]
+    for name in ENGINES:
+        if f"{name}_over_cli" in last:
+            out[f"{name}_over_cli"] = last[f"{name}_over_cli"]
     out.update(statistics_ratios(last))
     if len(rows) > 1:
         before = rows[-2]
@@ -339,6 +369,11 @@ def table(rows: list[dict]) -> str:
         ("its peak RSS (MB)", "e2e_rss_mb", "{:,.0f}"),
         ("CLI (s)", "cli_s", "{:.2f}"),
         ("CLI peak RSS (MB)", "cli_rss_mb", "{:,.0f}"),
+        ("CLI, in turn with the engines (s)", "cli_turn_s", "{:.2f}"),
+        ("polars pipeline (s)", "polars_s", "{:.2f}"),
+        ("its peak RSS (MB)", "polars_rss_mb", "{:,.0f}"),
+        ("duckdb pipeline (s)", "duckdb_s", "{:.2f}"),
+        ("its peak RSS (MB)", "duckdb_rss_mb", "{:,.0f}"),
         ("CLI, MAP@12 alone (s)", "cli_map12_s", "{:.2f}"),
         ("CLI, six measures at K = 12 (s)", "cli_six_s", "{:.2f}"),
         ("their peak RSS (MB)", "cli_six_rss_mb", "{:,.0f}"),

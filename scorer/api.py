@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -15,6 +17,7 @@ from scorer.check.grades import GradedTruth
 from scorer.check.hints import Hint, prediction_hints, solution_hints
 from scorer.check.validate import (
     Solution,
+    Submission,
     check_solution,
     check_submission,
     grade_columns,
@@ -24,12 +27,12 @@ from scorer.errors import (
     Finding,
     HostVisibleError,
     ParticipantVisibleError,
-    Problem,
     format_count,
     smallest_values,
 )
 from scorer.measures import Judgements, Measure, UserValues, parse_all
 from scorer.options import (
+    DEFAULT_K,
     EmptyGroundTruth,
     ExtraPredictions,
     Normalization,
@@ -37,6 +40,7 @@ from scorer.options import (
     UnknownRowIds,
 )
 from scorer.per_user import Segments, take_segment_column
+from scorer.policy import SPLITS, ScoredUsers, split_labels, unscored_as_nan, users_to_score
 from scorer.read.files import ReadLimits
 from scorer.read.inputs import TableLike, as_string_table
 from scorer.result import ScoreResult, ScoreWarning
@@ -47,17 +51,17 @@ def evaluate(
     submission: TableLike,
     row_id_column_name: str | None = None,
     *,
-    k: int = 10,
+    k: int | None = None,
+    metrics: str | Measure | Sequence[str | Measure] | None = None,
     empty_ground_truth: EmptyGroundTruth = "skip",
     extra_predictions: ExtraPredictions = "error",
     normalization: Normalization = "min_k",
     unknown_row_ids: UnknownRowIds = "error",
-    per_user: bool = False,
-    limits: ReadLimits | None = None,
-    metrics: str | Measure | Sequence[str | Measure] | None = None,
     grade_column_name: str | None = None,
     relevance_threshold: int = 1,
     segment_column_name: str | None = None,
+    limits: ReadLimits | None = None,
+    per_user: bool = False,
 ) -> ScoreResult:
     """Validate a submission and compute MAP@K (or other measures) with every detail.
 
@@ -71,8 +75,12 @@ def evaluate(
         row, best first, separated by spaces.
     row_id_column_name : str, optional
         The row-id column; by default the solution's first column.
-    k : int, default 10
-        The cut-off.
+    k : int, optional
+        The cut-off, and the most predictions a row may hold. By default 10, raised to
+        the largest cut-off among ``metrics`` (``["MAP@12"]`` alone: 12).
+    metrics : str or list of str, optional
+        Measures to compute in one pass, e.g. ``["MAP@12", "nDCG@12", "R@20"]``
+        (README, "Measures"); the first is ``result.score``. Default ``MAP@k``.
     empty_ground_truth : {"skip", "zero"}, default "skip"
         Users with no relevant item are left out of the mean, or score 0.
     extra_predictions : {"error", "truncate"}, default "error"
@@ -82,15 +90,6 @@ def evaluate(
         default ``norm`` of every ``MAP`` measure).
     unknown_row_ids : {"error", "ignore"}, default "error"
         Submission rows whose id is not in the solution are invalid, or dropped.
-    per_user : bool, default False
-        Also return a DataFrame of each user's values, hits and ``|R|`` in
-        ``result.per_user`` (the arrays are always in ``result.user_values``).
-    limits : ReadLimits, optional
-        Bounds on input files (size, decompressed size, line and cell length,
-        columns); :class:`scorer.read.files.ReadLimits` defaults otherwise.
-    metrics : str or list of str, optional
-        Measures to compute in one pass, e.g. ``["MAP@12", "nDCG@12", "R@20"]``
-        (README, "Measures"); the first is ``result.score``. Default ``MAP@k``.
     grade_column_name : str, optional
         A solution column of space-separated non-negative integer grades, one per
         target item; by default every listed item has grade 1.
@@ -99,6 +98,12 @@ def evaluate(
     segment_column_name : str, optional
         A solution column of segment labels (e.g. a country), set aside before
         validation and kept in ``result.segments`` for :func:`scorer.stats.by_segment`.
+    limits : ReadLimits, optional
+        Bounds on input files (size, decompressed size, line and cell length,
+        columns); :class:`scorer.read.files.ReadLimits` defaults otherwise.
+    per_user : bool, default False
+        Also return a DataFrame of each user's values, hits and ``|R|`` in
+        ``result.per_user`` (the arrays are always in ``result.user_values``).
 
     Returns
     -------
@@ -130,132 +135,23 @@ def evaluate(
     >>> many.public_metrics["P@1"], many.private_metrics["P@1"]
     (1.0, 0.0)
     """
-    options = Options(
-        k,
-        empty_ground_truth,
-        extra_predictions,
-        normalization,
-        unknown_row_ids,
-        grade_column_name,
-        relevance_threshold,
+    options, measures = _options_and_measures(
+        metrics,
+        k=k,
+        empty_ground_truth=empty_ground_truth,
+        extra_predictions=extra_predictions,
+        normalization=normalization,
+        unknown_row_ids=unknown_row_ids,
+        grade_column_name=grade_column_name,
+        relevance_threshold=relevance_threshold,
     )
-    measures = parse_all(metrics, options.k, options.normalization)
-    threshold = options.relevance_threshold
-    solution_table = as_string_table(solution, HostVisibleError, limits)
-    solution_table, segment_column = take_segment_column(solution_table, segment_column_name)
-    names, grade_name = grade_columns(solution_table.names, grade_column_name)
-    columns = solution_columns(names, row_id_column_name)
-    with ThreadPoolExecutor(max_workers=1) as other_core:
-        # The solution's lists are encoded on the other core while this one checks the
-        # solution's rows, reads and checks the submission and makes the predictions'
-        # prints (numpy and Arrow release the GIL). All are pure, so the result is the
-        # same whatever the timing. An invalid solution or submission still raises
-        # here, once the other core is done. At H&M scale the two cores' shares now
-        # take about as long (README, "Where the time goes").
-        targets = solution_table.column(columns.target_name)
-        if grade_name is None:
-            truth_later = other_core.submit(_ground_truth, targets)
-        else:
-            truth_later = other_core.submit(
-                GradedTruth.from_columns,
-                targets,
-                solution_table.column(grade_name),
-                solution_table.column(columns.row_id_name),
-                (grade_name, columns.target_name),
-                threshold,
-            )
-        checked_solution = check_solution(solution_table, columns)
-        del solution_table, targets  # at H&M scale, free the raw cells early
-        submission_table = as_string_table(submission, ParticipantVisibleError, limits)
-        checked_submission = check_submission(submission_table, checked_solution, options)
-        del submission_table
-        n_users = checked_solution.n_rows
-        predictions = checked_submission.predictions
-        width = int(min(options.k, predictions.lengths.max(initial=0)))
-        # Made while the other core may still be encoding: prints need no vocabulary.
-        prints = item_prints(predictions, checked_submission.user_of_row, n_users, width)
-        truth_or_graded = truth_later.result()
-
-    graded = truth_or_graded if isinstance(truth_or_graded, GradedTruth) else None
-    truth = graded.truth if graded is not None else truth_or_graded
-    rankings = build_rankings(
-        predictions, checked_submission.user_of_row, n_users, width, truth.vocabulary, prints
+    checked = _read_and_check(
+        solution, submission, row_id_column_name, segment_column_name, options, limits
     )
-    user_of_row = checked_submission.user_of_row
-    hints = prediction_hints(predictions, user_of_row, n_users)
-    host_hints = solution_hints(predictions, user_of_row, n_users, truth.vocabulary)
-    del checked_submission, predictions
-    first = rankings.first_occurrence()
-    if graded is None:
-        judgements = _binary_judgements(rankings, first, truth, options.k)
-    else:
-        judgements = graded.judgements(rankings, first, options.k)
-    values = {str(m): m.compute(judgements) for m in measures}
-    # The predictions' keys and bytes are most of the memory per user: free them before
-    # the result is put together (the resource contract, README).
-    lengths, n_first = rankings.lengths, rankings.n_first(first)
-    del rankings, first
-
-    has_usage = checked_solution.usage is not None
-    ignored = checked_solution.marked("Ignored")
-    empty_truth = truth.n_relevant == 0
-    skipped = empty_truth & ~ignored & (options.empty_ground_truth == "skip")
-    scored = ~ignored & ~skipped
-    if not scored.any():
-        found = (
-            f"of {format_count(n_users, 'solution row')}, {int(ignored.sum()):,} are Ignored "
-            f"and {int(skipped.sum()):,} have no relevant item"
-        )
-        fix = "check the solution's target column, or use empty_ground_truth='zero'"
-        raise HostVisibleError(
-            f"No user can be scored: {found}. {fix[0].upper()}{fix[1:]}.",
-            [Problem("No scorable user", "a user to score", found, fix)],
-        )
-    first_name = str(measures[0])
-    overall, splits = _means(values, checked_solution, scored, first_name)
-    split_scores = {split: (found or {}).get(first_name) for split, found in splits.items()}
-    findings = _submission_findings(checked_solution, lengths, n_first, hints, options)
-    for code, sentence, mask in host_hints:
-        findings += _row_finding(code, sentence, mask, checked_solution, "host")
-    findings += _solution_findings(checked_solution, truth)
-    warnings = score_warnings(findings + split_findings(split_scores, has_usage))
-    user_values = {name: np.where(scored, value.values(), np.nan) for name, value in values.items()}
-    hits = judgements.n_hits(options.k)
-    per_user_table = None
-    if per_user:
-        import pandas as pd  # only here: the CLI's hot path never imports pandas
-
-        columns_by_name = {"ap": user_values[first_name]} if metrics is None else user_values
-        per_user_table = pd.DataFrame(
-            {**columns_by_name, "hits": hits, "n_relevant": truth.n_relevant, "scored": scored},
-            index=pd.Index(checked_solution.row_ids.to_pylist(), name=checked_solution.row_id_name),
-        )
-    return ScoreResult(
-        score=overall[first_name],
-        public_score=split_scores["Public"],
-        private_score=split_scores["Private"],
-        n_users=n_users,
-        n_scored=int(scored.sum()),
-        n_skipped=int(skipped.sum()),
-        n_ignored=int(ignored.sum()),
-        options=options,
-        warnings=warnings,
-        per_user=per_user_table,
-        metrics=overall,
-        public_metrics=splits["Public"],
-        private_metrics=splits["Private"],
-        measures=tuple(values),
-        keys=_keys(measures, legacy=metrics is None),
-        user_values=user_values,
-        exact_values=values,
-        user_scored=scored,
-        user_usage=checked_solution.usage,
-        row_ids=checked_solution.row_ids,
-        user_hits=hits,
-        user_n_relevant=truth.n_relevant,
-        hits_at_rank=_hits_at_rank(judgements, scored),
-        segments=None if segment_column is None else Segments.from_column(*segment_column),
-    )
+    aligned = _align(checked, options.k)  # takes the submission: freed once ranked
+    values = {str(m): m.compute(aligned.judgements) for m in measures}
+    users = users_to_score(checked.solution, aligned.truth.n_relevant, options.empty_ground_truth)
+    return _result(checked, aligned, values, users, measures, options, per_user, metrics is None)
 
 
 def score(
@@ -263,15 +159,16 @@ def score(
     submission: TableLike,
     row_id_column_name: str | None = None,
     *,
-    k: int = 10,
+    k: int | None = None,
+    metric: str | Measure | None = None,
     empty_ground_truth: EmptyGroundTruth = "skip",
     extra_predictions: ExtraPredictions = "error",
     normalization: Normalization = "min_k",
     unknown_row_ids: UnknownRowIds = "error",
-    limits: ReadLimits | None = None,
-    metric: str | Measure | None = None,
     grade_column_name: str | None = None,
     relevance_threshold: int = 1,
+    segment_column_name: str | None = None,
+    limits: ReadLimits | None = None,
 ) -> float:
     """MAP@K (or ``metric``) of a submission, with Kaggle's metric signature.
 
@@ -294,15 +191,226 @@ def score(
         submission,
         row_id_column_name,
         k=k,
+        metrics=None if metric is None else [metric],
         empty_ground_truth=empty_ground_truth,
         extra_predictions=extra_predictions,
         normalization=normalization,
         unknown_row_ids=unknown_row_ids,
-        limits=limits,
-        metrics=None if metric is None else [metric],
         grade_column_name=grade_column_name,
         relevance_threshold=relevance_threshold,
+        segment_column_name=segment_column_name,
+        limits=limits,
     ).score
+
+
+def _options_and_measures(
+    metrics: str | Measure | Sequence[str | Measure] | None, **given: Any
+) -> tuple[Options, tuple[Measure, ...]]:
+    """The options, checked, and the measures, with ``k`` settled (:func:`_default_k`)."""
+    options = Options(**given)
+    if options.k is None:
+        options = replace(options, k=_default_k(metrics))
+    return options, parse_all(metrics, options.k, options.normalization)
+
+
+# Larger than any cut-off a name can write: a cut-off parsed as this one was not written.
+_UNWRITTEN = 10**100
+
+
+def _default_k(metrics: str | Measure | Sequence[str | Measure] | None) -> int:
+    """``k`` when not given: :data:`DEFAULT_K`, raised to the largest cut-off among the
+    measures (``MAP@12`` alone: 12). Never lowered: a smaller cut-off (``MAP@5``) still
+    accepts rows of 10, as it always has.
+
+    A name the parser refuses is left to the parse with the settled ``k``, which refuses
+    it with the message it always gave (a bound ``k`` only adds refusals).
+
+    Examples
+    --------
+    >>> _default_k(["MAP@12"]), _default_k(["P@3", "nDCG@20", "RPrec"]), _default_k(["MAP@5"])
+    (12, 20, 10)
+    >>> _default_k(None), _default_k(["RPrec"]), _default_k(["mapp@12"])
+    (10, 10, 10)
+    """
+    try:
+        measures = parse_all(metrics, _UNWRITTEN)
+    except HostVisibleError:
+        return DEFAULT_K
+    written = [m.cutoff for m in measures if m.cutoff is not None and m.cutoff != _UNWRITTEN]
+    return max([DEFAULT_K, *written])
+
+
+@dataclass
+class _Checked:
+    """The read and checked inputs, and the solution's relevant items (or grades)."""
+
+    solution: Solution
+    submission: Submission | None
+    truth: GroundTruth | GradedTruth
+    prints: np.ndarray
+    width: int
+    segments: Segments | None
+
+
+def _read_and_check(
+    solution: TableLike,
+    submission: TableLike,
+    row_id_column_name: str | None,
+    segment_column_name: str | None,
+    options: Options,
+    limits: ReadLimits | None,
+) -> _Checked:
+    """Read both inputs and check them; every problem is raised here."""
+    solution_table = as_string_table(solution, HostVisibleError, limits)
+    solution_table, segment_column = take_segment_column(solution_table, segment_column_name)
+    names, grade_name = grade_columns(solution_table.names, options.grade_column_name)
+    columns = solution_columns(names, row_id_column_name)
+    with ThreadPoolExecutor(max_workers=1) as other_core:
+        # The solution's lists are encoded on the other core while this one checks the
+        # solution's rows, reads and checks the submission and makes the predictions'
+        # prints (numpy and Arrow release the GIL). All are pure, so the result is the
+        # same whatever the timing. An invalid solution or submission still raises
+        # here, once the other core is done. At H&M scale the two cores' shares now
+        # take about as long (README, "Where the time goes").
+        targets = solution_table.column(columns.target_name)
+        if grade_name is None:
+            truth_later = other_core.submit(_ground_truth, targets)
+        else:
+            truth_later = other_core.submit(
+                GradedTruth.from_columns,
+                targets,
+                solution_table.column(grade_name),
+                solution_table.column(columns.row_id_name),
+                (grade_name, columns.target_name),
+                options.relevance_threshold,
+            )
+        checked_solution = check_solution(solution_table, columns)
+        del solution_table, targets  # at H&M scale, free the raw cells early
+        submission_table = as_string_table(submission, ParticipantVisibleError, limits)
+        checked_submission = check_submission(submission_table, checked_solution, options)
+        del submission_table
+        n_users = checked_solution.n_rows
+        predictions = checked_submission.predictions
+        width = int(min(options.k, predictions.lengths.max(initial=0)))  # type: ignore[type-var]
+        # Made while the other core may still be encoding: prints need no vocabulary.
+        prints = item_prints(predictions, checked_submission.user_of_row, n_users, width)
+        truth = truth_later.result()
+    segments = None if segment_column is None else Segments.from_column(*segment_column)
+    return _Checked(checked_solution, checked_submission, truth, prints, width, segments)
+
+
+@dataclass(frozen=True)
+class _Aligned:
+    """What the measures and the result need of the rankings, the rankings freed."""
+
+    judgements: Judgements
+    truth: GroundTruth
+    user_of_row: np.ndarray
+    lengths: np.ndarray
+    n_first: np.ndarray
+    hints: list[Hint]
+    host_hints: list[Hint]
+
+
+def _align(checked: _Checked, k: int) -> _Aligned:
+    """Rank each user's predictions and judge them against the truth.
+
+    Takes the checked submission out of ``checked``: the predictions' keys and bytes
+    are most of the memory per user, so they are freed once ranked (the resource
+    contract, README).
+    """
+    submission: Submission = checked.submission  # type: ignore[assignment]
+    checked.submission = None
+    graded = checked.truth if isinstance(checked.truth, GradedTruth) else None
+    truth = graded.truth if graded is not None else checked.truth
+    predictions, user_of_row = submission.predictions, submission.user_of_row
+    n_users = checked.solution.n_rows
+    rankings = build_rankings(
+        predictions, user_of_row, n_users, checked.width, truth.vocabulary, checked.prints
+    )
+    hints = prediction_hints(predictions, user_of_row, n_users)
+    host_hints = solution_hints(predictions, user_of_row, n_users, truth.vocabulary)
+    del submission, predictions
+    first = rankings.first_occurrence()
+    if graded is None:
+        judgements = _binary_judgements(rankings, first, truth, k)
+    else:
+        judgements = graded.judgements(rankings, first, k)
+    lengths, n_first = rankings.lengths, rankings.n_first(first)
+    return _Aligned(judgements, truth, user_of_row, lengths, n_first, hints, host_hints)
+
+
+def _result(
+    checked: _Checked,
+    aligned: _Aligned,
+    values: dict[str, UserValues],
+    users: ScoredUsers,
+    measures: tuple[Measure, ...],
+    options: Options,
+    per_user: bool,
+    legacy: bool,
+) -> ScoreResult:
+    """The overall and split means, the warnings and the per-user arrays."""
+    solution, truth, scored = checked.solution, aligned.truth, users.scored
+    first_name = str(measures[0])
+    overall, splits = _means(values, solution, scored, first_name)
+    split_scores = {split: (found or {}).get(first_name) for split, found in splits.items()}
+    warnings = _warnings(solution, aligned, split_scores, options)
+    user_values = {name: unscored_as_nan(value.values(), scored) for name, value in values.items()}
+    hits = aligned.judgements.n_hits(options.k)
+    per_user_table = None
+    if per_user:
+        import pandas as pd  # only here: the CLI's hot path never imports pandas
+
+        columns_by_name = {"ap": user_values[first_name]} if legacy else user_values
+        per_user_table = pd.DataFrame(
+            {**columns_by_name, "hits": hits, "n_relevant": truth.n_relevant, "scored": scored},
+            index=pd.Index(solution.row_ids.to_pylist(), name=solution.row_id_name),
+        )
+    return ScoreResult(
+        score=overall[first_name],
+        public_score=split_scores["Public"],
+        private_score=split_scores["Private"],
+        n_users=solution.n_rows,
+        n_scored=int(scored.sum()),
+        n_skipped=int(users.skipped.sum()),
+        n_ignored=int(users.ignored.sum()),
+        options=options,
+        warnings=warnings,
+        per_user=per_user_table,
+        metrics=overall,
+        public_metrics=splits["Public"],
+        private_metrics=splits["Private"],
+        measures=tuple(values),
+        keys=_keys(measures, legacy),
+        user_values=user_values,
+        exact_values=values,
+        user_scored=scored,
+        user_usage=solution.usage,
+        row_ids=solution.row_ids,
+        user_hits=hits,
+        user_n_relevant=truth.n_relevant,
+        hits_at_rank=_hits_at_rank(aligned.judgements, scored),
+        segments=checked.segments,
+    )
+
+
+def _warnings(
+    solution: Solution, aligned: _Aligned, split_scores: dict, options: Options
+) -> tuple[ScoreWarning, ...]:
+    """The participant's warnings, then the host's."""
+    findings = _row_findings(solution, aligned, options)
+    return score_warnings(findings + split_findings(split_scores, solution.usage is not None))
+
+
+def _row_findings(solution: Solution, aligned: _Aligned, options: Options) -> list[Finding]:
+    """The records of the warnings about rows: the participant's, then the host's."""
+    findings = _submission_findings(
+        solution, aligned.lengths, aligned.n_first, aligned.hints, options
+    )
+    for code, sentence, mask in aligned.host_hints:
+        findings += _row_finding(code, sentence, mask, solution, "host")
+    return findings + _solution_findings(solution, aligned.truth)
 
 
 def _ground_truth(targets: pa.Array) -> GroundTruth:
@@ -319,36 +427,21 @@ def _keys(measures: Sequence[Measure], legacy: bool) -> dict[str, str]:
     return keys
 
 
-_SPLITS = ("Public", "Private")
-
-
 def _means(
     values: dict[str, UserValues], solution: Solution, scored: np.ndarray, first_name: str
 ) -> tuple[dict[str, float], dict[str, dict[str, float] | None]]:
     """Every measure's overall mean and its mean per split (``None`` for a split
     without a scorable user, or without ``Usage``), all splits in one pass each."""
-    labels = _split_labels(solution, scored)
-    means = {name: value.split_means(labels, len(_SPLITS)) for name, value in values.items()}
+    labels = split_labels(solution, scored)
+    means = {name: value.split_means(labels, len(SPLITS)) for name, value in values.items()}
     overall = {name: float(mean.overall) for name, mean in means.items()}  # type: ignore[arg-type]
     splits = {
         split: None
         if solution.usage is None or means[first_name].by_label[label] is None
         else {name: mean.by_label[label] for name, mean in means.items()}
-        for label, split in enumerate(_SPLITS)
+        for label, split in enumerate(SPLITS)
     }
     return overall, splits  # type: ignore[return-value]
-
-
-def _split_labels(solution: Solution, scored: np.ndarray) -> np.ndarray:
-    """Each user's split as a label for ``split_means``: 0 Public, 1 Private, 2 not
-    scored (a scored user without ``Usage`` counts in the overall mean only, as 0)."""
-    labels = np.full(len(scored), len(_SPLITS), dtype=np.int64)
-    if solution.usage is None:
-        labels[scored] = 0
-        return labels
-    for label, split in enumerate(_SPLITS):
-        labels[scored & solution.marked(split)] = label
-    return labels
 
 
 def _binary_judgements(

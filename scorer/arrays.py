@@ -200,3 +200,18 @@ def is_view_type(kind: pa.DataType, name: str) -> bool:
     """
     predicate = getattr(pa.types, f"is_{name}_view", None)
     return predicate is not None and bool(predicate(kind))
+
+
+def text_column(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """A string column as one ``large_string`` array, a missing cell as the empty string.
+
+    Examples
+    --------
+    >>> text_column(pa.chunked_array([["a", None], ["b"]])).to_pylist()
+    ['a', '', 'b']
+    """
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not pa.types.is_large_string(values.type):
+        values = values.cast(pa.large_string())
+    return pc.fill_null(values, "") if values.null_count else values

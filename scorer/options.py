@@ -1,10 +1,19 @@
-"""The scoring options, validated once, with scikit-learn-shaped messages."""
+"""The scoring options, each declared once, and validated once with scikit-learn's phrasing.
+
+:data:`OPTIONS` holds one :class:`Option` per keyword of :func:`scorer.evaluate`: its
+name, its constraint (type or choices, and the message for a bad value), its default,
+a one-line doc, and its command-line flag. :class:`Options` checks its fields against
+these records; the command line builds its flags from them, the EvalAI adapter accepts
+exactly their names, the README's table of options is :func:`markdown_table`, and
+tests keep ``evaluate``'s and ``score``'s signatures equal to them. Adding an option
+is its record here, the place it acts, and its tests.
+"""
 
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, fields
+from typing import Any, Literal, get_args
 
 from scorer.errors import HostVisibleError
 
@@ -13,20 +22,278 @@ ExtraPredictions = Literal["error", "truncate"]
 Normalization = Literal["min_k", "relevant", "hits"]
 UnknownRowIds = Literal["error", "ignore"]
 
-EMPTY_GROUND_TRUTH: tuple[str, ...] = ("skip", "zero")
-EXTRA_PREDICTIONS: tuple[str, ...] = ("error", "truncate")
-NORMALIZATIONS: tuple[str, ...] = ("min_k", "relevant", "hits")
-UNKNOWN_ROW_IDS: tuple[str, ...] = ("error", "ignore")
+#: ``k`` when the host does not give it and no measure's cut-off is larger.
+DEFAULT_K = 10
 
 
 @dataclass(frozen=True)
+class Interval:
+    """An int at least ``low`` (``None`` too when ``none_ok``), as scikit-learn says it.
+
+    Examples
+    --------
+    >>> Interval(1).check("k", 3), Interval(1, none_ok=True).check("k", None)
+    (3, None)
+    >>> Interval(1).check("k", 0)
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: The 'k' parameter must be an int in the range [1, inf). \
+Got 0 instead.
+    """
+
+    low: int
+    none_ok: bool = False
+
+    def check(self, name: str, value: Any) -> Any:
+        """``value`` as a Python int (or ``None``), else a :class:`HostVisibleError`."""
+        if value is None and self.none_ok:
+            return None
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < self.low:
+            raise HostVisibleError(
+                f"The {name!r} parameter must be an int in the range [{self.low}, inf). "
+                f"Got {value!r} instead."
+            )
+        return int(value)
+
+    def describe(self) -> str:
+        return f"any int ≥ {self.low}"
+
+
+@dataclass(frozen=True)
+class Choices:
+    """One of the values of a ``Literal`` (read with :func:`typing.get_args`).
+
+    Examples
+    --------
+    >>> Choices(EmptyGroundTruth).values
+    ('skip', 'zero')
+    >>> Choices(EmptyGroundTruth).check("empty_ground_truth", "drop")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: The 'empty_ground_truth' parameter must be a str among \
+['skip', 'zero']. Got 'drop' instead.
+    """
+
+    literal: Any
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        return get_args(self.literal)
+
+    def check(self, name: str, value: Any) -> Any:
+        if not isinstance(value, str) or value not in self.values:
+            raise HostVisibleError(
+                f"The {name!r} parameter must be a str among {list(self.values)}. "
+                f"Got {value!r} instead."
+            )
+        return value
+
+    def describe(self) -> str:
+        return ", ".join(f'`"{value}"`' for value in self.values)
+
+
+@dataclass(frozen=True)
+class CheckedWhereUsed:
+    """A value checked where it acts (a column name against the solution's header, a
+    measure name by the measure registry), because only there is a bad one known."""
+
+    kind: str
+
+    def check(self, name: str, value: Any) -> Any:
+        return value
+
+    def describe(self) -> str:
+        return self.kind
+
+
+Constraint = Interval | Choices | CheckedWhereUsed
+
+
+@dataclass(frozen=True)
+class Option:
+    """One keyword of :func:`scorer.evaluate`, declared once.
+
+    Attributes
+    ----------
+    name : str
+        The Python keyword (``evaluate``, ``score``, EvalAI) and the ``Options`` field.
+    constraint : Interval, Choices or CheckedWhereUsed
+        The allowed values and the message for a bad one.
+    default : object
+        The value when not given.
+    doc : str
+        One line: the README's table and the command line's help.
+    flags : tuple of str
+        The command-line flags; none for an option given by flags of its own (``limits``).
+    metavar : str, optional
+        The command line's name for the value.
+    default_doc : str, optional
+        How the default reads, when it is not a plain value (``None`` = "from the data").
+    cli_help : str, optional
+        The command line's help, when it says more than ``doc (default: ...)``.
+    repeatable : bool
+        The flag may be given several times (``-m MAP@12 -m nDCG@12``).
+    setting : bool
+        A field of :class:`Options`, reported in ``ScoreResult.options``; the others
+        name inputs (columns, measures, read limits).
+    flag_doc : str, optional
+        How the command line gives an option that has no flag of its own.
+    """
+
+    name: str
+    constraint: Constraint
+    default: Any
+    doc: str
+    flags: tuple[str, ...] = ()
+    metavar: str | None = None
+    default_doc: str | None = None
+    cli_help: str | None = None
+    repeatable: bool = False
+    setting: bool = True
+    flag_doc: str | None = None
+
+    def check(self, value: Any) -> Any:
+        """The value, normalised (an int as a Python int), or a :class:`HostVisibleError`."""
+        return self.constraint.check(self.name, value)
+
+    def shown_default(self) -> str:
+        """The default as the help and the README say it."""
+        return self.default_doc if self.default_doc is not None else str(self.default)
+
+    def help(self) -> str:
+        """The command line's help for this option."""
+        if self.cli_help is not None:
+            return self.cli_help
+        doc = self.doc.replace("`", "").rstrip(".")
+        return f"{doc} (default: {self.shown_default().replace('`', '')})"
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        "row_id_column_name",
+        CheckedWhereUsed("a column of the solution"),
+        None,
+        "the row-id column (third positional argument, as in Kaggle's metric signature)",
+        ("--row-id-column",),
+        "NAME",
+        default_doc="the solution's first column",
+        setting=False,
+    ),
+    Option(
+        "k",
+        Interval(1, none_ok=True),
+        None,
+        "the cut-off, and the most predictions a row may hold: MAP@5 (Expedia), MAP@7 "
+        "(Santander), MAP@12 (H&M). When not given: 10, raised to the largest cut-off among "
+        "the measures (`-m MAP@12` alone: 12)",
+        ("-k", "--k"),
+        "K",
+        default_doc=f"`{DEFAULT_K}`, or the measures' largest cut-off if larger",
+        cli_help=f"the cut-off: MAP@K (default: {DEFAULT_K}); when not given and a --metric "
+        "measure names a larger cut-off, the largest of them (-m MAP@12 alone: 12)",
+    ),
+    Option(
+        "metrics",
+        CheckedWhereUsed("measure names, e.g. `MAP@12`, `nDCG(gain=linear)@10`"),
+        None,
+        "the measures computed in one pass (see [Measures](#measures)); the first is the "
+        "leaderboard score",
+        ("-m", "--metric"),
+        "NAME",
+        default_doc="MAP@K",
+        cli_help="a measure to compute, repeatable; the first is the leaderboard metric "
+        "(default: MAP@K). Names are case-insensitive, the cut-off defaults to K",
+        repeatable=True,
+        setting=False,
+    ),
+    Option(
+        "empty_ground_truth",
+        Choices(EmptyGroundTruth),
+        "skip",
+        "a user with no relevant item is left out of the mean (H&M), or scores 0 "
+        "(Santander). Its row must be in the submission either way.",
+        ("--empty-ground-truth",),
+    ),
+    Option(
+        "extra_predictions",
+        Choices(ExtraPredictions),
+        "error",
+        "a row with more than K predictions is invalid, or only its first K count (as "
+        "Kaggle-lineage code does)",
+        ("--extra-predictions",),
+    ),
+    Option(
+        "normalization",
+        Choices(Normalization),
+        "min_k",
+        "AP's denominator: min(|R|, K) (Kaggle), |R| (trec_eval `map_cut_K`, ranx), or the "
+        "number of hits in the top K (torchmetrics; no hit scores 0)",
+        ("--normalization",),
+    ),
+    Option(
+        "unknown_row_ids",
+        Choices(UnknownRowIds),
+        "error",
+        "a submission row whose id is not in the solution is invalid, or dropped (for a "
+        "solution that lists only users with ground truth while the sample submission lists "
+        "everyone). Missing rows are always an error.",
+        ("--unknown-row-ids",),
+    ),
+    Option(
+        "grade_column_name",
+        CheckedWhereUsed("a column of the solution"),
+        None,
+        "a solution column of space-separated non-negative integer grades, one per target item",
+        ("--grade-column",),
+        "NAME",
+        default_doc="every listed item has grade 1",
+    ),
+    Option(
+        "relevance_threshold",
+        Interval(1),
+        1,
+        "the smallest grade the binary measures count as relevant",
+        ("--relevance-threshold",),
+        "G",
+    ),
+    Option(
+        "segment_column_name",
+        CheckedWhereUsed("a column of the solution"),
+        None,
+        "a solution column of segment labels (e.g. a country), set aside for the "
+        "statistics' and the report's breakdown",
+        ("--segment-column-name",),
+        "NAME",
+        default_doc="none",
+        setting=False,
+    ),
+    Option(
+        "limits",
+        CheckedWhereUsed("a `ReadLimits`"),
+        None,
+        "bounds on input files read from a path: sizes, line and cell length, columns "
+        "(see [File formats and limits](#file-formats-and-limits))",
+        default_doc="`ReadLimits()`",
+        setting=False,
+        flag_doc="`--max-input-bytes`, `--max-columns`, ... (one per field)",
+    ),
+)
+
+#: Each option by name.
+OPTION: dict[str, Option] = {option.name: option for option in OPTIONS}
+
+
+@dataclass(frozen=True, kw_only=True)
 class Options:
-    """Everything a host can choose about how MAP@K is computed.
+    """The options that decide how scores are computed, each checked against its
+    declaration in :data:`OPTIONS` (built by keyword only).
 
     Parameters
     ----------
-    k : int, default 10
-        Cut-off: only the first ``k`` predictions of a row are scored.
+    k : int, optional
+        Cut-off: only the first ``k`` predictions of a row are scored, and no row may
+        hold more. ``None``: :func:`scorer.evaluate` sets it to 10, raised to the largest
+        cut-off among the measures (a result's ``options.k`` is always an int).
     empty_ground_truth : {"skip", "zero"}, default "skip"
         Users with no relevant item: excluded from the mean (H&M) or counted as AP 0
         (Santander).
@@ -56,40 +323,40 @@ class Options:
     scorer.errors.HostVisibleError: The 'normalization' parameter must be a str among [...]. ...
     """
 
-    k: int = 10
-    empty_ground_truth: EmptyGroundTruth = "skip"
-    extra_predictions: ExtraPredictions = "error"
-    normalization: Normalization = "min_k"
-    unknown_row_ids: UnknownRowIds = "error"
-    grade_column_name: str | None = None
-    relevance_threshold: int = 1
+    k: int | None = OPTION["k"].default
+    empty_ground_truth: EmptyGroundTruth = OPTION["empty_ground_truth"].default
+    extra_predictions: ExtraPredictions = OPTION["extra_predictions"].default
+    normalization: Normalization = OPTION["normalization"].default
+    unknown_row_ids: UnknownRowIds = OPTION["unknown_row_ids"].default
+    grade_column_name: str | None = OPTION["grade_column_name"].default
+    relevance_threshold: int = OPTION["relevance_threshold"].default
 
     def __post_init__(self) -> None:
-        k = self.k
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-            raise HostVisibleError(
-                f"The 'k' parameter must be an int in the range [1, inf). Got {k!r} instead."
-            )
-        object.__setattr__(self, "k", int(k))
-        _check_choice("empty_ground_truth", self.empty_ground_truth, EMPTY_GROUND_TRUTH)
-        _check_choice("extra_predictions", self.extra_predictions, EXTRA_PREDICTIONS)
-        _check_choice("normalization", self.normalization, NORMALIZATIONS)
-        _check_choice("unknown_row_ids", self.unknown_row_ids, UNKNOWN_ROW_IDS)
-        threshold = self.relevance_threshold
-        if (
-            isinstance(threshold, bool)
-            or not isinstance(threshold, numbers.Integral)
-            or threshold < 1
-        ):
-            raise HostVisibleError(
-                "The 'relevance_threshold' parameter must be an int in the range [1, inf). "
-                f"Got {threshold!r} instead."
-            )
-        object.__setattr__(self, "relevance_threshold", int(threshold))
+        for item in fields(self):
+            value = OPTION[item.name].check(getattr(self, item.name))
+            object.__setattr__(self, item.name, value)
 
 
-def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
-    if not isinstance(value, str) or value not in allowed:
-        raise HostVisibleError(
-            f"The {name!r} parameter must be a str among {list(allowed)}. Got {value!r} instead."
-        )
+def markdown_table() -> str:
+    """The README's table of options, from :data:`OPTIONS` (``python tools/tables.py``).
+
+    Examples
+    --------
+    >>> print(markdown_table().splitlines()[5])
+    | `empty_ground_truth` | `--empty-ground-truth` | `"skip"`, `"zero"` | a user with no ...
+    """
+    bar = "\\|"  # a literal | inside a Markdown table cell
+    lines = [
+        "| option | flag | values (default first) | meaning |",
+        "|---|---|---|---|",
+    ]
+    for option in OPTIONS:
+        flags = ", ".join(f"`{flag}`" for flag in option.flags) or option.flag_doc or "-"
+        if isinstance(option.constraint, Choices):
+            values = option.constraint.describe()
+        else:
+            default = option.default_doc or f"`{option.default}`"
+            values = f"{default}; {option.constraint.describe()}"
+        cells = (f"`{option.name}`", flags, values, option.doc)
+        lines.append("| " + " | ".join(cell.replace("|", bar) for cell in cells) + " |")
+    return "\n".join(lines)

@@ -140,3 +140,12 @@ def test_second_submission_and_statistics_benchmark(dataset) -> None:
         "bootstrap_rss_ratio",
         "compare_rss_ratio",
     }
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_engine_baselines_compute_the_exact_map(dataset, engine) -> None:
+    """The polars and duckdb pipelines the CLI is timed against compute the same MAP@10
+    (float means: within 1e-9 of the exact value)."""
+    pytest.importorskip(engine)
+    value = load("peers").PIPELINES[engine](str(dataset.solution), str(dataset.submission), 10)
+    assert abs(Fraction(value) - dataset.exact_map) <= dataset.exact_map * Fraction(1, 10**9)

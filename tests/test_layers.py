@@ -21,6 +21,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("align", ("scorer.align.*",)),
     ("check", ("scorer.check.*",)),
     ("measures", ("scorer.measures.*",)),
+    ("policy", ("scorer.policy",)),
     ("result", ("scorer.per_user", "scorer.result")),
     ("api", ("scorer.api", "scorer")),
     ("stats", ("scorer.stats.*",)),

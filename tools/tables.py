@@ -19,7 +19,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-SECTIONS = {"measures": "scorer.measures.registry:markdown_table"}
+SECTIONS = {
+    "measures": "scorer.measures.registry:markdown_table",
+    "options": "scorer.options:markdown_table",
+}
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

@@ -32,13 +32,7 @@ from scorer.adapters.commands import add_ci_options, format_intervals, intervals
 from scorer.adapters.output import emit, write_output
 from scorer.errors import HostVisibleError, ParticipantVisibleError, withheld
 from scorer.measures.registry import describe
-from scorer.options import (
-    EMPTY_GROUND_TRUTH,
-    EXTRA_PREDICTIONS,
-    NORMALIZATIONS,
-    UNKNOWN_ROW_IDS,
-    Options,
-)
+from scorer.options import OPTIONS, Choices, Interval, Option
 from scorer.read.files import DEFAULT_LIMITS, ReadLimits
 from scorer.result import ScoreResult
 
@@ -84,65 +78,12 @@ def format_size(size: int) -> str:
 
 
 def add_scoring_options(parser: argparse.ArgumentParser) -> None:
-    """Add every option of :func:`scorer.evaluate` and the read limits to ``parser``."""
-    defaults = Options()
+    """Add every option of :func:`scorer.evaluate` and the read limits to ``parser``: one
+    flag per declaration in :data:`scorer.options.OPTIONS`, under the option's name."""
     group = parser.add_argument_group("scoring options (as in the Python API)")
-    group.add_argument(
-        "-k",
-        "--k",
-        type=int,
-        default=defaults.k,
-        metavar="K",
-        help="the cut-off: MAP@K (default: %(default)s)",
-    )
-    group.add_argument(
-        "--row-id-column",
-        metavar="NAME",
-        help="the row-id column (default: the solution's first column)",
-    )
-    group.add_argument(
-        "-m",
-        "--metric",
-        dest="metrics",
-        action="append",
-        metavar="NAME",
-        help=(
-            "a measure to compute, repeatable; the first is the leaderboard metric "
-            "(default: MAP@K). Names are case-insensitive, the cut-off defaults to K: "
-            + "; ".join(describe().splitlines())
-        ),
-    )
-    group.add_argument(
-        "--grade-column",
-        metavar="NAME",
-        help="a solution column of space-separated integer grades, one per item "
-        "(default: every listed item has grade 1)",
-    )
-    group.add_argument(
-        "--relevance-threshold",
-        type=int,
-        default=1,
-        metavar="G",
-        help="the smallest grade the binary measures count as relevant (default: %(default)s)",
-    )
-    group.add_argument(
-        "--segment-column-name",
-        metavar="NAME",
-        help="a solution column of segment labels, set aside for the report's breakdown",
-    )
-    choices: list[tuple[str, tuple[str, ...], str]] = [
-        ("empty_ground_truth", EMPTY_GROUND_TRUTH, "a user with no relevant item"),
-        ("extra_predictions", EXTRA_PREDICTIONS, "a row with more than K predictions"),
-        ("normalization", NORMALIZATIONS, "AP's denominator: min(|R|,K), |R| or hits"),
-        ("unknown_row_ids", UNKNOWN_ROW_IDS, "a submission row id not in the solution"),
-    ]
-    for name, allowed, meaning in choices:
-        group.add_argument(
-            "--" + name.replace("_", "-"),
-            choices=allowed,
-            default=getattr(defaults, name),
-            help=f"{meaning} (default: %(default)s)",
-        )
+    for option in OPTIONS:
+        if option.flags:
+            group.add_argument(*option.flags, **_argparse_settings(option))
     limits = parser.add_argument_group("input limits (sizes accept KiB, MiB, GiB)")
     meanings = {
         "max_input_bytes": "largest input file, as stored",
@@ -167,22 +108,30 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _argparse_settings(option: Option) -> dict[str, Any]:
+    """``add_argument``'s keywords for one declared option."""
+    settings: dict[str, Any] = {"dest": option.name, "default": option.default}
+    constraint = option.constraint
+    if isinstance(constraint, Choices):
+        settings["choices"] = constraint.values
+    elif isinstance(constraint, Interval):
+        settings["type"] = int
+    if option.repeatable:
+        settings["action"] = "append"
+    if option.metavar is not None:
+        settings["metavar"] = option.metavar
+    help_text = option.help()
+    if option.name == "metrics":  # the measures' own lines, from their registry
+        help_text += ": " + "; ".join(describe().splitlines())
+    settings["help"] = help_text.replace("%", "%%")
+    return settings
+
+
 def evaluate_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments of :func:`scorer.evaluate` given on the command line."""
     limits = ReadLimits(**{item.name: getattr(args, item.name) for item in fields(ReadLimits)})
-    return {
-        "row_id_column_name": args.row_id_column,
-        "segment_column_name": args.segment_column_name,
-        "k": args.k,
-        "empty_ground_truth": args.empty_ground_truth,
-        "extra_predictions": args.extra_predictions,
-        "normalization": args.normalization,
-        "unknown_row_ids": args.unknown_row_ids,
-        "limits": limits,
-        "metrics": args.metrics,
-        "grade_column_name": args.grade_column,
-        "relevance_threshold": args.relevance_threshold,
-    }
+    given = {option.name: getattr(args, option.name) for option in OPTIONS if option.flags}
+    return {**given, "limits": limits}
 
 
 def format_result(result: ScoreResult) -> str:

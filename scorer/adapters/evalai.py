@@ -18,14 +18,13 @@ which EvalAI marks as a failed submission with the message in its stderr.
 from __future__ import annotations
 
 import difflib
-import inspect
 import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
 import scorer
 from scorer.errors import HostVisibleError, withheld
-from scorer.read.files import ReadLimits
+from scorer.options import OPTION
 from scorer.result import ScoreResult
 
 Which = Literal["score", "public", "private"]
@@ -42,17 +41,7 @@ def evaluate(
     *,
     splits: Mapping[str, Which] | None = None,
     metric_name: str | None = None,
-    row_id_column_name: str | None = None,
-    k: int = 10,
-    empty_ground_truth: str = "skip",
-    extra_predictions: str = "error",
-    normalization: str = "min_k",
-    unknown_row_ids: str = "error",
-    limits: ReadLimits | None = None,
-    metrics: str | list[str] | None = None,
-    grade_column_name: str | None = None,
-    relevance_threshold: int = 1,
-    **platform_kwargs: Any,
+    **options: Any,
 ) -> dict[str, Any]:
     """Score a submission in EvalAI's result shape.
 
@@ -69,14 +58,14 @@ def evaluate(
         score does not exist (no scorable user) is left out.
     metric_name : str, optional
         The leaderboard label of the first measure; its key (``"map_at_K"``) by default.
-    row_id_column_name, k, empty_ground_truth, extra_predictions, normalization, \
-unknown_row_ids, limits, metrics, grade_column_name, relevance_threshold
-        As in :func:`scorer.evaluate`; every measure gets an entry in each split,
-        labelled by its key (``ndcg_gain_linear_at_10``).
-    **platform_kwargs
-        What EvalAI itself passes (``submission_metadata``); ignored. Any other
-        keyword is a :class:`~scorer.errors.HostVisibleError`, so that a typo such
-        as ``K=3`` or ``normalisation=`` cannot silently change the metric.
+    **options
+        The options of :func:`scorer.evaluate` (``k``, ``metrics``,
+        ``empty_ground_truth``, ... : every name in :data:`scorer.options.OPTIONS`,
+        README "Options"); every measure gets an entry in each split, labelled by its
+        key (``ndcg_gain_linear_at_10``). What EvalAI itself passes
+        (``submission_metadata``) is ignored. Any other keyword is a
+        :class:`~scorer.errors.HostVisibleError`, so that a typo such as ``K=3`` or
+        ``normalisation=`` cannot silently change the metric.
 
     Returns
     -------
@@ -96,22 +85,10 @@ unknown_row_ids, limits, metrics, grade_column_name, relevance_threshold
     {'result': [{'public_split': {'map_at_2': 1.0}}, {'private_split': {'map_at_2': 0.5}}], \
 'submission_result': {'map_at_2': 1.0}}
     """
-    _check_keywords(platform_kwargs)
+    _check_keywords(options)
+    given = {name: value for name, value in options.items() if name in OPTION}
     try:
-        result = scorer.evaluate(
-            test_annotation_file,
-            user_submission_file,
-            row_id_column_name,
-            k=k,
-            empty_ground_truth=empty_ground_truth,  # type: ignore[arg-type]
-            extra_predictions=extra_predictions,  # type: ignore[arg-type]
-            normalization=normalization,  # type: ignore[arg-type]
-            unknown_row_ids=unknown_row_ids,  # type: ignore[arg-type]
-            limits=limits,
-            metrics=metrics,
-            grade_column_name=grade_column_name,
-            relevance_threshold=relevance_threshold,
-        )
+        result = scorer.evaluate(test_annotation_file, user_submission_file, **given)
     except HostVisibleError as error:
         # EvalAI shows a failed submission's error to its participant
         # (README.md#information-boundary).
@@ -121,25 +98,25 @@ unknown_row_ids, limits, metrics, grade_column_name, relevance_threshold
     return to_evalai(result, splits, metric_name)
 
 
+#: The keywords of :func:`evaluate`: its own, then every declared option.
+KEYWORDS = ("splits", "metric_name", *OPTION)
+
+
 def _check_keywords(keywords: Mapping[str, Any]) -> None:
     """Refuse keywords that are neither options nor EvalAI's own, suggesting the option meant.
 
     Examples
     --------
-    >>> _check_keywords({"submission_metadata": {}})
+    >>> _check_keywords({"submission_metadata": {}, "k": 12})
     >>> _check_keywords({"K": 3})
     Traceback (most recent call last):
     ...
     scorer.errors.HostVisibleError: Unknown keyword argument 'K' (did you mean 'k'?) for ...
     """
-    unknown = [name for name in keywords if name not in PLATFORM_KEYWORDS]
+    unknown = [name for name in keywords if name not in OPTION and name not in PLATFORM_KEYWORDS]
     if not unknown:
         return
-    options = [
-        name
-        for name, parameter in inspect.signature(evaluate).parameters.items()
-        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
-    ]
+    options = list(KEYWORDS)
     lines = []
     for name in unknown:
         close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)

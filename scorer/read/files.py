@@ -190,6 +190,84 @@ def read_table(
         return reader.read(handle)
 
 
+def read_lines_text(
+    path: str | os.PathLike,
+    error: type[ScorerError],
+    limits: ReadLimits | None,
+    fields_per_line: int,
+    expected: str,
+) -> tuple[Text, int]:
+    """The text of a headerless file of lines (plain, gzip or zip), checked as a CSV
+    file's text is: not blank, not binary, valid UTF-8, within the size and line limits,
+    and within the decompressed-size limit counting ``fields_per_line`` cells a line.
+
+    Returns the text and where its content starts (after a byte-order mark).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from scorer.errors import ParticipantVisibleError
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> with open(path, "wb") as handle:
+    ...     _ = handle.write(b"\\xef\\xbb\\xbfq1 Q0 d1 1 0.5 tag\\n")
+    >>> text, start = read_lines_text(path, ParticipantVisibleError, None, 6, "a run file")
+    >>> bytes(text[start:])
+    b'q1 Q0 d1 1 0.5 tag\\n'
+    """
+    limits = limits or DEFAULT_LIMITS
+    check_input_path(os.fspath(path), error)
+    reader = _Reader(os.fspath(path), error, limits)
+    try:
+        handle = open(reader.name, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        reader.fail(_unreadable(exc.strerror or str(exc)))
+    with handle:
+        found = reader.read_text(handle)
+    if found is None:
+        reader.fail(
+            Problem(
+                "Not a text file",
+                expected,
+                "a Parquet file",
+                "give the file as plain text (optionally gzipped or zipped)",
+            )
+        )
+    text, container = found
+    start = reader.check_content(text, expected, container or "text")
+    reader.check_lines(text)
+    reader.check_decoded_size(text, start, fields_per_line)
+    if not _valid_utf8(text, start):
+        reader.fail(_not_utf8(_first_invalid_utf8_byte(text, start)))
+    return text, start
+
+
+def _valid_utf8(text: Text, start: int) -> bool:
+    """Whether the text from ``start`` is valid UTF-8 (Arrow's check: no copy)."""
+    view = np.frombuffer(text, dtype=np.uint8)[start:]
+    offsets = np.array([0, len(view)], dtype=np.int64)
+    whole = pa.Array.from_buffers(
+        pa.large_string(), 1, [None, pa.py_buffer(offsets), pa.py_buffer(view)]
+    )
+    try:
+        whole.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
+def _first_invalid_utf8_byte(text: Text, start: int) -> str:
+    """Where the text stops being UTF-8, found a chunk at a time (no full copy)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    for offset in range(start, len(text), _CHUNK_BYTES):
+        chunk = text[offset : offset + _CHUNK_BYTES]
+        try:
+            decoder.decode(chunk, final=offset + _CHUNK_BYTES >= len(text))
+        except UnicodeDecodeError as exc:
+            line = _count_newlines(text, offset + exc.start) + 1
+            return f"byte 0x{chunk[exc.start : exc.start + 1].hex()} on line {line:,} is not UTF-8"
+    return "the text is not valid UTF-8"
+
+
 def check_input_path(path: str, error: type[ScorerError]) -> None:
     """Refuse a path that is missing or a directory: a usage error naming the path.
 
@@ -244,6 +322,14 @@ class _Reader:
         raise RuntimeError("unreachable: raise_if_any raised")  # pragma: no cover
 
     def read(self, handle: BinaryIO) -> StringTable:
+        found = self.read_text(handle)
+        if found is None:
+            return self.read_parquet(handle)
+        return self.parse_csv(*found)
+
+    def read_text(self, handle: BinaryIO) -> tuple[Text, str] | None:
+        """The file's text (decompressed, within the limits) and its container
+        (``"gzip"``, ``"zip"`` or ``""``); None for a Parquet file."""
         limit = self.limits.max_input_bytes
         mappable = False
         if handle.seekable():
@@ -257,22 +343,22 @@ class _Reader:
             self.fail(_too_big("File too large", size, limit, "stored"))
         head = handle.read(_SNIFF_BYTES)
         if head.startswith(_PARQUET_MAGIC):
-            return self.read_parquet(handle)
+            return None
         if head.startswith(_GZIP_MAGIC):
             handle.seek(0)
-            return self.parse_csv(self.gunzip(handle), "gzip")
+            return self.gunzip(handle), "gzip"
         if head.startswith(_ZIP_MAGICS):
             handle.seek(0)
-            return self.parse_csv(self.unzip(handle), "zip")
+            return self.unzip(handle), "zip"
         self.check_text(head, final=len(head) < _SNIFF_BYTES)
         text = _mapped(handle, size) if mappable else None
         if text is not None:
-            return self.parse_csv(text)
+            return text, ""
         handle.seek(0)
         data = _read_at_most(handle, limit + 1)
         if len(data) > limit:  # the file grew while being read
             self.fail(_too_big("File too large", len(data), limit, "stored"))
-        return self.parse_csv(data)
+        return data, ""
 
     def check_text(self, head: bytes, final: bool) -> None:
         """Refuse binary or non-UTF-8 content from its first bytes, before any parse."""
@@ -491,24 +577,7 @@ class _Reader:
         return column
 
     def parse_csv(self, data: Text, container: str = "") -> StringTable:
-        start = len(_BOM) if data[: len(_BOM)] == _BOM else 0
-        size = len(data) - start
-        if _NON_BLANK.search(data, start) is None:
-            self.fail(
-                Problem(
-                    "Empty file",
-                    "a CSV file with a header row",
-                    f"{size:,} bytes with no content",
-                    "export the file again; check that it was saved before uploading",
-                )
-            )
-        self.check_text(data[start : start + _SNIFF_BYTES], final=size <= _SNIFF_BYTES)
-        nul = data.find(b"\x00", start)  # one memchr: a NUL anywhere means binary
-        if nul >= 0:
-            line = _count_newlines(data, nul) + 1
-            self.fail(_not_utf8(f"binary data: a NUL byte on line {line:,} (byte {nul + 1:,})"))
-        if size > self.limits.max_decompressed_bytes:
-            self.fail(_too_big("File too large", size, self.limits.max_decompressed_bytes, "CSV"))
+        start = self.check_content(data, "a CSV file with a header row", "CSV")
         # The header's columns are counted from its bytes (at most a line's worth of
         # them), and it is split only once every line is known to be within the limit.
         first_line = _first_line(data, start, self.limits.max_line_bytes + 1)
@@ -544,6 +613,29 @@ class _Reader:
         result = StringTable(tuple(header), columns)
         self.check_fields(result)
         return result
+
+    def check_content(self, data: Text, expected: str, what: str) -> int:
+        """Refuse text that is blank, binary, not UTF-8 (from its first bytes) or over
+        the decompressed-size limit; return where the text starts (after a BOM)."""
+        start = len(_BOM) if data[: len(_BOM)] == _BOM else 0
+        size = len(data) - start
+        if _NON_BLANK.search(data, start) is None:
+            self.fail(
+                Problem(
+                    "Empty file",
+                    expected,
+                    f"{size:,} bytes with no content",
+                    "export the file again; check that it was saved before uploading",
+                )
+            )
+        self.check_text(data[start : start + _SNIFF_BYTES], final=size <= _SNIFF_BYTES)
+        nul = data.find(b"\x00", start)  # one memchr: a NUL anywhere means binary
+        if nul >= 0:
+            line = _count_newlines(data, nul) + 1
+            self.fail(_not_utf8(f"binary data: a NUL byte on line {line:,} (byte {nul + 1:,})"))
+        if size > self.limits.max_decompressed_bytes:
+            self.fail(_too_big("File too large", size, self.limits.max_decompressed_bytes, what))
+        return start
 
     def parse_columns(
         self, data: Text, start: int, n_columns: int, has_quote: bool, container: str

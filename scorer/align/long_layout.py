@@ -1,0 +1,408 @@
+"""The long layout: one row per (row id, item), turned into the wide form.
+
+A long submission ranks each row id's items by a rank column (integers >= 1, best
+first, gaps allowed), by a score column (finite numbers, higher first, ties broken
+by item id in byte order) or by the file's order of its rows. A long solution lists
+one row per (row id, relevant item), with an optional grade per row; a row id with no
+relevant item is listed once with an empty item cell. Both become one row per row id
+with a list cell of items (best first for a submission; in byte order, with aligned
+grades, for a solution), which the rest of the scorer already takes.
+
+Everything is a sort over integer codes (:func:`~scorer.align.joins.byte_order_codes`,
+never a hash of the participant's strings) and numpy over whole columns: no loop over
+rows. Row ids come out in byte order, so the wide form is the same bit for bit in any
+row order. Problems are returned as :class:`~scorer.errors.Problem` records, never
+raised, so that validation can report them with every other problem at once; their
+example row ids are the smallest in byte order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scorer.align.item_lists import ListCells
+from scorer.align.joins import byte_order_codes
+from scorer.arrays import text_column, to_arrow, to_numpy
+from scorer.errors import MAX_EXAMPLES, Problem, format_count
+
+TieOrder = Literal["ascending", "descending"]
+
+#: A rank or a grade: a whole number of at most this many digits (fits an int64).
+_MAX_DIGITS = 18
+_WHOLE_NUMBER = rf"^[0-9]{{1,{_MAX_DIGITS}}}$"
+_DECIMAL_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+
+
+@dataclass(frozen=True)
+class WideRankings:
+    """A long submission in the wide form.
+
+    Attributes
+    ----------
+    row_ids : pyarrow.Array
+        Each row id once, in byte order (``large_string``).
+    items : pyarrow.LargeListArray
+        For each row id, its items best first (a repeated item keeps its slot).
+    n_repeated_pairs : int
+        Rows that repeat an earlier (row id, item) pair.
+    repeated : ndarray of bool
+        Which row ids hold a repeated pair.
+    problems : tuple of Problem
+        What is wrong with the ranks, scores or item cells (empty when valid).
+    """
+
+    row_ids: pa.Array
+    items: pa.LargeListArray
+    n_repeated_pairs: int
+    repeated: np.ndarray
+    problems: tuple[Problem, ...]
+
+
+@dataclass(frozen=True)
+class WideSolution:
+    """A long solution in the wide form.
+
+    Attributes
+    ----------
+    row_ids : pyarrow.Array
+        Each row id once, in byte order.
+    items : pyarrow.LargeListArray
+        For each row id, its listed items in byte order (empty for a row id listed
+        only with an empty item cell; a pair listed twice stays twice).
+    grades : pyarrow.LargeListArray or None
+        The grade text of each item, aligned with ``items`` (the form of the wide
+        solution's grade column); None without a grade column.
+    n_repeated_pairs : int
+        Rows that repeat an earlier (row id, item) pair (a host warning: counted once).
+    repeated : ndarray of bool
+        Which row ids hold a repeated pair.
+    problems : tuple of Problem
+        What is wrong with the item or grade cells (empty when valid).
+    """
+
+    row_ids: pa.Array
+    items: pa.LargeListArray
+    grades: pa.LargeListArray | None
+    n_repeated_pairs: int
+    repeated: np.ndarray
+    problems: tuple[Problem, ...]
+
+
+@dataclass(frozen=True)
+class _LongRows:
+    """The long table's rows, coded: each row's row id (byte-order code), and the rows
+    that hold an item with their item (and its byte-order code)."""
+
+    row_ids: pa.Array
+    row_code: np.ndarray
+    with_item: np.ndarray
+    items: pa.Array
+    item_code: np.ndarray
+    problems: list[Problem]
+
+    @classmethod
+    def from_columns(cls, row_ids: pa.Array, cells: pa.Array, item_name: str) -> _LongRows:
+        row_code, distinct = byte_order_codes(row_ids)
+        cells = ListCells(text_column(cells))
+        lengths = cells.lengths
+        problems = []
+        several = lengths > 1
+        if several.any():
+            problems.append(
+                Problem(
+                    "Several items in one cell",
+                    f"one item id per row in {item_name!r} (the long layout: one row per "
+                    "row id and item)",
+                    f"{format_count(int(several.sum()), 'row')} whose {item_name!r} cell holds "
+                    "several whitespace-separated items",
+                    "write one row per item, or use the wide layout (one row per row id, "
+                    "items separated by spaces)",
+                    smallest_flagged(distinct, row_code, several),
+                )
+            )
+        with_item = np.flatnonzero(lengths == 1)
+        split = cells.split()
+        starts = np.cumsum(lengths) - lengths
+        items = split.take(starts[with_item])
+        item_code, _ = byte_order_codes(items)
+        return cls(distinct, row_code, with_item, items, item_code, problems)
+
+    @property
+    def n_rows(self) -> int:
+        """The number of distinct row ids."""
+        return len(self.row_ids)
+
+    def repeats(self) -> tuple[int, np.ndarray]:
+        """How many item rows repeat an earlier (row id, item) pair, and which row
+        ids hold one."""
+        # Row ids and items number at most the rows each (far below 2**31): no overflow.
+        width = int(self.item_code.max(initial=0)) + 1
+        pairs = self.row_code[self.with_item] * width + self.item_code
+        pairs.sort()  # equal pairs side by side: a sort of one integer key, no hash
+        same = pairs[1:] == pairs[:-1]
+        repeated = np.zeros(self.n_rows, dtype=bool)
+        repeated[pairs[1:][same] // width] = True
+        return int(np.count_nonzero(same)), repeated
+
+    def lists(self, values: pa.Array, order: np.ndarray) -> pa.LargeListArray:
+        """Item rows' ``values`` (aligned with :attr:`items`) taken in ``order`` (item
+        rows sorted by row id first) as one list per row id."""
+        counts = np.bincount(self.row_code[self.with_item], minlength=self.n_rows)
+        offsets = np.zeros(self.n_rows + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        return pa.LargeListArray.from_arrays(to_arrow(offsets), values.take(to_arrow(order)))
+
+
+def long_to_wide(
+    row_ids: pa.Array,
+    items: pa.Array,
+    ranks: pa.Array | None = None,
+    scores: pa.Array | None = None,
+    *,
+    item_name: str = "item",
+    rank_name: str = "rank",
+    score_name: str = "score",
+    ties: TieOrder = "ascending",
+) -> WideRankings:
+    """A long submission's rankings, one list of items per row id, best first.
+
+    Parameters
+    ----------
+    row_ids, items : pyarrow.Array
+        The row-id and item columns (strings; an empty item cell lists the row id
+        without an item).
+    ranks : pyarrow.Array, optional
+        Whole numbers >= 1 as text, best first; gaps are allowed, a rank given twice
+        within a row id is a problem.
+    scores : pyarrow.Array, optional
+        Finite decimal numbers as text, higher first; items with equal scores in item
+        id order (``ties``: ``"ascending"`` byte order, the scorer's rule, or
+        ``"descending"``, trec_eval's). Without ranks or scores, the file's order.
+    item_name, rank_name, score_name : str
+        Column names, for messages.
+    ties : {"ascending", "descending"}, default "ascending"
+        The order of items with equal scores.
+
+    Returns
+    -------
+    WideRankings
+
+    Examples
+    --------
+    >>> ids = pa.array(["u2", "u1", "u2", "u1", "u3"])
+    >>> items = pa.array(["b", "x", "a", "y", ""])
+    >>> wide = long_to_wide(ids, items, scores=pa.array(["0.5", "1", "0.5", "2", ""]))
+    >>> wide.row_ids.to_pylist(), wide.items.to_pylist()
+    (['u1', 'u2', 'u3'], [['y', 'x'], ['a', 'b'], []])
+    >>> long_to_wide(ids, items, ranks=pa.array(["9", "1", "3", "2", ""])).items.to_pylist()
+    [['x', 'y'], ['a', 'b'], []]
+    >>> long_to_wide(ids, items).items.to_pylist()
+    [['x', 'y'], ['b', 'a'], []]
+    >>> ranks = pa.array(["1", "1", "0", "1", ""])
+    >>> print(long_to_wide(ids, items, ranks=ranks).problems[0].render())
+    Invalid ranks
+       expected: each 'rank' a whole number from 1, best first
+       found:    1 row whose rank is not a whole number of at least 1
+       examples (row ids): 'u2'
+       fix:      number each row id's items 1, 2, 3, ... from the best
+    """
+    if ranks is not None and scores is not None:
+        raise ValueError("give ranks or scores, not both")
+    rows = _LongRows.from_columns(row_ids, items, item_name)
+    problems = rows.problems
+    item_rows = rows.row_code[rows.with_item]
+    if ranks is not None:
+        order, found = _rank_order(
+            rows, text_column(ranks).take(to_arrow(rows.with_item)), rank_name
+        )
+    elif scores is not None:
+        order, found = _score_order(
+            rows, text_column(scores).take(to_arrow(rows.with_item)), score_name, ties
+        )
+    else:
+        order, found = np.argsort(item_rows, kind="stable"), []
+    problems += found
+    n_repeated, repeated = rows.repeats()
+    return WideRankings(
+        rows.row_ids, rows.lists(rows.items, order), n_repeated, repeated, tuple(problems)
+    )
+
+
+def long_solution_to_wide(
+    row_ids: pa.Array,
+    items: pa.Array,
+    grades: pa.Array | None = None,
+    *,
+    item_name: str = "item",
+    grade_name: str = "grade",
+) -> WideSolution:
+    """A long solution's relevant items (and grades), one list per row id.
+
+    Parameters
+    ----------
+    row_ids, items : pyarrow.Array
+        One row per (row id, relevant item); a row id with no relevant item is listed
+        once with an empty item cell.
+    grades : pyarrow.Array, optional
+        One grade per row with an item (checked as a wide grade column is, once in
+        the wide form); ignored on rows with an empty item cell.
+    item_name, grade_name : str
+        Column names, for messages.
+
+    Returns
+    -------
+    WideSolution
+
+    Examples
+    --------
+    >>> wide = long_solution_to_wide(pa.array(["q2", "q1", "q1", "q3", "q1"]),
+    ...                              pa.array(["d", "b", "a", "", "b"]),
+    ...                              pa.array(["1", "2", "0", "", "1"]))
+    >>> wide.row_ids.to_pylist(), wide.items.to_pylist(), wide.grades.to_pylist()
+    (['q1', 'q2', 'q3'], [['a', 'b', 'b'], ['d'], []], [['0', '1', '2'], ['1'], []])
+    >>> wide.n_repeated_pairs, wide.repeated.tolist()
+    (1, [True, False, False])
+    """
+    rows = _LongRows.from_columns(row_ids, items, item_name)
+    problems = rows.problems
+    item_rows = rows.row_code[rows.with_item]
+    grade_values = None
+    if grades is None:
+        order = np.lexsort((rows.item_code, item_rows))
+    else:
+        grade_values, found = _one_value_each(
+            rows, text_column(grades).take(to_arrow(rows.with_item)), grade_name
+        )
+        problems += found
+        # A pair listed twice: its grades in numeric order (so in any row order the same).
+        numeric = _whole_numbers(grade_values)[1]
+        order = np.lexsort((numeric, rows.item_code, item_rows))
+    n_repeated, repeated = rows.repeats()
+    return WideSolution(
+        rows.row_ids,
+        rows.lists(rows.items, order),
+        None if grade_values is None else rows.lists(grade_values, order),
+        n_repeated,
+        repeated,
+        tuple(problems),
+    )
+
+
+def _rank_order(
+    rows: _LongRows, ranks: pa.Array, rank_name: str
+) -> tuple[np.ndarray, list[Problem]]:
+    """Item rows in order of row id, then rank; problems with the ranks."""
+    item_rows = rows.row_code[rows.with_item]
+    valid, values = _whole_numbers(pc.utf8_trim_whitespace(ranks))
+    valid &= values >= 1
+    problems = []
+    if not valid.all():
+        problems.append(
+            Problem(
+                "Invalid ranks",
+                f"each {rank_name!r} a whole number from 1, best first",
+                f"{format_count(int(np.count_nonzero(~valid)), 'row')} whose rank is not a "
+                "whole number of at least 1",
+                "number each row id's items 1, 2, 3, ... from the best",
+                smallest_flagged(rows.row_ids, item_rows, ~valid),
+            )
+        )
+    values = np.where(valid, values, 0)
+    order = np.lexsort((rows.item_code, values, item_rows))  # item: same order in any file order
+    ordered_rows, ordered_ranks = item_rows[order], values[order]
+    twice = (ordered_rows[1:] == ordered_rows[:-1]) & (ordered_ranks[1:] == ordered_ranks[:-1])
+    twice &= ordered_ranks[1:] > 0
+    if twice.any():
+        flagged = np.zeros(rows.n_rows, dtype=bool)
+        flagged[ordered_rows[1:][twice]] = True
+        problems.append(
+            Problem(
+                "Duplicated ranks",
+                f"each {rank_name!r} at most once within a row id",
+                f"{format_count(int(np.count_nonzero(flagged)), 'row id')} giving a rank to "
+                f"several items ({format_count(int(np.count_nonzero(twice)), 'extra row')})",
+                "give each of a row id's items its own rank",
+                _smallest(rows.row_ids, flagged),
+            )
+        )
+    return order, problems
+
+
+def _score_order(
+    rows: _LongRows, scores: pa.Array, score_name: str, ties: TieOrder
+) -> tuple[np.ndarray, list[Problem]]:
+    """Item rows in order of row id, then score (higher first), then item id."""
+    item_rows = rows.row_code[rows.with_item]
+    scores = pc.utf8_trim_whitespace(scores)
+    valid = to_numpy(pc.match_substring_regex(scores, _DECIMAL_NUMBER), fill=False)
+    values = np.zeros(len(scores), dtype=np.float64)
+    if valid.any():
+        values[valid] = to_numpy(pc.cast(scores.filter(to_arrow(valid)), pa.float64()))
+    valid &= np.isfinite(values)
+    problems = []
+    if not valid.all():
+        problems.append(
+            Problem(
+                "Invalid scores",
+                f"each {score_name!r} a finite decimal number (higher ranks first)",
+                f"{format_count(int(np.count_nonzero(~valid)), 'row')} whose score is not a "
+                "finite number (empty, text, NaN, infinite or too large)",
+                "write every score as a plain decimal number such as 0.25 or -1.5e-3",
+                smallest_flagged(rows.row_ids, item_rows, ~valid),
+            )
+        )
+    values = np.where(valid, values, 0.0)
+    tie_key = rows.item_code if ties == "ascending" else -rows.item_code
+    return np.lexsort((tie_key, -values, item_rows)), problems
+
+
+def _one_value_each(rows: _LongRows, cells: pa.Array, name: str) -> tuple[pa.Array, list[Problem]]:
+    """Each item row's one value of a cell column (trimmed); problems with cells that
+    hold none or several."""
+    lists = ListCells(cells)
+    wrong = lists.lengths != 1
+    if not wrong.any():
+        return pc.utf8_trim_whitespace(cells), []
+    item_rows = rows.row_code[rows.with_item]
+    problem = Problem(
+        "Not one grade per item",
+        f"one value in {name!r} on each row with an item",
+        f"{format_count(int(np.count_nonzero(wrong)), 'row')} with an empty cell or several values",
+        "write one whole-number grade on each row with an item",
+        smallest_flagged(rows.row_ids, item_rows, wrong),
+    )
+    return pc.if_else(to_arrow(wrong), "", pc.utf8_trim_whitespace(cells)), [problem]
+
+
+def _whole_numbers(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Which texts are whole numbers (up to 18 digits), and their values (0 elsewhere)."""
+    valid = to_numpy(pc.match_substring_regex(texts, _WHOLE_NUMBER), fill=False)
+    values = np.zeros(len(texts), dtype=np.int64)
+    if valid.any():
+        values[valid] = to_numpy(pc.cast(texts.filter(to_arrow(valid)), pa.int64()))
+    return valid, values
+
+
+def smallest_flagged(distinct: pa.Array, codes: np.ndarray, flags: np.ndarray) -> tuple[str, ...]:
+    """Up to five of the (byte-ordered) ``distinct`` strings whose code has a flagged
+    row, the smallest first.
+
+    Examples
+    --------
+    >>> smallest_flagged(pa.array(["a", "b", "c"]), np.array([2, 1, 2]), np.array([1, 0, 1]) > 0)
+    ('c',)
+    """
+    flagged = np.zeros(len(distinct), dtype=bool)
+    flagged[codes[flags]] = True
+    return _smallest(distinct, flagged)
+
+
+def _smallest(distinct: pa.Array, flagged: np.ndarray) -> tuple[str, ...]:
+    """The first five flagged strings of byte-ordered ``distinct`` ones."""
+    chosen = np.flatnonzero(flagged)[:MAX_EXAMPLES]
+    return tuple(str(v) for v in distinct.take(to_arrow(chosen)).to_pylist())

@@ -1,0 +1,298 @@
+"""The long layout's pivot to the wide form, against a slow reference written from the
+rules: ranks (whole numbers >= 1, no duplicate within a row id), scores (finite numbers,
+higher first, ties by item id in byte order) or file order; long solutions with grades.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorer import evaluate
+from scorer.align.long_layout import long_solution_to_wide, long_to_wide
+
+ROW_IDS = ["a", "b", "B", "é", "a b", "10", "9", "ß"]
+ITEMS = ["x", "y", "X", "é", "z1", "", "  ", " x ", "x y", "\u3000y"]
+RANKS = ["1", "2", "3", "10", "01", "0", "-1", "1.5", " 2", "", "x", "999999999999999999"]
+SCORES = ["0", "1", "-1", "0.5", "1e308", "-1e308", "1e-320", "4.9e-324", "-0", "+2", ".5", "5."]
+BAD_SCORES = ["nan", "NaN", "inf", "-inf", "1e999", "abc", "", "0x10", "1_0"]
+DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def reference_long_to_wide(rows, mode, ties="ascending"):
+    """(row ids in byte order, lists best first, problem titles with their example row
+    ids): one row at a time, in Python."""
+    by_id: dict[str, list] = {}
+    flagged: dict[str, set] = {}
+
+    def flag(title, row_id):
+        flagged.setdefault(title, set()).add(row_id)
+
+    for position, (row_id, cell, value) in enumerate(rows):
+        entries = by_id.setdefault(row_id, [])
+        tokens = cell.split()
+        if len(tokens) > 1:
+            flag("Several items in one cell", row_id)
+        if len(tokens) != 1:
+            continue
+        if mode == "rank":
+            text = value.strip()
+            if not (re.fullmatch(r"[0-9]{1,18}", text) and int(text) >= 1):
+                flag("Invalid ranks", row_id)
+                key = (0,)
+            else:
+                key = (int(text),)
+        elif mode == "score":
+            text = value.strip()
+            if not (DECIMAL.fullmatch(text) and math.isfinite(float(text))):
+                flag("Invalid scores", row_id)
+                number = 0.0
+            else:
+                number = float(text)
+            item_key = tokens[0].encode()
+            if ties == "descending":
+                item_key = bytes(255 - b for b in item_key) + b"\xff"
+            key = (-number, item_key)
+        else:
+            key = (position,)
+        entries.append((key, tokens[0]))
+    if mode == "rank":
+        for row_id, entries in by_id.items():
+            ranks = [key[0] for key, _ in entries if key[0] > 0]
+            if len(ranks) != len(set(ranks)):
+                flag("Duplicated ranks", row_id)
+    order = sorted(by_id, key=str.encode)
+    lists = [[item for _, item in sorted(by_id[r], key=lambda e: e[0])] for r in order]
+    problems = {t: tuple(sorted(ids, key=str.encode)[:5]) for t, ids in flagged.items()}
+    return order, lists, problems
+
+
+def fast(rows, mode, ties="ascending"):
+    ids = pa.array([r[0] for r in rows], pa.large_string())
+    cells = pa.array([r[1] for r in rows], pa.large_string())
+    values = pa.array([r[2] for r in rows], pa.large_string())
+    wide = long_to_wide(
+        ids,
+        cells,
+        ranks=values if mode == "rank" else None,
+        scores=values if mode == "score" else None,
+        ties=ties,
+    )
+    return wide
+
+
+def rows_strategy(values):
+    row = st.tuples(st.sampled_from(ROW_IDS), st.sampled_from(ITEMS), st.sampled_from(values))
+    return st.lists(row, max_size=40)
+
+
+def _check(rows, mode, ties="ascending"):
+    expected_ids, expected_lists, expected_problems = reference_long_to_wide(rows, mode, ties)
+    wide = fast(rows, mode, ties)
+    assert wide.row_ids.to_pylist() == expected_ids
+    problems = {p.title: p.examples for p in wide.problems}
+    assert problems == expected_problems
+    if not expected_problems:
+        assert wide.items.to_pylist() == expected_lists
+    return wide
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows_strategy(RANKS))
+def test_ranks_pivot_as_the_reference(rows):
+    _check(rows, "rank")
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows_strategy(SCORES + BAD_SCORES), st.sampled_from(["ascending", "descending"]))
+def test_scores_pivot_as_the_reference(rows, ties):
+    _check(rows, "score", ties)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows_strategy([""]))
+def test_file_order_pivots_as_the_reference(rows):
+    _check(rows, "file")
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows_strategy(RANKS + SCORES), st.sampled_from(["rank", "score"]), st.randoms())
+def test_pivot_is_bit_identical_under_row_shuffles(rows, mode, rnd):
+    shuffled = list(rows)
+    rnd.shuffle(shuffled)
+    one, other = fast(rows, mode), fast(shuffled, mode)
+    assert one.row_ids.equals(other.row_ids)
+    assert one.items.equals(other.items)
+    assert one.problems == other.problems
+    assert one.n_repeated_pairs == other.n_repeated_pairs
+    assert one.repeated.tolist() == other.repeated.tolist()
+
+
+def test_repeated_pairs_keep_their_slot_and_are_counted():
+    wide = long_to_wide(
+        pa.array(["u", "u", "u", "v"]),
+        pa.array(["a", "b", "a", "a"]),
+        pa.array(["1", "2", "3", "1"]),
+    )
+    assert wide.items.to_pylist() == [["a", "b", "a"], ["a"]]
+    assert (wide.n_repeated_pairs, wide.repeated.tolist()) == (1, [True, False])
+
+
+def test_score_ties_break_by_item_bytes_not_file_order():
+    ids = pa.array(["q"] * 4)
+    items = pa.array(["b", "é", "B", "a"])
+    scores = pa.array(["1", "1", "1.0", "2"])
+    assert long_to_wide(ids, items, scores=scores).items.to_pylist() == [["a", "B", "b", "é"]]
+    descending = long_to_wide(ids, items, scores=scores, ties="descending")
+    assert descending.items.to_pylist() == [["a", "é", "b", "B"]]
+
+
+def test_extreme_scores_order_by_value():
+    items = pa.array(["max", "tiny", "zero", "negzero", "low"])
+    scores = pa.array(["1.7976931348623157e308", "4.9e-324", "0", "-0", "-1e308"])
+    wide = long_to_wide(pa.array(["q"] * 5), items, scores=scores)
+    assert wide.items.to_pylist() == [["max", "tiny", "negzero", "zero", "low"]]
+
+
+def test_messages_are_exact():
+    ids = pa.array(["u2", "u1", "u1", "u3", "u3", "u4"])
+    items = pa.array(["a", "b c", "d", "e", "f", "g"])
+    ranks = pa.array(["1", "1", "x", "2", "2", "0"])
+    text = "\n".join(p.render() for p in long_to_wide(ids, items, ranks=ranks).problems)
+    assert text == (
+        "Several items in one cell\n"
+        "   expected: one item id per row in 'item' (the long layout: one row per row id and "
+        "item)\n"
+        "   found:    1 row whose 'item' cell holds several whitespace-separated items\n"
+        "   examples (row ids): 'u1'\n"
+        "   fix:      write one row per item, or use the wide layout (one row per row id, items "
+        "separated by spaces)\n"
+        "Invalid ranks\n"
+        "   expected: each 'rank' a whole number from 1, best first\n"
+        "   found:    2 rows whose rank is not a whole number of at least 1\n"
+        "   examples (row ids): 'u1', 'u4'\n"
+        "   fix:      number each row id's items 1, 2, 3, ... from the best\n"
+        "Duplicated ranks\n"
+        "   expected: each 'rank' at most once within a row id\n"
+        "   found:    1 row id giving a rank to several items (1 extra row)\n"
+        "   examples (row ids): 'u3'\n"
+        "   fix:      give each of a row id's items its own rank"
+    )
+    scores = pa.array(["nan", "1", "inf", "1e999", "", "2"])
+    (problem,) = long_to_wide(ids, pa.array(["a"] * 6), scores=scores, score_name="s").problems
+    assert problem.render() == (
+        "Invalid scores\n"
+        "   expected: each 's' a finite decimal number (higher ranks first)\n"
+        "   found:    4 rows whose score is not a finite number (empty, text, NaN, infinite or "
+        "too large)\n"
+        "   examples (row ids): 'u1', 'u2', 'u3'\n"
+        "   fix:      write every score as a plain decimal number such as 0.25 or -1.5e-3"
+    )
+
+
+def test_ranks_and_scores_together_are_refused():
+    with pytest.raises(ValueError, match=r"^give ranks or scores, not both$"):
+        long_to_wide(pa.array(["u"]), pa.array(["a"]), pa.array(["1"]), pa.array(["1"]))
+
+
+def reference_solution(rows):
+    by_id: dict[str, list] = {}
+    for row_id, cell, grade in rows:
+        entries = by_id.setdefault(row_id, [])
+        if cell.split():
+            entries.append((cell.split()[0].encode(), int(grade), cell.split()[0]))
+    order = sorted(by_id, key=str.encode)
+    items = [[e[2] for e in sorted(by_id[r])] for r in order]
+    grades = [[str(e[1]) for e in sorted(by_id[r])] for r in order]
+    return order, items, grades
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(ROW_IDS),
+            st.sampled_from(["x", "y", "X", "é", ""]),
+            st.sampled_from(["0", "1", "2", "3"]),
+        ),
+        max_size=30,
+    ),
+    st.randoms(),
+)
+def test_long_solutions_pivot_as_the_reference(rows, rnd):
+    ids, items, grades = (pa.array([r[i] for r in rows], pa.large_string()) for i in range(3))
+    wide = long_solution_to_wide(ids, items, grades)
+    assert (wide.row_ids.to_pylist(), wide.items.to_pylist(), wide.grades.to_pylist()) == (
+        reference_solution(rows)
+    )
+    pairs = [(r, c) for r, c, _ in rows if c]
+    assert wide.n_repeated_pairs == len(pairs) - len(set(pairs))
+    shuffled = list(rows)
+    rnd.shuffle(shuffled)
+    if shuffled:
+        again = long_solution_to_wide(*(pa.array(list(c)) for c in zip(*shuffled, strict=True)))
+        assert again.items.equals(wide.items) and again.grades.equals(wide.grades)
+
+
+def test_long_solution_grade_cells_hold_one_value():
+    wide = long_solution_to_wide(
+        pa.array(["q1", "q2", "q3"]), pa.array(["a", "b", ""]), pa.array(["1 2", "", ""])
+    )
+    (problem,) = wide.problems
+    assert problem.render() == (
+        "Not one grade per item\n"
+        "   expected: one value in 'grade' on each row with an item\n"
+        "   found:    2 rows with an empty cell or several values\n"
+        "   examples (row ids): 'q1', 'q2'\n"
+        "   fix:      write one whole-number grade on each row with an item"
+    )
+
+
+def _wide_submission(seed, n_users=60):
+    rng = np.random.default_rng(seed)
+    catalogue = [f"i{n:02d}" for n in range(30)]
+    solution, submission = [], []
+    for user in range(n_users):
+        relevant = rng.choice(catalogue, size=rng.integers(0, 6), replace=False)
+        ranked = rng.choice(catalogue, size=rng.integers(0, 11), replace=True)
+        solution.append((f"u{user}", " ".join(relevant)))
+        submission.append((f"u{user}", list(ranked)))
+    return (
+        pd.DataFrame(solution, columns=["id", "items"]),
+        pd.DataFrame(submission, columns=["id", "items"]),
+    )
+
+
+@pytest.mark.parametrize("mode", ["rank", "score", "file"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_long_file_scores_exactly_as_its_wide_equivalent(mode, seed):
+    solution, wide = _wide_submission(seed)
+    rng = np.random.default_rng(seed + 10)
+    long_rows = []
+    for row_id, items in zip(wide["id"], wide["items"], strict=True):
+        gaps = np.cumsum(rng.integers(1, 4, size=len(items)))
+        for position, item in enumerate(items):
+            value = {
+                "rank": str(gaps[position]),
+                "score": repr(100.0 - float(gaps[position])),
+                "file": "",
+            }
+            long_rows.append((row_id, item, value[mode]))
+        if not items:
+            long_rows.append((row_id, "", ""))
+    if mode != "file":
+        long_rows = [long_rows[i] for i in rng.permutation(len(long_rows))]
+    pivot = fast(long_rows, mode)
+    assert not pivot.problems
+    pivoted = pa.table({"id": pivot.row_ids, "items": pivot.items})
+    metrics = ["MAP@10", "nDCG@10", "P@5", "MRR@10"]
+    expected = evaluate(solution, wide, "id", metrics=metrics)
+    got = evaluate(solution, pivoted, "id", metrics=metrics)
+    assert got.metrics == expected.metrics

@@ -1,0 +1,207 @@
+"""Each option is declared once (scorer.options.OPTIONS); every interface is derived from
+or checked against that declaration, so that none can drift from it."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import re
+from dataclasses import fields
+from pathlib import Path
+from typing import get_args
+
+import pandas as pd
+import pytest
+
+import scorer
+from scorer.adapters import cli, commands, evalai
+from scorer.errors import HostVisibleError
+from scorer.options import OPTION, OPTIONS, Choices, Interval, Options, markdown_table
+
+ROOT = Path(__file__).resolve().parent.parent
+DECLARED = [option.name for option in OPTIONS]
+
+
+def keyword_parameters(function) -> dict[str, object]:
+    """A function's keyword-only parameters and their defaults, in order."""
+    return {
+        name: parameter.default
+        for name, parameter in inspect.signature(function).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    }
+
+
+def test_evaluate_signature_is_the_declarations() -> None:
+    parameters = inspect.signature(scorer.evaluate).parameters
+    assert parameters["row_id_column_name"].default is None
+    # Its third positional argument (Kaggle's metric signature); the rest by keyword, then
+    # ``per_user``, evaluate's own switch for the per-user table.
+    given = {"row_id_column_name": None, **keyword_parameters(scorer.evaluate)}
+    assert given.pop("per_user") is False
+    assert list(given) == DECLARED
+    assert given == {option.name: option.default for option in OPTIONS}
+
+
+def test_score_signature_is_the_declarations_with_one_metric() -> None:
+    given = {"row_id_column_name": None, **keyword_parameters(scorer.score)}
+    declared = {option.name: option.default for option in OPTIONS}
+    declared = {
+        ("metric" if name == "metrics" else name): value for name, value in declared.items()
+    }
+    assert given == declared
+    assert list(given) == list(declared)
+
+
+def documented(function) -> set[str]:
+    """The names of a numpydoc Parameters section."""
+    return set(re.findall(r"^(\w+) : ", inspect.getdoc(function) or "", re.M))
+
+
+def test_every_option_is_documented_in_the_docstrings() -> None:
+    assert set(DECLARED) <= documented(scorer.evaluate)
+    assert {option.name for option in OPTIONS if option.setting} <= documented(Options)
+    # score "takes the same arguments as evaluate", checked above by its signature
+    assert "same arguments as :func:`evaluate`" in inspect.getdoc(scorer.score)
+
+
+def test_options_fields_are_the_declared_settings() -> None:
+    declared = {option.name: option.default for option in OPTIONS if option.setting}
+    assert {item.name: item.default for item in fields(Options)} == declared
+    assert [item.name for item in fields(Options)] == list(declared)
+
+
+def test_options_are_built_by_keyword_only() -> None:
+    with pytest.raises(TypeError):
+        Options(12)  # type: ignore[misc]
+    assert Options(k=12, normalization="hits").k == 12
+
+
+def test_choices_are_the_literals_default_first() -> None:
+    for option in OPTIONS:
+        if isinstance(option.constraint, Choices):
+            assert option.constraint.values == get_args(option.constraint.literal)
+            assert option.constraint.values[0] == option.default, option.name
+
+
+BAD_VALUES = {
+    Interval: [0, -1, 1.5, "3", True],
+    Choices: ["nope", None, 1, "SKIP"],
+}
+
+
+@pytest.mark.parametrize(
+    "option", [o for o in OPTIONS if type(o.constraint) in BAD_VALUES], ids=lambda o: o.name
+)
+def test_every_bad_value_gets_the_declared_message(option) -> None:
+    for value in BAD_VALUES[type(option.constraint)]:
+        if isinstance(option.constraint, Interval):
+            allowed = f"an int in the range [{option.constraint.low}, inf)"
+        else:
+            allowed = f"a str among {list(option.constraint.values)}"
+        expected = f"The {option.name!r} parameter must be {allowed}. Got {value!r} instead."
+        with pytest.raises(HostVisibleError, match=f"^{re.escape(expected)}$"):
+            Options(**{option.name: value})
+        with pytest.raises(HostVisibleError, match=f"^{re.escape(expected)}$"):
+            scorer.evaluate("unread.csv", "unread.csv", **{option.name: value})
+
+
+def test_todays_messages_are_unchanged() -> None:
+    with pytest.raises(HostVisibleError) as caught:
+        Options(k=0)
+    assert str(caught.value) == (
+        "The 'k' parameter must be an int in the range [1, inf). Got 0 instead."
+    )
+    with pytest.raises(HostVisibleError) as caught:
+        Options(empty_ground_truth="drop")
+    assert str(caught.value) == (
+        "The 'empty_ground_truth' parameter must be a str among ['skip', 'zero']. "
+        "Got 'drop' instead."
+    )
+
+
+def scoring_group(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    (group,) = [g for g in parser._action_groups if g.title.startswith("scoring options")]
+    return group._group_actions
+
+
+PARSERS = {
+    "score": (cli._score_parser, ["solution", "submission"]),
+    "codabench": (cli._codabench_parser, ["input", "output"]),
+    "compare": (lambda: commands.compare_parser(cli.add_scoring_options), ["s", "a", "b"]),
+    "report": (lambda: commands.report_parser(cli.add_scoring_options), ["s", "t", "--out", "r"]),
+}
+
+
+@pytest.mark.parametrize("command", PARSERS)
+def test_command_line_flags_are_the_declarations(command: str) -> None:
+    make_parser, positional = PARSERS[command]
+    parser = make_parser()
+    actions = scoring_group(parser)
+    flagged = [option for option in OPTIONS if option.flags]
+    assert [action.dest for action in actions] == [option.name for option in flagged]
+    for action, option in zip(actions, flagged, strict=True):
+        assert tuple(action.option_strings) == option.flags
+        assert action.default == option.default
+        if isinstance(option.constraint, Choices):
+            assert tuple(action.choices) == option.constraint.values
+        if option.metavar is not None:
+            assert action.metavar == option.metavar
+    # Codabench, compare and report hand these to evaluate: every declared option, the
+    # read limits (no flag of their own) built from theirs.
+    assert set(cli.evaluate_kwargs(parser.parse_args(positional))) == set(DECLARED)
+
+
+def test_command_line_defaults_are_evaluates_defaults() -> None:
+    args = cli._score_parser().parse_args(["solution.csv", "submission.csv"])
+    given = cli.evaluate_kwargs(args)
+    assert given.pop("limits") == scorer.ReadLimits()
+    assert given == {o.name: o.default for o in OPTIONS if o.flags}
+
+
+def test_evalai_accepts_exactly_the_declared_options() -> None:
+    assert ("splits", "metric_name", *DECLARED) == evalai.KEYWORDS
+    evalai._check_keywords({name: None for name in DECLARED})
+    with pytest.raises(HostVisibleError, match=r"Unknown keyword argument 'per_user'"):
+        evalai._check_keywords({"per_user": True})
+
+
+def test_evalai_passes_every_option_on(tmp_path: Path) -> None:
+    solution = tmp_path / "solution.csv"
+    solution.write_text("id,items,grades,country\nu1,a b,2 1,fr\nu2,c,1,de\n")
+    submission = tmp_path / "submission.csv"
+    submission.write_text("id,items\nu1,b a x\nu2,c\nu3,c\n")
+    given = {
+        "row_id_column_name": "id",
+        "k": 3,
+        "metrics": ["nDCG@2", "MAP"],
+        "empty_ground_truth": "zero",
+        "extra_predictions": "truncate",
+        "normalization": "hits",
+        "unknown_row_ids": "ignore",
+        "grade_column_name": "grades",
+        "relevance_threshold": 2,
+        "segment_column_name": "country",
+        "limits": scorer.ReadLimits(max_columns=10),
+    }
+    assert set(given) == set(DECLARED)
+    expected = scorer.evaluate(solution, submission, **given)
+    shown = evalai.evaluate(solution, submission, "test", **given)["submission_result"]
+    assert shown == {expected.key(name): value for name, value in expected.metrics.items()}
+
+
+def test_readme_options_table_is_generated() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start, end = "<!-- generated: options -->\n", "\n<!-- end generated: options -->"
+    assert readme.count(start) == 1 and readme.count(end) == 1
+    assert readme.split(start)[1].split(end)[0] == markdown_table()
+
+
+def test_every_declared_option_is_one_name() -> None:
+    assert len(OPTION) == len(OPTIONS)
+    assert all(option.doc and "\n" not in option.doc for option in OPTIONS)
+
+
+def test_options_in_a_result_are_the_settings() -> None:
+    table = pd.DataFrame({"id": ["u1"], "items": ["a"]})
+    result = scorer.evaluate(table, table)
+    assert list(result.to_dict()["options"]) == [o.name for o in OPTIONS if o.setting]
