@@ -259,8 +259,10 @@ def _read_and_check(
     segment_column_name: str | None,
     options: Options,
     limits: ReadLimits | None,
+    every_quote: bool = False,
 ) -> _Checked:
-    """Read both inputs and check them; every problem is raised here."""
+    """Read both inputs and check them; every problem is raised here (``every_quote``:
+    :func:`~scorer.check.validate.check_submission`'s)."""
     solution_table = as_string_table(solution, HostVisibleError, limits)
     solution_table, segment_column = take_segment_column(solution_table, segment_column_name)
     names, grade_name = grade_columns(solution_table.names, options.grade_column_name)
@@ -287,7 +289,9 @@ def _read_and_check(
         checked_solution = check_solution(solution_table, columns)
         del solution_table, targets  # at H&M scale, free the raw cells early
         submission_table = as_string_table(submission, ParticipantVisibleError, limits)
-        checked_submission = check_submission(submission_table, checked_solution, options)
+        checked_submission = check_submission(
+            submission_table, checked_solution, options, every_quote=every_quote
+        )
         del submission_table
         n_users = checked_solution.n_rows
         predictions = checked_submission.predictions

@@ -198,8 +198,10 @@ def test_sums_by_denominator_are_exact_on_both_routes(pairs, scale: int) -> None
 def _narrow_rows(n_users: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``n_users`` users, 10 predictions each from 30 items, 1 to 6 relevant: Public."""
     rng = np.random.default_rng(seed)
-    truth = [" ".join(f"i{j}" for j in rng.choice(30, rng.integers(1, 7), replace=False))
-             for _ in range(n_users)]
+    truth = [
+        " ".join(f"i{j}" for j in rng.choice(30, rng.integers(1, 7), replace=False))
+        for _ in range(n_users)
+    ]
     ranked = [" ".join(f"i{j}" for j in rng.choice(30, 10, replace=False)) for _ in range(n_users)]
     ids = [f"u{i}" for i in range(n_users)]
     solution = pd.DataFrame({"id": ids, "items": truth, "Usage": "Public"})

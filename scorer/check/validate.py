@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
@@ -21,7 +21,14 @@ import pyarrow.compute as pc
 from scorer.align.item_lists import ListCells, SplitLists, split_lists
 from scorer.align.joins import StringIndex, first_index_of
 from scorer.arrays import CHUNK_ROWS, empty_strings, string_bytes, to_arrow, to_numpy, to_strings
-from scorer.check.findings import MAX_GRADE, USAGE_VALUES, Wording, raise_findings, stated
+from scorer.check.findings import (
+    MAX_GRADE,
+    USAGE_VALUES,
+    Wording,
+    problems,
+    raise_findings,
+    stated,
+)
 from scorer.errors import (
     MAX_EXAMPLES,
     Finding,
@@ -87,10 +94,15 @@ class Submission:
         The solution row of each submission row, ``-1`` for an ignored unknown row.
     predictions : SplitLists
         The split prediction lists, in submission row order.
+    notes : tuple of Finding
+        Records that are no problem alone: cells spanning several lines, a problem
+        only beside missing rows, which another part of a run may have
+        (``every_quote``; ``scorer.partial``).
     """
 
     user_of_row: np.ndarray
     predictions: SplitLists
+    notes: tuple[Finding, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -230,20 +242,25 @@ def solution_findings(
     return findings, solution
 
 
-def check_submission(table: StringTable, solution: Solution, options: Options) -> Submission:
+def check_submission(
+    table: StringTable, solution: Solution, options: Options, *, every_quote: bool = False
+) -> Submission:
     """Check the submission's columns and rows against the solution.
+
+    With ``every_quote``, cells spanning several lines are looked for even without
+    missing rows, and kept in the submission's ``notes`` when nothing is raised.
 
     Raises
     ------
     ParticipantVisibleError
         Listing every problem found, each with counts, examples and the fix.
     """
-    findings, submission = submission_findings(table, solution, options)
+    findings, submission = submission_findings(table, solution, options, every_quote=every_quote)
     columns = SolutionColumns(solution.row_id_name, solution.target_name)
     raise_findings(findings, ParticipantVisibleError, SUBMISSION, wording(columns, options))
     if submission is None:  # unreachable: a missing column is raised above
         raise RuntimeError("submission checked without its row id or prediction column")
-    return submission
+    return replace(submission, notes=tuple(findings))
 
 
 def submission_findings(
@@ -275,7 +292,7 @@ def submission_findings(
         cells = ListCells(cells)
         if options.extra_predictions == "error" and row_ids is not None and valid_id is not None:
             findings += _too_many_findings(cells.lengths, row_ids, valid_id, options.k)
-    if cells is None or user_of_row is None or findings:
+    if cells is None or user_of_row is None or problems(findings, Wording()):
         return findings, None
     return findings, Submission(user_of_row, cells.split())
 

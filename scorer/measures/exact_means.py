@@ -102,15 +102,70 @@ class ExactMean:
         >>> ratios.split_means(np.array([0, 1, 1, 2]), 2)
         SplitMeans(overall=0.5, by_label=(0.5, 0.5))
         """
+        return SplitMeans.from_sums(self.split_sums(labels, n_labels), labels)
+
+    def split_sums(self, labels: np.ndarray, n_labels: int) -> ExactSums:
+        """The exact sum of each label's values, as integers (:class:`ExactSums`).
+
+        Examples
+        --------
+        >>> Ratios(np.array([1, 1, 2]), np.array([2, 3, 3])).split_sums(np.array([0, 1, 1]), 2)
+        ExactSums(by_label=({2: 1}, {3: 3}), exponents=False)
+        """
         if not self.exact:
-            return _float_split_means(self.values(), labels, n_labels)
+            return _float_split_sums(self.values(), labels, n_labels)
         sums = _sums_by_label(self.numerator, self.denominator, self.scale, labels, n_labels)
-        counts = np.bincount(labels, minlength=n_labels + 1)
-        totals = [
-            sum((Fraction(s, d) for d, s in by_denominator.items() if d > 0), Fraction(0))
-            for by_denominator in sums
+        return ExactSums(tuple({d: s for d, s in found.items() if d > 0} for found in sums))
+
+
+@dataclass(frozen=True)
+class ExactSums:
+    """Exact sums of per-user values, one per label, as integers that add up exactly.
+
+    Attributes
+    ----------
+    by_label : tuple of dict of int to int
+        Per label, ``{key: sum}``: the sum of the numerators over the denominator
+        ``key`` (a rational measure), or the sum of the integer mantissas ``m`` of
+        the float64 values ``m * 2**key`` (``exponents``: a float measure).
+    exponents : bool
+        Whether the keys are binary exponents rather than denominators.
+
+    Sums of several parts of a run add key by key (:meth:`plus`): integer
+    additions, associative and commutative, so any split gives the same totals.
+
+    Examples
+    --------
+    >>> a, b = ExactSums(({3: 1},)), ExactSums(({3: 1, 2: 1},))
+    >>> a.plus(b).totals()
+    [Fraction(7, 6)]
+    """
+
+    by_label: tuple[dict[int, int], ...]
+    exponents: bool = False
+
+    def totals(self) -> list[Fraction]:
+        """Each label's exact sum."""
+        if self.exponents:
+            return [
+                sum((Fraction(s) * Fraction(2) ** e for e, s in found.items()), Fraction(0))
+                for found in self.by_label
+            ]
+        return [
+            sum((Fraction(s, d) for d, s in found.items()), Fraction(0)) for found in self.by_label
         ]
-        return SplitMeans.from_totals(totals, counts[:n_labels].tolist())
+
+    def plus(self, other: ExactSums) -> ExactSums:
+        """The sums of two parts' users together."""
+        if other.exponents != self.exponents or len(other.by_label) != len(self.by_label):
+            raise ValueError("sums of different kinds cannot be added")
+        added = []
+        for mine, theirs in zip(self.by_label, other.by_label, strict=True):
+            found = dict(mine)
+            for key, value in theirs.items():
+                found[key] = found.get(key, 0) + value
+            added.append({key: value for key, value in found.items() if value})
+        return ExactSums(tuple(added), self.exponents)
 
 
 _FLOAT_EXACT = 2**53
@@ -148,6 +203,13 @@ class SplitMeans:
 
     overall: float | None
     by_label: tuple[float | None, ...]
+
+    @classmethod
+    def from_sums(cls, sums: ExactSums, labels: np.ndarray) -> SplitMeans:
+        """Correctly rounded means from exact sums and each user's label."""
+        n_labels = len(sums.by_label)
+        counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
+        return cls.from_totals(sums.totals(), counts)
 
     @classmethod
     def from_totals(cls, totals: list[Fraction], counts: list[int]) -> SplitMeans:
@@ -211,15 +273,30 @@ class Floats:
         """:meth:`ExactMean.split_means` for floats: correctly rounded, one pass."""
         return _float_split_means(self.array, labels, n_labels)
 
+    def split_sums(self, labels: np.ndarray, n_labels: int) -> ExactSums:
+        """:meth:`ExactMean.split_sums` for floats: mantissas by binary exponent."""
+        return _float_split_sums(self.array, labels, n_labels)
+
 
 def _float_split_means(values: np.ndarray, labels: np.ndarray, n_labels: int) -> SplitMeans:
-    """Exact sums of float64 values per label (integer mantissas grouped by exponent
-    and label), then correctly rounded means.
+    """Exact sums of float64 values per label, then correctly rounded means.
 
     Examples
     --------
     >>> _float_split_means(np.array([0.1, 0.2, 0.3, 9.0]), np.array([0, 1, 1, 2]), 2)
     SplitMeans(overall=0.2, by_label=(0.1, 0.25))
+    """
+    return SplitMeans.from_sums(_float_split_sums(values, labels, n_labels), labels)
+
+
+def _float_split_sums(values: np.ndarray, labels: np.ndarray, n_labels: int) -> ExactSums:
+    """Exact sums of float64 values per label: integer mantissas grouped by binary
+    exponent and label (each value is ``m * 2**(e - 53)``, ``m`` an integer).
+
+    Examples
+    --------
+    >>> _float_split_sums(np.array([0.5, 0.75, 2.0]), np.array([0, 0, 1]), 1)  # 1: left out
+    ExactSums(by_label=({-53: 11258999068426240},), exponents=True)
     """
     values = np.asarray(values, dtype=np.float64)
     if not np.isfinite(values).all():
@@ -229,15 +306,8 @@ def _float_split_means(values: np.ndarray, labels: np.ndarray, n_labels: int) ->
     lowest = int(exponent.min(initial=0))
     groups = exponent.astype(np.int64) - lowest
     sums = _sums_by_label(integers, groups, 1, labels, n_labels)
-    totals = [
-        sum(
-            (Fraction(s) * Fraction(2) ** (e + lowest - 53) for e, s in by_group.items()),
-            Fraction(0),
-        )
-        for by_group in sums
-    ]
-    counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
-    return SplitMeans.from_totals(totals, counts)
+    by_label = tuple({e + lowest - 53: s for e, s in found.items() if s} for found in sums)
+    return ExactSums(by_label, exponents=True)
 
 
 def _sums_by_label(

@@ -1,0 +1,625 @@
+"""A run scored in parts, exactly: :func:`partition`, :func:`score_part`, :func:`merge`,
+:func:`finish`.
+
+A run too large for one process is split by row id (:func:`partition`, the same
+function for both inputs), each part is scored alone (:func:`score_part`) into a
+:class:`Partial` of a few kilobytes, the partials are added up (:func:`merge`, in any
+order and grouping) and the sum is put into words (:func:`finish`): the same
+:class:`~scorer.result.ScoreResult` as :func:`scorer.evaluate` on the whole data,
+value for value (``==``), with the same warnings and, for invalid input, the same
+error and message (README, "Beyond one machine").
+
+Why the values agree: every user's value is computed from that user's row alone
+(exact or float by the measure's cut-off, never by the data), and a partial holds,
+per measure and split, the exact integer sums of those values by denominator (or,
+for float64 values, of their integer mantissas by binary exponent) and the count of
+users. Integer addition is associative and commutative, so the merged sums are the
+whole run's sums whatever the split; :func:`finish` divides once, rounding once, as
+:func:`scorer.evaluate` does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scorer.api import (
+    _align,
+    _keys,
+    _options_and_measures,
+    _read_and_check,
+    _row_findings,
+    score_warnings,
+    split_findings,
+)
+from scorer.arrays import CHUNK_ROWS, string_bytes, string_offsets
+from scorer.check.findings import Wording, merge_findings, raise_findings
+from scorer.check.validate import SOLUTION, SUBMISSION
+from scorer.errors import Finding, HostVisibleError, ParticipantVisibleError, ScorerError
+from scorer.measures import Measure, parse_all
+from scorer.measures.exact_means import ExactSums, SplitMeans
+from scorer.options import Options
+from scorer.policy import SPLITS, no_scorable_user, sort_users, split_labels
+from scorer.read.columns import to_string_array
+from scorer.read.files import ReadLimits
+from scorer.read.inputs import TableLike, as_string_table
+from scorer.result import ScoreResult
+
+#: The version of a partial's JSON form; :meth:`Partial.from_json` refuses others.
+VERSION = 1
+
+# Where a part's input was found invalid, in the order evaluate raises: the
+# solution's rows (host), the submission (participant), the solution's grades (host).
+_SOLUTION_ROWS, _SUBMISSION, _GRADES = 1, 2, 3
+_GRADE_KINDS = frozenset({"grades_mismatch", "invalid_grades"})
+
+
+def partition(row_ids: Any, n_parts: int, seed: int = 0) -> np.ndarray:
+    """Each row id's part, in ``0 .. n_parts - 1``, the same on every machine and run.
+
+    The part is a fixed 64-bit hash (numpy arithmetic on the UTF-8 bytes; never
+    Python's ``hash``, which is salted per process) of the row id's *normalised*
+    form: lower case, without any whitespace or ``0``, without trailing dots. So the
+    ids a near-miss hint pairs (``' u1'`` and ``'u1'``, ``'U1'``, ``'0001'`` and
+    ``'1'``, ``'7.0'`` and ``'7'``) share a part, and the hint is the one a single run
+    gives. Integer ids hash as their decimal text, as :func:`scorer.evaluate` compares
+    them; a missing id as the empty one.
+
+    Parameters
+    ----------
+    row_ids : sequence, pandas Series, numpy or Arrow array
+        The row-id column of the solution or of the submission.
+    n_parts : int
+        The number of parts, at least 1.
+    seed : int, default 0
+        Another seed gives another, equally stable, split.
+
+    Returns
+    -------
+    ndarray of int64
+
+    Examples
+    --------
+    >>> partition(["u1", " U1", "u01", "u3", 7, "7.0"], 4).tolist()
+    [0, 0, 0, 1, 1, 1]
+    """
+    if isinstance(n_parts, bool) or not isinstance(n_parts, (int, np.integer)) or n_parts < 1:
+        raise HostVisibleError(
+            "The 'n_parts' parameter must be an int in the range [1, inf). "
+            f"Got {n_parts!r} instead."
+        )
+    text = pc.fill_null(to_string_array(row_ids), "").cast(pa.large_string())
+    hashes = np.empty(len(text), dtype=np.uint64)
+    for start in range(0, len(text), CHUNK_ROWS):
+        chunk = _normalised(text.slice(start, CHUNK_ROWS))
+        hashes[start : start + len(chunk)] = _stable_hash(chunk, seed)
+    return (hashes % np.uint64(n_parts)).astype(np.int64)
+
+
+# Whitespace as Python's str.split() knows it (Unicode included), and zeros.
+_DROPPED = (
+    r"[\s\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}"
+    r"\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}0]+"
+)
+
+
+def _normalised(ids: pa.Array) -> pa.Array:
+    """Lower case, without whitespace or zeros anywhere, without trailing dots: ids
+    that differ only by what the near-miss hints repair are equal here.
+
+    Examples
+    --------
+    >>> _normalised(pa.array([" U10 ", "0u1", "7.00", "7"], pa.large_string())).to_pylist()
+    ['u1', 'u1', '7', '7']
+    """
+    dropped = pc.replace_substring_regex(pc.utf8_lower(ids), _DROPPED, "")
+    return pc.utf8_rtrim(dropped, characters=".").cast(pa.large_string())
+
+
+_MULTIPLIER = np.uint64(0x100000001B3)
+
+
+def _stable_hash(ids: pa.Array, seed: int) -> np.ndarray:
+    """A 64-bit hash of each string: a polynomial in its bytes modulo 2**64, then
+    splitmix64's finaliser with the seed (numpy wraps uint64 arithmetic).
+
+    Examples
+    --------
+    >>> _stable_hash(pa.array(["", "a", "ab"], pa.large_string()), 0).tolist()
+    [6341470659804223015, 14722623201647523980, 15498206090490297382]
+    """
+    offsets = string_offsets(ids)
+    data = string_bytes(ids)
+    starts = offsets[:-1] - offsets[0]
+    lengths = np.diff(offsets)
+    longest = int(lengths.max(initial=0))
+    powers = np.cumprod(np.full(longest + 1, _MULTIPLIER, dtype=np.uint64)) // _MULTIPLIER
+    position = np.arange(len(data), dtype=np.int64) - np.repeat(starts, lengths)
+    terms = (data.astype(np.uint64) + np.uint64(1)) * powers[position]
+    running = np.concatenate([np.zeros(1, dtype=np.uint64), np.cumsum(terms, dtype=np.uint64)])
+    sums = running[starts + lengths] - running[starts]
+    key = sums + lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    key += np.array([seed & (2**64 - 1)], dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
+    return _mix(_mix(key + np.uint64(0x632BE59BD9B4E019)))
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: every input bit moves about half the output bits."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@dataclass(frozen=True)
+class Partial:
+    """What one part of a run (or several, merged) contributes: counts and exact sums.
+
+    Attributes
+    ----------
+    settings : dict
+        The options, the measures and the column names: equal in every part of a run
+        (:attr:`fingerprint`), checked by :func:`merge`.
+    stage : int
+        0 when the part was scored; else where its input was found invalid (1: the
+        solution's rows, 2: the submission, 3: the solution's grades), the earliest of
+        the merged parts'.
+    problems : tuple of Finding
+        The problems found at ``stage``.
+    notes : tuple of Finding
+        Cells spanning several lines: a problem only beside missing rows.
+    warnings : tuple of Finding
+        The warnings about rows.
+    counts : dict of str to int
+        ``n_users``, ``n_skipped``, ``n_ignored``, ``width`` (the widest ranking) and
+        the scored users per split label (``label_0``: Public, or every scored user
+        without ``Usage``; ``label_1``: Private).
+    sums : dict of str to ExactSums
+        Per measure, the exact sums of the scored users' values per split label.
+    hits_at_rank : tuple of int
+        Per rank, the scored users with a credited hit there (trailing zeros cut).
+    max_grades : tuple of int
+        The largest grades ERR and nERR took as their default ``max_grade`` (each part
+        its own; :func:`finish` refuses parts that disagree).
+    """
+
+    settings: dict[str, Any]
+    stage: int = 0
+    problems: tuple[Finding, ...] = ()
+    notes: tuple[Finding, ...] = ()
+    warnings: tuple[Finding, ...] = ()
+    counts: dict[str, int] = field(default_factory=dict)
+    sums: dict[str, ExactSums] = field(default_factory=dict)
+    hits_at_rank: tuple[int, ...] = ()
+    max_grades: tuple[int, ...] = ()
+
+    @property
+    def fingerprint(self) -> str:
+        """A digest of :attr:`settings`: equal for parts of one run."""
+        text = json.dumps(self.settings, sort_keys=True)
+        return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+    def to_json(self) -> str:
+        """The partial as JSON text, its big integers as decimal strings.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> table = pd.DataFrame({"id": ["u1"], "items": ["a b"]})
+        >>> part = score_part(table, table, "id", k=2)
+        >>> Partial.from_json(part.to_json()) == part
+        True
+        """
+        return json.dumps(
+            {
+                "version": VERSION,
+                "fingerprint": self.fingerprint,
+                "settings": self.settings,
+                "stage": self.stage,
+                "problems": [_finding_json(f) for f in self.problems],
+                "notes": [_finding_json(f) for f in self.notes],
+                "warnings": [_finding_json(f) for f in self.warnings],
+                "counts": self.counts,
+                "sums": {name: _sums_json(sums) for name, sums in self.sums.items()},
+                "hits_at_rank": [str(h) for h in self.hits_at_rank],
+                "max_grades": list(self.max_grades),
+            },
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Partial:
+        """A partial from :meth:`to_json`'s text.
+
+        Raises
+        ------
+        HostVisibleError
+            The text is not a partial of this version.
+        """
+        try:
+            data = json.loads(text)
+            if not isinstance(data, dict):
+                raise TypeError(f"a JSON object was expected, not {type(data).__name__}")
+            version = data.get("version")
+            if version != VERSION:
+                raise HostVisibleError(
+                    f"A partial of version {VERSION} was expected (made by this version of "
+                    f"the scorer). Got version {version!r} instead: score every part with "
+                    "one version."
+                )
+            partial = cls(
+                settings=data["settings"],
+                stage=int(data["stage"]),
+                problems=tuple(_finding_of(f) for f in data["problems"]),
+                notes=tuple(_finding_of(f) for f in data["notes"]),
+                warnings=tuple(_finding_of(f) for f in data["warnings"]),
+                counts={str(k): int(v) for k, v in data["counts"].items()},
+                sums={name: _sums_of(value) for name, value in data["sums"].items()},
+                hits_at_rank=tuple(int(h) for h in data["hits_at_rank"]),
+                max_grades=tuple(int(g) for g in data["max_grades"]),
+            )
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise HostVisibleError(
+                f"The text is not a partial's JSON form (Partial.to_json): {exc}."
+            ) from exc
+        if partial.fingerprint != data["fingerprint"]:
+            raise HostVisibleError(
+                "The partial's settings do not match its fingerprint: the text was altered."
+            )
+        return partial
+
+
+def _finding_json(finding: Finding) -> dict[str, Any]:
+    return {
+        "kind": finding.kind,
+        "counts": [[name, str(value)] for name, value in finding.counts],
+        "examples": list(finding.examples),
+        "values": list(finding.values),
+    }
+
+
+def _finding_of(data: dict[str, Any]) -> Finding:
+    return Finding(
+        str(data["kind"]),
+        tuple((str(name), int(value)) for name, value in data["counts"]),
+        tuple(str(e) for e in data["examples"]),
+        tuple(str(v) for v in data["values"]),
+    )
+
+
+def _sums_json(sums: ExactSums) -> dict[str, Any]:
+    return {
+        "exponents": sums.exponents,
+        "by_label": [{str(k): str(v) for k, v in found.items()} for found in sums.by_label],
+    }
+
+
+def _sums_of(data: dict[str, Any]) -> ExactSums:
+    by_label = tuple({int(k): int(v) for k, v in found.items()} for found in data["by_label"])
+    return ExactSums(by_label, bool(data["exponents"]))
+
+
+def score_part(
+    solution: TableLike,
+    submission: TableLike,
+    row_id_column_name: str | None = None,
+    *,
+    max_grade: int | None = None,
+    limits: ReadLimits | None = None,
+    metrics: str | Measure | Sequence[str | Measure] | None = None,
+    **options: Any,
+) -> Partial:
+    """Score one part of a run: both inputs restricted to the same row ids' part
+    (:func:`partition`).
+
+    Takes :func:`scorer.evaluate`'s arguments (but ``per_user`` and
+    ``segment_column_name``: a partial holds no per-user values). Unlike it, a part
+    with no scorable user is no error (another part may have them), and an invalid
+    part raises nothing: its problems are kept as records for :func:`finish`.
+
+    Parameters
+    ----------
+    max_grade : int, optional
+        ERR's and nERR's default ``max_grade``: the largest grade in the *whole*
+        solution, which a part cannot see. Without it each part takes its own
+        largest grade, and :func:`finish` refuses parts that disagree.
+
+    Raises
+    ------
+    HostVisibleError, ParticipantVisibleError
+        A problem that is the same in every part (a column missing, a bad option).
+
+    Examples
+    --------
+    >>> import pandas as pd, scorer
+    >>> solution = pd.DataFrame({"id": ["u1", "u2"], "items": ["a b", "c"]})
+    >>> submission = pd.DataFrame({"id": ["u2", "u1"], "items": ["c", "b a"]})
+    >>> parts = partition(solution["id"], 2), partition(submission["id"], 2)
+    >>> partials = [score_part(solution[parts[0] == p], submission[parts[1] == p], "id", k=2)
+    ...             for p in range(2)]
+    >>> finish(merge(*partials)).score == scorer.evaluate(solution, submission, "id", k=2).score
+    True
+    """
+    option_values, measures = _options_and_measures(metrics, **options)
+    settings = _settings(option_values, measures, metrics is None, row_id_column_name, max_grade)
+    solution = as_string_table(solution, HostVisibleError, limits)
+    try:
+        checked = _read_and_check(
+            solution, submission, row_id_column_name, None, option_values, limits, every_quote=True
+        )
+    except ScorerError as error:
+        if not error.findings:
+            raise
+        return _invalid(settings, error, solution.n_rows)
+    settings["wording"] = _wording(checked, option_values)
+    notes = checked.submission.notes if checked.submission is not None else ()
+    aligned = _align(checked, option_values.k)
+    judgements = aligned.judgements
+    if max_grade is not None:
+        judgements = replace(judgements, max_grade=_checked_max_grade(max_grade, judgements))
+    values = {str(m): m.compute(judgements) for m in measures}
+    users = sort_users(checked.solution, aligned.truth.n_relevant, option_values.empty_ground_truth)
+    labels = split_labels(checked.solution, users.scored)
+    per_label = np.bincount(labels, minlength=len(SPLITS) + 1)
+    hits = judgements.hits_by_rank(users.scored, judgements.width)
+    counts = {
+        "n_users": checked.solution.n_rows,
+        "n_skipped": int(users.skipped.sum()),
+        "n_ignored": int(users.ignored.sum()),
+        "width": judgements.width,
+        "usage": int(checked.solution.usage is not None),
+        **{f"label_{label}": int(per_label[label]) for label in range(len(SPLITS))},
+    }
+    return Partial(
+        settings,
+        notes=notes,
+        warnings=tuple(_row_findings(checked.solution, aligned, option_values)),
+        counts=counts,
+        sums={name: value.split_sums(labels, len(SPLITS)) for name, value in values.items()},
+        hits_at_rank=_trimmed(hits),
+        max_grades=_default_max_grades(measures, max_grade, judgements.max_grade),
+    )
+
+
+def _settings(
+    options: Options,
+    measures: tuple[Measure, ...],
+    legacy: bool,
+    row_id_column_name: str | None,
+    max_grade: int | None,
+) -> dict[str, Any]:
+    return {
+        "options": asdict(options),
+        "measures": [str(m) for m in measures],
+        "legacy": legacy,
+        "row_id_column_name": row_id_column_name,
+        "max_grade": max_grade,
+    }
+
+
+def _wording(checked: Any, options: Options) -> dict[str, Any]:
+    solution = checked.solution
+    return asdict(
+        Wording(
+            options.k, solution.row_id_name, solution.target_name, options.grade_column_name or ""
+        )
+    )
+
+
+def _invalid(settings: dict[str, Any], error: ScorerError, n_users: int) -> Partial:
+    """A part whose input is invalid: its problems as records, at their stage (and its
+    solution rows, which "Missing rows" counts for the whole run)."""
+    if isinstance(error, ParticipantVisibleError):
+        stage = _SUBMISSION
+    elif any(f.kind in _GRADE_KINDS for f in error.findings):
+        stage = _GRADES
+    else:
+        stage = _SOLUTION_ROWS
+    problems = tuple(f for f in error.findings if f.kind != "open_quotes")
+    notes = tuple(f for f in error.findings if f.kind == "open_quotes")
+    return Partial(settings, stage, problems, notes, counts={"n_users": n_users})
+
+
+def _checked_max_grade(max_grade: int, judgements: Any) -> int:
+    if isinstance(max_grade, bool) or not isinstance(max_grade, int) or max_grade < 0:
+        raise HostVisibleError(
+            f"The 'max_grade' parameter must be an int in the range [0, inf). Got {max_grade!r} "
+            "instead."
+        )
+    if max_grade < judgements.max_grade:
+        raise HostVisibleError(
+            f"The 'max_grade' parameter must be at least the largest grade in the solution "
+            f"(this part holds {judgements.max_grade}). Got {max_grade!r} instead: give the "
+            "largest grade of the whole solution."
+        )
+    return max_grade
+
+
+def _default_max_grades(
+    measures: tuple[Measure, ...], max_grade: int | None, found: int
+) -> tuple[int, ...]:
+    """The largest grade of this part, when a measure takes it as its ``max_grade``
+    (none given) and it matters (a part whose grades are all 0 scores 0 with any)."""
+    takes_default = any(
+        name == "max_grade" and value is None for m in measures for name, value in m.params
+    )
+    return (found,) if takes_default and max_grade is None and found > 0 else ()
+
+
+def _trimmed(hits: np.ndarray) -> tuple[int, ...]:
+    nonzero = np.flatnonzero(hits)
+    return tuple(int(h) for h in hits[: int(nonzero[-1]) + 1]) if len(nonzero) else ()
+
+
+def merge(*partials: Partial) -> Partial:
+    """The partials of several parts as one: counts and sums added, problems merged.
+
+    Associative and commutative, and exact (integer additions): any grouping and order
+    of the parts gives the same partial.
+
+    Raises
+    ------
+    HostVisibleError
+        No partial, or partials made with different options or measures.
+    """
+    if not partials:
+        raise HostVisibleError("merge() needs at least one partial; score each part first.")
+    first = partials[0]
+    merged = first
+    for other in partials[1:]:
+        merged = _merge_two(merged, other)
+    return merged
+
+
+def _merge_two(a: Partial, b: Partial) -> Partial:
+    if _common(a.settings) != _common(b.settings):
+        raise HostVisibleError(
+            "Partials made with different options, measures or row-id column cannot be "
+            f"merged (fingerprints {a.fingerprint} and {b.fingerprint}): score every part "
+            "with the same arguments."
+        )
+    settings = a.settings if "wording" in a.settings else b.settings
+    stages = [s for s in (a.stage, b.stage) if s]
+    stage = min(stages) if stages else 0
+    problems = [p.problems for p in (a, b) if p.stage == stage and stage]
+    sums = dict(a.sums)
+    for name, value in b.sums.items():
+        sums[name] = sums[name].plus(value) if name in sums else value
+    counts = dict(a.counts)
+    for name, value in b.counts.items():
+        mine = counts.get(name, 0)
+        counts[name] = max(mine, value) if name in _LARGEST else mine + value
+    longer = max(len(a.hits_at_rank), len(b.hits_at_rank))
+    padded = [list(h) + [0] * (longer - len(h)) for h in (a.hits_at_rank, b.hits_at_rank)]
+    return Partial(
+        settings,
+        stage,
+        tuple(merge_findings(*problems)),
+        tuple(merge_findings(a.notes, b.notes)),
+        tuple(merge_findings(a.warnings, b.warnings)),
+        counts,
+        sums,
+        tuple(x + y for x, y in zip(*padded, strict=True)),
+        tuple(sorted(set(a.max_grades) | set(b.max_grades))),
+    )
+
+
+# Counts merged by their largest value: the widest ranking, whether ``Usage`` is there.
+_LARGEST = frozenset({"width", "usage"})
+
+
+def _common(settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings every part shares (the column names only a readable part knows)."""
+    return {k: v for k, v in settings.items() if k != "wording"}
+
+
+# Ranks past the widest row hold no hit: as scorer.api, hits per rank stop there once
+# past this many.
+_HITS_AT_RANK_MIN_LENGTH = 1000
+
+
+def finish(partial: Partial) -> ScoreResult:
+    """The result of the whole run, as :func:`scorer.evaluate` gives it.
+
+    The per-user arrays (``user_values``, ``per_user`` and the like) are not part of a
+    partial: they stay empty.
+
+    Raises
+    ------
+    ParticipantVisibleError, HostVisibleError
+        As :func:`scorer.evaluate` raises them for the whole data, with the same
+        message; or parts that took different largest grades as ERR's ``max_grade``.
+    """
+    settings = partial.settings
+    options = Options(**settings["options"])
+    wording = Wording(**settings.get("wording", {"k": options.k}))
+    if partial.stage:
+        if partial.stage == _SUBMISSION:
+            findings = [
+                _with_rows(f, partial.counts.get("n_users", 0))
+                for f in merge_findings(partial.problems, partial.notes)
+            ]
+            raise_findings(findings, ParticipantVisibleError, SUBMISSION, wording)
+        raise_findings(partial.problems, HostVisibleError, SOLUTION, wording)
+    if len(partial.max_grades) > 1:
+        largest = max(partial.max_grades)
+        raise HostVisibleError(
+            "The parts' largest grades differ "
+            f"({', '.join(map(str, partial.max_grades))}), and ERR and nERR take the largest "
+            "grade as their default max_grade: give the largest grade of the whole solution, "
+            f"score_part(..., max_grade={largest}), or name it in the measure "
+            f"('ERR(max_grade={largest})@K')."
+        )
+    counts = partial.counts
+    label_counts = [counts.get(f"label_{label}", 0) for label in range(len(SPLITS))]
+    n_scored = sum(label_counts)
+    if not n_scored:
+        raise no_scorable_user(
+            counts.get("n_users", 0), counts.get("n_ignored", 0), counts.get("n_skipped", 0)
+        )
+    # The canonical names write every parameter but the family's default: parsed back
+    # with that default (not the run's normalization), they are the same measures.
+    measures = parse_all(settings["measures"], options.k)
+    means = {
+        name: SplitMeans.from_totals(sums.totals(), label_counts)
+        for name, sums in partial.sums.items()
+    }
+    names = [str(m) for m in measures]
+    overall = {name: float(means[name].overall) for name in names}  # type: ignore[arg-type]
+    has_usage = counts.get("usage", 0) > 0
+    splits = _splits(means, names, has_usage)
+    split_scores = {split: (found or {}).get(names[0]) for split, found in splits.items()}
+    warnings = score_warnings([*partial.warnings, *split_findings(split_scores, has_usage)])
+    return ScoreResult(
+        score=overall[names[0]],
+        public_score=split_scores["Public"],
+        private_score=split_scores["Private"],
+        n_users=counts.get("n_users", 0),
+        n_scored=n_scored,
+        n_skipped=counts.get("n_skipped", 0),
+        n_ignored=counts.get("n_ignored", 0),
+        options=options,
+        warnings=warnings,
+        metrics=overall,
+        public_metrics=splits["Public"],
+        private_metrics=splits["Private"],
+        measures=tuple(names),
+        keys=_keys(measures, settings["legacy"]),
+        hits_at_rank=_hits_at_rank(partial, options.k),
+    )
+
+
+def _with_rows(finding: Finding, n_users: int) -> Finding:
+    """ "Missing rows" says how many rows the whole solution has: every part's."""
+    if finding.kind != "missing_rows":
+        return finding
+    counts = tuple((k, n_users if k == "solution_rows" else v) for k, v in finding.counts)
+    return replace(finding, counts=counts)
+
+
+def _splits(
+    means: dict[str, SplitMeans], names: list[str], has_usage: bool
+) -> dict[str, dict[str, float] | None]:
+    """Each split's means (``None`` without ``Usage`` or without a scored user)."""
+    return {
+        split: None
+        if not has_usage or means[names[0]].by_label[label] is None
+        else {name: means[name].by_label[label] for name in names}  # type: ignore[misc]
+        for label, split in enumerate(SPLITS)
+    }
+
+
+def _hits_at_rank(partial: Partial, k: int) -> np.ndarray:
+    width = partial.counts.get("width", 0)
+    length = min(k, max(width, _HITS_AT_RANK_MIN_LENGTH))
+    hits = np.zeros(length, dtype=np.int64)
+    found = np.array(partial.hits_at_rank[:length], dtype=np.int64)
+    hits[: len(found)] = found
+    return hits
