@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorer.align.fingerprints import string_prints
 from scorer.api import (
     _align,
     _keys,
@@ -39,7 +40,7 @@ from scorer.api import (
     score_warnings,
     split_findings,
 )
-from scorer.arrays import CHUNK_ROWS, string_bytes, string_offsets
+from scorer.arrays import CHUNK_ROWS, string_bytes
 from scorer.check.findings import Wording, merge_findings, raise_findings
 from scorer.check.validate import SOLUTION, SUBMISSION
 from scorer.errors import Finding, HostVisibleError, ParticipantVisibleError, ScorerError
@@ -64,13 +65,16 @@ _GRADE_KINDS = frozenset({"grades_mismatch", "invalid_grades"})
 def partition(row_ids: Any, n_parts: int, seed: int = 0) -> np.ndarray:
     """Each row id's part, in ``0 .. n_parts - 1``, the same on every machine and run.
 
-    The part is a fixed 64-bit hash (numpy arithmetic on the UTF-8 bytes; never
-    Python's ``hash``, which is salted per process) of the row id's *normalised*
-    form: lower case, without any whitespace or ``0``, without trailing dots. So the
-    ids a near-miss hint pairs (``' u1'`` and ``'u1'``, ``'U1'``, ``'0001'`` and
-    ``'1'``, ``'7.0'`` and ``'7'``) share a part, and the hint is the one a single run
-    gives. Integer ids hash as their decimal text, as :func:`scorer.evaluate` compares
-    them; a missing id as the empty one.
+    The part is a fixed 64-bit hash (numpy arithmetic on the UTF-8 bytes, a word at
+    a time; never Python's ``hash``, which is salted per process) of the row id's
+    *normalised* form: lower case, without leading whitespace or zeros, without
+    trailing whitespace, zeros or dots. So the ids a near-miss hint pairs (``' u1'``
+    and ``'u1'``, ``'U1'``, ``'0001'`` and ``'1'``, ``'7.0'`` and ``'7'``) share a
+    part, and the hint is the one a single run gives (ids that merely normalise alike,
+    ``'10'`` and ``'1'``, share a part too, which is harmless). Integer ids hash as
+    their decimal text, as :func:`scorer.evaluate` compares them; a missing id as the
+    empty one. The seed is public unless the host keeps it: a secret seed stops a
+    submission from crowding its rows into one part.
 
     Parameters
     ----------
@@ -87,67 +91,61 @@ def partition(row_ids: Any, n_parts: int, seed: int = 0) -> np.ndarray:
 
     Examples
     --------
-    >>> partition(["u1", " U1", "u01", "u3", 7, "7.0"], 4).tolist()
-    [0, 0, 0, 1, 1, 1]
+    >>> partition(["u1", " U1", "U1 ", "u3", "7", 7, "7.0", "007"], 4).tolist()
+    [3, 3, 3, 0, 3, 3, 3, 3]
     """
     if isinstance(n_parts, bool) or not isinstance(n_parts, (int, np.integer)) or n_parts < 1:
         raise HostVisibleError(
             "The 'n_parts' parameter must be an int in the range [1, inf). "
             f"Got {n_parts!r} instead."
         )
-    text = pc.fill_null(to_string_array(row_ids), "").cast(pa.large_string())
+    if isinstance(row_ids, pa.ChunkedArray) and pa.types.is_string(row_ids.type):
+        row_ids = row_ids.combine_chunks()
+    if not isinstance(row_ids, pa.Array) or not (
+        pa.types.is_string(row_ids.type) or pa.types.is_large_string(row_ids.type)
+    ):
+        row_ids = to_string_array(row_ids)  # integers as their text, as evaluate reads them
+    text = pc.fill_null(row_ids, "").cast(pa.large_string())
+    key = (_PRINT_MULTIPLIER, (seed * 0xD1B54A32D192ED03 + 0x632BE59BD9B4E019) % 2**64)
     hashes = np.empty(len(text), dtype=np.uint64)
     for start in range(0, len(text), CHUNK_ROWS):
         chunk = _normalised(text.slice(start, CHUNK_ROWS))
-        hashes[start : start + len(chunk)] = _stable_hash(chunk, seed)
+        prints = string_prints(chunk, key).view(np.uint64)  # type: ignore[union-attr]
+        hashes[start : start + len(chunk)] = _mix(prints)
     return (hashes % np.uint64(n_parts)).astype(np.int64)
 
 
-# Whitespace as Python's str.split() knows it (Unicode included), and zeros.
-_DROPPED = (
-    r"[\s\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}"
-    r"\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}0]+"
+# Whitespace as Python's str.split() knows it: the ASCII characters, then the others.
+_ASCII_SPACE = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
+_SPACE = (
+    _ASCII_SPACE
+    + "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    + ("\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 )
+# A fixed odd multiplier: the parts must be the same in every process (string_prints'
+# own keys are drawn at random, for tables a participant must not predict).
+_PRINT_MULTIPLIER = 0x9FB21C651E98DF25
 
 
 def _normalised(ids: pa.Array) -> pa.Array:
-    """Lower case, without whitespace or zeros anywhere, without trailing dots: ids
-    that differ only by what the near-miss hints repair are equal here.
+    """Lower case, without leading whitespace or zeros, without trailing whitespace,
+    zeros or dots: ids that differ only by what a near-miss hint repairs are equal
+    here (each repair's result normalises as the id itself does). ASCII ids (the usual
+    case) take Arrow's ASCII kernels, others its Unicode ones; both give the same.
 
     Examples
     --------
-    >>> _normalised(pa.array([" U10 ", "0u1", "7.00", "7"], pa.large_string())).to_pylist()
-    ['u1', 'u1', '7', '7']
+    >>> ids = [" U10 ", "0u1", "u1", "7.00", "007", "É0 1", "0 7"]
+    >>> _normalised(pa.array(ids, pa.large_string())).to_pylist()
+    ['u1', 'u1', 'u1', '7', '7', 'é0 1', '7']
     """
-    dropped = pc.replace_substring_regex(pc.utf8_lower(ids), _DROPPED, "")
-    return pc.utf8_rtrim(dropped, characters=".").cast(pa.large_string())
-
-
-_MULTIPLIER = np.uint64(0x100000001B3)
-
-
-def _stable_hash(ids: pa.Array, seed: int) -> np.ndarray:
-    """A 64-bit hash of each string: a polynomial in its bytes modulo 2**64, then
-    splitmix64's finaliser with the seed (numpy wraps uint64 arithmetic).
-
-    Examples
-    --------
-    >>> _stable_hash(pa.array(["", "a", "ab"], pa.large_string()), 0).tolist()
-    [6341470659804223015, 14722623201647523980, 15498206090490297382]
-    """
-    offsets = string_offsets(ids)
     data = string_bytes(ids)
-    starts = offsets[:-1] - offsets[0]
-    lengths = np.diff(offsets)
-    longest = int(lengths.max(initial=0))
-    powers = np.cumprod(np.full(longest + 1, _MULTIPLIER, dtype=np.uint64)) // _MULTIPLIER
-    position = np.arange(len(data), dtype=np.int64) - np.repeat(starts, lengths)
-    terms = (data.astype(np.uint64) + np.uint64(1)) * powers[position]
-    running = np.concatenate([np.zeros(1, dtype=np.uint64), np.cumsum(terms, dtype=np.uint64)])
-    sums = running[starts + lengths] - running[starts]
-    key = sums + lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    key += np.array([seed & (2**64 - 1)], dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
-    return _mix(_mix(key + np.uint64(0x632BE59BD9B4E019)))
+    if data is not None and (len(data) == 0 or int(data.max()) < 128):
+        lower = pc.ascii_lower(ids)
+        left = pc.ascii_ltrim(lower, characters=_ASCII_SPACE + "0")
+        return pc.ascii_rtrim(left, characters=_ASCII_SPACE + "0.").cast(pa.large_string())
+    left = pc.utf8_ltrim(pc.utf8_lower(ids), characters=_SPACE + "0")
+    return pc.utf8_rtrim(left, characters=_SPACE + "0.").cast(pa.large_string())
 
 
 def _mix(z: np.ndarray) -> np.ndarray:

@@ -303,7 +303,7 @@ def test_errors_of_several_parts_are_one_message() -> None:
 
 
 def test_partition_is_stable_and_normalised() -> None:
-    ids = ["u1", " u1 ", "U1", "u01", "7", "7.0", "007", "", None]
+    ids = ["u1", " u1 ", "U1", "u1\u3000", "7", "7.0", "007", "", None]
     parts = partition(ids, 1000)
     assert len(set(parts[:4].tolist())) == 1 and len(set(parts[4:7].tolist())) == 1
     assert parts[7] == parts[8]  # a missing id is the empty one
