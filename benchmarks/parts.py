@@ -18,7 +18,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import sys
 from fractions import Fraction
@@ -55,11 +54,8 @@ def in_parts(solution: pa.Table, submission: pa.Table, n_parts: int) -> scorer.S
 
 
 def _grouped(table: pa.Table, parts: np.ndarray, n_parts: int) -> list[pa.Table]:
-    """The table's rows of each part: one take in part order, then zero-copy slices."""
-    order = np.argsort(parts, kind="stable")
-    bounds = np.searchsorted(parts[order], np.arange(n_parts + 1))
-    grouped = table.take(pa.array(order))
-    return [grouped.slice(a, b - a) for a, b in itertools.pairwise(bounds.tolist())]
+    """The table's rows of each part (a filter each: a scan, faster than one take)."""
+    return [table.filter(pa.array(parts == part)) for part in range(n_parts)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -99,19 +99,18 @@ def partition(row_ids: Any, n_parts: int, seed: int = 0) -> np.ndarray:
             "The 'n_parts' parameter must be an int in the range [1, inf). "
             f"Got {n_parts!r} instead."
         )
-    if isinstance(row_ids, pa.ChunkedArray) and pa.types.is_string(row_ids.type):
-        row_ids = row_ids.combine_chunks()
-    if not isinstance(row_ids, pa.Array) or not (
-        pa.types.is_string(row_ids.type) or pa.types.is_large_string(row_ids.type)
-    ):
-        row_ids = to_string_array(row_ids)  # integers as their text, as evaluate reads them
-    text = pc.fill_null(row_ids, "").cast(pa.large_string())
     key = (_PRINT_MULTIPLIER, (seed * 0xD1B54A32D192ED03 + 0x632BE59BD9B4E019) % 2**64)
-    hashes = np.empty(len(text), dtype=np.uint64)
-    for start in range(0, len(text), CHUNK_ROWS):
-        chunk = _normalised(text.slice(start, CHUNK_ROWS))
-        prints = string_prints(chunk, key).view(np.uint64)  # type: ignore[union-attr]
-        hashes[start : start + len(chunk)] = _mix(prints)
+    chunks = row_ids.chunks if isinstance(row_ids, pa.ChunkedArray) else [row_ids]
+    if not all(isinstance(chunk, pa.Array) and _is_text(chunk) for chunk in chunks):
+        chunks = [to_string_array(row_ids)]  # integers as their text, as evaluate reads them
+    hashes = np.empty(sum(len(chunk) for chunk in chunks), dtype=np.uint64)
+    done = 0
+    for chunk in chunks:  # Arrow's chunks (a CSV reader's blocks), each cut to CHUNK_ROWS
+        for start in range(0, len(chunk), CHUNK_ROWS):
+            normal = _normalised(pc.fill_null(chunk.slice(start, CHUNK_ROWS), ""))
+            prints = string_prints(normal, key).view(np.uint64)  # type: ignore[union-attr]
+            hashes[done : done + len(normal)] = _mix(prints)
+            done += len(normal)
     return (hashes % np.uint64(n_parts)).astype(np.int64)
 
 
@@ -127,6 +126,10 @@ _SPACE = (
 _PRINT_MULTIPLIER = 0x9FB21C651E98DF25
 
 
+def _is_text(array: pa.Array) -> bool:
+    return pa.types.is_string(array.type) or pa.types.is_large_string(array.type)
+
+
 def _normalised(ids: pa.Array) -> pa.Array:
     """Lower case, without leading whitespace or zeros, without trailing whitespace,
     zeros or dots: ids that differ only by what a near-miss hint repairs are equal
@@ -139,13 +142,24 @@ def _normalised(ids: pa.Array) -> pa.Array:
     >>> _normalised(pa.array(ids, pa.large_string())).to_pylist()
     ['u1', 'u1', 'u1', '7', '7', 'é0 1', '7']
     """
-    data = string_bytes(ids)
+    data = string_bytes(ids if pa.types.is_large_string(ids.type) else _large(ids))
     if data is not None and (len(data) == 0 or int(data.max()) < 128):
         lower = pc.ascii_lower(ids)
         left = pc.ascii_ltrim(lower, characters=_ASCII_SPACE + "0")
         return pc.ascii_rtrim(left, characters=_ASCII_SPACE + "0.").cast(pa.large_string())
     left = pc.utf8_ltrim(pc.utf8_lower(ids), characters=_SPACE + "0")
     return pc.utf8_rtrim(left, characters=_SPACE + "0.").cast(pa.large_string())
+
+
+def _large(ids: pa.Array) -> pa.Array:
+    """A ``string`` array as ``large_string`` without copying its bytes (only its
+    offsets are widened)."""
+    if len(ids) == 0 or ids.buffers()[1] is None:
+        return ids.cast(pa.large_string())
+    offsets = np.frombuffer(ids.buffers()[1], dtype=np.int32)
+    offsets = offsets[ids.offset : ids.offset + len(ids) + 1]
+    buffers = [None, pa.py_buffer(offsets.astype(np.int64)), ids.buffers()[2]]
+    return pa.Array.from_buffers(pa.large_string(), len(ids), buffers)
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
