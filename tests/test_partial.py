@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -314,3 +315,34 @@ def test_partition_is_stable_and_normalised() -> None:
     assert counts.min() > 800 and counts.max() < 1200  # about 1,000 each
     with pytest.raises(HostVisibleError, match="n_parts"):
         partition(ids, 0)
+
+
+_ID_TEXT = st.text(
+    alphabet=st.sampled_from(list("0aAbB7.1 \t\u3000\u00a0Éé")), min_size=0, max_size=8
+)
+
+
+@given(_ID_TEXT, _ID_TEXT)
+@settings(max_examples=400, deadline=None)
+def test_ids_a_near_miss_hint_pairs_share_a_part(submitted: str, missing: str) -> None:
+    """Each of the first four repairs (whitespace, case, leading zeros, a trailing .0)
+    that makes two ids equal puts them in the same part, so the part holding the
+    missing id also holds the submitted one, and the hint counts it."""
+    from scorer.check.validate import _ID_REPAIRS
+
+    ids = pa.array([submitted, missing], pa.large_string())
+    parts = partition(ids, 1 << 30).tolist()
+    for repair, _ in _ID_REPAIRS[:4]:
+        repaired = repair(ids).to_pylist()
+        if repaired[0] == repaired[1]:
+            assert parts[0] == parts[1], (repair, repaired)
+
+
+@given(st.lists(st.text(alphabet=st.characters(max_codepoint=127), max_size=6), max_size=20))
+@settings(max_examples=200, deadline=None)
+def test_ascii_ids_normalise_alike_on_both_routes(texts: list[str]) -> None:
+    from scorer.partial import _normalised
+
+    ascii_route = _normalised(pa.array(texts, pa.large_string())).to_pylist()
+    unicode_route = _normalised(pa.array([*texts, "é"], pa.large_string())).to_pylist()[:-1]
+    assert ascii_route == unicode_route
