@@ -42,7 +42,13 @@ from scorer.api import (
 )
 from scorer.arrays import CHUNK_ROWS, string_bytes
 from scorer.check.findings import Wording, merge_findings, raise_findings
-from scorer.check.validate import SOLUTION, SUBMISSION
+from scorer.check.validate import (
+    SOLUTION,
+    SUBMISSION,
+    grade_columns,
+    solution_columns,
+    wording,
+)
 from scorer.errors import Finding, HostVisibleError, ParticipantVisibleError, ScorerError
 from scorer.measures import Measure, parse_all
 from scorer.measures.exact_means import ExactSums, SplitMeans
@@ -360,8 +366,17 @@ def score_part(
     True
     """
     option_values, measures = _options_and_measures(metrics, **options)
-    settings = _settings(option_values, measures, metrics is None, row_id_column_name, max_grade)
+    _check_max_grade(max_grade)
     solution = as_string_table(solution, HostVisibleError, limits)
+    names, grade_name = grade_columns(solution.names, option_values.grade_column_name)
+    words = wording(solution_columns(names, row_id_column_name), option_values, grade_name or "")
+    settings = {
+        "options": asdict(option_values),
+        "measures": [str(m) for m in measures],
+        "legacy": metrics is None,
+        "max_grade": max_grade,
+        "wording": asdict(words),
+    }
     try:
         checked = _read_and_check(
             solution, submission, row_id_column_name, None, option_values, limits, every_quote=True
@@ -370,7 +385,6 @@ def score_part(
         if not error.findings:
             raise
         return _invalid(settings, error, solution.n_rows)
-    settings["wording"] = _wording(checked, option_values)
     notes = checked.submission.notes if checked.submission is not None else ()
     aligned = _align(checked, option_values.k)
     judgements = aligned.judgements
@@ -400,31 +414,6 @@ def score_part(
     )
 
 
-def _settings(
-    options: Options,
-    measures: tuple[Measure, ...],
-    legacy: bool,
-    row_id_column_name: str | None,
-    max_grade: int | None,
-) -> dict[str, Any]:
-    return {
-        "options": asdict(options),
-        "measures": [str(m) for m in measures],
-        "legacy": legacy,
-        "row_id_column_name": row_id_column_name,
-        "max_grade": max_grade,
-    }
-
-
-def _wording(checked: Any, options: Options) -> dict[str, Any]:
-    solution = checked.solution
-    return asdict(
-        Wording(
-            options.k, solution.row_id_name, solution.target_name, options.grade_column_name or ""
-        )
-    )
-
-
 def _invalid(settings: dict[str, Any], error: ScorerError, n_users: int) -> Partial:
     """A part whose input is invalid: its problems as records, at their stage (and its
     solution rows, which "Missing rows" counts for the whole run)."""
@@ -439,12 +428,18 @@ def _invalid(settings: dict[str, Any], error: ScorerError, n_users: int) -> Part
     return Partial(settings, stage, problems, notes, counts={"n_users": n_users})
 
 
-def _checked_max_grade(max_grade: int, judgements: Any) -> int:
-    if isinstance(max_grade, bool) or not isinstance(max_grade, int) or max_grade < 0:
+def _check_max_grade(max_grade: int | None) -> None:
+    if max_grade is not None and (
+        isinstance(max_grade, bool) or not isinstance(max_grade, int) or max_grade < 0
+    ):
         raise HostVisibleError(
             f"The 'max_grade' parameter must be an int in the range [0, inf). Got {max_grade!r} "
             "instead."
         )
+
+
+def _checked_max_grade(max_grade: int, judgements: Any) -> int:
+    """``max_grade``, once it is known to be at least this part's largest grade."""
     if max_grade < judgements.max_grade:
         raise HostVisibleError(
             f"The 'max_grade' parameter must be at least the largest grade in the solution "
@@ -491,13 +486,13 @@ def merge(*partials: Partial) -> Partial:
 
 
 def _merge_two(a: Partial, b: Partial) -> Partial:
-    if _common(a.settings) != _common(b.settings):
+    if a.settings != b.settings:
         raise HostVisibleError(
-            "Partials made with different options, measures or row-id column cannot be "
+            "Partials made with different options, measures or columns cannot be "
             f"merged (fingerprints {a.fingerprint} and {b.fingerprint}): score every part "
             "with the same arguments."
         )
-    settings = a.settings if "wording" in a.settings else b.settings
+    settings = a.settings
     stages = [s for s in (a.stage, b.stage) if s]
     stage = min(stages) if stages else 0
     problems = [p.problems for p in (a, b) if p.stage == stage and stage]
@@ -527,10 +522,8 @@ def _merge_two(a: Partial, b: Partial) -> Partial:
 _LARGEST = frozenset({"width", "usage"})
 
 
-def _common(settings: dict[str, Any]) -> dict[str, Any]:
-    """The settings every part shares (the column names only a readable part knows)."""
-    return {k: v for k, v in settings.items() if k != "wording"}
-
+# Counts merged by their largest value: the widest ranking, whether ``Usage`` is there.
+_LARGEST = frozenset({"width", "usage"})
 
 # Ranks past the widest row hold no hit: as scorer.api, hits per rank stop there once
 # past this many.
@@ -551,15 +544,15 @@ def finish(partial: Partial) -> ScoreResult:
     """
     settings = partial.settings
     options = Options(**settings["options"])
-    wording = Wording(**settings.get("wording", {"k": options.k}))
+    words = Wording(**settings["wording"])
     if partial.stage:
         if partial.stage == _SUBMISSION:
             findings = [
                 _with_rows(f, partial.counts.get("n_users", 0))
                 for f in merge_findings(partial.problems, partial.notes)
             ]
-            raise_findings(findings, ParticipantVisibleError, SUBMISSION, wording)
-        raise_findings(partial.problems, HostVisibleError, SOLUTION, wording)
+            raise_findings(findings, ParticipantVisibleError, SUBMISSION, words)
+        raise_findings(partial.problems, HostVisibleError, SOLUTION, words)
     if len(partial.max_grades) > 1:
         largest = max(partial.max_grades)
         raise HostVisibleError(

@@ -346,3 +346,20 @@ def test_ascii_ids_normalise_alike_on_both_routes(texts: list[str]) -> None:
     ascii_route = _normalised(pa.array(texts, pa.large_string())).to_pylist()
     unicode_route = _normalised(pa.array([*texts, "é"], pa.large_string())).to_pylist()[:-1]
     assert ascii_route == unicode_route
+
+
+def test_a_solutions_problems_name_its_columns_from_any_part() -> None:
+    """Every part fails on the solution's rows (item lists in the row-id column): the
+    message names the columns as evaluate's does."""
+    solution = pd.DataFrame(
+        {"prediction": ["0706016001 0706016002", "0372860001", "x"], "customer_id": list("abc")}
+    )
+    submission = pd.DataFrame({"prediction": ["a", "b", "c"], "customer_id": list("abc")})
+    with pytest.raises(HostVisibleError) as expected:
+        scorer.evaluate(solution, submission)
+    parts = partition(solution["prediction"], 3), partition(submission["prediction"], 3)
+    partials = [score_part(solution[parts[0] == p], submission[parts[1] == p]) for p in range(3)]
+    with pytest.raises(HostVisibleError) as caught:
+        finish(merge(*partials))
+    assert str(caught.value) == str(expected.value)
+    assert "row_id_column_name='customer_id'" in str(caught.value)

@@ -584,7 +584,7 @@ def markdown_table() -> str:
     Examples
     --------
     >>> print(markdown_table().splitlines()[2])
-    | `MAP@K` | `norm=min_k` \\| `relevant` \\| `hits` | AP@K, ... | rational (float64 for K over 20) ...
+    | `MAP@K` | `norm=min_k` \\| `relevant` \\| `hits` | AP@K, ... | rational (float64 for K ...
     """
     lines = [
         "| measure | parameters (default first) | per user | exact? | range | perfect ranking "
