@@ -73,18 +73,6 @@ def format_example(value: object) -> str:
     return f"{text[: _MAX_EXAMPLE_CHARS - 2]!r}... ({len(text)} characters)".replace("'...", "...'")
 
 
-def example_values(values: pa.Array, mask: np.ndarray) -> tuple[str, ...]:
-    """Up to five values where ``mask`` holds, in row order.
-
-    Examples
-    --------
-    >>> example_values(pa.array(["a", "b", "c"]), np.array([False, True, True]))
-    ('b', 'c')
-    """
-    positions = np.flatnonzero(mask)[:MAX_EXAMPLES]
-    return tuple(str(v) for v in values.take(to_arrow(positions)).to_pylist())
-
-
 def smallest_values(values: pa.Array, mask: np.ndarray | None = None) -> tuple[str, ...]:
     """Up to five distinct values where ``mask`` holds, the smallest first (byte order).
 
