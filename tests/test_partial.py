@@ -363,3 +363,15 @@ def test_a_solutions_problems_name_its_columns_from_any_part() -> None:
         finish(merge(*partials))
     assert str(caught.value) == str(expected.value)
     assert "row_id_column_name='customer_id'" in str(caught.value)
+
+
+def test_the_readmes_example_runs() -> None:
+    """README, "Beyond one machine": its example asserts what it shows."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Beyond one machine") :]
+    code = section[section.index("```python") + len("```python") : section.index("```\n\n")]
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    assert namespace["result"].score == float(Fraction(5, 6))  # (1 + 1/2 + 1) / 3, u4 skipped
