@@ -7,14 +7,16 @@ Usage, from the repository root::
 
 Targets: ``bytes`` (arbitrary and CSV-like bytes written as a submission file),
 ``frames`` (arbitrary DataFrames as the submission), ``solutions`` (arbitrary
-DataFrames as the solution) and ``cost`` (a CSV-like piece repeated up to millions of
+DataFrames as the solution), ``cost`` (a CSV-like piece repeated up to millions of
 bytes, stored as CSV, gzip or zip: it fails when its time or peak memory is more than
-ten times that of a random submission of the same decoded size; see ``fuzz/cost.py``);
-by default all four in turn. The checks of the first three are those of
+ten times that of a random submission of the same decoded size; see ``fuzz/cost.py``)
+and ``parquet`` (real Parquet files with mutated page headers, footers and bytes; see
+``fuzz/parquet.py``); by default all five in turn. The checks of the first three are those of
 ``tests/test_hostile_properties.py`` (see ``tests/hostile.py``).
 
 On a failure, hypothesis shrinks the input and prints it with the error. A failing
-*file* is also saved as ``fixtures/malformed/fuzz/crash-<hash>.csv`` (a costly one as
+*file* is also saved as ``fixtures/malformed/fuzz/crash-<hash>.csv`` (``.parquet`` for a
+Parquet file; a costly one as
 ``cost-<hash>.<csv|gzip|zip>``), which ``tests/test_malformed.py`` replays from then
 on. Exit status: 1 on a failure, 0 when the time is up.
 """
@@ -36,6 +38,7 @@ from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 from hypothesis.strategies import SearchStrategy  # noqa: E402
 
 from fuzz.cost import Fit, calibrate, check_cost, costly_inputs, wrap  # noqa: E402
+from fuzz.parquet import check_parquet, mutated_parquet  # noqa: E402
 from tests.hostile import (  # noqa: E402
     check_bytes,
     check_frame,
@@ -101,6 +104,7 @@ TARGETS: dict[str, Callable[[int, list], None]] = {
     "frames": _target(frames, check_frame, keeps_files=False),
     "solutions": _target(frames, check_hostile_solution, keeps_files=False),
     "cost": _cost_target,
+    "parquet": _target(lambda: mutated_parquet(), check_parquet, keeps_files=True),
 }
 
 
@@ -111,7 +115,7 @@ def save_finding(found: bytes | tuple[bytes, str]) -> Path:
         text, wrapper = found
         data, name = wrap(text, wrapper), f"cost-{{}}.{wrapper}"
     else:
-        data, name = found, "crash-{}.csv"
+        data, name = found, "crash-{}.parquet" if found[:4] == b"PAR1" else "crash-{}.csv"
     path = FINDINGS / name.format(hashlib.sha256(data).hexdigest()[:12])
     path.write_bytes(data)
     return path

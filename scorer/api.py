@@ -10,11 +10,26 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from scorer.align.item_lists import split_lists
+from scorer.align.candidates import drop_unjudged
+from scorer.align.item_lists import SplitLists, split_lists
 from scorer.align.judgements import FlatHits
-from scorer.align.rankings import GroundTruth, Rankings, SparseRankings, build_rankings, item_prints
+from scorer.align.rankings import (
+    GroundTruth,
+    Rankings,
+    SparseRankings,
+    build_rankings,
+    distinct_items,
+    item_prints,
+)
 from scorer.check.grades import GradedTruth
 from scorer.check.hints import Hint, prediction_hints, solution_hints
+from scorer.check.shapes import (
+    candidate_source,
+    read_candidates,
+    read_solution,
+    read_submission,
+    take_column,
+)
 from scorer.check.validate import (
     Solution,
     Submission,
@@ -26,23 +41,26 @@ from scorer.check.validate import (
 from scorer.errors import (
     Finding,
     HostVisibleError,
-    ParticipantVisibleError,
     format_count,
     smallest_values,
 )
 from scorer.measures import Judgements, Measure, UserValues, parse_all
 from scorer.options import (
     DEFAULT_K,
+    CandidateRule,
     EmptyGroundTruth,
     ExtraPredictions,
+    InputFormat,
+    Layout,
     Normalization,
     Options,
+    Unjudged,
     UnknownRowIds,
 )
 from scorer.per_user import Segments, take_segment_column
 from scorer.policy import SPLITS, ScoredUsers, split_labels, unscored_as_nan, users_to_score
 from scorer.read.files import ReadLimits
-from scorer.read.inputs import TableLike, as_string_table
+from scorer.read.inputs import TableLike
 from scorer.result import ScoreResult, ScoreWarning
 
 
@@ -59,6 +77,15 @@ def evaluate(
     unknown_row_ids: UnknownRowIds = "error",
     grade_column_name: str | None = None,
     relevance_threshold: int = 1,
+    layout: Layout = "wide",
+    solution_layout: Layout = "wide",
+    rank_column_name: str | None = None,
+    score_column_name: str | None = None,
+    format: InputFormat = "table",
+    candidates_column_name: str | None = None,
+    candidates: TableLike | None = None,
+    candidate_rule: CandidateRule = "none",
+    unjudged: Unjudged = "keep",
     segment_column_name: str | None = None,
     limits: ReadLimits | None = None,
     per_user: bool = False,
@@ -95,6 +122,32 @@ def evaluate(
         target item; by default every listed item has grade 1.
     relevance_threshold : int, default 1
         The smallest grade the binary measures count as relevant.
+    layout : {"wide", "long"}, default "wide"
+        The submission's shape: one row per row id with its items separated by
+        spaces, or one row per (row id, item) (README, "Long layout").
+    solution_layout : {"wide", "long"}, default "wide"
+        The solution's shape: one row per row id, or one row per (row id, relevant
+        item) with an optional grade; a row id with no relevant item listed once with
+        an empty item.
+    rank_column_name : str, optional
+        A long submission's ranks (whole numbers from 1, best first, gaps allowed).
+    score_column_name : str, optional
+        A long submission's scores (finite, higher first; equal scores by item id
+        ascending). With neither, each row id's rows in file order.
+    format : {"table", "trec"}, default "table"
+        Tables with a header (CSV, gzip, zip, Parquet, DataFrames), or paths of
+        trec_eval's qrels (solution) and run (submission) files (README, "TREC files").
+    candidates_column_name : str, optional
+        A solution column of each row's candidate items (README, "Candidates").
+    candidates : DataFrame, pyarrow.Table or path, optional
+        The candidates as a table of their own: the row-id column and one column of
+        items.
+    candidate_rule : {"none", "permutation", "subset"}, default "none"
+        Every candidate exactly once and nothing else, or only candidates, each at
+        most once.
+    unjudged : {"keep", "drop"}, default "keep"
+        Predicted items the solution does not list (neither relevant nor graded 0)
+        are kept, or dropped and the ranks closed up before scoring (trec_eval ``-J``).
     segment_column_name : str, optional
         A solution column of segment labels (e.g. a country), set aside before
         validation and kept in ``result.segments`` for :func:`scorer.stats.by_segment`.
@@ -144,10 +197,19 @@ def evaluate(
         unknown_row_ids=unknown_row_ids,
         grade_column_name=grade_column_name,
         relevance_threshold=relevance_threshold,
+        layout=layout,
+        solution_layout=solution_layout,
+        rank_column_name=rank_column_name,
+        score_column_name=score_column_name,
+        format=format,
+        candidates_column_name=candidates_column_name,
+        candidate_rule=candidate_rule,
+        unjudged=unjudged,
     )
-    checked = _read_and_check(
-        solution, submission, row_id_column_name, segment_column_name, options, limits
-    )
+    exponential = tuple(str(m) for m in measures if m.exponential)  # grades up to 30
+    inputs = _Inputs(solution, submission, row_id_column_name, segment_column_name, candidates)
+    checked = _read_and_check(inputs, options, limits, exponential)
+    options = checked.options
     aligned = _align(checked, options.k)  # takes the submission: freed once ranked
     values = {str(m): m.compute(aligned.judgements) for m in measures}
     users = users_to_score(checked.solution, aligned.truth.n_relevant, options.empty_ground_truth)
@@ -167,6 +229,15 @@ def score(
     unknown_row_ids: UnknownRowIds = "error",
     grade_column_name: str | None = None,
     relevance_threshold: int = 1,
+    layout: Layout = "wide",
+    solution_layout: Layout = "wide",
+    rank_column_name: str | None = None,
+    score_column_name: str | None = None,
+    format: InputFormat = "table",
+    candidates_column_name: str | None = None,
+    candidates: TableLike | None = None,
+    candidate_rule: CandidateRule = "none",
+    unjudged: Unjudged = "keep",
     segment_column_name: str | None = None,
     limits: ReadLimits | None = None,
 ) -> float:
@@ -198,6 +269,15 @@ def score(
         unknown_row_ids=unknown_row_ids,
         grade_column_name=grade_column_name,
         relevance_threshold=relevance_threshold,
+        layout=layout,
+        solution_layout=solution_layout,
+        rank_column_name=rank_column_name,
+        score_column_name=score_column_name,
+        format=format,
+        candidates_column_name=candidates_column_name,
+        candidates=candidates,
+        candidate_rule=candidate_rule,
+        unjudged=unjudged,
         segment_column_name=segment_column_name,
         limits=limits,
     ).score
@@ -240,9 +320,25 @@ def _default_k(metrics: str | Measure | Sequence[str | Measure] | None) -> int:
     return max([DEFAULT_K, *written])
 
 
+@dataclass(frozen=True)
+class _Inputs:
+    """What :func:`evaluate` is given to read: the two inputs and the names and tables
+    that go with them."""
+
+    solution: TableLike
+    submission: TableLike
+    row_id_column_name: str | None
+    segment_column_name: str | None
+    candidates: TableLike | None
+
+
 @dataclass
 class _Checked:
-    """The read and checked inputs, and the solution's relevant items (or grades)."""
+    """The read and checked inputs, and the solution's relevant items (or grades).
+
+    ``judged`` holds the solution's listed items when unjudged ones are dropped;
+    ``options`` are the options as applied (a trec_eval file sets some of them).
+    """
 
     solution: Solution
     submission: Submission | None
@@ -250,23 +346,39 @@ class _Checked:
     prints: np.ndarray
     width: int
     segments: Segments | None
+    options: Options
+    judged: SplitLists | None
+    n_unjudged_lines: int
 
 
 def _read_and_check(
-    solution: TableLike,
-    submission: TableLike,
-    row_id_column_name: str | None,
-    segment_column_name: str | None,
+    inputs: _Inputs,
     options: Options,
     limits: ReadLimits | None,
+    exponential: tuple[str, ...] = (),
     every_quote: bool = False,
 ) -> _Checked:
-    """Read both inputs and check them; every problem is raised here (``every_quote``:
-    :func:`~scorer.check.validate.check_submission`'s)."""
-    solution_table = as_string_table(solution, HostVisibleError, limits)
-    solution_table, segment_column = take_segment_column(solution_table, segment_column_name)
+    """Read both inputs (any shape: README, "Long layout", "TREC files") and check
+    them; every problem is raised here, each input's problems at once (``exponential``:
+    the requested measures with exponential gains, for the grades' bound;
+    ``every_quote``: :func:`~scorer.check.validate.check_submission`'s)."""
+    candidate_column, candidate_table = candidate_source(options, inputs.candidates)
+    shaped = read_solution(
+        inputs.solution, options, inputs.row_id_column_name, inputs.segment_column_name, limits
+    )
+    if options.format == "trec":
+        # trec_eval's rules: its file's own columns, and queries only in the run ignored.
+        options = replace(
+            options, grade_column_name=shaped.grade_column_name, unknown_row_ids="ignore"
+        )
+    solution_table, segment_column = take_segment_column(shaped.table, inputs.segment_column_name)
+    candidate_cells = None
+    if candidate_column is not None:
+        solution_table, candidate_cells = take_column(
+            solution_table, candidate_column, "candidates_column_name"
+        )
     names, grade_name = grade_columns(solution_table.names, options.grade_column_name)
-    columns = solution_columns(names, row_id_column_name)
+    columns = solution_columns(names, shaped.row_id_column_name)
     with ThreadPoolExecutor(max_workers=1) as other_core:
         # The solution's lists are encoded on the other core while this one checks the
         # solution's rows, reads and checks the submission and makes the predictions'
@@ -285,22 +397,46 @@ def _read_and_check(
                 solution_table.column(columns.row_id_name),
                 (grade_name, columns.target_name),
                 options.relevance_threshold,
+                exponential,
             )
-        checked_solution = check_solution(solution_table, columns)
+        judged = split_lists(targets) if options.unjudged == "drop" else None
+        checked_solution = check_solution(solution_table, columns, shaped.problems)
         del solution_table, targets  # at H&M scale, free the raw cells early
-        submission_table = as_string_table(submission, ParticipantVisibleError, limits)
-        checked_submission = check_submission(
-            submission_table, checked_solution, options, every_quote=every_quote
+        candidates = read_candidates(
+            candidate_cells, candidate_table, checked_solution, options.candidate_rule, limits
         )
-        del submission_table
+        submission_table, found = read_submission(
+            inputs.submission, options, checked_solution, limits
+        )
+        checked_submission = check_submission(
+            submission_table,
+            checked_solution,
+            options,
+            found,
+            candidates,
+            every_quote=every_quote,
+        )
+        del submission_table, candidates
         n_users = checked_solution.n_rows
         predictions = checked_submission.predictions
         width = int(min(options.k, predictions.lengths.max(initial=0)))  # type: ignore[type-var]
         # Made while the other core may still be encoding: prints need no vocabulary.
         prints = item_prints(predictions, checked_submission.user_of_row, n_users, width)
         truth = truth_later.result()
-    segments = None if segment_column is None else Segments.from_column(*segment_column)
-    return _Checked(checked_solution, checked_submission, truth, prints, width, segments)
+    segments = None
+    if segment_column is not None:
+        segments = Segments.from_column(*segment_column)
+    return _Checked(
+        checked_solution,
+        checked_submission,
+        truth,
+        prints,
+        width,
+        segments,
+        options,
+        judged,
+        shaped.n_unjudged,
+    )
 
 
 @dataclass(frozen=True)
@@ -334,14 +470,36 @@ def _align(checked: _Checked, k: int) -> _Aligned:
     )
     hints = prediction_hints(predictions, user_of_row, n_users)
     host_hints = solution_hints(predictions, user_of_row, n_users, truth.vocabulary)
-    del submission, predictions
+    del submission
     first = rankings.first_occurrence()
+    # The participant's warnings count the rows as submitted: counted after unjudged
+    # items are dropped, they would tell which items the solution judges.
+    lengths, n_first = rankings.lengths, rankings.n_first(first)
+    if checked.judged is not None:
+        rankings, first = _judged_rankings(checked, predictions, user_of_row, truth, k)
+    del predictions
     if graded is None:
         judgements = _binary_judgements(rankings, first, truth, k)
     else:
         judgements = graded.judgements(rankings, first, k)
-    lengths, n_first = rankings.lengths, rankings.n_first(first)
     return _Aligned(judgements, truth, user_of_row, lengths, n_first, hints, host_hints)
+
+
+def _judged_rankings(
+    checked: _Checked,
+    predictions: SplitLists,
+    user_of_row: np.ndarray,
+    truth: GroundTruth,
+    k: int,
+) -> tuple[Rankings | SparseRankings, np.ndarray]:
+    """The rankings once the items the solution does not list are dropped and the
+    ranks closed up (trec_eval ``-J``), and their first occurrences."""
+    kept = drop_unjudged(predictions, user_of_row, checked.judged)  # type: ignore[arg-type]
+    n_users = checked.solution.n_rows
+    width = int(min(k, kept.lengths.max(initial=0)))
+    prints = item_prints(kept, user_of_row, n_users, width)
+    rankings = build_rankings(kept, user_of_row, n_users, width, truth.vocabulary, prints)
+    return rankings, rankings.first_occurrence()
 
 
 def _result(
@@ -360,6 +518,13 @@ def _result(
     overall, splits = _means(values, solution, scored, first_name)
     split_scores = {split: (found or {}).get(first_name) for split, found in splits.items()}
     warnings = _warnings(solution, aligned, split_scores, options)
+    if checked.n_unjudged_lines:
+        count = checked.n_unjudged_lines
+        message = (
+            f"The qrels hold {format_count(count, 'line')} with a negative rel (in the pool, "
+            "not judged): left out, as trec_eval does."
+        )
+        warnings += (ScoreWarning("qrels_unjudged_lines", message, count, (), "host"),)
     user_values = {name: unscored_as_nan(value.values(), scored) for name, value in values.items()}
     hits = aligned.judgements.n_hits(options.k)
     per_user_table = None
@@ -453,12 +618,13 @@ def _binary_judgements(
 ) -> Judgements:
     """The measures' arrays for binary relevance: flat when the rankings are sparse."""
     relevance = first & truth.relevance(rankings)
+    distinct = distinct_items(rankings, first)
     if not isinstance(rankings, SparseRankings):
-        return Judgements(relevance, truth.n_relevant, k)
+        return Judgements(relevance, truth.n_relevant, k, distinct=distinct)
     flat = FlatHits.from_unsorted(
         rankings.users[relevance], rankings.ranks[relevance], width=rankings.width
     )
-    return Judgements(None, truth.n_relevant, k, flat=flat)
+    return Judgements(None, truth.n_relevant, k, flat=flat, distinct=distinct)
 
 
 # Ranks past the widest row hold no hit: hits per rank stop there once past this

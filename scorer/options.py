@@ -21,6 +21,10 @@ EmptyGroundTruth = Literal["skip", "zero"]
 ExtraPredictions = Literal["error", "truncate"]
 Normalization = Literal["min_k", "relevant", "hits"]
 UnknownRowIds = Literal["error", "ignore"]
+Layout = Literal["wide", "long"]
+InputFormat = Literal["table", "trec"]
+CandidateRule = Literal["none", "permutation", "subset"]
+Unjudged = Literal["keep", "drop"]
 
 #: ``k`` when the host does not give it and no measure's cut-off is larger.
 DEFAULT_K = 10
@@ -257,6 +261,87 @@ OPTIONS: tuple[Option, ...] = (
         "G",
     ),
     Option(
+        "layout",
+        Choices(Layout),
+        "wide",
+        "the submission's shape: one row per row id with a list of items, or one row per "
+        "(row id, item) ranked by `rank_column_name`, `score_column_name` or file order "
+        "(see [Long layout](#long-layout))",
+        ("--layout",),
+    ),
+    Option(
+        "solution_layout",
+        Choices(Layout),
+        "wide",
+        "the solution's shape: one row per row id, or one row per (row id, relevant item) "
+        "with an optional grade; a row id with no relevant item once with an empty item",
+        ("--solution-layout",),
+    ),
+    Option(
+        "rank_column_name",
+        CheckedWhereUsed("a column of a long submission"),
+        None,
+        "a long submission's column of ranks: whole numbers from 1, best first, gaps allowed",
+        ("--rank-column",),
+        "NAME",
+        default_doc="none",
+    ),
+    Option(
+        "score_column_name",
+        CheckedWhereUsed("a column of a long submission"),
+        None,
+        "a long submission's column of scores: finite numbers, higher first, equal scores "
+        "by item id ascending (byte order)",
+        ("--score-column",),
+        "NAME",
+        default_doc="none (no rank or score column: the file order of each row id's rows)",
+    ),
+    Option(
+        "format",
+        Choices(InputFormat),
+        "table",
+        "how files are read: tables with a header (CSV, gzip, zip, Parquet, DataFrames), or "
+        "trec_eval's headerless qrels (solution) and run (submission) files (see "
+        "[TREC files](#trec-files))",
+        ("--format",),
+    ),
+    Option(
+        "candidates_column_name",
+        CheckedWhereUsed("a column of the solution"),
+        None,
+        "a solution column of each row's candidate items (see [Candidates](#candidates))",
+        ("--candidates-column",),
+        "NAME",
+        default_doc="none",
+    ),
+    Option(
+        "candidates",
+        CheckedWhereUsed("a path, DataFrame or Arrow table"),
+        None,
+        "a table of candidates of its own: the solution's row-id column and one column of "
+        "items (a list per row, or one item per row)",
+        ("--candidates",),
+        "PATH",
+        default_doc="none",
+        setting=False,
+    ),
+    Option(
+        "candidate_rule",
+        Choices(CandidateRule),
+        "none",
+        "what a row may rank: anything, every candidate exactly once and nothing else, or "
+        "only candidates, each at most once",
+        ("--candidate-rule",),
+    ),
+    Option(
+        "unjudged",
+        Choices(Unjudged),
+        "keep",
+        "predicted items the solution does not list (neither relevant nor graded 0) are kept, "
+        "or dropped and the ranks closed up before scoring (trec_eval `-J`)",
+        ("--unjudged",),
+    ),
+    Option(
         "segment_column_name",
         CheckedWhereUsed("a column of the solution"),
         None,
@@ -308,6 +393,22 @@ class Options:
         The solution's column of graded relevance; ``None`` for binary relevance.
     relevance_threshold : int, default 1
         The smallest grade the binary measures count as relevant.
+    layout : {"wide", "long"}, default "wide"
+        The submission's shape.
+    solution_layout : {"wide", "long"}, default "wide"
+        The solution's shape.
+    rank_column_name : str, optional
+        A long submission's ranks.
+    score_column_name : str, optional
+        A long submission's scores; with neither, each row id's rows in file order.
+    format : {"table", "trec"}, default "table"
+        Tables with a header, or trec_eval's qrels and run files.
+    candidates_column_name : str, optional
+        The solution's column of each row's candidates.
+    candidate_rule : {"none", "permutation", "subset"}, default "none"
+        What a row may rank, given its candidates.
+    unjudged : {"keep", "drop"}, default "keep"
+        Keep predicted items the solution does not list, or drop them (trec_eval ``-J``).
 
     Examples
     --------
@@ -330,11 +431,53 @@ class Options:
     unknown_row_ids: UnknownRowIds = OPTION["unknown_row_ids"].default
     grade_column_name: str | None = OPTION["grade_column_name"].default
     relevance_threshold: int = OPTION["relevance_threshold"].default
+    layout: Layout = OPTION["layout"].default
+    solution_layout: Layout = OPTION["solution_layout"].default
+    rank_column_name: str | None = OPTION["rank_column_name"].default
+    score_column_name: str | None = OPTION["score_column_name"].default
+    format: InputFormat = OPTION["format"].default
+    candidates_column_name: str | None = OPTION["candidates_column_name"].default
+    candidate_rule: CandidateRule = OPTION["candidate_rule"].default
+    unjudged: Unjudged = OPTION["unjudged"].default
 
     def __post_init__(self) -> None:
         for item in fields(self):
             value = OPTION[item.name].check(getattr(self, item.name))
             object.__setattr__(self, item.name, value)
+        self._check_combination()
+
+    def _check_combination(self) -> None:
+        """Options that cannot go together (each alone is valid).
+
+        Examples
+        --------
+        >>> Options(rank_column_name="rank", score_column_name="score", layout="long")
+        Traceback (most recent call last):
+        ...
+        scorer.errors.HostVisibleError: rank_column_name and score_column_name cannot both \
+be given: a long submission is ranked by its ranks or by its scores. Got 'rank' and 'score'.
+        """
+        ranked_by = [
+            name for name in ("rank_column_name", "score_column_name") if getattr(self, name)
+        ]
+        if len(ranked_by) == 2:
+            raise HostVisibleError(
+                "rank_column_name and score_column_name cannot both be given: a long "
+                "submission is ranked by its ranks or by its scores. Got "
+                f"{self.rank_column_name!r} and {self.score_column_name!r}."
+            )
+        if ranked_by and (self.layout != "long" or self.format == "trec"):
+            raise HostVisibleError(
+                f"{ranked_by[0]} applies to a long submission (layout='long'); got "
+                f"layout={self.layout!r}, format={self.format!r}. Pass layout='long', or "
+                f"leave {ranked_by[0]} out (a trec_eval run is always ranked by its scores)."
+            )
+        if self.format == "trec" and (self.layout, self.solution_layout) != ("wide", "wide"):
+            raise HostVisibleError(
+                "format='trec' reads trec_eval's own files, one line per pair: leave layout "
+                f"and solution_layout at 'wide'. Got layout={self.layout!r}, "
+                f"solution_layout={self.solution_layout!r}."
+            )
 
 
 def markdown_table() -> str:

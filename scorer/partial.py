@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 from scorer.align.fingerprints import string_prints
 from scorer.api import (
     _align,
+    _Inputs,
     _keys,
     _options_and_measures,
     _read_and_check,
@@ -51,8 +52,8 @@ from scorer.check.validate import (
 )
 from scorer.errors import Finding, HostVisibleError, ParticipantVisibleError, ScorerError
 from scorer.measures import Measure, parse_all
-from scorer.measures.exact_means import ExactSums, SplitMeans
-from scorer.options import Options
+from scorer.measures.exact_means import ExactSums, MicroSums, SplitMeans
+from scorer.options import OPTION, Options
 from scorer.policy import SPLITS, no_scorable_user, sort_users, split_labels
 from scorer.read.columns import to_string_array
 from scorer.read.files import ReadLimits
@@ -65,7 +66,7 @@ VERSION = 1
 # Where a part's input was found invalid, in the order evaluate raises: the
 # solution's rows (host), the submission (participant), the solution's grades (host).
 _SOLUTION_ROWS, _SUBMISSION, _GRADES = 1, 2, 3
-_GRADE_KINDS = frozenset({"grades_mismatch", "invalid_grades"})
+_GRADE_KINDS = frozenset({"grades_mismatch", "invalid_grades", "exponential_grades"})
 
 
 def partition(row_ids: Any, n_parts: int, seed: int = 0) -> np.ndarray:
@@ -198,8 +199,9 @@ class Partial:
         ``n_users``, ``n_skipped``, ``n_ignored``, ``width`` (the widest ranking) and
         the scored users per split label (``label_0``: Public, or every scored user
         without ``Usage``; ``label_1``: Private).
-    sums : dict of str to ExactSums
-        Per measure, the exact sums of the scored users' values per split label.
+    sums : dict of str to ExactSums or MicroSums
+        Per measure, the exact sums of the scored users' values per split label (a
+        measure with ``avg=micro``: its numerators' and denominators' sums).
     hits_at_rank : tuple of int
         Per rank, the scored users with a credited hit there (trailing zeros cut).
     max_grades : tuple of int
@@ -213,7 +215,7 @@ class Partial:
     notes: tuple[Finding, ...] = ()
     warnings: tuple[Finding, ...] = ()
     counts: dict[str, int] = field(default_factory=dict)
-    sums: dict[str, ExactSums] = field(default_factory=dict)
+    sums: dict[str, ExactSums | MicroSums] = field(default_factory=dict)
     hits_at_rank: tuple[int, ...] = ()
     max_grades: tuple[int, ...] = ()
 
@@ -312,14 +314,18 @@ def _finding_of(data: dict[str, Any]) -> Finding:
     )
 
 
-def _sums_json(sums: ExactSums) -> dict[str, Any]:
+def _sums_json(sums: ExactSums | MicroSums) -> dict[str, Any]:
+    if isinstance(sums, MicroSums):
+        return {"micro": [[str(n), str(d)] for n, d in sums.by_label]}
     return {
         "exponents": sums.exponents,
         "by_label": [{str(k): str(v) for k, v in found.items()} for found in sums.by_label],
     }
 
 
-def _sums_of(data: dict[str, Any]) -> ExactSums:
+def _sums_of(data: dict[str, Any]) -> ExactSums | MicroSums:
+    if "micro" in data:
+        return MicroSums(tuple((int(n), int(d)) for n, d in data["micro"]))
     by_label = tuple({int(k): int(v) for k, v in found.items()} for found in data["by_label"])
     return ExactSums(by_label, bool(data["exponents"]))
 
@@ -332,6 +338,7 @@ def score_part(
     max_grade: int | None = None,
     limits: ReadLimits | None = None,
     metrics: str | Measure | Sequence[str | Measure] | None = None,
+    candidates: TableLike | None = None,
     **options: Any,
 ) -> Partial:
     """Score one part of a run: both inputs restricted to the same row ids' part
@@ -340,7 +347,9 @@ def score_part(
     Takes :func:`scorer.evaluate`'s arguments (but ``per_user`` and
     ``segment_column_name``: a partial holds no per-user values). Unlike it, a part
     with no scorable user is no error (another part may have them), and an invalid
-    part raises nothing: its problems are kept as records for :func:`finish`.
+    part raises nothing: its problems are kept as records for :func:`finish`. Only the
+    wide layout is supported so far: the long layout, trec_eval files, candidates and
+    ``unjudged="drop"`` are refused (README, "Beyond one machine").
 
     Parameters
     ----------
@@ -352,7 +361,8 @@ def score_part(
     Raises
     ------
     HostVisibleError, ParticipantVisibleError
-        A problem that is the same in every part (a column missing, a bad option).
+        A problem that is the same in every part (a column missing, a bad option), or
+        an option not yet supported when split into parts.
 
     Examples
     --------
@@ -366,6 +376,7 @@ def score_part(
     True
     """
     option_values, measures = _options_and_measures(metrics, **options)
+    _refuse_shapes(option_values, candidates)
     _check_max_grade(max_grade)
     solution = as_string_table(solution, HostVisibleError, limits)
     names, grade_name = grade_columns(solution.names, option_values.grade_column_name)
@@ -378,9 +389,9 @@ def score_part(
         "wording": asdict(words),
     }
     try:
-        checked = _read_and_check(
-            solution, submission, row_id_column_name, None, option_values, limits, every_quote=True
-        )
+        inputs = _Inputs(solution, submission, row_id_column_name, None, None)
+        exponential = tuple(str(m) for m in measures if m.exponential)
+        checked = _read_and_check(inputs, option_values, limits, exponential, every_quote=True)
     except ScorerError as error:
         if not error.findings:
             raise
@@ -426,6 +437,38 @@ def _invalid(settings: dict[str, Any], error: ScorerError, n_users: int) -> Part
     problems = tuple(f for f in error.findings if f.kind != "open_quotes")
     notes = tuple(f for f in error.findings if f.kind == "open_quotes")
     return Partial(settings, stage, problems, notes, counts={"n_users": n_users})
+
+
+#: The options of other shapes than the wide layout: not yet supported in parts.
+_SHAPE_OPTIONS = (
+    "layout",
+    "solution_layout",
+    "rank_column_name",
+    "score_column_name",
+    "format",
+    "candidates_column_name",
+    "candidate_rule",
+    "unjudged",
+)
+
+
+def _refuse_shapes(options: Options, candidates: TableLike | None) -> None:
+    """Refuse the long layout, trec_eval files, candidates and dropped unjudged items:
+    their problems are not yet records that parts can merge."""
+    given = [
+        f"{name}={getattr(options, name)!r}"
+        for name in _SHAPE_OPTIONS
+        if getattr(options, name) != OPTION[name].default
+    ]
+    if candidates is not None:
+        given.append("candidates=<table>")
+    if given:
+        raise HostVisibleError(
+            f"{', '.join(given)}: not yet supported when split into parts (score_part "
+            "scores the wide layout, one row per row id with its items space-separated). "
+            "Give each part in the wide layout without candidates, or score the whole data "
+            "with scorer.evaluate."
+        )
 
 
 def _check_max_grade(max_grade: int | None) -> None:
@@ -521,10 +564,6 @@ def _merge_two(a: Partial, b: Partial) -> Partial:
 # Counts merged by their largest value: the widest ranking, whether ``Usage`` is there.
 _LARGEST = frozenset({"width", "usage"})
 
-
-# Counts merged by their largest value: the widest ranking, whether ``Usage`` is there.
-_LARGEST = frozenset({"width", "usage"})
-
 # Ranks past the widest row hold no hit: as scorer.api, hits per rank stop there once
 # past this many.
 _HITS_AT_RANK_MIN_LENGTH = 1000
@@ -572,10 +611,7 @@ def finish(partial: Partial) -> ScoreResult:
     # The canonical names write every parameter but the family's default: parsed back
     # with that default (not the run's normalization), they are the same measures.
     measures = parse_all(settings["measures"], options.k)
-    means = {
-        name: SplitMeans.from_totals(sums.totals(), label_counts)
-        for name, sums in partial.sums.items()
-    }
+    means = {name: sums.split_means(label_counts) for name, sums in partial.sums.items()}
     names = [str(m) for m in measures]
     overall = {name: float(means[name].overall) for name in names}  # type: ignore[arg-type]
     has_usage = counts.get("usage", 0) > 0

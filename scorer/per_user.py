@@ -41,6 +41,10 @@ class MeasureValues:
     means : dict of str to float or None
         The result's own values of the measure: ``"score"``, and ``"public"`` and
         ``"private"`` when ``Usage`` exists (``None`` for a split without a user).
+    numerator, denominator : ndarray of float64, or None
+        For a measure with ``avg=micro``: each user's parts, whose ratio of sums over
+        any group of users is the measure's value on it (``values`` stays each user's
+        own ratio). ``None`` for a mean of per-user values.
     """
 
     name: str
@@ -48,6 +52,33 @@ class MeasureValues:
     scored: np.ndarray
     split: np.ndarray | None
     means: dict[str, float | None]
+    numerator: np.ndarray | None = None
+    denominator: np.ndarray | None = None
+
+    @property
+    def micro(self) -> bool:
+        """Whether the measure is a ratio of sums (``avg=micro``)."""
+        return self.numerator is not None and self.denominator is not None
+
+    def parts(self, mask: np.ndarray) -> np.ndarray:
+        """The masked users' numerators and denominators as columns (micro only).
+
+        Examples
+        --------
+        >>> v = MeasureValues("m", np.array([1.0, 0.0]), np.array([True, True]), None, {},
+        ...                   np.array([1.0, 0.0]), np.array([1.0, 10.0]))
+        >>> v.parts(v.scored).tolist()
+        [[1.0, 1.0], [0.0, 10.0]]
+        """
+        if self.numerator is None or self.denominator is None:
+            raise ValueError(f"{self.name} is a mean of per-user values, not a ratio of sums")
+        return np.column_stack([self.numerator[mask], self.denominator[mask]])
+
+    def masks(self) -> dict[str, np.ndarray]:
+        """The scored users of each split (one ``"score"`` mask without Usage)."""
+        if self.split is None:
+            return {"score": self.scored}
+        return {label: self.scored & (self.split == code) for code, label in enumerate(SPLITS)}
 
     def strata(self) -> dict[str, np.ndarray]:
         """The scored users' values per split (one ``"score"`` stratum without Usage).
@@ -59,12 +90,7 @@ class MeasureValues:
         >>> v.strata()
         {'public': array([1.]), 'private': array([0.5])}
         """
-        if self.split is None:
-            return {"score": self.values[self.scored]}
-        return {
-            label: self.values[self.scored & (self.split == code)]
-            for code, label in enumerate(SPLITS)
-        }
+        return {label: self.values[mask] for label, mask in self.masks().items()}
 
 
 @dataclass(frozen=True)

@@ -270,7 +270,8 @@ def measure_values(result: ScoreResult, metric: object = None) -> MeasureValues:
     """The per-user values of ``metric`` (see :func:`measure_name`), as views.
 
     Float64 values: statistics are estimates, so the exactness of the leaderboard
-    score does not extend to them.
+    score does not extend to them. A measure with ``avg=micro`` also gives each user's
+    numerator and denominator, from which statistics recompute its ratio of sums.
 
     Raises
     ------
@@ -285,8 +286,14 @@ def measure_values(result: ScoreResult, metric: object = None) -> MeasureValues:
         means.update(
             {label: None if found is None else found[name] for label, found in splits.items()}
         )
+    from scorer.measures.exact_means import MicroRatios
+
+    exact = result.exact_values.get(name)
+    parts = (None, None)
+    if isinstance(exact, MicroRatios):  # statistics recompute its ratio of sums
+        parts = (exact.numerator.astype(np.float64), exact.denominator.astype(np.float64))
     return MeasureValues(
-        name, result.user_values[name], result.user_scored, result.user_usage, means
+        name, result.user_values[name], result.user_scored, result.user_usage, means, *parts
     )
 
 

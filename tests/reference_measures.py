@@ -82,4 +82,47 @@ def reference_value(
             return value
         ideal = err(sorted(grades.values(), reverse=True)[:cutoff])
         return value / ideal if ideal else Fraction(0)
+    if name == "DCG":
+        gain = (lambda g: g) if params.get("gain", "exp") == "linear" else (lambda g: 2**g - 1)
+        return sum((gain(g) / math.log2(i + 2) for i, g in enumerate(earned)), 0.0)
+    if name in MICRO:
+        numerator, denominator = reference_parts(name, cutoff, params, predictions, relevant)
+        return numerator / denominator if denominator else Fraction(0)
+    raise ValueError(name)
+
+
+#: Families with ``avg=micro``: their per-row value is a ratio of these natural parts.
+MICRO = ("P", "R", "F1", "HitRate", "RPrec", "SetP", "SetR", "SetF", "Jaccard")
+
+
+def reference_parts(
+    name: str, cutoff: int, params: dict, predictions: list[str], relevant: set[str]
+) -> tuple[Fraction, Fraction]:
+    """One row's numerator and denominator of a measure with ``avg=micro`` (summed over
+    rows for the micro mean), each read from its definition."""
+    submitted = set(predictions[:cutoff])  # the first K as a set: repeats count once
+    found = len(submitted & relevant)
+    if name == "P":
+        return Fraction(found), Fraction(cutoff)
+    if name == "R":
+        norm = params.get("norm", "relevant")
+        return Fraction(found), Fraction(
+            len(relevant) if norm == "relevant" else min(len(relevant), cutoff)
+        )
+    if name == "F1":
+        return Fraction(2 * found), Fraction(cutoff + len(relevant))
+    if name == "HitRate":
+        return Fraction(1 if found else 0), Fraction(1)
+    if name == "RPrec":
+        within = set(predictions[: len(relevant)])
+        return Fraction(len(within & relevant)), Fraction(len(relevant))
+    if name == "SetP":
+        return Fraction(found), Fraction(len(submitted))
+    if name == "SetR":
+        return Fraction(found), Fraction(len(relevant))
+    if name == "SetF":
+        square = Fraction(str(params.get("beta", 1))) ** 2
+        return (1 + square) * found, square * len(relevant) + len(submitted)
+    if name == "Jaccard":
+        return Fraction(found), Fraction(len(submitted | relevant))
     raise ValueError(name)

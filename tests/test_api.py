@@ -257,7 +257,7 @@ def test_a_broken_solution_is_reported_before_the_submission_is_read(tmp_path) -
     with pytest.raises(HostVisibleError, match="Duplicated row ids"):
         evaluate(solution, unreadable, "id")
     good = pd.DataFrame({"id": ["u1", "u2"], "items": ["a", "b"]})
-    with pytest.raises(ParticipantVisibleError, match="Not a UTF-8 text file"):
+    with pytest.raises(ParticipantVisibleError, match="Not UTF-8 text"):
         evaluate(good, unreadable, "id")
 
 

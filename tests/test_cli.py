@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 import scorer
+from scorer.options import OPTION
 from tests.benchmark_modules import load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,6 +112,14 @@ def test_options_are_passed_through(tmp_path):
         "unknown_row_ids": "ignore",
         "grade_column_name": None,
         "relevance_threshold": 1,
+        "layout": "wide",
+        "solution_layout": "wide",
+        "rank_column_name": None,
+        "score_column_name": None,
+        "format": "table",
+        "candidates_column_name": None,
+        "candidate_rule": "none",
+        "unjudged": "keep",
     }
 
 
@@ -215,12 +224,7 @@ def test_help_shows_every_option_with_its_default():
     for name in parameters:
         if name in ("solution", "submission", "per_user", "limits"):
             continue
-        renamed = {
-            "row_id_column_name": "--row-id-column",
-            "grade_column_name": "--grade-column",
-            "metrics": "--metric",
-        }
-        flag = renamed.get(name, "--" + name.replace("_", "-"))
+        flag = OPTION[name].flags[-1]  # the long flag, as declared
         assert flag in text, flag
     for shown in [
         "MAP@K (default: 10)",

@@ -194,6 +194,10 @@ def test_one_wide_row_under_a_huge_k_stays_sparse(tmp_path: Path) -> None:
         "R": Fraction(1),
         "F1": Fraction(6, 10**6 + 3),
         "HitRate": Fraction(1),
+        "SetP": Fraction(3, 70_000),  # the whole row as a set: 70,000 items
+        "SetR": Fraction(1),
+        "SetF": Fraction(6, 70_000 + 3),
+        "Jaccard": Fraction(3, 70_000),
     }
     for name, value in rational.items():
         assert means[_at(name, 10**6)] == float(value / n_users), name
@@ -201,7 +205,7 @@ def test_one_wide_row_under_a_huge_k_stays_sparse(tmp_path: Path) -> None:
     ideal = 1 + 1 / math.log2(3) + 1 / math.log2(4)
     err = 1 / 2 / 2 + 1 / 4 / 8 + 1 / 8 / 60_001  # Pr = 1/2, past ERR's exact depth: floats
     ideal_err = 1 / 2 + 1 / 4 / 2 + 1 / 8 / 3
-    floats = {"nDCG": dcg / ideal, "ERR": err, "nERR": err / ideal_err}
+    floats = {"nDCG": dcg / ideal, "ERR": err, "nERR": err / ideal_err, "DCG": dcg}
     for name, value in floats.items():
         assert abs(means[f"{name}@{10**6}"] - value / n_users) <= 1e-15, name
 
@@ -229,7 +233,7 @@ def test_one_wide_row_with_graded_relevance_stays_sparse(tmp_path: Path) -> None
     ideal = 7 + 3 / math.log2(3) + 1 / math.log2(4)
     err = 7 / 8 / 2 + 1 / 8 * 1 / 8 / 8 + 3 / 8 * 1 / 8 * 7 / 8 / 60_001
     ideal_err = 7 / 8 + 3 / 8 * 1 / 8 / 2 + 1 / 8 * 1 / 8 * 5 / 8 / 3
-    floats = {"nDCG": dcg / ideal, "ERR": err, "nERR": err / ideal_err}
+    floats = {"nDCG": dcg / ideal, "ERR": err, "nERR": err / ideal_err, "DCG": dcg}
     for name, value in floats.items():
         assert abs(means[f"{name}@{10**6}"] - value / n_users) <= 1e-15, name
     assert means["RPrec"] == float(Fraction(1, 3 * n_users))

@@ -78,20 +78,20 @@ FAMILIES = {
         "items = strings(rng.integers(0, 10**6, N))\n"
         "special = np.array(['nan', 'inf', '-inf', '1e308', '-1e308', '4.9e-324', '2e-320', "
         "'1e999', '1.7976931348623157e308'])\n"
-        "scores = pa.array(special[rng.integers(0, len(special), N)], pa.large_string())",
+        "scores = strings(special[rng.integers(0, len(special), N)])",
         "from scorer.align.long_layout import long_to_wide\n"
         "long_to_wide(row_ids, items, scores=scores)",
     ),
     "tied scores in one row id": (
         "row_ids = strings(np.zeros(N, dtype=np.int64)); items = strings(rng.permutation(N))\n"
-        "scores = pa.array(np.full(N, '1.0000000'), pa.large_string())",
+        "scores = strings(np.full(N, '1.0000000'))",
         "from scorer.align.long_layout import long_to_wide\n"
         "long_to_wide(row_ids, items, scores=scores)",
     ),
     "random scores": (
         "row_ids = strings(rng.integers(0, N // 10, N))\n"
         "items = strings(rng.integers(0, 10**6, N))\n"
-        "scores = pa.array(np.char.mod('%.5f', rng.random(N)), pa.large_string())",
+        "scores = strings(np.char.mod('%.5f', rng.random(N)))",
         "from scorer.align.long_layout import long_to_wide\n"
         "long_to_wide(row_ids, items, scores=scores)",
     ),

@@ -89,7 +89,9 @@ def test_a_lone_surrogate_is_a_participant_error_not_a_crash() -> None:
     submission = pd.DataFrame(
         {"customer_id": ROW_IDS, "prediction": pd.Series(["a\udcff"] + [""] * 5, dtype=object)}
     )
-    with pytest.raises(ParticipantVisibleError, match=r"not valid Unicode[\s\S]*'\\udcff'"):
+    with pytest.raises(
+        ParticipantVisibleError, match=r"Not UTF-8 text[\s\S]*'\\udcff', which UTF-8 cannot encode"
+    ):
         evaluate(SOLUTION, submission)
 
 

@@ -665,3 +665,192 @@ def test_the_hints_never_hash_the_participants_strings(monkeypatch: pytest.Monke
         "leading_zeros_lost_in_submission",
         "leading_zeros_lost_in_solution",
     ]
+
+
+# --- the long layout, trec_eval files and candidates (README, "Long layout", "TREC files",
+# "Candidates") --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShapeCase:
+    """Two solutions with the same row ids and candidates, one long submission."""
+
+    solutions: tuple[pd.DataFrame, pd.DataFrame]
+    submission: pd.DataFrame
+    options: dict
+
+
+def _shape_solution(
+    rng: np.random.Generator, ids: list[str], candidates: dict[str, list[str]], long: bool
+) -> pd.DataFrame:
+    """Relevant items among each row's candidates, Usage and empty users all random; one
+    scorable Public user."""
+    anchor = int(rng.integers(0, len(ids)))
+    rows = []
+    for position, user in enumerate(ids):
+        size = max(int(rng.integers(0, 3)), int(position == anchor))
+        relevant = [str(x) for x in rng.choice(candidates[user], size=size, replace=False)]
+        usage = (
+            "Public" if position == anchor else str(rng.choice(["Public", "Private", "Ignored"]))
+        )
+        if long:
+            rows += [(user, item, usage) for item in relevant or [""]]
+        else:
+            rows.append((user, " ".join(relevant), usage))
+    frame = pd.DataFrame(rows, columns=[ROW_ID, TARGET, "Usage"])
+    cells = {user: " ".join(candidates[user]) for user in ids}
+    return frame.assign(candidates=frame[ROW_ID].map(cells))
+
+
+def _long_rows(rng: np.random.Generator, user: str, pool: list[str], k: int) -> list[tuple]:
+    """One row id's long rows, drawn to provoke every warning and problem of the layout."""
+    kind = int(rng.integers(0, 9))
+    size = int(rng.integers(1, k + 1))
+    items = [str(x) for x in rng.choice(pool, size=size)]
+    ranks = [str(r) for r in rng.permutation(np.arange(1, size + 1) * 2)]
+    if kind == 0:
+        return [(user, "", "", "")]  # an empty row
+    if kind == 1:
+        items[0] = f"{items[0]} {items[-1]}"  # several items in one cell
+    elif kind == 2:
+        ranks[0] = "0"  # an invalid rank
+    elif kind == 3 and size > 1:
+        ranks[1] = ranks[0]  # a duplicated rank
+    elif kind == 4:
+        items, ranks = [*items, items[0]], [*ranks, "99"]  # a repeated pair
+    elif kind == 5:
+        items = items + [f"x{i}" for i in range(k + 1)]  # too many
+        ranks = ranks + [str(100 + i) for i in range(k + 1)]
+    scores = [str(float(r) / 7) if r != "0" else "nan" for r in ranks]
+    return list(zip([user] * len(items), items, ranks, scores, strict=True))
+
+
+def make_shape_case(seed: int) -> ShapeCase:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 8))
+    ids = [f"c{i:02d}" for i in range(n)]
+    catalogue = _padded(rng, 14)
+    candidates = {u: [str(x) for x in rng.choice(catalogue, size=4, replace=False)] for u in ids}
+    long_truth = bool(rng.random() < 0.5)
+    solutions = tuple(_shape_solution(rng, ids, candidates, long_truth) for _ in range(2))
+    k = int(rng.choice([3, 5]))
+    pool = [*catalogue, "zz1", "zz2"]
+    rows = [row for user in ids for row in _long_rows(rng, user, pool, k)]
+    if rng.random() < 0.3:  # missing and unknown row ids
+        rows = [row for row in rows if row[0] != ids[0]] + [("zz9", pool[0], "1", "0.5")]
+    order = rng.permutation(len(rows))
+    frame = pd.DataFrame([rows[i] for i in order], columns=[ROW_ID, TARGET, "rank", "score"])
+    ranked_by = str(rng.choice(["rank", "score", "order"]))
+    options: dict = {
+        "k": k,
+        "layout": "long",
+        "solution_layout": "long" if long_truth else "wide",
+        "unjudged": str(rng.choice(["keep", "drop"])),
+        "extra_predictions": "truncate" if rng.random() < 0.3 else "error",
+        "unknown_row_ids": "ignore" if rng.random() < 0.2 else "error",
+    }
+    if ranked_by == "order":
+        frame = frame[[ROW_ID, TARGET]]
+    else:
+        frame = frame[[ROW_ID, TARGET, ranked_by]]
+        options[f"{ranked_by}_column_name"] = ranked_by
+    rule = str(rng.choice(["none", "subset", "permutation"]))
+    if rule == "none":
+        solutions = tuple(s.drop(columns="candidates") for s in solutions)
+    else:
+        options |= {"candidate_rule": rule, "candidates_column_name": "candidates"}
+    return ShapeCase(solutions, frame.reset_index(drop=True), options)  # type: ignore[arg-type]
+
+
+def shape_view(solution: pd.DataFrame, case: ShapeCase) -> tuple:
+    """Everything the API shows the participant, for a long submission."""
+    try:
+        result = evaluate(solution, case.submission, ROW_ID, **case.options)
+    except ParticipantVisibleError as error:
+        return ("invalid", str(error))
+    except HostVisibleError as error:  # the solutions are valid: a bug
+        raise AssertionError(f"host error on a valid solution: {error}") from error
+    shown = [(w.code, w.message, w.count, w.examples) for w in result.warnings]
+    audiences = [w.audience for w in result.warnings]
+    return ("scored", [w for w, to in zip(shown, audiences, strict=True) if to == "participant"])
+
+
+def test_long_and_candidate_text_does_not_depend_on_hidden_data() -> None:
+    """Candidates are public; which of them are relevant, Usage and empty users are not.
+    Unjudged items dropped after the warnings are counted: none tells which are judged."""
+    codes: set[str] = set()
+    problems: set[str] = set()
+    for seed in range(N_CASES):
+        case = make_shape_case(seed)
+        first, second = (shape_view(s, case) for s in case.solutions)
+        assert first == second, f"seed {seed}"
+        kind, shown = first
+        if kind == "scored":
+            codes.update(code for code, *_ in shown)
+        else:
+            problems.update(re.findall(r"^\d+\. (.+)$", shown, flags=re.MULTILINE))
+    assert {"repeated_items", "short_rows", "empty_rows"} <= codes
+    assert {
+        "Several items in one cell",
+        "Invalid ranks",
+        "Duplicated ranks",
+        "Invalid scores",
+        "Missing rows",
+        "Unknown row ids",
+        "Too many predictions",
+        "Items that are not candidates",
+        "Candidates ranked more than once",
+        "Candidates missing",
+    } <= problems
+
+
+def _trec_pair(rng: np.random.Generator, folder: Path) -> tuple[list[Path], Path]:
+    """Two qrels with the same qids and different judgements, and a run."""
+    qids = [f"q{n}" for n in range(int(rng.integers(2, 6)))]
+    docs = [f"d{n}" for n in range(10)]
+    qrels = []
+    for index in range(2):
+        lines = []
+        for qid in qids:
+            chosen = rng.choice(docs, size=int(rng.integers(1, 4)), replace=False)
+            for position, doc in enumerate(chosen):
+                # The first line judged: a qid is a row id of both (row ids are public).
+                low = 0 if position == 0 else -1
+                lines.append(f"{qid} 0 {doc} {int(rng.integers(low, 3))}")
+        path = folder / f"qrels{index}"
+        path.write_text("\n".join(lines) + "\n")
+        qrels.append(path)
+    run_lines = []
+    for qid in [*qids, "q_extra"]:
+        for rank, doc in enumerate(rng.choice(docs, size=int(rng.integers(1, 5)))):
+            score = str(rng.choice(["1.5", "0.25", "nan", "2"]))
+            run_lines.append(f"{qid} Q0 {doc} {rank} {score} tag")
+    if rng.random() < 0.3:
+        run_lines.append("q0 Q0")  # malformed
+    if rng.random() < 0.3:
+        run_lines = [line for line in run_lines if not line.startswith(f"{qids[0]} ")]
+    (folder / "run").write_text("\n".join(run_lines) + "\n")
+    return qrels, folder / "run"
+
+
+def test_trec_text_does_not_depend_on_the_judgements(tmp_path: Path) -> None:
+    seen: set[str] = set()
+    for seed in range(60):
+        folder = tmp_path / str(seed)
+        folder.mkdir()
+        qrels, run = _trec_pair(np.random.default_rng(seed), folder)
+        views = []
+        for path in qrels:
+            try:
+                result = evaluate(path, run, format="trec", unjudged="drop", k=5)
+                views.append([str(w) for w in result.warnings if w.audience == "participant"])
+            except ParticipantVisibleError as error:
+                views.append([str(error)])
+            except HostVisibleError as error:  # a qrels whose every line is unjudged
+                views.append(["host"])
+                assert "no scorable user" in str(error).lower() or "no user" in str(error).lower()
+        if "host" in views:
+            continue
+        assert views[0] == views[1], f"seed {seed}"
+        seen.update(re.findall(r"^\d+\. (.+)$", "\n".join(views[0]), flags=re.MULTILINE))
+    assert {"Invalid scores", "Documents retrieved twice for a query", "Missing rows"} <= seen

@@ -112,7 +112,7 @@ def test_random_binary_is_refused_from_its_first_bytes(tmp_path):
     path = tmp_path / "sub.csv"
     path.write_bytes(bytes(range(256)) * 4096)
     with pytest.raises(
-        ParticipantVisibleError, match=r"(?s)Not a UTF-8 text file.*NUL byte on line 1 \(byte 1\)"
+        ParticipantVisibleError, match=r"(?s)Not UTF-8 text.*NUL byte on line 1 \(byte 1\)"
     ):
         read(path)
 
@@ -298,8 +298,8 @@ def test_write_atomic_replaces_and_leaves_no_temporary_file(tmp_path):
 def test_write_atomic_failure_keeps_the_old_file(tmp_path):
     path = tmp_path / "scores.json"
     path.write_text("old")
-    with pytest.raises(TypeError, match=r"must be str"):
-        write_atomic(path, b"bytes are refused")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"a bytes-like object is required"):
+        write_atomic(path, 12)  # type: ignore[arg-type]
     assert path.read_text() == "old"
     assert os.listdir(tmp_path) == ["scores.json"]
 
@@ -415,7 +415,7 @@ def test_parquet_text_must_be_utf8_like_csv_text(tmp_path, kind):
     path = write_parquet(tmp_path / "sub.parquet", pa.table({"id": column, "items": ["a"] * 3}))
     with pytest.raises(
         ParticipantVisibleError,
-        match=r"(?s)Not a UTF-8 text file.*the cell of column 'id' in data row 3 "
+        match=r"(?s)Not UTF-8 text.*the cell of column 'id' in data row 3 "
         r"\(1 = first row\) is not valid UTF-8",
     ):
         read(path)
@@ -504,7 +504,7 @@ def test_nul_byte_anywhere_means_binary(tmp_path):
     path = tmp_path / "sub.csv"
     path.write_bytes(CSV + b"".join(b"u%d,a\n" % i for i in range(20_000)) + b"x,\x00\n")
     with pytest.raises(
-        ParticipantVisibleError, match=r"(?s)Not a UTF-8 text file.*a NUL byte on line 20,005"
+        ParticipantVisibleError, match=r"(?s)Not UTF-8 text.*a NUL byte on line 20,005"
     ):
         read(path)
 

@@ -123,7 +123,7 @@ def test_normalization_is_maps_default_norm() -> None:
         ("", r"must name a measure among .* Got '' instead"),
         ("MAP@@3", r"written Name\(param=value,...\)@cutoff"),
         ("nDCG(norm=min_k)@5", r"parameters of nDCG must be among \['gain'\].*Got 'norm=min_k'"),
-        ("P(norm=min_k)@5", r"parameters of P must be among \[\] \(it takes none\)"),
+        ("MRR(norm=min_k)@5", r"parameters of MRR must be among \[\] \(it takes none\)"),
         ("MAP(norm=kaggle)", r"'norm' parameter of MAP must be a str among \['min_k', 'relevant'"),
         ("ERR(max_grade=-1)", r"'max_grade' parameter of ERR must be an int in the range \[0, inf"),
         ("MAP@11", r"cut-off of 'MAP@11' must be an int in the range \[1, 10\].*Got 11 instead"),
@@ -161,7 +161,7 @@ SUBMISSION = pd.DataFrame({"id": ["u1", "u2"], "items": ["c b a", "e d"]})
         (["3 1", "2 0"], r"(?s)Grades do not match the items.*1 row with another number.*'u1'"),
         (["3 1 -1", "2 0"], r"(?s)Invalid grades.*1 row with a negative"),
         (["3 1 0.5", "2 x"], r"(?s)Invalid grades.*2 rows with .*'u1', 'u2'"),
-        (["3 1 31", "2 0"], r"an integer from 0 to 30"),
+        (["3 1 2147483649", "2 0"], r"an integer from 0 to 2,147,483,648"),
     ],
 )
 def test_bad_grades_are_host_errors(grades: list[str], message: str) -> None:
@@ -393,12 +393,21 @@ def test_evalai_evaluate_takes_metrics(tmp_path: Path) -> None:
     assert output["submission_result"] == output["result"][0]["public_split"]
 
 
+#: Positive decimals as written (up to 4 digits either side of the point).
+DECIMALS = (
+    st.tuples(st.integers(0, 9999), st.integers(0, 9999), st.integers(0, 4))
+    .map(lambda parts: f"{parts[0]}.{str(parts[1]).zfill(4)[: parts[2]]}".rstrip("."))
+    .filter(lambda text: Fraction(text) > 0)
+)
+
 names = st.sampled_from(REGISTRY).flatmap(
     lambda family: st.tuples(
         st.just(family),
         st.tuples(
             *(
-                st.sampled_from(p.choices) if p.choices else st.none() | st.integers(0, 30)
+                st.sampled_from(p.choices)
+                if p.choices
+                else st.none() | (DECIMALS if p.decimal else st.integers(0, 30))
                 for p in family.params
             )
         ),
@@ -418,7 +427,7 @@ def test_any_parsed_name_prints_back_to_itself(drawn) -> None:
     measure = parse(text, k=50)
     assert str(parse(str(measure), k=50)) == str(measure)
     assert dict(measure.params) == {
-        p.name: (v if v is not None else p.default)
+        p.name: (v if v is None or not p.decimal else Fraction(v)) if v is not None else p.default
         for p, v in zip(family.params, values, strict=True)
     }
 
@@ -426,3 +435,17 @@ def test_any_parsed_name_prints_back_to_itself(drawn) -> None:
 def test_a_long_name_is_refused_quickly() -> None:
     with pytest.raises(HostVisibleError, match="must name a measure"):
         parse("MAP@" + " " * 100_000 + "x", k=10)
+
+
+@pytest.mark.parametrize("name", ["ERR(max_grade=31)@10", "nERR(max_grade=9999)@10"])
+def test_err_grade_scale_stops_where_grades_stop(name: str) -> None:
+    solution = pd.DataFrame({"id": ["a"], "items": ["x"]})
+    with pytest.raises(
+        HostVisibleError,
+        match=r"The 'max_grade' parameter of ERR must be at most 30, the largest grade a "
+        r"solution can hold\. Got \d+ instead\.",
+    ):
+        evaluate(solution, solution, metrics=[name])
+    at_most = evaluate(solution, solution, metrics=[name.replace("31", "30").replace("9999", "30")])
+    # A hit of grade 1 stops the user with probability (2 - 1) / 2^30; nERR divides by that.
+    assert at_most.score == (1.0 if name.startswith("n") else float(Fraction(1, 2**30)))

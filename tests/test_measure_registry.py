@@ -26,9 +26,10 @@ def example_frames(example: Example) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """
     graded = example.graded()
     truth, grades, predictions = [], [], []
-    for user, ranking in enumerate(example.rankings()):
+    counts = example.relevant_counts()
+    for user, (ranking, relevant) in enumerate(zip(example.rankings(), counts, strict=True)):
         judged = {f"{user}_{r}": g for r, g in enumerate(ranking) if g > 0 or graded}
-        n_missed = example.relevant - sum(1 for g in ranking if g > 0)
+        n_missed = relevant - sum(1 for g in ranking if g > 0)
         assert n_missed >= 0, f"{example}: |R| is below the relevant predictions"
         judged |= {f"{user}_missed_{j}": example.missed_grade for j in range(n_missed)}
         truth.append(" ".join(judged))

@@ -14,11 +14,13 @@ from hypothesis import strategies as st
 from scorer import HostVisibleError, evaluate
 from scorer.measures import REGISTRY, Family, parse
 from tests.fast_paths import force_fast_paths
-from tests.reference_measures import reference_value
+from tests.reference_measures import reference_parts, reference_value
 
 #: Values tried for an integer parameter (a grade scale G, above every grade drawn below;
 #: 20 makes ERR's fractions Python ints).
 INT_PARAM_VALUES = (4, 20)
+#: Values tried for a decimal parameter (SetF's beta).
+DECIMAL_PARAM_VALUES = ("0.5", "2", "1.25")
 
 
 class Variant(NamedTuple):
@@ -45,7 +47,8 @@ def variants(family: Family) -> list[Variant]:
     """The family with its defaults, then each other value of each parameter."""
     found = [Variant(family.name, "", {})]
     for param in family.params:
-        others = [c for c in param.choices or INT_PARAM_VALUES if c != param.default]
+        tried = DECIMAL_PARAM_VALUES if param.decimal else INT_PARAM_VALUES
+        others = [c for c in param.choices or tried if c != param.default]
         found += [Variant(family.name, f"({param.name}={v})", {param.name: v}) for v in others]
     return found
 
@@ -95,12 +98,28 @@ def expected_means(rows, measure, cutoff, params, graded, usage, threshold, empt
             continue
         if not any(g >= threshold for g in grades.values()) and empty == "skip":
             continue
-        value = reference_value(
-            measure, cutoff, params, predictions, grades, threshold, solution_max
-        )
+        if params.get("avg") == "micro":
+            relevant = {item for item, grade in grades.items() if grade >= threshold}
+            value = reference_parts(measure, cutoff, params, predictions, relevant)
+        else:
+            value = reference_value(
+                measure, cutoff, params, predictions, grades, threshold, solution_max
+            )
         for name in ("all", split):
             if name:
                 values[name].append(value)
+    if params.get("avg") == "micro":  # Σ numerators / Σ denominators, 0 when that is 0
+        sums = {
+            name: [sum(part) for part in zip(*found, strict=True)]
+            for name, found in values.items()
+            if found
+        }
+        return {
+            name: None
+            if name not in sums
+            else (sums[name][0] / sums[name][1] if sums[name][1] else Fraction(0))
+            for name in values
+        }
     return {  # exact fractions, and each float per user (nDCG) as its exact value
         name: None if not found else sum((Fraction(v) for v in found), Fraction(0)) / len(found)
         for name, found in values.items()

@@ -170,6 +170,8 @@ def test_evalai_passes_every_option_on(tmp_path: Path) -> None:
     solution.write_text("id,items,grades,country\nu1,a b,2 1,fr\nu2,c,1,de\n")
     submission = tmp_path / "submission.csv"
     submission.write_text("id,items\nu1,b a x\nu2,c\nu3,c\n")
+    candidates = tmp_path / "candidates.csv"
+    candidates.write_text("id,candidates\nu1,a b x\nu2,c z\n")
     given = {
         "row_id_column_name": "id",
         "k": 3,
@@ -180,6 +182,15 @@ def test_evalai_passes_every_option_on(tmp_path: Path) -> None:
         "unknown_row_ids": "ignore",
         "grade_column_name": "grades",
         "relevance_threshold": 2,
+        "layout": "wide",
+        "solution_layout": "wide",
+        "rank_column_name": None,
+        "score_column_name": None,
+        "format": "table",
+        "candidates_column_name": None,
+        "candidates": str(candidates),
+        "candidate_rule": "subset",
+        "unjudged": "drop",
         "segment_column_name": "country",
         "limits": scorer.ReadLimits(max_columns=10),
     }

@@ -16,8 +16,7 @@ from scorer.align import rankings
 from scorer.measures import graded as graded_measures
 from scorer.measures import parse
 from scorer.measures.exact_means import Ratios
-from tests.reference_measures import reference_value
-from tests.test_measures import MEASURES, evaluate_or_none, frames, users
+from tests.test_measures import MEASURES, evaluate_or_none, expected_means, frames, users
 
 WIDE_ITEMS = [f"i{n}" for n in range(30)]
 
@@ -108,15 +107,10 @@ def test_err_past_its_exact_depth_is_float_the_same_on_both_routes(rows, graded,
         _assert_same(rows, graded, False, "zero", names, k=40)
         result = _evaluate(rows, graded, False, "zero", names, 40, sparse=True)
     assert result is not None  # "zero": every user is scored
-    grades_of = [(truth if graded else dict.fromkeys(truth, 1)) for truth, _, _ in rows]
-    solution_max = max((g for grades in grades_of for g in grades.values()), default=0)
     for (measure, _, params), cutoff, name in zip(MEASURES, cutoffs, names, strict=True):
         depth = cutoff if parse(name, k=40).cutoff else 40
-        exact = [
-            reference_value(measure, depth, params, p, g, 1, solution_max if graded else 1)
-            for (_, p, _), g in zip(rows, grades_of, strict=True)
-        ]
-        expected = float(sum((Fraction(v) for v in exact), Fraction(0)) / len(exact))
+        exact = expected_means(rows, measure, depth, params, graded, False, 1, "zero")["all"]
+        expected = float(exact)  # type: ignore[arg-type]
         assert abs(result.metrics[list(result.metrics)[names.index(name)]] - expected) <= 1e-12
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
+import re
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -284,5 +286,94 @@ def test_report_without_matplotlib_says_how_to_install_it(tmp_path) -> None:
     done = run("report", SOLUTION, SUBMISSION, "--out", out, prefix=("-c", blocker))
     assert done.returncode == 2
     assert done.stderr == f"scorer: host error: {MISSING_MATPLOTLIB}\n"
-    assert 'pip install "scorer[report]"' in done.stderr
+    assert 'pip install "rankscore[report]"' in done.stderr
     assert not out.exists()
+
+
+def test_the_install_hint_names_the_distribution_everywhere() -> None:
+    """The package index's ``scorer`` is another project: every hint installs ``rankscore``."""
+    texts = [ROOT / "README.md", *ROOT.glob("scorer/**/*.py"), *ROOT.glob("docs/**/*.md")]
+    wrong = [str(p) for p in texts if 'install "scorer[' in p.read_text(encoding="utf-8")]
+    assert wrong == []
+    assert 'pip install "rankscore[report]"' in MISSING_MATPLOTLIB
+
+
+@pytest.mark.parametrize("target", ["solution", "submission", "figure"])
+def test_report_never_replaces_an_input(tmp_path, target) -> None:
+    pytest.importorskip("matplotlib")
+    solution = tmp_path / "sol.csv"
+    submission = tmp_path / "sub.csv"
+    solution.write_bytes(SOLUTION.read_bytes())
+    submission.write_bytes(SUBMISSION.read_bytes())
+    figures = tmp_path / "figures"
+    out = tmp_path / "report.html"
+    if target == "figure":  # the first figure's file name is the submission's
+        figures.mkdir()
+        submission = figures / "hit_rate_by_rank_1.png"
+        submission.write_bytes(SUBMISSION.read_bytes())
+    else:
+        out = {"solution": solution, "submission": submission}[target]
+    before = (solution.read_bytes(), submission.read_bytes())
+    done = run("report", solution, submission, "--out", out, "--figures-dir", figures)
+    assert done.returncode == 2, done.stderr
+    flag = "--figures-dir" if target == "figure" else "--out"
+    assert re.search(
+        r"Cannot write (the report|a figure) to .* it is the (solution|submission 1) "
+        rf"file and would be replaced\. Choose another path for {flag}\.",
+        done.stderr,
+    )
+    assert (solution.read_bytes(), submission.read_bytes()) == before
+
+
+def test_report_figures_are_written_atomically(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("matplotlib")
+    from scorer.adapters import commands, output
+
+    written: list[tuple[str, str | bytes]] = []
+    monkeypatch.setattr(output, "write_atomic", lambda path, data: written.append((path, data)))
+    args = commands.report_parser(lambda parser: None).parse_args(
+        [str(SOLUTION), str(SUBMISSION), "--out", str(tmp_path / "r.html"),
+         "--figures-dir", str(tmp_path / "figures"), "--resamples", "50"]
+    )  # fmt: skip
+    commands.report_command(args, {})
+    names = sorted(os.path.basename(path) for path, _ in written)
+    assert names == ["hit_rate_by_rank_1.png", "per_user_values_1.png", "r.html"]
+    assert os.listdir(tmp_path / "figures") == []  # nothing written but through write_atomic
+
+
+def test_report_sections_are_one_per_submission_whatever_their_names(tmp_path) -> None:
+    pytest.importorskip("matplotlib")
+    paths = []
+    for folder, name in (("x", "a (1)"), ("y", "a"), ("z", "a")):
+        (tmp_path / folder).mkdir()
+        paths.append(tmp_path / folder / name)
+        paths[-1].write_bytes(SUBMISSION.read_bytes())
+    out = tmp_path / "report.html"
+    done = run("report", SOLUTION, *paths, "--out", out, "--resamples", 50)
+    assert done.returncode == 0, done.stderr
+    report = parse_report(out)
+    assert len(report.images) == 6
+    headline = [row[0][1] for row in report.tables[0][1:]]
+    assert list(dict.fromkeys(headline)) == ["a (1)", "a (2)", "a (3)"]
+
+
+def test_report_ticks_are_bounded_for_a_large_k(tmp_path) -> None:
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from scorer.stats import report
+
+    result = scorer.evaluate(SOLUTION, SUBMISSION, k=100_000)
+    drawn: list[int] = []
+    original = Figure.savefig
+
+    def spy(self, *args, **kwargs):
+        drawn.append(len(self.axes[0].get_xticks()))
+        drawn.append(len(self.axes[0].patches))
+        return original(self, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Figure, "savefig", spy)
+        report.hit_rate_figure(result)
+    ticks, patches = drawn
+    assert ticks <= 14 and patches <= 2

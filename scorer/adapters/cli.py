@@ -29,7 +29,7 @@ import pyarrow as pa
 
 import scorer
 from scorer.adapters.commands import add_ci_options, format_intervals, intervals, intervals_json
-from scorer.adapters.output import emit, write_output
+from scorer.adapters.output import emit, refuse_overwriting_inputs, write_output
 from scorer.errors import HostVisibleError, ParticipantVisibleError, withheld
 from scorer.measures.registry import describe
 from scorer.options import OPTIONS, Choices, Interval, Option
@@ -287,27 +287,6 @@ def _codabench(args: argparse.Namespace) -> None:
     lines = [f"{key}: {value!r}" for key, value in values.items()]
     lines += [f"warning: {w}" for w in result.warnings if w.audience == "participant"]
     emit("\n".join(lines))
-
-
-def refuse_overwriting_inputs(output: str, inputs: dict[str, str]) -> None:
-    """Refuse an output path that is one of the inputs (the same file by any path).
-
-    Examples
-    --------
-    >>> refuse_overwriting_inputs(__file__, {"solution": __file__})
-    Traceback (most recent call last):
-    ...
-    scorer.errors.HostVisibleError: Cannot write the per-user scores to ... the solution file ...
-    """
-    for role, path in inputs.items():
-        same = os.path.realpath(output) == os.path.realpath(path)
-        with contextlib.suppress(OSError):
-            same = same or os.path.samefile(output, path)
-        if same:
-            raise HostVisibleError(
-                f"Cannot write the per-user scores to {output!r}: it is the {role} file "
-                "and would be replaced. Choose another path for --per-user."
-            )
 
 
 def _run(args: argparse.Namespace, command: Callable[[argparse.Namespace], None]) -> int:

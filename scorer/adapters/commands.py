@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from scorer import stats
-from scorer.adapters.output import emit, write_output
+from scorer.adapters.output import emit, refuse_overwriting_inputs, write_output
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.read.inputs import as_string_table
 from scorer.result import ScoreResult
@@ -230,7 +231,7 @@ def report_parser(add_scoring_options) -> argparse.ArgumentParser:
             "measures with intervals per split, hit rate by rank, the distribution of "
             "per-user values, |R| and segment breakdowns and, for several submissions, "
             "the paired comparisons and the shake-up. Needs matplotlib: "
-            'pip install "scorer[report]".'
+            'pip install "rankscore[report]".'
         ),
     )
     parser.add_argument("solution", help="solution file")
@@ -254,8 +255,14 @@ def report_command(args: argparse.Namespace, kwargs: dict[str, Any]) -> None:
     from scorer.stats import report
 
     report.require_matplotlib()  # before any scoring: say how to install it
-    results = score_submissions(args.solution, args.submissions, kwargs)
     names = unique_names(args.submissions)
+    inputs = report_inputs(args.solution, args.submissions)
+    refuse_overwriting_inputs(args.out, inputs, "the report", "--out")
+    if args.figures_dir is not None:
+        for file_name in report.figure_names(len(names)):
+            path = os.path.join(args.figures_dir, file_name)
+            refuse_overwriting_inputs(path, inputs, "a figure", "--figures-dir")
+    results = score_submissions(args.solution, args.submissions, kwargs)
     figures: dict[str, bytes] = {}
     html = report.build_report(
         dict(zip(names, results, strict=True)),
@@ -268,32 +275,49 @@ def report_command(args: argparse.Namespace, kwargs: dict[str, Any]) -> None:
     write_output(args.out, html)
     emit(f"Report written to {args.out}")
     if args.figures_dir is not None:
+        try:
+            os.makedirs(args.figures_dir, exist_ok=True)
+        except OSError as exc:
+            raise HostVisibleError(
+                f"Cannot create {args.figures_dir!r}: {exc.strerror or exc}."
+            ) from exc
         for file_name, png in figures.items():
             path = os.path.join(args.figures_dir, file_name)
-            try:
-                os.makedirs(args.figures_dir, exist_ok=True)
-                with open(path, "wb") as handle:
-                    handle.write(png)
-            except OSError as exc:
-                raise HostVisibleError(f"Cannot write {path!r}: {exc.strerror or exc}.") from exc
+            write_output(path, png)
             emit(f"Figure written to {path}")
 
 
+def report_inputs(solution: str, submissions: Sequence[str]) -> dict[str, str]:
+    """The report's inputs by role, for :func:`refuse_overwriting_inputs`."""
+    inputs = {"solution": solution}
+    inputs.update({f"submission {i + 1}": path for i, path in enumerate(submissions)})
+    return inputs
+
+
 def unique_names(paths: Sequence[str]) -> list[str]:
-    """File names without directories, numbered when two are the same.
+    """File names without directories, numbered when two are the same; a number never
+    makes a name that another file already has.
 
     Examples
     --------
     >>> unique_names(["a/sub.csv", "b/sub.csv", "c/other.csv"])
     ['sub.csv (1)', 'sub.csv (2)', 'other.csv']
+    >>> unique_names(["x/a (1)", "y/a", "z/a"])
+    ['a (1)', 'a (2)', 'a (3)']
     """
     names = [os.path.basename(path) or path for path in paths]
-    seen: dict[str, int] = {}
+    counts = Counter(names)
+    taken = set(names)
     out = []
+    number: dict[str, int] = {}
     for name in names:
-        if names.count(name) > 1:
-            seen[name] = seen.get(name, 0) + 1
-            out.append(f"{name} ({seen[name]})")
-        else:
+        if counts[name] == 1:
             out.append(name)
+            continue
+        label = name
+        while label in taken:
+            number[name] = number.get(name, 0) + 1
+            label = f"{name} ({number[name]})"
+        taken.add(label)
+        out.append(label)
     return out

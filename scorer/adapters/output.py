@@ -25,7 +25,7 @@ def emit(text: str) -> None:
         ) from exc
 
 
-def write_output(path: str, text: str) -> None:
+def write_output(path: str, text: str | bytes) -> None:
     """Write an output file atomically; a failure is the host's (exit 2)."""
     try:
         write_atomic(path, text)
@@ -40,3 +40,30 @@ def _discard_stdout() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+
+
+def refuse_overwriting_inputs(
+    output: str,
+    inputs: dict[str, str],
+    what: str = "the per-user scores",
+    flag: str = "--per-user",
+) -> None:
+    """Refuse an output path that is one of the inputs (the same file by any path), before
+    any input is read: an output never replaces an input.
+
+    Examples
+    --------
+    >>> refuse_overwriting_inputs(__file__, {"solution": __file__})
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: Cannot write the per-user scores to ... the solution file ...
+    """
+    for role, path in inputs.items():
+        same = os.path.realpath(output) == os.path.realpath(path)
+        with contextlib.suppress(OSError):
+            same = same or os.path.samefile(output, path)
+        if same:
+            raise HostVisibleError(
+                f"Cannot write {what} to {output!r}: it is the {role} file "
+                f"and would be replaced. Choose another path for {flag}."
+            )

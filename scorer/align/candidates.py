@@ -15,7 +15,6 @@ report them with every other problem at once.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import pyarrow as pa
@@ -24,8 +23,7 @@ from scorer.align.item_lists import SplitLists
 from scorer.align.joins import byte_order_codes, sorted_codes
 from scorer.arrays import text_column, to_arrow
 from scorer.errors import MAX_EXAMPLES, Problem, format_count, format_example, smallest_values
-
-CandidateRule = Literal["permutation", "subset", "none"]
+from scorer.options import CandidateRule
 
 
 @dataclass(frozen=True)

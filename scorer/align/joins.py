@@ -393,6 +393,21 @@ def sorted_codes(strings: pa.Array) -> np.ndarray:
     return codes.astype(np.int32)
 
 
+def _run_starts(strings: pa.Array) -> np.ndarray:
+    """The first row of each run of equal strings side by side (one comparison of each
+    string with the next, no hash).
+
+    Examples
+    --------
+    >>> _run_starts(pa.array(["a", "a", "b", "a"], pa.large_string())).tolist()
+    [0, 2, 3]
+    """
+    if len(strings) < 2:
+        return np.arange(len(strings), dtype=np.int64)
+    same = to_numpy(pc.equal(strings.slice(1), strings.slice(0, len(strings) - 1)), fill=False)
+    return np.flatnonzero(np.concatenate(([True], ~same)))
+
+
 def _in_order_of_appearance(first: np.ndarray, group: np.ndarray) -> np.ndarray:
     """Codes from groups numbered by the position of their first string (int32)."""
     rank = np.empty(len(first), dtype=np.int32)
@@ -465,10 +480,18 @@ def byte_order_codes(strings: pa.Array) -> tuple[np.ndarray, pa.Array]:
     strings = _large(strings)
     if strings.null_count:
         strings = pc.fill_null(strings, "")
+    runs = _run_starts(strings)
+    if len(strings) > 1 and len(runs) * 2 <= len(strings):
+        # Equal strings side by side (a long file grouped by row id): code each run once.
+        run_codes, distinct = byte_order_codes(strings.take(to_arrow(runs)))
+        return np.repeat(run_codes, np.diff(np.append(runs, len(strings)))), distinct
     codes = sorted_codes(strings)
     if len(codes) == 0:
         return codes.astype(np.int64), strings
-    _, first = np.unique(codes, return_index=True)  # codes are 0..n-1 by first appearance
+    # Codes are 0..n-1 by first appearance: a code's first row is where the running
+    # maximum rises (one pass, no sort).
+    running = np.maximum.accumulate(codes)
+    first = np.flatnonzero(np.concatenate(([True], running[1:] > running[:-1])))
     distinct = strings.take(to_arrow(first))
     order = to_numpy(pc.sort_indices(distinct)).astype(np.int64)
     rank = np.empty(len(order), dtype=np.int64)

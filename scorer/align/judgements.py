@@ -74,6 +74,43 @@ class FlatHits:
         return self.users[kept], self.ranks[kept]
 
 
+@dataclass(frozen=True)
+class Distinct:
+    """Where each row's distinct predicted items first appear, for the set measures'
+    ``|S|``: the first-occurrence matrix of dense rankings, or flat entries.
+
+    Attributes
+    ----------
+    first : ndarray of bool, shape (n_users, width), or None
+        Whether the prediction at each rank is its item's first occurrence in the row.
+    users, ranks : ndarray of int64, or None
+        The user and 0-based rank of each first occurrence (sparse rankings).
+
+    Examples
+    --------
+    >>> Distinct(np.array([[True, False, True], [True, True, False]])).count(2, 2).tolist()
+    [1, 2]
+    >>> Distinct(None, np.array([1, 1, 0]), np.array([0, 5, 0])).count(3, 3).tolist()
+    [1, 1, 0]
+    """
+
+    first: np.ndarray | None = None
+    users: np.ndarray | None = None
+    ranks: np.ndarray | None = None
+
+    def count(self, cutoff: int, n_users: int) -> np.ndarray:
+        """Each user's distinct items within the first ``cutoff`` ranks (int64)."""
+        if self.first is not None:
+            total = np.zeros(n_users, dtype=np.int64)
+            for rank in range(min(cutoff, self.first.shape[1])):  # ranks, never users
+                total += self.first[:, rank]
+            return total
+        if self.users is None or self.ranks is None:
+            raise ValueError("a Distinct holds either the matrix or the flat entries")
+        kept = self.users[self.ranks < cutoff]
+        return np.bincount(kept, minlength=n_users).astype(np.int64)
+
+
 def graded_entries(
     users: np.ndarray, ranks: np.ndarray, grades: np.ndarray, cutoff: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -107,6 +144,9 @@ class Judgements:
     flat : FlatHits, optional
         The credited first occurrences of grade above 0 as flat entries, instead of
         ``hits`` and ``grades``: for rankings far wider than most rows.
+    distinct : Distinct, optional
+        Where each row's distinct predicted items first appear (every one, relevant
+        or not): the set measures' ``|S|``.
 
     Examples
     --------
@@ -126,6 +166,7 @@ class Judgements:
     pair_grades: np.ndarray | None = None
     max_grade: int = 1
     flat: FlatHits | None = None
+    distinct: Distinct | None = None
     _n_hits: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -170,6 +211,24 @@ class Judgements:
                     total += self._matrix[:, rank]
             self._n_hits[cutoff] = total
         return self._n_hits[cutoff]
+
+    def n_distinct(self, cutoff: int) -> np.ndarray:
+        """Each user's distinct predicted items within the first ``cutoff`` ranks (``|S|``),
+        kept per cut-off as :meth:`n_hits`.
+
+        Examples
+        --------
+        >>> distinct = Distinct(np.array([[True, False, True]]))
+        >>> j = Judgements(np.array([[1, 0, 0]], bool), np.array([2]), k=3, distinct=distinct)
+        >>> j.n_distinct(3).tolist(), j.n_distinct(1).tolist()
+        ([2], [1])
+        """
+        if self.distinct is None:
+            raise ValueError("these judgements hold no first occurrences (a set measure's |S|)")
+        key = -1 - min(cutoff, self.width)  # negative keys: beside n_hits' cut-offs
+        if key not in self._n_hits:
+            self._n_hits[key] = self.distinct.count(-1 - key, self.n_users)
+        return self._n_hits[key]
 
     def n_hits_within(self, depths: np.ndarray) -> np.ndarray:
         """Credited hits within each user's own first ``depths[u]`` ranks.

@@ -19,6 +19,7 @@ example row ids are the smallest in byte order.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -48,18 +49,18 @@ class WideRankings:
         Each row id once, in byte order (``large_string``).
     items : pyarrow.LargeListArray
         For each row id, its items best first (a repeated item keeps its slot).
-    n_repeated_pairs : int
-        Rows that repeat an earlier (row id, item) pair.
-    repeated : ndarray of bool
-        Which row ids hold a repeated pair.
+    n_repeated_pairs : int or None
+        Rows that repeat an earlier (row id, item) pair (None unless asked for).
+    repeated : ndarray of bool or None
+        Which row ids hold a repeated pair (None unless asked for).
     problems : tuple of Problem
         What is wrong with the ranks, scores or item cells (empty when valid).
     """
 
     row_ids: pa.Array
     items: pa.LargeListArray
-    n_repeated_pairs: int
-    repeated: np.ndarray
+    n_repeated_pairs: int | None
+    repeated: np.ndarray | None
     problems: tuple[Problem, ...]
 
 
@@ -93,7 +94,7 @@ class WideSolution:
     problems: tuple[Problem, ...]
 
 
-@dataclass(frozen=True)
+@dataclass
 class _LongRows:
     """The long table's rows, coded: each row's row id (byte-order code), and the rows
     that hold an item with their item (and its byte-order code)."""
@@ -102,8 +103,13 @@ class _LongRows:
     row_code: np.ndarray
     with_item: np.ndarray
     items: pa.Array
-    item_code: np.ndarray
     problems: list[Problem]
+
+    @cached_property
+    def item_code(self) -> np.ndarray:
+        """Each item row's item as a byte-order code (made only when asked for: a
+        valid ranking by rank needs none)."""
+        return byte_order_codes(self.items)[0]
 
     @classmethod
     def from_columns(cls, row_ids: pa.Array, cells: pa.Array, item_name: str) -> _LongRows:
@@ -125,12 +131,15 @@ class _LongRows:
                     smallest_flagged(distinct, row_code, several),
                 )
             )
-        with_item = np.flatnonzero(lengths == 1)
+        one = lengths == 1
+        with_item = np.flatnonzero(one)
         split = cells.split()
-        starts = np.cumsum(lengths) - lengths
-        items = split.take(starts[with_item])
-        item_code, _ = byte_order_codes(items)
-        return cls(distinct, row_code, with_item, items, item_code, problems)
+        if one.all():  # one item a row, as a valid long file has: the tokens are the items
+            items = split.tokens
+        else:
+            starts = np.cumsum(lengths) - lengths
+            items = split.take(starts[with_item])
+        return cls(distinct, row_code, with_item, items, problems)
 
     @property
     def n_rows(self) -> int:
@@ -149,13 +158,15 @@ class _LongRows:
         repeated[pairs[1:][same] // width] = True
         return int(np.count_nonzero(same)), repeated
 
-    def lists(self, values: pa.Array, order: np.ndarray) -> pa.LargeListArray:
+    def lists(self, values: pa.Array, order: np.ndarray | None) -> pa.LargeListArray:
         """Item rows' ``values`` (aligned with :attr:`items`) taken in ``order`` (item
-        rows sorted by row id first) as one list per row id."""
+        rows sorted by row id first; None: already in that order) as one list per row id."""
         counts = np.bincount(self.row_code[self.with_item], minlength=self.n_rows)
         offsets = np.zeros(self.n_rows + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        return pa.LargeListArray.from_arrays(to_arrow(offsets), values.take(to_arrow(order)))
+        if order is not None:
+            values = values.take(to_arrow(order))
+        return pa.LargeListArray.from_arrays(to_arrow(offsets), values)
 
 
 def long_to_wide(
@@ -168,6 +179,7 @@ def long_to_wide(
     rank_name: str = "rank",
     score_name: str = "score",
     ties: TieOrder = "ascending",
+    find_repeats: bool = True,
 ) -> WideRankings:
     """A long submission's rankings, one list of items per row id, best first.
 
@@ -187,6 +199,9 @@ def long_to_wide(
         Column names, for messages.
     ties : {"ascending", "descending"}, default "ascending"
         The order of items with equal scores.
+    find_repeats : bool, default True
+        Count the repeated (row id, item) pairs (a sort of all pairs); without, the
+        wide form's own repeated-item check finds them.
 
     Returns
     -------
@@ -227,9 +242,14 @@ def long_to_wide(
     else:
         order, found = np.argsort(item_rows, kind="stable"), []
     problems += found
-    n_repeated, repeated = rows.repeats()
+    n_repeated, repeated = rows.repeats() if find_repeats else (None, None)
+    in_order = len(order) == 0 or (order[0] == 0 and np.all(order[1:] - order[:-1] == 1))
     return WideRankings(
-        rows.row_ids, rows.lists(rows.items, order), n_repeated, repeated, tuple(problems)
+        rows.row_ids,
+        rows.lists(rows.items, None if in_order else order),
+        n_repeated,
+        repeated,
+        tuple(problems),
     )
 
 
@@ -273,7 +293,7 @@ def long_solution_to_wide(
     item_rows = rows.row_code[rows.with_item]
     grade_values = None
     if grades is None:
-        order = np.lexsort((rows.item_code, item_rows))
+        order = sort_order(item_rows, rows.item_code)
     else:
         grade_values, found = _one_value_each(
             rows, text_column(grades).take(to_arrow(rows.with_item)), grade_name
@@ -313,9 +333,12 @@ def _rank_order(
             )
         )
     values = np.where(valid, values, 0)
-    order = np.lexsort((rows.item_code, values, item_rows))  # item: same order in any file order
+    order = sort_order(item_rows, values)
     ordered_rows, ordered_ranks = item_rows[order], values[order]
-    twice = (ordered_rows[1:] == ordered_rows[:-1]) & (ordered_ranks[1:] == ordered_ranks[:-1])
+    tied = (ordered_rows[1:] == ordered_rows[:-1]) & (ordered_ranks[1:] == ordered_ranks[:-1])
+    if tied.any():  # items in byte order among equal ranks: the same order in any file order
+        order = sort_order(item_rows, values, rows.item_code)
+    twice = tied
     twice &= ordered_ranks[1:] > 0
     if twice.any():
         flagged = np.zeros(rows.n_rows, dtype=bool)
@@ -331,6 +354,30 @@ def _rank_order(
             )
         )
     return order, problems
+
+
+def sort_order(*keys: np.ndarray) -> np.ndarray:
+    """The order of rows sorted by ``keys`` (non-negative integers, the first most
+    significant): one sort of the keys packed into one int64 when they fit in 63 bits,
+    else ``np.lexsort``. Rows whose keys are all equal may come in any order.
+
+    Examples
+    --------
+    >>> sort_order(np.array([1, 0, 1, 0]), np.array([0, 5, 0, 2])).tolist()[:2]
+    [3, 1]
+    >>> sort_order(np.array([1, 0]), np.array([2**62, 0])).tolist()
+    [1, 0]
+    """
+    widths = [int(key.max(initial=0)).bit_length() for key in keys]
+    if sum(widths) > 63:
+        return np.lexsort(keys[::-1])
+    packed = np.zeros(len(keys[0]), dtype=np.int64)
+    for key, width in zip(keys, widths, strict=True):
+        packed <<= width
+        packed |= key
+    if np.all(packed[1:] >= packed[:-1]):  # already in order (a file grouped and ranked)
+        return np.arange(len(packed))
+    return np.argsort(packed)
 
 
 def _score_order(

@@ -26,6 +26,7 @@ from scorer.align.fingerprints import (
 )
 from scorer.align.item_lists import SplitLists
 from scorer.align.joins import StringIndex, all_distinct, encode, sorted_codes
+from scorer.align.judgements import Distinct
 from scorer.align.occurrences import PAD, first_occurrence
 from scorer.arrays import (
     CHUNK_ROWS,
@@ -386,6 +387,14 @@ class SparseRankings:
     def n_first(self, first: np.ndarray) -> np.ndarray:
         """Each user's number of distinct items, from :meth:`first_occurrence`."""
         return np.bincount(self.users[first], minlength=len(self.lengths)).astype(np.int64)
+
+
+def distinct_items(rankings: Rankings | SparseRankings, first: np.ndarray) -> Distinct:
+    """Where each row's distinct items first appear (the set measures' ``|S|``), from
+    :meth:`Rankings.first_occurrence`: the matrix itself, or flat entries when sparse."""
+    if isinstance(rankings, SparseRankings):
+        return Distinct(None, rankings.users[first], rankings.ranks[first])
+    return Distinct(first)
 
 
 #: Rankings wider than this, and mostly padding, are kept sparse (:class:`SparseRankings`).

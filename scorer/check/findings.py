@@ -22,8 +22,12 @@ from scorer.errors import (
 )
 
 USAGE_VALUES: tuple[str, ...] = ("Public", "Private", "Ignored")
-#: The largest grade a solution's grade column may hold.
-MAX_GRADE = 30
+#: The largest grade a solution's grade column may hold: linear gains (``gain=linear``)
+#: take grades up to 2^31.
+MAX_GRADE = 2**31
+#: The largest grade a measure with exponential gains (2^grade - 1: nDCG's and DCG's
+#: ``gain=exp``, ERR, nERR) accepts: 2^30 gains stay exact in float64.
+MAX_EXPONENTIAL_GRADE = 30
 
 #: What each repair of a row id does (a near-miss hint on "Missing rows" and "Unknown
 #: row ids"), in the order the repairs are tried (``scorer.check.validate``).
@@ -175,10 +179,23 @@ def _grades_mismatch(finding: Finding, wording: Wording) -> Problem:
 def _invalid_grades(finding: Finding, wording: Wording) -> Problem:
     return Problem(
         "Invalid grades",
-        f"each grade in {wording.grade_name!r} an integer from 0 to {MAX_GRADE}",
+        f"each grade in {wording.grade_name!r} an integer from 0 to {MAX_GRADE:,}",
         f"{format_count(finding.count('rows'), 'row')} with a negative, fractional, "
         "too large or non-numeric grade",
-        f"write whole numbers from 0 (judged, not relevant) to {MAX_GRADE}",
+        f"write whole numbers from 0 (judged, not relevant) to {MAX_GRADE:,}",
+        finding.examples,
+    )
+
+
+def _exponential_grades(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Grades too large for exponential gains",
+        f"grades up to {MAX_EXPONENTIAL_GRADE} for {', '.join(finding.values)}, whose "
+        "gain 2^grade - 1 must stay exact",
+        f"{format_count(finding.count('rows'), 'row')} with a grade above "
+        f"{MAX_EXPONENTIAL_GRADE} (up to {finding.count('max_grade'):,})",
+        "use linear gains (e.g. nDCG(gain=linear)@10; grades up to 2^31), drop "
+        "ERR and nERR, or rescale the grades to 0..30",
         finding.examples,
     )
 
@@ -205,6 +222,7 @@ PROBLEMS: dict[str, Callable[[Finding, Wording], Problem]] = {
     "too_many_predictions": _too_many,
     "grades_mismatch": _grades_mismatch,
     "invalid_grades": _invalid_grades,
+    "exponential_grades": _exponential_grades,
 }
 
 #: Every warning code in the order a result lists them.
@@ -243,7 +261,7 @@ examples=('u1', 'u2', 'u4'), values=())]
 
 
 #: Kinds whose values are their words (kept whole, never merged as examples).
-_WORDED = frozenset({"stated", *WARNINGS})
+_WORDED = frozenset({"stated", "exponential_grades", *WARNINGS})
 
 
 def problems(findings: Sequence[Finding], wording: Wording) -> list[Problem]:

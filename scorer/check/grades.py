@@ -14,7 +14,7 @@ import pyarrow as pa
 from scorer.align.item_lists import split_lists
 from scorer.align.joins import encode
 from scorer.align.judgements import FlatHits, Judgements
-from scorer.align.rankings import GroundTruth, Rankings, SparseRankings
+from scorer.align.rankings import GroundTruth, Rankings, SparseRankings, distinct_items
 from scorer.check.validate import check_grades
 
 
@@ -45,8 +45,12 @@ class GradedTruth:
         row_ids: pa.Array,
         names: tuple[str, str],
         threshold: int,
+        exponential: tuple[str, ...] = (),
     ) -> GradedTruth:
         """Split, check and encode the target and grade columns.
+
+        ``exponential`` names the requested measures whose gains are exponential
+        (``2^grade - 1``): with any, grades stop at 30 instead of 2^31.
 
         Examples
         --------
@@ -56,7 +60,7 @@ class GradedTruth:
         (array([0, 0, 1]), array([0, 1, 2], dtype=int32), array([2, 0, 0]), array([1, 0]))
         """
         lists = split_lists(targets)
-        values = check_grades(split_lists(grades), lists.lengths, row_ids, *names)
+        values = check_grades(split_lists(grades), lists.lengths, row_ids, *names, exponential)
         n_users = len(lists.lengths)
         codes, vocabulary = encode(lists.tokens)
         size = max(len(vocabulary), 1)
@@ -96,6 +100,7 @@ class GradedTruth:
             self.truth.users,
             self.pair_grades,
             int(self.pair_grades.max(initial=0)),
+            distinct=distinct_items(rankings, first),
         )
 
     def _flat_judgements(self, rankings: SparseRankings, first: np.ndarray, k: int) -> Judgements:
@@ -119,4 +124,5 @@ class GradedTruth:
             self.pair_grades,
             int(self.pair_grades.max(initial=0)),
             flat,
+            distinct_items(rankings, first),
         )

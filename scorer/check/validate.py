@@ -18,10 +18,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorer.align.candidates import CandidateRule, candidate_problems
 from scorer.align.item_lists import ListCells, SplitLists, split_lists
 from scorer.align.joins import StringIndex, first_index_of
 from scorer.arrays import CHUNK_ROWS, empty_strings, string_bytes, to_arrow, to_numpy, to_strings
 from scorer.check.findings import (
+    MAX_EXPONENTIAL_GRADE,
     MAX_GRADE,
     USAGE_VALUES,
     Wording,
@@ -181,7 +183,9 @@ def solution_columns(names: Sequence[str], row_id_column_name: str | None) -> So
     return SolutionColumns(row_id_name, targets[0])
 
 
-def check_solution(table: StringTable, columns: SolutionColumns) -> Solution:
+def check_solution(
+    table: StringTable, columns: SolutionColumns, found: Sequence[Problem] = ()
+) -> Solution:
     """Check the solution's rows: row ids present and unique, Usage values known.
 
     Parameters
@@ -190,13 +194,15 @@ def check_solution(table: StringTable, columns: SolutionColumns) -> Solution:
         The solution.
     columns : SolutionColumns
         Its column roles (:func:`solution_columns` of its header).
+    found : sequence of Problem
+        Problems already found in the solution (a long one's pivot), raised with these.
 
     Raises
     ------
     HostVisibleError
         Listing every problem with the solution's rows.
     """
-    findings, solution = solution_findings(table, columns)
+    findings, solution = solution_findings(table, columns, found)
     raise_findings(findings, HostVisibleError, SOLUTION, wording(columns))
     return solution
 
@@ -210,11 +216,12 @@ def wording(
 
 
 def solution_findings(
-    table: StringTable, columns: SolutionColumns
+    table: StringTable, columns: SolutionColumns, found: Sequence[Problem] = ()
 ) -> tuple[list[Finding], Solution]:
-    """:func:`check_solution` without raising: the records of every problem found, and
-    the solution (whose ``usage`` is ``None`` when a Usage value is unknown)."""
-    findings: list[Finding] = []
+    """:func:`check_solution` without raising: the records of every problem found (those
+    already ``found`` kept in words, first), and the solution (whose ``usage`` is
+    ``None`` when a Usage value is unknown)."""
+    findings: list[Finding] = [stated(problem) for problem in found]
     row_ids = table.column(columns.row_id_name)
     findings += _empty_row_id_findings(row_ids, "solution")
     findings += _list_like_row_id_findings(row_ids)
@@ -243,19 +250,40 @@ def solution_findings(
 
 
 def check_submission(
-    table: StringTable, solution: Solution, options: Options, *, every_quote: bool = False
+    table: StringTable,
+    solution: Solution,
+    options: Options,
+    found: Sequence[Problem] = (),
+    candidates: Candidates | None = None,
+    *,
+    every_quote: bool = False,
 ) -> Submission:
     """Check the submission's columns and rows against the solution.
 
-    With ``every_quote``, cells spanning several lines are looked for even without
-    missing rows, and kept in the submission's ``notes`` when nothing is raised.
+    Parameters
+    ----------
+    table : StringTable
+        The submission, in the wide form.
+    solution : Solution
+        The checked solution.
+    options : Options
+        The scoring options.
+    found : sequence of Problem
+        Problems already found in the submission (a long one's pivot), raised with these.
+    candidates : Candidates, optional
+        Each row's candidates: the rankings are checked against them once aligned.
+    every_quote : bool
+        Look for cells spanning several lines even without missing rows, and keep them
+        in the submission's ``notes`` when nothing is raised.
 
     Raises
     ------
     ParticipantVisibleError
         Listing every problem found, each with counts, examples and the fix.
     """
-    findings, submission = submission_findings(table, solution, options, every_quote=every_quote)
+    findings, submission = submission_findings(
+        table, solution, options, found, candidates, every_quote=every_quote
+    )
     columns = SolutionColumns(solution.row_id_name, solution.target_name)
     raise_findings(findings, ParticipantVisibleError, SUBMISSION, wording(columns, options))
     if submission is None:  # unreachable: a missing column is raised above
@@ -264,7 +292,13 @@ def check_submission(
 
 
 def submission_findings(
-    table: StringTable, solution: Solution, options: Options, *, every_quote: bool = False
+    table: StringTable,
+    solution: Solution,
+    options: Options,
+    found: Sequence[Problem] = (),
+    candidates: Candidates | None = None,
+    *,
+    every_quote: bool = False,
 ) -> tuple[list[Finding], Submission | None]:
     """:func:`check_submission` without raising: the records of every problem found,
     and the submission when both its columns are there.
@@ -275,7 +309,7 @@ def submission_findings(
     expected = (solution.row_id_name, solution.target_name)
     # With unknown_row_ids="ignore" the solution may list only some users: not public.
     public_ids = solution.row_ids if options.unknown_row_ids == "error" else solution.row_ids[:0]
-    findings = [stated(p) for p in _column_problems(table.names, expected, public_ids)]
+    findings = [stated(p) for p in (*found, *column_problems(table.names, expected, public_ids))]
     user_of_row = valid_id = None
     row_ids = None
     if solution.row_id_name in table.names:
@@ -292,9 +326,57 @@ def submission_findings(
         cells = ListCells(cells)
         if options.extra_predictions == "error" and row_ids is not None and valid_id is not None:
             findings += _too_many_findings(cells.lengths, row_ids, valid_id, options.k)
+    predictions = None
+    if candidates is not None and cells is not None and user_of_row is not None:
+        predictions = cells.split()
+        found_here = _candidate_problems(predictions, user_of_row, solution, options, candidates)
+        findings += [stated(problem) for problem in found_here]
     if cells is None or user_of_row is None or problems(findings, Wording()):
         return findings, None
-    return findings, Submission(user_of_row, cells.split())
+    return findings, Submission(user_of_row, cells.split() if predictions is None else predictions)
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Each row's candidates, as (solution row, item) pairs.
+
+    Attributes
+    ----------
+    rule : {"permutation", "subset"}
+        What a row may rank.
+    rows : ndarray of int64
+        The solution row of each candidate.
+    items : pyarrow.Array
+        The candidate items.
+    """
+
+    rule: CandidateRule
+    rows: np.ndarray
+    items: pa.Array
+
+
+def _candidate_problems(
+    predictions: SplitLists,
+    user_of_row: np.ndarray,
+    solution: Solution,
+    options: Options,
+    candidates: Candidates,
+) -> list[Problem]:
+    """The aligned rankings against each row's candidates. With unknown_row_ids="ignore"
+    no example is given: they would tell which submitted row ids the solution holds."""
+    rows = user_of_row[predictions.row_of_token]
+    known = rows >= 0
+    found = candidate_problems(
+        candidates.rule,
+        solution.row_ids,
+        rows[known],
+        predictions.tokens.filter(to_arrow(known)),
+        candidates.rows,
+        candidates.items,
+    )
+    if options.unknown_row_ids != "error":
+        found = [replace(problem, examples=()) for problem in found]
+    return found
 
 
 def _open_quote_findings(cells: pa.Array, row_ids: pa.Array) -> list[Finding]:
@@ -318,9 +400,10 @@ def _no_columns_problem(what: str) -> Problem:
     )
 
 
-def _column_problems(
-    names: tuple[str, ...], expected: tuple[str, str], solution_ids: pa.Array
+def column_problems(
+    names: tuple[str, ...], expected: tuple[str, ...], solution_ids: pa.Array
 ) -> list[Problem]:
+    """Missing, extra and duplicated columns of a submission's header."""
     problems: list[Problem] = []
     if not names:
         return [_no_columns_problem("the submission")]
@@ -409,7 +492,7 @@ def _empty_name_hint(names: tuple[str, ...]) -> str:
     return ""
 
 
-def _header_hints(names: tuple[str, ...], expected: tuple[str, str], solution_ids: pa.Array) -> str:
+def _header_hints(names: tuple[str, ...], expected: tuple[str, ...], solution_ids: pa.Array) -> str:
     """Say why the header probably lacks the expected names: another delimiter, or no header."""
     for delimiter, plural in _DELIMITERS.items():
         if len(names) == 1 and set(expected) <= set(names[0].split(delimiter)):
@@ -629,7 +712,12 @@ def _too_many_findings(
 
 
 def check_grades(
-    grades: SplitLists, n_items: np.ndarray, row_ids: pa.Array, grade_name: str, target_name: str
+    grades: SplitLists,
+    n_items: np.ndarray,
+    row_ids: pa.Array,
+    grade_name: str,
+    target_name: str,
+    exponential: tuple[str, ...] = (),
 ) -> np.ndarray:
     """Check a solution's grade column against its target column (README.md#measures).
 
@@ -643,6 +731,9 @@ def check_grades(
         The solution's row ids, for examples.
     grade_name, target_name : str
         The two columns' names, for the message.
+    exponential : tuple of str
+        The requested measures with exponential gains: with any, a grade above
+        :data:`MAX_EXPONENTIAL_GRADE` is a problem naming them.
 
     Returns
     -------
@@ -652,15 +743,16 @@ def check_grades(
     Raises
     ------
     HostVisibleError
-        Listing rows whose number of grades differs from their number of items, and
-        rows holding a grade that is not an integer in [0, MAX_GRADE].
+        Listing rows whose number of grades differs from their number of items, rows
+        holding a grade that is not an integer in [0, MAX_GRADE], and rows holding a
+        grade above MAX_EXPONENTIAL_GRADE when a measure with exponential gains is asked.
 
     Examples
     --------
     >>> from scorer.align.item_lists import split_lists
     >>> ids = pa.array(["u1", "u2"])
-    >>> check_grades(split_lists(pa.array(["3 0", "1"])), np.array([2, 1]), ids, "g", "t")
-    array([3, 0, 1])
+    >>> check_grades(split_lists(pa.array(["3 0", "100"])), np.array([2, 1]), ids, "g", "t")
+    array([  3,   0, 100])
     >>> check_grades(split_lists(pa.array(["3", "-1"])), np.array([2, 1]), ids, "g", "t")
     Traceback (most recent call last):
     ...
@@ -674,19 +766,31 @@ def check_grades(
         counts = (("rows", int(mismatch.sum())),)
         findings.append(Finding("grades_mismatch", counts, smallest_values(row_ids, mismatch)))
     tokens = grades.tokens
-    valid = to_numpy(pc.match_substring_regex(tokens, r"^[0-9]{1,9}$"), fill=False)
+    valid = to_numpy(pc.match_substring_regex(tokens, r"^[0-9]{1,10}$"), fill=False)
     values = np.zeros(len(tokens), dtype=np.int64)
     if valid.any():
         values[valid] = to_numpy(pc.cast(tokens.filter(to_arrow(valid)), pa.int64()))
     invalid = ~valid | (values > MAX_GRADE)
     if invalid.any():
-        rows = np.zeros(len(grades.lengths), dtype=bool)
-        rows[grades.row_of_token[invalid]] = True
+        rows = _rows_of(grades, invalid)
         counts = (("rows", int(rows.sum())),)
         findings.append(Finding("invalid_grades", counts, smallest_values(row_ids, rows)))
+    steep = ~invalid & (values > MAX_EXPONENTIAL_GRADE)
+    if exponential and steep.any():
+        rows = _rows_of(grades, steep)
+        counts = (("rows", int(rows.sum())), ("max_grade", int(values[steep].max())))
+        examples = smallest_values(row_ids, rows)
+        findings.append(Finding("exponential_grades", counts, examples, tuple(exponential)))
     words = Wording(target_name=target_name, grade_name=grade_name)
     raise_findings(findings, HostVisibleError, SOLUTION, words)
     return values
+
+
+def _rows_of(grades: SplitLists, tokens: np.ndarray) -> np.ndarray:
+    """The rows holding any of the marked tokens."""
+    rows = np.zeros(len(grades.lengths), dtype=bool)
+    rows[grades.row_of_token[tokens]] = True
+    return rows
 
 
 def grade_columns(

@@ -167,6 +167,55 @@ class ExactSums:
             added.append({key: value for key, value in found.items() if value})
         return ExactSums(tuple(added), self.exponents)
 
+    def split_means(self, counts: list[int]) -> SplitMeans:
+        """Correctly rounded means of each label (``counts`` users) and of them all."""
+        return SplitMeans.from_totals(self.totals(), counts)
+
+
+@dataclass(frozen=True)
+class MicroSums:
+    """The exact sums of a micro-averaged measure's parts, one pair per label.
+
+    Attributes
+    ----------
+    by_label : tuple of (int, int)
+        Per label, (Σ numerators, Σ denominators) over its users.
+
+    Sums of several parts of a run add pair by pair (:meth:`plus`): integer additions,
+    so any split gives the same ratios.
+
+    Examples
+    --------
+    >>> a, b = MicroSums(((1, 1), (0, 0))), MicroSums(((0, 10), (2, 4)))
+    >>> a.plus(b).split_means([2, 1])
+    SplitMeans(overall=0.2, by_label=(0.09090909090909091, 0.5))
+    """
+
+    by_label: tuple[tuple[int, int], ...]
+
+    def plus(self, other: MicroSums) -> MicroSums:
+        """The sums of two parts' users together."""
+        if len(other.by_label) != len(self.by_label):
+            raise ValueError("sums of different kinds cannot be added")
+        pairs = zip(self.by_label, other.by_label, strict=True)
+        return MicroSums(tuple((n + m, d + e) for (n, d), (m, e) in pairs))
+
+    def split_means(self, counts: list[int]) -> SplitMeans:
+        """Σ numerators / Σ denominators per label (``counts`` users) and over all of
+        them, correctly rounded: 0 when the denominators sum to 0, ``None`` without users."""
+
+        def ratio(numerator: int, denominator: int, count: int) -> float | None:
+            if not count:
+                return None
+            return float(Fraction(numerator, denominator)) if denominator else 0.0
+
+        numerators = [n for n, _ in self.by_label]
+        denominators = [d for _, d in self.by_label]
+        return SplitMeans(
+            ratio(sum(numerators), sum(denominators), sum(counts)),
+            tuple(map(ratio, numerators, denominators, counts)),
+        )
+
 
 _FLOAT_EXACT = 2**53
 
@@ -242,6 +291,92 @@ class Ratios(ExactMean):
     numerator: np.ndarray
     denominator: np.ndarray
     scale: int = 1
+
+
+@dataclass(frozen=True)
+class MicroRatios(ExactMean):
+    """Per-user fractions of a measure averaged micro: the mean over users is
+    Σ numerators / Σ denominators (0 when that sum is 0), not the mean of the ratios.
+
+    :meth:`values` stays each user's own ratio (the per-user output); statistics read
+    :attr:`numerator` and :attr:`denominator` to recompute the ratio of sums.
+
+    Attributes
+    ----------
+    numerator, denominator : ndarray of int64 (or object, Python ints)
+        The natural parts, never reduced (hits and ``|R|``, not their quotient).
+    scale : int
+
+    Examples
+    --------
+    >>> micro = MicroRatios(np.array([1, 0]), np.array([1, 10]))  # OTTO's two sessions
+    >>> micro.exact_mean(), micro.values().tolist()
+    (Fraction(1, 11), [1.0, 0.0])
+    >>> micro.split_means(np.array([0, 1]), 2)
+    SplitMeans(overall=0.09090909090909091, by_label=(1.0, 0.0))
+    """
+
+    numerator: np.ndarray
+    denominator: np.ndarray
+    scale: int = 1
+
+    def mean(self, mask: np.ndarray | None = None) -> float:
+        """The correctly rounded Σ numerators / Σ denominators over ``mask``."""
+        return float(self.exact_mean(mask))
+
+    def exact_mean(self, mask: np.ndarray | None = None) -> Fraction:
+        """Σ numerators / Σ denominators over the users where ``mask`` holds."""
+        chosen = _chosen(len(self.denominator), mask)
+        labels = np.where(chosen, 0, 1)
+        (numerator,), (denominator,) = self._label_sums(labels, 1)
+        return Fraction(numerator, denominator) if denominator else Fraction(0)
+
+    def split_means(self, labels: np.ndarray, n_labels: int) -> SplitMeans:
+        """Σ numerators / Σ denominators per label and over all labelled users."""
+        counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
+        return self.split_sums(labels, n_labels).split_means(counts)
+
+    def split_sums(self, labels: np.ndarray, n_labels: int) -> MicroSums:
+        """The exact Σ numerators and Σ denominators of each label (:class:`MicroSums`).
+
+        Examples
+        --------
+        >>> MicroRatios(np.array([1, 0, 2]), np.array([1, 10, 4])).split_sums(
+        ...     np.array([0, 1, 1]), 2)
+        MicroSums(by_label=((1, 1), (2, 14)))
+        """
+        numerators, denominators = self._label_sums(labels, n_labels)
+        return MicroSums(tuple(zip(numerators, denominators, strict=True)))
+
+    def _label_sums(self, labels: np.ndarray, n_labels: int) -> tuple[list[int], list[int]]:
+        return (
+            exact_sums_by_label(self.numerator, labels, n_labels),
+            exact_sums_by_label(self.denominator, labels, n_labels),
+        )
+
+
+def exact_sums_by_label(values: np.ndarray, labels: np.ndarray, n_labels: int) -> list[int]:
+    """The exact integer sum of ``values`` over each label ``0 .. n_labels - 1``.
+
+    Examples
+    --------
+    >>> exact_sums_by_label(np.array([2**62, 2**62, 3]), np.array([0, 0, 1]), 2)
+    [9223372036854775808, 3]
+    """
+    labels = np.asarray(labels)
+    if values.dtype.kind == "O":
+        return [sum(values[labels == label].tolist()) for label in range(n_labels)]
+    values = values.astype(np.int64)
+    # 26-bit pieces (sign kept in the top piece): each float sum stays exact below 2**26 rows.
+    if len(values) < 2**26:
+        sums = [0] * n_labels
+        for shift in (0, 26):
+            piece = (values >> shift) & (2**26 - 1)
+            totals = np.bincount(labels, weights=piece, minlength=n_labels + 1)
+            sums = [s + (int(t) << shift) for s, t in zip(sums, totals[:n_labels], strict=False)]
+        top = np.bincount(labels, weights=values >> 52, minlength=n_labels + 1)
+        return [s + (int(t) << 52) for s, t in zip(sums, top[:n_labels], strict=False)]
+    return [int(values[labels == label].astype(object).sum()) for label in range(n_labels)]
 
 
 @dataclass(frozen=True)

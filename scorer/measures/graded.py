@@ -1,4 +1,4 @@
-"""Measures of graded relevance: nDCG (float64) and ERR, nERR (exact fractions).
+"""Measures of graded relevance: nDCG, DCG (float64) and ERR, nERR (exact fractions).
 
 With binary relevance every relevant item has grade 1, so these read the same
 shared arrays as the binary measures; the ideal ordering is built from the **full**
@@ -66,6 +66,28 @@ def _flat_dcg(
     return total
 
 
+def _retrieved_dcg(j: Judgements, n_ranks: int, discounts: np.ndarray, gain: str) -> np.ndarray:
+    """Each user's DCG over its first ``n_ranks`` ranks (``n_ranks <= j.width``), rank
+    by rank in rank order: nDCG's numerator, and DCG itself."""
+    if j.flat is not None:
+        return _flat_dcg(j.entries(n_ranks), j.n_users, discounts, gain)
+    dcg = _dcg((j.grade_column(r) for r in range(n_ranks)), discounts, gain)
+    return dcg if len(dcg) else np.zeros(j.n_users)
+
+
+def dcg(j: Judgements, cutoff: int, gain: str = "exp") -> Floats:
+    """DCG@K = Σ_{i<=K} gain_i / log2(i + 1), unnormalised (nDCG's numerator).
+
+    Examples
+    --------
+    >>> j = Judgements(np.array([[1, 0, 1]], bool), np.array([4]), k=3)
+    >>> float(dcg(j, 3).mean())  # 1 + 1/2
+    1.5
+    """
+    n_ranks = min(cutoff, j.width)
+    return Floats(_retrieved_dcg(j, n_ranks, _discounts(n_ranks), gain))
+
+
 def ndcg(j: Judgements, cutoff: int, gain: str = "exp") -> Floats:
     """DCG@K / IDCG@K, IDCG@K from the full ground truth sorted by grade, cut at K.
 
@@ -83,12 +105,7 @@ def ndcg(j: Judgements, cutoff: int, gain: str = "exp") -> Floats:
         ideal_entries = j.ideal_entries(cutoff)
         ideal_ranks = int(ideal_entries[1].max(initial=-1)) + 1
     discounts = _discounts(max(n_ranks, ideal_ranks))
-    if j.flat is not None:
-        dcg = _flat_dcg(j.entries(n_ranks), j.n_users, discounts, gain)
-    else:
-        dcg = _dcg((j.grade_column(r) for r in range(n_ranks)), discounts, gain)
-        if not len(dcg):
-            dcg = np.zeros(j.n_users)
+    dcg = _retrieved_dcg(j, n_ranks, discounts, gain)
     if ideal_entries is None:
         table = np.zeros(ideal_ranks + 1)
         for rank in range(ideal_ranks):  # the same operations, in the same order, as _dcg
@@ -163,9 +180,19 @@ def _err_floats(
     return value
 
 
+#: The largest grade ERR's scale may reach: grades stop at 30 (exponential gains), and a
+#: larger scale would only make every stopping probability vanish at a cost in work.
+ERR_MAX_GRADE = 30
+
+
 def _max_grade(j: Judgements, max_grade: int | None) -> int:
     if max_grade is None:
         return j.max_grade
+    if max_grade > ERR_MAX_GRADE:
+        raise HostVisibleError(
+            f"The 'max_grade' parameter of ERR must be at most {ERR_MAX_GRADE}, the largest "
+            f"grade a solution can hold. Got {max_grade!r} instead."
+        )
     if max_grade < j.max_grade:
         raise HostVisibleError(
             f"The 'max_grade' parameter of ERR must be at least the largest grade in the "

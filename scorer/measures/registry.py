@@ -10,6 +10,7 @@ adding a measure is one pure function over
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -18,9 +19,9 @@ from typing import Any
 
 from scorer.align.judgements import Judgements
 from scorer.errors import HostVisibleError
-from scorer.measures import binary, graded
+from scorer.measures import binary, graded, sets
 from scorer.measures.average_precision import EXACT_MAX_WIDTH
-from scorer.measures.exact_means import ExactMean, Floats
+from scorer.measures.exact_means import ExactMean, Floats, MicroRatios
 
 UserValues = ExactMean | Floats
 
@@ -33,20 +34,48 @@ class Param:
     ----------
     name : str
     choices : tuple of str, or None
-        The allowed values; ``None`` for a non-negative integer.
-    default : str, int or None
+        The allowed values; ``None`` for a number.
+    default : str, int, Fraction or None
         The value when the name does not give one (``None``: from the data).
+    decimal : bool
+        A positive rational written as a decimal (``0.5``, ``2``), held as an exact
+        ``Fraction``; else a non-negative integer (when ``choices`` is ``None``).
     """
 
     name: str
     choices: tuple[str, ...] | None
-    default: str | int | None
+    default: str | int | Fraction | None
+    decimal: bool = False
 
     def allowed(self) -> str:
         """The allowed values, in scikit-learn's words."""
+        if self.decimal:
+            return "a positive decimal such as 0.5 or 2 (up to 4 digits either side of the point)"
         if self.choices is None:
             return "an int in the range [0, inf)"
         return f"a str among {list(self.choices)}"
+
+
+AVG = Param("avg", ("macro", "micro"), "macro")
+"""``avg=macro`` (the mean of per-row values) or ``avg=micro`` (Σ numerators /
+Σ denominators over the scored rows): declared by each family whose per-row value is
+a natural ratio of counts."""
+
+
+def decimal_text(value: Fraction) -> str:
+    """A finite decimal as written: ``Fraction(1, 2)`` -> ``"0.5"``, ``Fraction(2)`` -> ``"2"``.
+
+    Examples
+    --------
+    >>> decimal_text(Fraction(1, 2)), decimal_text(Fraction(2)), decimal_text(Fraction(5, 4))
+    ('0.5', '2', '1.25')
+    """
+    whole, rest = divmod(value.numerator, value.denominator)
+    digits = ""
+    while rest:
+        whole_digit, rest = divmod(rest * 10, value.denominator)
+        digits += str(whole_digit)
+    return f"{whole}.{digits}" if digits else str(whole)
 
 
 @dataclass(frozen=True)
@@ -61,9 +90,9 @@ class Example:
         Each user's ranked predictions as grades in rank order (``0``: not relevant),
         users separated by ``" | "``: ``"1 0 1 1 0 1 0 0"``. Grades above 1 give the
         solution a grade column (then a ``0`` is a judged, non-relevant item).
-    relevant : int
-        Each user's |R|, retrieved or not; the relevant items no prediction retrieves
-        have grade ``missed_grade``.
+    relevant : int or tuple of int
+        Each user's |R| (one for all users, or one per user), retrieved or not; the
+        relevant items no prediction retrieves have grade ``missed_grade``.
     value : Fraction or float
         The exact value (a ``Fraction``) for an exact family, else the float to
         ``tolerance``.
@@ -75,7 +104,7 @@ class Example:
 
     measure: str
     ranked: str
-    relevant: int
+    relevant: int | tuple[int, ...]
     value: Fraction | float
     tolerance: float = 0.0
     missed_grade: int = 1
@@ -89,6 +118,18 @@ class Example:
         [[1, 0], [0, 1]]
         """
         return [[int(g) for g in user.split()] for user in self.ranked.split("|")]
+
+    def relevant_counts(self) -> list[int]:
+        """Each user's |R|.
+
+        Examples
+        --------
+        >>> Example("R@2", "1 | 0", (1, 10), Fraction(1, 2)).relevant_counts()
+        [1, 10]
+        """
+        if isinstance(self.relevant, int):
+            return [self.relevant] * len(self.rankings())
+        return list(self.relevant)
 
     def graded(self) -> bool:
         """Whether the example needs a grade column (a grade above 1)."""
@@ -129,7 +170,22 @@ def _perfect_err(relevant: int, cutoff: int, max_grade: int | None = None) -> Fr
     return sum((Fraction(1, i) * stop * (1 - stop) ** (i - 1) for i in ranks), Fraction(0))
 
 
+def _perfect_set_f(relevant: int, cutoff: int, beta: Fraction = Fraction(1)) -> Fraction:
+    found, square = min(relevant, cutoff), Fraction(beta) ** 2
+    return (1 + square) * found / (square * relevant + found)
+
+
+def _perfect_dcg(relevant: int, cutoff: int, gain: str = "exp") -> float:
+    total = 0.0
+    for rank in range(min(relevant, cutoff)):  # binary: every gain is 1, in rank order
+        total += 1.0 / math.log2(rank + 2)
+    return total
+
+
 ONE = Perfect("1", _one)
+RETRIEVED_SHARE = Perfect(
+    "min(|R|,K) / |R|", lambda relevant, cutoff, **params: _retrieved_share(relevant, cutoff)
+)
 
 
 @dataclass(frozen=True)
@@ -147,6 +203,9 @@ class Family:
     params : tuple of Param
     has_cutoff : bool
         ``False`` for ``RPrec``, whose depth is each user's ``|R|``.
+    whole_row : bool
+        Without ``@K`` the measure reads the whole row (printed without a cut-off):
+        the set measures. Else the cut-off defaults to ``k``.
     exact : bool
         Whether the values are exact fractions (else float64, as nDCG).
     exact_max_ranks : int or None
@@ -165,6 +224,12 @@ class Family:
     examples : tuple of Example
         Worked examples with their exact values, checked by a test and shown in the
         README's table.
+    exponential : callable
+        ``exponential(**params)``: whether the gains are ``2^grade - 1`` (then grades
+        stop at 30; linear gains take grades up to 2^31).
+
+    A family declares ``avg=macro|micro`` by listing :data:`AVG` among its ``params``
+    (its values must then be the natural parts of a ratio of counts).
     """
 
     name: str
@@ -179,16 +244,34 @@ class Family:
     perfect: Perfect = ONE
     definition: str = ""
     examples: tuple[Example, ...] = ()
+    whole_row: bool = False
+    exponential: Callable[..., bool] = lambda **params: False
 
     def param(self, name: str) -> Param | None:
         """The parameter of this name (case-insensitive), if any."""
         return next((p for p in self.params if p.name == name.lower()), None)
 
+    @property
+    def micro(self) -> bool:
+        """Whether the family takes ``avg=micro``."""
+        return AVG in self.params
+
 
 RUNNING = "1 0 1 1 0 1 0 0"  # the running example, with |R| = 4
 THREE_USERS = "1 0 0 0 | 0 0 1 0 | 0 0 0 0"  # first hits at rank 1, rank 3 and none
 GRADED = "3 2 0 1"  # grades in rank order, the same four items judged
+PIN = "1 0 0"  # |S| = 3 with one hit; with |R| = 2: set F1 2/5, F1@10 2/12
+TWO_ROWS = "1 0 0 | 1 1"  # with |R| = 2 each: micro and macro set measures differ
 F = Fraction
+
+
+def _exponential_gain(gain: str = "exp", **params: Any) -> bool:
+    return gain == "exp"
+
+
+def _always(**params: Any) -> bool:
+    return True
+
 
 REGISTRY: tuple[Family, ...] = (
     Family(
@@ -217,18 +300,23 @@ REGISTRY: tuple[Family, ...] = (
         "P",
         ("precision", "prec"),
         binary.precision,
+        (AVG,),
         perfect=Perfect(
             "min(|R|,K) / K",
             lambda relevant, cutoff: F(min(relevant, cutoff), cutoff),
         ),
         definition="hits / K (a short row still divides by K, as trec_eval)",
-        examples=(Example("P@4", RUNNING, 4, F(3, 4)), Example("P@8", RUNNING, 4, F(4, 8))),
+        examples=(
+            Example("P@4", RUNNING, 4, F(3, 4)),
+            Example("P@8", RUNNING, 4, F(4, 8)),
+            Example("P(avg=micro)@4", THREE_USERS, 1, F(1, 6)),
+        ),
     ),
     Family(
         "R",
         ("recall",),
         binary.recall,
-        (Param("norm", ("relevant", "min_k"), "relevant"),),
+        (Param("norm", ("relevant", "min_k"), "relevant"), AVG),
         perfect=Perfect(
             "min(|R|,K) / |R|; 1 with `norm=min_k`",
             lambda relevant, cutoff, norm: (
@@ -240,18 +328,27 @@ REGISTRY: tuple[Family, ...] = (
             Example("R@4", RUNNING, 4, F(3, 4)),
             Example("R@2", RUNNING, 4, F(1, 4)),
             Example("R(norm=min_k)@2", RUNNING, 4, F(1, 2)),
+            Example("R(norm=min_k)@20", "1 | 0", (1, 10), F(1, 2)),
+            Example("R(norm=min_k,avg=micro)@20", "1 | 0", (1, 10), F(1, 11)),  # OTTO's
         ),
     ),
     Family(
         "F1",
         ("f", "fmeasure"),
         binary.f1,
+        (AVG,),
         perfect=Perfect(
             "2·min(|R|,K) / (K + |R|)",
             lambda relevant, cutoff: F(2 * min(relevant, cutoff), cutoff + relevant),
         ),
         definition="2·P·R / (P + R) = 2·hits / (K + |R|), 0 without a hit",
-        examples=(Example("F1@4", RUNNING, 4, F(3, 4)), Example("F1@8", RUNNING, 4, F(2, 3))),
+        examples=(
+            Example("F1@4", RUNNING, 4, F(3, 4)),
+            Example("F1@8", RUNNING, 4, F(2, 3)),
+            Example("F1@10", PIN, 2, F(2, 12)),  # divides by K: SetF gives 2/5
+            Example("F1@2", "1 0 | 0 0", (1, 3), F(1, 3)),
+            Example("F1(avg=micro)@2", "1 0 | 0 0", (1, 3), F(1, 4)),
+        ),
     ),
     Family(
         "MRR",
@@ -267,23 +364,30 @@ REGISTRY: tuple[Family, ...] = (
         "HitRate",
         ("hit_rate", "hr", "success"),
         binary.hit_rate,
+        (AVG,),
         definition="1 if any hit within K, else 0",
         examples=(
             Example("HitRate@2", THREE_USERS, 1, F(1, 3)),
             Example("HitRate@3", THREE_USERS, 1, F(2, 3)),
+            Example("HitRate(avg=micro)@3", THREE_USERS, 1, F(2, 3)),
         ),
     ),
     Family(
         "RPrec",
         ("r_prec", "rprecision", "r-precision"),
         binary.r_precision,
+        (AVG,),
         has_cutoff=False,
         perfect=Perfect(
             "min(|R|,k) / |R|: 1 unless |R| is above the row's k",
             lambda relevant, cutoff: _retrieved_share(relevant, cutoff),
         ),
         definition="hits within the first |R| predictions / |R| (no cut-off)",
-        examples=(Example("RPrec", RUNNING, 4, F(3, 4)),),
+        examples=(
+            Example("RPrec", RUNNING, 4, F(3, 4)),
+            Example("RPrec", "1 0 | 0 1 1", (1, 3), F(5, 6)),
+            Example("RPrec(avg=micro)", "1 0 | 0 1 1", (1, 3), F(3, 4)),
+        ),
     ),
     Family(
         "nDCG",
@@ -292,6 +396,7 @@ REGISTRY: tuple[Family, ...] = (
         (Param("gain", ("exp", "linear"), "exp"),),
         exact=False,
         uses_grades=True,
+        exponential=_exponential_gain,
         definition="DCG@K / IDCG@K, gain 2^grade - 1 or grade, ideal from the full truth",
         examples=(
             Example("nDCG@3", RUNNING, 4, 0.703918089034, 1e-12),
@@ -309,6 +414,7 @@ REGISTRY: tuple[Family, ...] = (
         (Param("max_grade", None, None),),
         exact_max_ranks=graded.ERR_EXACT_MAX_RANKS,
         uses_grades=True,
+        exponential=_always,
         perfect=Perfect(
             "ERR@K of the ideal ordering, below 1 (binary: Σ_{i≤min(|R|,K)} p(1-p)^(i-1) / i, "
             "p = 2^-G)",
@@ -327,11 +433,89 @@ REGISTRY: tuple[Family, ...] = (
         (Param("max_grade", None, None),),
         exact_max_ranks=graded.ERR_EXACT_MAX_RANKS,
         uses_grades=True,
+        exponential=_always,
         definition="ERR@K / ERR@K of the ideal ordering of the full truth",
         examples=(
             Example("nERR@3", GRADED, 3, F(276, 277)),
             Example("nERR@4", GRADED, 3, F(1107, 1108)),
             Example("nERR(max_grade=4)@4", GRADED, 3, F(8149, 8188)),
+        ),
+    ),
+    Family(
+        "DCG",
+        ("dcg_cut",),
+        graded.dcg,
+        (Param("gain", ("exp", "linear"), "exp"),),
+        exact=False,
+        bounded=False,
+        uses_grades=True,
+        exponential=_exponential_gain,
+        perfect=Perfect("IDCG@K: Σ_{i≤min(|R|,K)} 1 / log2(i+1) (binary)", _perfect_dcg),
+        definition="Σ_{i≤K} gain_i / log2(i+1), unnormalised (nDCG's numerator)",
+        examples=(
+            Example("DCG@3", RUNNING, 4, 1.5, 1e-12),
+            Example("DCG@3", GRADED, 3, 8.892789260714373, 1e-12),
+            Example("DCG(gain=linear)@3", GRADED, 3, 4.2618595071429155, 1e-12),
+            Example("DCG@4", GRADED, 3, 9.323465818787767, 1e-12),
+        ),
+    ),
+    Family(
+        "SetP",
+        ("set_p", "set_precision"),
+        sets.set_precision,
+        (AVG,),
+        whole_row=True,
+        definition="|S∩R| / |S|, S the row's distinct items (or its first K), 0 for an empty S",
+        examples=(
+            Example("SetP", PIN, 2, F(1, 3)),
+            Example("SetP@2", PIN, 2, F(1, 2)),
+            Example("SetP", TWO_ROWS, 2, F(2, 3)),
+            Example("SetP(avg=micro)", TWO_ROWS, 2, F(3, 5)),
+        ),
+    ),
+    Family(
+        "SetR",
+        ("set_r", "set_recall"),
+        sets.set_recall,
+        (AVG,),
+        whole_row=True,
+        perfect=RETRIEVED_SHARE,
+        definition="|S∩R| / |R|",
+        examples=(
+            Example("SetR", PIN, 2, F(1, 2)),
+            Example("SetR", "1 | 0 0", (1, 4), F(1, 2)),
+            Example("SetR(avg=micro)", "1 | 0 0", (1, 4), F(1, 5)),
+        ),
+    ),
+    Family(
+        "SetF",
+        ("set_f", "set_f1", "setf1"),
+        sets.set_f,
+        (Param("beta", None, F(1), decimal=True), AVG),
+        whole_row=True,
+        perfect=Perfect("(1+β²)·min(|R|,K) / (β²|R| + min(|R|,K))", _perfect_set_f),
+        definition="(1+β²)·|S∩R| / (β²|R| + |S|), 0 without a hit (β = 1: 2|S∩R| / (|R| + |S|))",
+        examples=(
+            Example("SetF", PIN, 2, F(2, 5)),  # F1@10 of the same row: 2/12
+            Example("SetF(beta=2)", PIN, 2, F(5, 11)),
+            Example("SetF(beta=0.5)", PIN, 2, F(5, 14)),
+            Example("SetF", TWO_ROWS, 2, F(7, 10)),
+            Example("SetF(avg=micro)", TWO_ROWS, 2, F(2, 3)),
+        ),
+    ),
+    Family(
+        "Jaccard",
+        ("iou",),
+        sets.jaccard,
+        (AVG,),
+        whole_row=True,
+        perfect=RETRIEVED_SHARE,
+        definition="|S∩R| / (|S| + |R| - |S∩R|): intersection over union, 0 when both are empty",
+        examples=(
+            Example("Jaccard", PIN, 2, F(1, 4)),
+            Example("Jaccard@1", PIN, 2, F(1, 2)),
+            Example("Jaccard", TWO_ROWS, 2, F(5, 8)),
+            Example("Jaccard(avg=micro)", TWO_ROWS, 2, F(1, 2)),
         ),
     ),
 )
@@ -356,7 +540,8 @@ class Measure:
     params : tuple of (str, value) pairs
         Every parameter of the family, in registry order, with its value.
     cutoff : int or None
-        ``None`` only for families without a cut-off (``RPrec``).
+        ``None`` for families without a cut-off (``RPrec``), and for a set measure
+        written without one (the whole row).
 
     Examples
     --------
@@ -371,7 +556,11 @@ class Measure:
 
     def __str__(self) -> str:
         pairs = zip(self.params, self.family.params, strict=True)
-        shown = [f"{name}={value}" for (name, value), p in pairs if value != p.default]
+        shown = [
+            f"{name}={decimal_text(value) if p.decimal else value}"
+            for (name, value), p in pairs
+            if value != p.default
+        ]
         text = self.family.name + (f"({','.join(shown)})" if shown else "")
         return text if self.cutoff is None else f"{text}@{self.cutoff}"
 
@@ -399,12 +588,26 @@ class Measure:
         (Fraction(3, 5), Fraction(1, 3))
         """
         cutoff = k if self.cutoff is None else self.cutoff
-        return self.family.perfect.value(relevant, cutoff, **dict(self.params))
+        params = dict(self.params)
+        params.pop(AVG.name, None)  # identical users: the micro and macro means agree
+        return self.family.perfect.value(relevant, cutoff, **params)
+
+    @property
+    def exponential(self) -> bool:
+        """Whether the gains are ``2^grade - 1`` (grades then stop at 30)."""
+        return self.family.exponential(**dict(self.params))
 
     def compute(self, judgements: Judgements) -> UserValues:
-        """Each user's value of this measure (a pure function of ``judgements``)."""
+        """Each user's value of this measure (a pure function of ``judgements``); with
+        ``avg=micro``, the same parts as :class:`MicroRatios`, whose mean is their ratio
+        of sums."""
         cutoff = judgements.k if self.cutoff is None else self.cutoff
-        return self.family.compute(judgements, cutoff, **dict(self.params))
+        params = dict(self.params)
+        average = params.pop(AVG.name, "macro")
+        values = self.family.compute(judgements, cutoff, **params)
+        if average == "micro" and isinstance(values, ExactMean):
+            return MicroRatios(values.numerator, values.denominator, values.scale)
+        return values
 
 
 def codabench_key(name: str) -> str:
@@ -520,8 +723,11 @@ def _parse_params(family: Family, text: str | None, whole: str) -> dict[str, Any
     return values
 
 
-def _check_value(family: Family, param: Param, value: str, whole: str) -> str | int:
-    if param.choices is None:
+def _check_value(family: Family, param: Param, value: str, whole: str) -> str | int | Fraction:
+    if param.decimal:
+        if re.fullmatch(r"\d{1,4}(\.\d{1,4})?", value.strip()) and Fraction(value.strip()) > 0:
+            return Fraction(value.strip())
+    elif param.choices is None:
         if re.fullmatch(r"\d{1,4}", value.strip()):
             return int(value)
     elif value.strip().lower() in param.choices:
@@ -539,6 +745,8 @@ def _parse_cutoff(family: Family, text: str | None, k: int, whole: str) -> int |
                 f"{family.name} takes no cut-off: it reads each user's first |R| predictions. "
                 f"Write {family.name!r}. Got {whole!r} instead."
             )
+        return None
+    if text is None and family.whole_row:
         return None
     if text is None or text.strip().lower() == "k":
         return k
@@ -565,14 +773,12 @@ def describe(families: Mapping[str, Family] | None = None) -> str:
     Examples
     --------
     >>> print(describe().splitlines()[1])
-    P@K: hits / K (a short row still divides by K, as trec_eval)
+    P(avg=macro|micro)@K: hits / K (a short row still divides by K, as trec_eval)
     """
     lines = []
     for family in REGISTRY if families is None else families.values():
-        params = ",".join(
-            f"{p.name}={'|'.join(p.choices) if p.choices else 'G'}" for p in family.params
-        )
-        name = family.name + (f"({params})" if params else "") + ("@K" if family.has_cutoff else "")
+        params = ",".join(f"{p.name}={_value_text(p)}" for p in family.params)
+        name = family.name + (f"({params})" if params else "") + _cutoff_text(family)
         lines.append(f"{name}: {family.definition}")
     return "\n".join(lines)
 
@@ -592,14 +798,9 @@ def markdown_table() -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for family in REGISTRY:
-        params = "; ".join(
-            f"`{p.name}=" + "` | `".join(p.choices) + "`"
-            if p.choices
-            else f"`{p.name}=G` (default: the solution's largest grade)"
-            for p in family.params
-        )
+        params = "; ".join(_param_text(p) for p in family.params)
         cells = [
-            f"`{family.name}@K`" if family.has_cutoff else f"`{family.name}`",
+            f"`{family.name}{_cutoff_text(family)}`",
             params or "-",
             family.definition,
             _exactness(family),
@@ -612,6 +813,26 @@ def markdown_table() -> str:
     return "\n".join(lines)
 
 
+def _param_text(param: Param) -> str:
+    if param.choices:
+        return f"`{param.name}=" + "` | `".join(param.choices) + "`"
+    if param.decimal:
+        return f"`{param.name}=B` (a positive decimal, default {decimal_text(param.default)})"  # type: ignore[arg-type]
+    return f"`{param.name}=G` (default: the solution's largest grade)"
+
+
+def _value_text(param: Param) -> str:
+    if param.choices:
+        return "|".join(param.choices)
+    return "B" if param.decimal else "G"
+
+
+def _cutoff_text(family: Family) -> str:
+    if family.whole_row:
+        return "[@K]"
+    return "@K" if family.has_cutoff else ""
+
+
 def _exactness(family: Family) -> str:
     if not family.exact:
         return "float64"
@@ -622,16 +843,20 @@ def _exactness(family: Family) -> str:
 
 def _examples_text(examples: Iterable[Example]) -> str:
     """The worked examples, grouped by ranking: ``ranking, |R|: name = value, ...``."""
-    groups: dict[tuple[str, int, int], list[str]] = {}
+    groups: dict[tuple[str, tuple[int, ...], int], list[str]] = {}
     for example in examples:
         shown = str(example.value) if isinstance(example.value, Fraction) else repr(example.value)
-        key = (example.ranked, example.relevant, example.missed_grade)
+        key = (example.ranked, tuple(example.relevant_counts()), example.missed_grade)
         groups.setdefault(key, []).append(f"{example.measure} = {shown}")
     texts = []
     for (ranked, relevant, missed_grade), values in groups.items():
         users = [f"`{user.strip()}`" for user in ranked.split("|")]
-        each = " each" if len(users) > 1 else ""
         missed = f", missed items of grade {missed_grade}" if missed_grade != 1 else ""
-        context = f"{', '.join(users)}, |R| = {relevant}{each}{missed}"
+        if len(set(relevant)) == 1:
+            each = " each" if len(users) > 1 else ""
+            sizes = f"|R| = {relevant[0]}{each}"
+        else:
+            sizes = f"|R| = {', '.join(map(str, relevant))}"
+        context = f"{', '.join(users)}, {sizes}{missed}"
         texts.append(f"{context}: {', '.join(values)}")
     return "; ".join(texts)

@@ -38,6 +38,7 @@ _WHITESPACE = (
     "\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}]"
 )
 _ITEM_LISTS = (list, tuple, np.ndarray)
+_ITEM_CHUNK = 1 << 20
 _FIX_ITEM_LIST = (
     "give each cell as text with item ids separated by spaces, or as a list "
     "(list, tuple, numpy array, Arrow list) of item ids that are strings or integers"
@@ -66,6 +67,97 @@ class CellError(Exception):
         return Problem(
             f"{self.title}{where}", self.expected, self.found, self.fix, self.examples, ROW_NUMBERS
         )
+
+
+def not_utf8(found: str) -> Problem:
+    """The one refusal of text that is not UTF-8, whatever route it took: a CSV file
+    (plain, gzipped or zipped), a Parquet column of text or of item lists, an Arrow
+    table, a pandas column of strings, Arrow strings or bytes.
+
+    Examples
+    --------
+    >>> not_utf8("byte 0xff on line 2 is not valid UTF-8").title
+    'Not UTF-8 text'
+    """
+    return Problem(
+        "Not UTF-8 text",
+        "text encoded as UTF-8 (a CSV file, gzipped, zipped or not, a Parquet file or a "
+        "table of strings)",
+        found,
+        "export the data again as UTF-8 (for example with pandas: to_csv(index=False)), "
+        "or decode bytes as UTF-8 before scoring",
+    )
+
+
+class Utf8Error(CellError):
+    """A cell that is not UTF-8 text; :meth:`problem` is :func:`not_utf8`'s."""
+
+    def __init__(self, row: int, detail: str = "is not valid UTF-8") -> None:
+        super().__init__("", "", detail, "")
+        self.row, self.detail = row, detail
+
+    def problem(self) -> Problem:
+        column = "" if self.column is None else f" of column {self.column!r}"
+        return not_utf8(
+            f"the cell{column} in data row {self.row + 1:,} (1 = first row) {self.detail}"
+        )
+
+
+def check_utf8(text: pa.Array, first_row: int = 0, rows: np.ndarray | None = None) -> None:
+    """Refuse a string array (any layout) holding a cell that is not valid UTF-8,
+    naming the first one: its row is ``first_row`` plus its index, or ``rows[index]``.
+
+    Examples
+    --------
+    >>> bad = pa.array([b"ok", b"\\xff"], pa.binary()).view(pa.string())
+    >>> check_utf8(bad, first_row=10)
+    Traceback (most recent call last):
+    ...
+    scorer.read.columns.Utf8Error: is not valid UTF-8
+    """
+    try:
+        text.validate(full=True)
+        return
+    except pa.ArrowInvalid:
+        pass
+    low, high = 0, len(text)
+    while high - low > 1:  # bisection: each step one vectorised validation of half
+        middle = (low + high) // 2
+        try:
+            text.slice(low, middle - low).validate(full=True)
+            low = middle
+        except pa.ArrowInvalid:
+            high = middle
+    raise Utf8Error(first_row + low if rows is None else int(rows[low]))
+
+
+def binary_as_text(values: pa.Array) -> pa.Array:
+    """Bytes of any binary layout as ``large_string``, refused where not UTF-8."""
+    text = values.cast(pa.large_binary()).view(pa.large_string())
+    check_utf8(text)
+    return text
+
+
+def empty_nulls(text: pa.Array) -> pa.Array:
+    """``text`` (``large_string``) with no byte behind a null cell: Arrow allows them
+    (a fixed-size binary column keeps its width there), and every later pass reads the
+    cells' bytes through their offsets.
+
+    Examples
+    --------
+    >>> fixed = pa.array([b"ab", None, b"cd"], pa.binary(2))
+    >>> text = empty_nulls(fixed.cast(pa.large_binary()).view(pa.large_string()))
+    >>> text.to_pylist(), string_offsets(text).tolist()
+    (['ab', None, 'cd'], [0, 2, 2, 4])
+    """
+    if not text.null_count:
+        return text
+    valid = to_numpy(pc.is_valid(text), fill=False)
+    offsets = string_offsets(text)
+    if offsets is not None and not np.diff(offsets)[~valid].any():
+        return text
+    positions = pa.array(np.cumsum(valid) - 1, mask=~valid)
+    return pc.take(text.filter(pa.array(valid)), positions)
 
 
 @dataclass(frozen=True)
@@ -110,6 +202,11 @@ class StringTable:
             for i in range(frame.shape[1])
         )
         return cls(names, columns)
+
+    @classmethod
+    def from_text(cls, names: Sequence[Any], columns: Sequence[pa.Array]) -> StringTable:
+        """Columns already made ``large_string`` and checked (a file's, as read)."""
+        return cls(_clean_names(names), tuple(columns))
 
     @classmethod
     def from_arrow(cls, table: pa.Table) -> StringTable:
@@ -193,10 +290,12 @@ def _arrow_to_text(array: pa.Array) -> pa.Array:
     kind = array.type
     if pa.types.is_dictionary(kind):
         return _arrow_to_text(array.dictionary_decode())
-    if pa.types.is_large_string(kind):
-        return array
-    if pa.types.is_string(kind) or is_view_type(kind, "string"):
-        return array.cast(pa.large_string())
+    if pa.types.is_large_string(kind) or pa.types.is_string(kind) or is_view_type(kind, "string"):
+        check_utf8(array)
+        text = array if pa.types.is_large_string(kind) else array.cast(pa.large_string())
+        return empty_nulls(text)
+    if is_binary_type(kind):
+        return empty_nulls(binary_as_text(array))
     if pa.types.is_null(kind):
         return pa.nulls(len(array), pa.large_string())
     if pa.types.is_integer(kind) or pa.types.is_boolean(kind) or pa.types.is_floating(kind):
@@ -206,6 +305,16 @@ def _arrow_to_text(array: pa.Array) -> pa.Array:
     if pa.types.is_struct(kind) or pa.types.is_map(kind) or pa.types.is_union(kind):
         raise _not_item_lists(f"{kind} values", ~np.asarray(array.is_null()))
     return _cells_to_text(array.to_pylist())
+
+
+def is_binary_type(kind: pa.DataType) -> bool:
+    """Bytes of any layout: binary, large, fixed-size or view."""
+    return (
+        pa.types.is_binary(kind)
+        or pa.types.is_large_binary(kind)
+        or pa.types.is_fixed_size_binary(kind)
+        or is_view_type(kind, "binary")
+    )
 
 
 def _is_list_type(kind: pa.DataType) -> bool:
@@ -235,30 +344,45 @@ def _join_item_lists(array: pa.Array, rows: np.ndarray | None = None) -> pa.Arra
     ['1 20']
     """
     rows = np.arange(len(array)) if rows is None else rows
-    items = pc.list_flatten(array)  # list_flatten and list_parent_indices work for every
-    parents = np.asarray(pc.list_parent_indices(array))  # layout; cast mishandles list views
+    items = pc.list_flatten(array)  # list_flatten and list_value_length work for every
+    lengths = to_numpy(pc.list_value_length(array), fill=0).astype(np.int64)  # layout
     kind = items.type
     if pa.types.is_dictionary(kind):
         items, kind = items.dictionary_decode(), kind.value_type
     if pa.types.is_null(kind) and len(items):
         items, kind = pa.nulls(len(items), pa.large_string()), pa.large_string()
-    if not (
-        pa.types.is_string(kind)
-        or pa.types.is_large_string(kind)
-        or is_view_type(kind, "string")
-        or pa.types.is_integer(kind)
-        or pa.types.is_null(kind)
-    ):
-        nonempty = np.bincount(parents, minlength=len(array)) > 0
-        raise _not_item_lists(f"lists of {kind}", _mark(rows, nonempty))
-    items = pc.cast(items, pa.large_string())
-    _check_items(items, parents, rows)
-    lengths = np.bincount(parents, minlength=len(array))
-    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    lists = pa.LargeListArray.from_arrays(
-        pa.array(offsets), items, mask=pc.is_null(array, nan_is_null=False)
+    text_items = (
+        pa.types.is_string(kind) or pa.types.is_large_string(kind) or is_view_type(kind, "string")
     )
-    return pc.binary_join(lists, pa.scalar(" ", pa.large_string()))
+    if not (text_items or pa.types.is_integer(kind) or pa.types.is_null(kind)):
+        raise _not_item_lists(f"lists of {kind}", _mark(rows, lengths > 0))
+    starts = np.concatenate(([0], np.cumsum(lengths)))
+    space, no_space = pa.scalar(" ", pa.large_string()), pa.scalar("", pa.large_string())
+    row_bytes = np.zeros(len(array), dtype=np.int64)
+    pieces: list[np.ndarray] = []
+    # A bounded number of items at a time: a row may hold millions (a list<int8> of a
+    # few bytes on disk), and each item's text, offset and row are made per chunk only.
+    for begin in range(0, len(items), _ITEM_CHUNK):
+        chunk = items.slice(begin, _ITEM_CHUNK)
+        parents = np.searchsorted(starts, np.arange(begin, begin + len(chunk)), "right") - 1
+        if text_items:
+            check_utf8(chunk, rows=rows[parents])
+        text = pc.cast(chunk, pa.large_string())
+        _check_items(text, parents, rows)
+        last = np.arange(begin + 1, begin + len(chunk) + 1) == starts[parents + 1]
+        separators = pc.if_else(pa.array(last), no_space, space)
+        joined = pc.binary_join_element_wise(text, separators, no_space)
+        offsets = string_offsets(joined)
+        row_bytes += np.bincount(parents, weights=np.diff(offsets), minlength=len(array)).astype(
+            np.int64
+        )
+        pieces.append(string_bytes(joined).copy())
+    data = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.uint8)
+    offsets = np.concatenate(([0], np.cumsum(row_bytes))).astype(np.int64)
+    joined = pa.LargeStringArray.from_buffers(len(array), pa.py_buffer(offsets), pa.py_buffer(data))
+    if array.null_count:
+        joined = pc.if_else(pc.is_null(array), pa.scalar(None, pa.large_string()), joined)
+    return joined
 
 
 def _check_items(items: pa.Array, parents: np.ndarray, rows: np.ndarray) -> None:
@@ -335,7 +459,12 @@ def _cells_to_text(values: Sequence[Any] | pd.Series) -> pa.Array:
     list_rows: list[int] = []
     lists: list[list[str | None]] = []
     for row, value in enumerate(values):
-        if isinstance(value, _ITEM_LISTS):
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            try:
+                texts.append(bytes(value).decode("utf-8"))
+            except UnicodeDecodeError:
+                raise Utf8Error(row) from None
+        elif isinstance(value, _ITEM_LISTS):
             list_rows.append(row)
             lists.append([_item_to_text(item, row) for item in value])
             texts.append(None)
@@ -372,8 +501,6 @@ def _cell_to_text(value: Any) -> str | None:
         return None
     if isinstance(value, str):
         return value
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value).decode("utf-8", errors="replace")
     if isinstance(value, (float, np.floating)):
         number = float(value)
         return None if math.isnan(number) else pc.cast(pa.scalar(number), pa.string()).as_py()

@@ -46,13 +46,28 @@ from scorer.errors import (
     format_count,
     raise_if_any,
 )
-from scorer.read.columns import StringTable, convert_named, to_string_array
+from scorer.read.columns import (
+    CellError,
+    StringTable,
+    Utf8Error,
+    binary_as_text,
+    check_utf8,
+    convert_named,
+    empty_nulls,
+    is_binary_type,
+    not_utf8,
+    to_string_array,
+)
 from scorer.read.fixed_lines import split_fixed_lines
 from scorer.read.parquet_pages import (
     DICTIONARY_PAGE,
     BadPageHeader,
+    ChunkMeta,
     Page,
-    chunk_pages,
+    PageWalker,
+    check_disjoint,
+    chunk_range,
+    footer_chunks,
     longest_plain_value,
 )
 
@@ -69,6 +84,10 @@ _ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 _OFFSET_BYTES = 8
 _NUMBER_TEXT_BYTES = 32
 _PARQUET_BATCH_ROWS = 1 << 16
+# What one batch may decode to at most, beside a sixteenth of the limit: within the
+# memory contract's constant, so a small limit does not force batches of a few rows.
+_PARQUET_BATCH_BYTES = 64 << 20
+_DICTIONARY_VALUE_BYTES = 16
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _SNIFF_BYTES = 1 << 16
 _CHUNK_BYTES = 1 << 22
@@ -237,7 +256,7 @@ def read_lines_text(
     reader.check_lines(text)
     reader.check_decoded_size(text, start, fields_per_line)
     if not _valid_utf8(text, start):
-        reader.fail(_not_utf8(_first_invalid_utf8_byte(text, start)))
+        reader.fail(not_utf8(_first_invalid_utf8_byte(text, start)))
     return text, start
 
 
@@ -363,17 +382,15 @@ class _Reader:
     def check_text(self, head: bytes, final: bool) -> None:
         """Refuse binary or non-UTF-8 content from its first bytes, before any parse."""
         if head.startswith(_UTF16_BOMS):
-            self.fail(
-                _not_utf8("the file is UTF-16 text (it starts with a UTF-16 byte-order mark)")
-            )
+            self.fail(not_utf8("the file is UTF-16 text (it starts with a UTF-16 byte-order mark)"))
         nul = head.find(b"\x00")
         if nul >= 0:
             line = head.count(b"\n", 0, nul) + 1
-            self.fail(_not_utf8(f"binary data: a NUL byte on line {line:,} (byte {nul + 1:,})"))
+            self.fail(not_utf8(f"binary data: a NUL byte on line {line:,} (byte {nul + 1:,})"))
         try:
             codecs.getincrementaldecoder("utf-8")().decode(head, final=final)
         except UnicodeDecodeError as exc:
-            self.fail(_not_utf8(_utf8_position(head, exc)))
+            self.fail(not_utf8(_utf8_position(head, exc)))
 
     def stream_limited(
         self, chunks: Iterator[bytes], consumed: Callable[[], int], what: str
@@ -474,7 +491,8 @@ class _Reader:
         import pyarrow.parquet as pq  # only for Parquet input: 15 ms of import
 
         handle.seek(0)
-        source = pa.BufferReader(_owned_buffer(handle.read()))
+        buffer = _owned_buffer(handle.read())
+        source = pa.BufferReader(buffer)
         try:
             parquet = pq.ParquetFile(source)
             meta, schema = parquet.metadata, parquet.schema_arrow
@@ -497,7 +515,7 @@ class _Reader:
                 )
             )
         try:
-            batch_rows = self.parquet_batch_rows(source, parquet)
+            batch_rows = self.parquet_batch_rows(buffer, parquet)
         except (BadPageHeader, pa.ArrowException, OSError) as exc:
             self.fail(_broken_parquet(exc))
         parts: list[list[pa.Array]] = [[] for _ in schema]
@@ -505,8 +523,10 @@ class _Reader:
         try:
             for batch in parquet.iter_batches(batch_size=batch_rows):
                 for index, field in enumerate(schema):
-                    text = self.parquet_text(batch.column(index), field.name, rows)
-                    decoded += text.nbytes
+                    cells = batch.column(index)
+                    text = self.parquet_text(cells, field.name, rows)
+                    self.check_batch_fields(text, field.name, rows)
+                    decoded += text.nbytes + _list_values(cells) * _OFFSET_BYTES
                     parts[index].append(text)
                 if decoded > limit:
                     self.fail(_too_big_parquet(limit, f"more than {limit:,} bytes once decoded"))
@@ -515,26 +535,34 @@ class _Reader:
             self.fail(_broken_parquet(exc))
         # Each column's batches are joined, then freed, before the next column's.
         columns = [_joined(parts.pop(0)) for _ in range(len(parts))]
-        table = StringTable.from_arrow(pa.table(columns, names=schema.names))
+        table = StringTable.from_text(schema.names, columns)
         self.check_fields(table)
         return table
 
-    def parquet_batch_rows(self, source: pa.BufferReader, parquet: pq.ParquetFile) -> int:
-        """How many rows to decode at once, so that any batch stays within a sixteenth
-        of the limit whatever its pages hold (see :mod:`scorer.read.parquet_pages`); the
-        pages' total uncompressed size is checked against the limit on the way."""
+    def parquet_batch_rows(self, buffer: pa.Buffer, parquet: pq.ParquetFile) -> int:
+        """How many rows to decode at once, so that any batch stays within a bounded size
+        whatever its pages hold (see :mod:`scorer.read.parquet_pages`); on the way, the
+        pages' total uncompressed size is checked against the limit, and a dictionary
+        value longer than a cell may be is refused before any page is decoded."""
         meta, limit = parquet.metadata, self.limits.max_decompressed_bytes
+        # The chunks' metadata from the footer: pyarrow's own description of a chunk may
+        # end the process on a crafted one (see footer_chunks).
+        chunks = footer_chunks(buffer, meta.num_row_groups, meta.num_columns)
+        check_disjoint([chunk_range(chunk) for chunk in chunks], buffer.size)
+        walker = PageWalker(buffer)
         costs: list[list[np.ndarray]] = [[] for _ in range(meta.num_columns)]
         total = 0
-        for group in range(meta.num_row_groups):
-            for index in range(meta.num_columns):
-                chunk = meta.row_group(group).column(index)
-                pages = chunk_pages(source.read_at, chunk)
-                total += sum(page.uncompressed for page in pages)
-                if total > limit:
-                    self.fail(_too_big_parquet(limit, f"pages decompressing to {total:,} bytes"))
-                column = parquet.schema.column(index)
-                costs[index].append(_page_costs(pages, chunk, column, source))
+        for position, chunk in enumerate(chunks):
+            index = position % meta.num_columns
+            pages = walker.chunk_pages(chunk)
+            total += sum(_page_bytes(page) for page in pages)
+            if total > limit:
+                found = f"pages decompressing and decoding to {total:,} bytes"
+                self.fail(_too_big_parquet(limit, found))
+            column = parquet.schema.column(index)
+            if chunk.physical_type != column.physical_type:  # Arrow decodes by the schema
+                raise BadPageHeader("a column chunk whose type is not its column's")
+            costs[index].append(self.page_costs(pages, chunk, column, buffer))
         columns, lists = [], []  # each column's page costs; item-list columns apart
         for index, parts in enumerate(costs):
             if parts:
@@ -542,38 +570,73 @@ class _Reader:
                 (lists if is_list else columns).append(np.concatenate(parts, axis=1))
         # An item-list column's rows hold any number of values, so no batch of rows
         # bounds what it decodes to: the whole column's worst case must fit the limit.
-        at_most = sum(float((whole + n * per_value).sum()) for n, whole, per_value in lists)
+        at_most = sum(float((whole + n * per_value).sum()) for n, whole, per_value, _ in lists)
         if at_most > limit:
             found = f"item-list columns that may decode to {at_most:,.0f} bytes"
             self.fail(_too_big_parquet(limit, found))
-        budget = max(limit // 16, _MiB)
+        budget = max(limit // 16, _PARQUET_BATCH_BYTES)
         rows = _PARQUET_BATCH_ROWS
         while rows > 1 and sum(_worst_batch(cost, rows) for cost in columns) > budget:
             rows //= 2
         return rows
 
+    def page_costs(
+        self,
+        pages: list[Page],
+        chunk: ChunkMeta,
+        column: pq.ColumnSchema,
+        buffer: pa.Buffer,
+    ) -> np.ndarray:
+        """:func:`_page_costs`, once a dictionary value longer than a cell may be has
+        been refused."""
+        field_limit = self.limits.max_field_bytes
+        longest = 0
+        if chunk.physical_type == "BYTE_ARRAY" and any(p.dictionary_encoded for p in pages):
+            dictionaries = [page for page in pages if page.kind == DICTIONARY_PAGE]
+            found = [_longest_dictionary_value(p, chunk, buffer) for p in dictionaries]
+            longest = max((length for length, _ in found), default=0)
+            if any(exact and length > field_limit for length, exact in found):
+                self.fail(
+                    Problem(
+                        "Cell too long",
+                        f"cells of at most {field_limit:,} bytes",
+                        f"a dictionary value of {longest:,} bytes in column "
+                        f"{column.name!r} (refused before any cell was decoded)",
+                        "check the column's content; if long cells are intended, "
+                        "ask the host to raise the cell limit",
+                    )
+                )
+        return _page_costs(pages, chunk, column, longest, field_limit)
+
+    def check_batch_fields(self, column: pa.Array, name: str, first_row: int) -> None:
+        """Refuse a cell over ``max_field_bytes`` in the batch that decodes it, before
+        any other batch is read."""
+        if pa.types.is_large_string(column.type):
+            longest = pc.max(pc.binary_length(column)).as_py() or 0
+            if longest > self.limits.max_field_bytes:
+                lengths = pc.fill_null(pc.binary_length(column), 0).to_numpy(zero_copy_only=False)
+                lengths = np.concatenate((np.zeros(first_row, dtype=lengths.dtype), lengths))
+                self.refuse_long_cells(lengths, name)
+
     def parquet_text(self, column: pa.Array, name: str, first_row: int) -> pa.Array:
-        """One batch of a Parquet column as UTF-8 text, refused as CSV text is when it
-        is not valid UTF-8."""
+        """One batch of a Parquet column as UTF-8 text, refused as any text is when it
+        is not valid UTF-8 (:func:`~scorer.read.columns.check_utf8`)."""
         kind = column.type
         if pa.types.is_dictionary(kind):
             column, kind = column.dictionary_decode(), kind.value_type
-        if _is_binary(kind):
-            column = column.cast(pa.large_binary()).view(pa.large_string())
-        elif pa.types.is_string(kind) or is_view_type(kind, "string"):
-            column = column.cast(pa.large_string())
-        elif not pa.types.is_large_string(kind):
-            return convert_named(name, to_string_array, column)  # numbers, item lists
         try:
-            column.validate(full=True)
-        except pa.ArrowInvalid:
-            row = _first_invalid_utf8(column)
-            self.fail(
-                _not_utf8(
-                    f"the cell of column {name!r} in data row {first_row + row + 1:,} "
-                    "(1 = first row) is not valid UTF-8"
-                )
-            )
+            if is_binary_type(kind):
+                return empty_nulls(binary_as_text(column))
+            if pa.types.is_string(kind) or is_view_type(kind, "string"):
+                column = column.cast(pa.large_string())
+            elif not pa.types.is_large_string(kind):
+                return convert_named(name, to_string_array, column)  # numbers, item lists
+            check_utf8(column)
+        except CellError as exc:
+            exc.column = name
+            if isinstance(exc, Utf8Error):
+                exc.row += first_row
+            self.fail(exc.problem())
         return column
 
     def parse_csv(self, data: Text, container: str = "") -> StringTable:
@@ -632,7 +695,7 @@ class _Reader:
         nul = data.find(b"\x00", start)  # one memchr: a NUL anywhere means binary
         if nul >= 0:
             line = _count_newlines(data, nul) + 1
-            self.fail(_not_utf8(f"binary data: a NUL byte on line {line:,} (byte {nul + 1:,})"))
+            self.fail(not_utf8(f"binary data: a NUL byte on line {line:,} (byte {nul + 1:,})"))
         if size > self.limits.max_decompressed_bytes:
             self.fail(_too_big("File too large", size, self.limits.max_decompressed_bytes, what))
         return start
@@ -673,7 +736,7 @@ class _Reader:
             try:
                 text.decode("utf-8")
             except UnicodeDecodeError as bad:
-                self.fail(_not_utf8(_utf8_position(text, bad)))
+                self.fail(not_utf8(_utf8_position(text, bad)))
             self.fail(_unreadable(str(exc).splitlines()[0], container))
         finally:
             returned.wait(_ARROW_RETURN_SECONDS)
@@ -735,18 +798,21 @@ class _Reader:
             if (pc.max(pc.binary_length(column)).as_py() or 0) <= limit:
                 continue
             lengths = pc.fill_null(pc.binary_length(column), 0).to_numpy(zero_copy_only=False)
-            problem = _too_long_problem(
-                lengths,
-                limit,
-                "Cell too long",
-                "cell",
-                f" in column {name!r}",
-                "check the column's content; if long cells are intended, "
-                "ask the host to raise the cell limit",
-                "data row numbers, 1 = first row after the header",
-            )
-            if problem:
-                self.fail(problem)
+            self.refuse_long_cells(lengths, name)
+
+    def refuse_long_cells(self, lengths: np.ndarray, name: str) -> None:
+        problem = _too_long_problem(
+            lengths,
+            self.limits.max_field_bytes,
+            "Cell too long",
+            "cell",
+            f" in column {name!r}",
+            "check the column's content; if long cells are intended, "
+            "ask the host to raise the cell limit",
+            "data row numbers, 1 = first row after the header",
+        )
+        if problem:
+            self.fail(problem)
 
 
 def _read_at_most(handle: BinaryIO, count: int) -> bytes:
@@ -982,8 +1048,9 @@ def _utf8_position(data: bytes, exc: UnicodeDecodeError) -> str:
     return f"byte 0x{byte} on line {line:,} is not valid UTF-8"
 
 
-def write_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically: a temporary file, then a rename.
+def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
+    """Write ``text`` (UTF-8; or bytes as they are) to ``path`` atomically: a temporary
+    file, then a rename.
 
     A reader of ``path`` sees the old content or the new, never a partial file;
     if writing fails, ``path`` is left as it was and the temporary file is removed.
@@ -1002,8 +1069,9 @@ def write_atomic(path: str | os.PathLike, text: str) -> None:
         prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder
     )
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temporary, 0o644)
@@ -1048,7 +1116,7 @@ def _text_like(kind: pa.DataType, item_lists: bool = True) -> bool:
         pa.types.is_string(kind)
         or pa.types.is_large_string(kind)
         or is_view_type(kind, "string")
-        or _is_binary(kind)
+        or is_binary_type(kind)
         or pa.types.is_integer(kind)
         or pa.types.is_floating(kind)
         or pa.types.is_boolean(kind)
@@ -1061,48 +1129,56 @@ def _is_number_or_flag(kind: pa.DataType) -> bool:
     return pa.types.is_floating(kind) or pa.types.is_boolean(kind) or pa.types.is_null(kind)
 
 
-def _is_binary(kind: pa.DataType) -> bool:
-    return (
-        pa.types.is_binary(kind)
-        or pa.types.is_large_binary(kind)
-        or pa.types.is_fixed_size_binary(kind)
-        or is_view_type(kind, "binary")
-    )
-
-
 def _page_costs(
-    pages: list[Page], chunk: pq.ColumnChunkMetaData, column: pq.ColumnSchema, source: pa.NativeFile
+    pages: list[Page],
+    chunk: ChunkMeta,
+    column: pq.ColumnSchema,
+    longest: int,
+    field_limit: int,
 ) -> np.ndarray:
-    """Three rows, one column per data page: its rows, the bytes it decodes to whatever
-    the number of its rows in a batch, and the bytes each of its rows adds.
+    """Four rows, one column per data page: its rows, the bytes it decodes to whatever
+    the number of its rows in a batch, the bytes each of its rows adds, and the bytes
+    each of its rows adds at most while every cell is within ``field_limit``.
 
     A number or boolean is a few dozen characters, a fixed-length value its length; plain
-    values lie within their page; a dictionary-encoded value is at most the dictionary's
-    longest; a value of another encoding at most its page. Each cell adds its offset.
+    values lie within their page (and are cells, each at most ``field_limit``, refused
+    in the batch that decodes one longer); a dictionary-encoded value is at most the
+    dictionary's ``longest``; a value of another encoding at most its page (such a value
+    may repeat what came before, so ``field_limit`` is no bound on what it decodes to
+    before it is checked). Each cell adds its offset.
     """
     data = [page for page in pages if page.kind != DICTIONARY_PAGE]
     n_rows = np.array([page.num_values for page in data], dtype=np.float64)
     whole = np.zeros(len(data))
     if chunk.physical_type not in ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"):
         per_row = np.full(len(data), float(_NUMBER_TEXT_BYTES))
+        capped = per_row
     elif chunk.physical_type == "FIXED_LEN_BYTE_ARRAY":
         per_row = np.full(len(data), float(max(column.length, _NUMBER_TEXT_BYTES)))
+        capped = per_row
     else:
-        longest = 0
-        if any(page.dictionary_encoded for page in data):
-            dictionaries = [page for page in pages if page.kind == DICTIONARY_PAGE]
-            longest = max(
-                (_longest_dictionary_value(p, chunk, source) for p in dictionaries), default=0
-            )
-        whole = np.array([page.uncompressed if page.plain else 0 for page in data], np.float64)
-        per_row = np.array(
-            [
-                0 if page.plain else longest if page.dictionary_encoded else page.uncompressed
-                for page in data
-            ],
-            dtype=np.float64,
-        )
-    return np.stack([n_rows, whole, per_row + _OFFSET_BYTES])
+        size = np.array([page.uncompressed for page in data], dtype=np.float64)
+        plain = np.array([page.plain for page in data], dtype=bool)
+        dictionary = np.array([page.dictionary_encoded for page in data], dtype=bool)
+        whole = np.where(plain, size, 0.0)
+        per_row = np.where(plain, 0.0, np.where(dictionary, float(longest), size))
+        capped = np.where(plain, np.minimum(size, field_limit), per_row)
+    return np.stack([n_rows, whole, per_row + _OFFSET_BYTES, capped + _OFFSET_BYTES])
+
+
+def _page_bytes(page: Page) -> int:
+    """What a page costs once read: its decompressed size, and for a dictionary page the
+    16 bytes Arrow's decoder keeps for each value (a pointer and a length), however
+    short: millions of empty values take a few bytes of a file.
+
+    Examples
+    --------
+    >>> _page_bytes(Page(DICTIONARY_PAGE, 400, 12, 0, 100, 0))
+    2000
+    """
+    if page.kind == DICTIONARY_PAGE:
+        return page.uncompressed + _DICTIONARY_VALUE_BYTES * page.num_values
+    return page.uncompressed
 
 
 def _worst_batch(costs: np.ndarray, batch_rows: int) -> float:
@@ -1111,14 +1187,15 @@ def _worst_batch(costs: np.ndarray, batch_rows: int) -> float:
 
     Examples
     --------
-    >>> costs = np.array([[10, 10, 10], [100, 0, 100], [8, 8, 8]], dtype=float)
+    >>> costs = np.array([[10, 10, 10], [100, 0, 100], [8, 8, 8], [50, 8, 50]], dtype=float)
     >>> _worst_batch(costs, 1), _worst_batch(costs, 2), _worst_batch(costs, 11)
-    (108.0, 132.0, 260.0)
+    (50.0, 116.0, 260.0)
     """
-    n_rows, whole, per_row = costs
+    n_rows, whole, per_row, capped = costs
     if not len(n_rows):
         return 0.0
-    page_cost = whole + np.minimum(n_rows, batch_rows) * per_row
+    taken = np.minimum(n_rows, batch_rows)
+    page_cost = np.minimum(whole + taken * per_row, taken * capped)
     sums = np.concatenate(([0.0], np.cumsum(page_cost)))
     ends = np.cumsum(n_rows)
     last = np.searchsorted(ends, ends - 1 + batch_rows - 1, side="right")
@@ -1129,21 +1206,35 @@ def _worst_batch(costs: np.ndarray, batch_rows: int) -> float:
 _CODECS = {"SNAPPY": "snappy", "GZIP": "gzip", "ZSTD": "zstd", "BROTLI": "brotli"}
 
 
-def _longest_dictionary_value(
-    page: Page, chunk: pq.ColumnChunkMetaData, source: pa.NativeFile
-) -> int:
-    """The longest value of a dictionary page; the page's size where it cannot be read
-    here (a codec without a one-shot decompressor): still a bound."""
-    body = source.read_at(page.compressed, page.body)
+def _longest_dictionary_value(page: Page, chunk: ChunkMeta, buffer: pa.Buffer) -> tuple[int, bool]:
+    """The longest value of a dictionary page and True; or the page's size and False
+    where it cannot be read here (a codec without a one-shot decompressor): still a
+    bound."""
+    body = buffer.slice(page.body, page.compressed)
     try:
         if chunk.compression != "UNCOMPRESSED":
             codec = _CODECS.get(chunk.compression)
             if codec is None:
-                return page.uncompressed
-            body = pa.decompress(body, page.uncompressed, codec=codec, asbytes=True)
-        return longest_plain_value(body, page.num_values)
+                return page.uncompressed, False
+            body = pa.decompress(body, page.uncompressed, codec=codec)
+        return longest_plain_value(body, page.num_values), True
     except (pa.ArrowException, BadPageHeader, ValueError):
-        return page.uncompressed
+        return page.uncompressed, False
+
+
+def _list_values(cells: pa.Array) -> int:
+    """How many values an item-list column's cells hold (0 for other columns): each
+    counts as a cell towards the decoded size, as Arrow decodes it with its offset.
+
+    Examples
+    --------
+    >>> _list_values(pa.array([[1, 2], None, [3]])), _list_values(pa.array(["a b"]))
+    (3, 0)
+    """
+    kind = cells.type.value_type if pa.types.is_dictionary(cells.type) else cells.type
+    if not (pa.types.is_list(kind) or pa.types.is_large_list(kind)):
+        return 0
+    return int(pc.sum(pc.list_value_length(cells)).as_py() or 0)
 
 
 def _joined(batches: list[pa.Array]) -> pa.Array:
@@ -1155,22 +1246,14 @@ def _joined(batches: list[pa.Array]) -> pa.Array:
     return joined
 
 
-def _first_invalid_utf8(column: pa.Array) -> int:
-    """The index of the first cell that is not valid UTF-8 (bisection: each step one
-    vectorised validation of half the remaining cells)."""
-    low, high = 0, len(column)
-    while high - low > 1:
-        middle = (low + high) // 2
-        try:
-            column.slice(low, middle - low).validate(full=True)
-            low = middle
-        except pa.ArrowInvalid:
-            high = middle
-    return low
-
-
 def _broken_parquet(exc: BaseException) -> Problem:
-    return _unreadable(f"broken Parquet file ({str(exc).splitlines()[0]})", "Parquet")
+    return Problem(
+        "Unreadable file",
+        "a Parquet file as a Parquet writer makes it (pandas' to_parquet, say)",
+        f"broken Parquet file ({str(exc).splitlines()[0]})",
+        "write the file again with pandas (df.to_parquet(path)) or pyarrow, or upload "
+        "the data as UTF-8 CSV",
+    )
 
 
 def _too_big_parquet(limit: int, found: str) -> Problem:
@@ -1206,15 +1289,6 @@ def _unsupported_zip_method(method: int) -> Problem:
         "a zip member that is stored or compressed with deflate (the default of zip tools)",
         f"a member compressed with {name} (method {method})",
         "zip the CSV file again with the default settings, or upload it as .csv or .csv.gz",
-    )
-
-
-def _not_utf8(reason: str) -> Problem:
-    return Problem(
-        "Not a UTF-8 text file",
-        "a CSV file encoded as UTF-8 (optionally gzipped, zipped, or Parquet)",
-        reason,
-        "export the file again as UTF-8 CSV (for example with pandas: to_csv(index=False))",
     )
 
 

@@ -18,7 +18,7 @@ from scorer.errors import (
     ScorerError,
     raise_if_any,
 )
-from scorer.read.columns import CellError, StringTable, is_pandas
+from scorer.read.columns import CellError, StringTable, is_pandas, not_utf8
 from scorer.read.files import DEFAULT_LIMITS, ReadLimits, read_table
 
 if TYPE_CHECKING:
@@ -72,11 +72,9 @@ def as_string_table(
         if isinstance(data, (str, os.PathLike)):
             return read_table(data, error=error, limits=limits)
     except UnicodeEncodeError as exc:  # a lone surrogate in a Python string
-        problem = Problem(
-            "Text that is not valid Unicode",
-            "every cell valid Unicode text (encodable as UTF-8)",
-            f"a cell with {exc.object[exc.start : exc.end]!r} ({exc.reason})",
-            "remove or replace the broken characters before scoring",
+        problem = not_utf8(
+            f"a cell with {exc.object[exc.start : exc.end]!r}, which UTF-8 cannot encode "
+            f"({exc.reason})"
         )
         raise_if_any([problem], error, subject)
     except CellError as exc:

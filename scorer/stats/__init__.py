@@ -31,9 +31,12 @@ from scorer.stats.resampling import (
     check_paired,
     fair_coin_heads,
     percentile_interval,
+    ratio_of_sums,
+    resampled_column_sums,
     resampled_sums,
     resplit_public_sums,
     sign_flip_p_value,
+    swap_p_value,
 )
 from scorer.stats.shake_up import ShakeUp, ShakeUpTable, Standing, shake_up
 
@@ -57,8 +60,11 @@ __all__ = [
     "fair_coin_heads",
     "hit_rate_by_rank",
     "percentile_interval",
+    "ratio_of_sums",
+    "resampled_column_sums",
     "resampled_sums",
     "resplit_public_sums",
     "shake_up",
     "sign_flip_p_value",
+    "swap_p_value",
 ]

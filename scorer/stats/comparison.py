@@ -12,8 +12,11 @@ from scorer.stats.resampling import (
     check_paired,
     check_settings,
     percentile_interval,
+    ratio_of_sums,
+    resampled_column_sums,
     resampled_sums,
     sign_flip_p_value,
+    swap_p_value,
 )
 
 
@@ -83,6 +86,11 @@ def compare(
     level : float, default 0.95
     seed : int, default 0
 
+    A measure with ``avg=micro`` is a ratio of sums: the bootstrap resamples users with
+    both submissions' numerators and denominators and recomputes the two ratios, and
+    the test swaps each user's parts between A and B (:func:`swap_p_value`); wins,
+    ties and losses compare each user's own ratios.
+
     Returns
     -------
     Comparison
@@ -112,12 +120,18 @@ def compare(
     strata = {label: v for label, v in paired.strata().items() if len(v)}
     bootstrap_seed, flip_seed = np.random.SeedSequence(seed).spawn(2)
     rng = np.random.Generator(np.random.PCG64(bootstrap_seed))
-    sums = [resampled_sums(v, n_resamples, rng) for v in strata.values()]
+    flip_rng = np.random.Generator(np.random.PCG64(flip_seed))
     differences = np.concatenate(list(strata.values()))
-    low, high = percentile_interval(np.sum(sums, axis=0) / len(differences), level)
-    p_value, exact = sign_flip_p_value(
-        differences, n_resamples, np.random.Generator(np.random.PCG64(flip_seed))
-    )
+    if values_a.micro:
+        low, high = _micro_interval(values_a, values_b, n_resamples, level, rng)
+        scored = values_a.scored
+        p_value, exact = swap_p_value(
+            values_a.parts(scored), values_b.parts(scored), n_resamples, flip_rng
+        )
+    else:
+        sums = [resampled_sums(v, n_resamples, rng) for v in strata.values()]
+        low, high = percentile_interval(np.sum(sums, axis=0) / len(differences), level)
+        p_value, exact = sign_flip_p_value(differences, n_resamples, flip_rng)
     a, b = values_a.means["score"], values_b.means["score"]
     return Comparison(
         metric=values_a.name,
@@ -134,3 +148,19 @@ def compare(
         n_resamples=n_resamples,
         level=level,
     )
+
+
+def _micro_interval(
+    values_a: MeasureValues,
+    values_b: MeasureValues,
+    n_resamples: int,
+    level: float,
+    rng: np.random.Generator,
+) -> tuple[float, float]:
+    """The paired bootstrap interval of B - A for ratios of sums: per split, users drawn
+    with both submissions' parts, and the two ratios recomputed on each resample."""
+    masks = [mask for mask in values_a.masks().values() if mask.any()]
+    both = [np.hstack([values_a.parts(mask), values_b.parts(mask)]) for mask in masks]
+    total = np.sum([resampled_column_sums(p, n_resamples, rng) for p in both], axis=0)
+    differences = ratio_of_sums(total[:, 2], total[:, 3]) - ratio_of_sums(total[:, 0], total[:, 1])
+    return percentile_interval(differences, level)

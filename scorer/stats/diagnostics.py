@@ -8,7 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from scorer.errors import HostVisibleError
+from scorer.per_user import MeasureValues
 from scorer.result import ScoreResult, require_arrays
+from scorer.stats.resampling import ratio_of_sums
 
 RELEVANT_BUCKETS: tuple[tuple[str, int, float], ...] = (
     ("0", 0, 0),
@@ -105,7 +107,7 @@ def by_relevant_count(result: ScoreResult, metric: str | None = None) -> list[Br
     n_relevant = result.user_n_relevant[values.scored]
     edges = np.array([lowest for _, lowest, _ in RELEVANT_BUCKETS[1:]])
     bucket = np.searchsorted(edges, n_relevant, side="right")
-    rows = _group_means(bucket, values.values[values.scored], len(RELEVANT_BUCKETS))
+    rows = _group_means(bucket, values, len(RELEVANT_BUCKETS))
     labels = [label for label, _, _ in RELEVANT_BUCKETS]
     return [
         Breakdown(labels[i], count, mean)
@@ -139,13 +141,23 @@ def by_segment(result: ScoreResult, metric: str | None = None) -> list[Breakdown
             "(a column of the solution) to break the measures down by segment."
         )
     codes, names = result.segments.codes, result.segments.names
-    rows = _group_means(codes[values.scored], values.values[values.scored], len(names))
+    rows = _group_means(codes[values.scored], values, len(names))
     breakdown = [Breakdown(names[i], count, mean) for i, (count, mean) in enumerate(rows)]
     return sorted(breakdown, key=lambda row: row.label)
 
 
-def _group_means(group: np.ndarray, values: np.ndarray, n_groups: int) -> list[tuple[int, float]]:
+def _group_means(
+    group: np.ndarray, values: MeasureValues, n_groups: int
+) -> list[tuple[int, float]]:
+    """Each group's count of scored users and the measure's value over them: the mean
+    of their values, or for ``avg=micro`` their ratio of sums (NaN for an empty group)."""
     counts = np.bincount(group, minlength=n_groups)
-    sums = np.bincount(group, weights=values, minlength=n_groups)
+    if values.micro:
+        parts = values.parts(values.scored)
+        sums = np.bincount(group, weights=parts[:, 0], minlength=n_groups)
+        denominators = np.bincount(group, weights=parts[:, 1], minlength=n_groups)
+        means = np.where(counts > 0, ratio_of_sums(sums, denominators), np.nan)
+        return [(int(c), float(m)) for c, m in zip(counts, means, strict=True)]
+    sums = np.bincount(group, weights=values.values[values.scored], minlength=n_groups)
     means = np.divide(sums, counts, out=np.full(n_groups, np.nan), where=counts > 0)
     return [(int(c), float(m)) for c, m in zip(counts, means, strict=True)]

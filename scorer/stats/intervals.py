@@ -6,11 +6,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scorer.per_user import SPLITS
+from scorer.per_user import SPLITS, MeasureValues
 from scorer.result import ScoreResult
 from scorer.stats.resampling import (
     check_settings,
     percentile_interval,
+    ratio_of_sums,
+    resampled_column_sums,
     resampled_sums,
     seeded_generator,
 )
@@ -45,7 +47,9 @@ def bootstrap(
 
     Scored users are resampled with replacement within each ``Usage`` split; the
     overall value of a resample combines its splits' resamples (a stratified
-    bootstrap), so all three intervals come from the same draws.
+    bootstrap), so all three intervals come from the same draws. A measure with
+    ``avg=micro`` resamples users with their numerators and denominators and
+    recomputes the ratio of sums on each resample.
 
     Parameters
     ----------
@@ -77,6 +81,8 @@ def bootstrap(
     """
     check_settings(n_resamples, level, seed)
     values = result.measure_values(metric)
+    if values.micro:
+        return _micro_bootstrap(values, n_resamples, level, seed)
     strata = {label: v for label, v in values.strata().items() if len(v)}
     rng = seeded_generator(seed)
     sums = {label: resampled_sums(v, n_resamples, rng) for label, v in strata.items()}
@@ -87,4 +93,21 @@ def bootstrap(
         if label in SPLITS:
             bounds = percentile_interval(sums[label] / len(stratum), level)
             intervals[label] = Interval(values.means[label], *bounds)
+    return intervals
+
+
+def _micro_bootstrap(
+    values: MeasureValues, n_resamples: int, level: float, seed: int
+) -> dict[str, Interval]:
+    """:func:`bootstrap` of a ratio of sums: Σ numerators* / Σ denominators* per resample."""
+    strata = {label: values.parts(mask) for label, mask in values.masks().items() if mask.any()}
+    rng = seeded_generator(seed)
+    sums = {label: resampled_column_sums(p, n_resamples, rng) for label, p in strata.items()}
+    total = np.sum(list(sums.values()), axis=0)
+    overall = ratio_of_sums(total[:, 0], total[:, 1])
+    intervals = {"score": Interval(values.means["score"], *percentile_interval(overall, level))}
+    for label in strata:
+        if label in SPLITS:
+            ratios = ratio_of_sums(sums[label][:, 0], sums[label][:, 1])
+            intervals[label] = Interval(values.means[label], *percentile_interval(ratios, level))
     return intervals

@@ -3,7 +3,7 @@
 No JavaScript, no network: the file opens anywhere and can be attached to an email.
 Every number is printed with six decimals and carries its full value in a
 ``data-value`` attribute. Plots need matplotlib, an optional extra
-(``pip install "scorer[report]"``); nothing else in :mod:`scorer` imports it.
+(``pip install "rankscore[report]"``); nothing else in :mod:`scorer` imports it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from scorer import stats
 from scorer.errors import HostVisibleError
 from scorer.result import ScoreResult, measure_name
 
-INSTALL_LINE = 'python -m pip install "scorer[report]"'
+#: Ranks drawn as bars in the hit-rate figure; beyond, one filled step line.
+_MAX_BARS = 64
+INSTALL_LINE = 'python -m pip install "rankscore[report]"'
 MISSING_MATPLOTLIB = (
     "The report needs matplotlib, an optional extra. Install it with: "
     f'{INSTALL_LINE} (from a checkout of the source: python -m pip install ".[report]").'
@@ -112,17 +114,25 @@ def hit_rate_figure(result: ScoreResult) -> bytes:
     figure = stats.hit_rate_by_rank(result)
 
     def draw(axes: Any) -> None:
-        axes.bar(figure.rank, figure.hit_share, color="#4c72b0", label="hit share at rank i")
+        from matplotlib.ticker import MaxNLocator
+
+        label = "hit share at rank i"
+        if len(figure.rank) <= _MAX_BARS:
+            axes.bar(figure.rank, figure.hit_share, color="#4c72b0", label=label)
+        else:  # one artist however many ranks (a bar each took a minute at K = 10^6)
+            edges = np.append(figure.rank, figure.rank[-1] + 1) - 0.5
+            axes.stairs(figure.hit_share, edges, fill=True, color="#4c72b0", label=label)
         axes.plot(
             figure.rank,
             figure.cumulative_precision,
             color="#dd8452",
-            marker="o",
+            marker="o" if len(figure.rank) <= _MAX_BARS else None,
             label="cumulative precision P(i)",
         )
         axes.set_xlabel("rank i")
         axes.set_ylabel(f"share of {figure.n_users:,} scored users")
-        axes.set_xticks(figure.rank)
+        # At most a dozen ticks, whatever K is.
+        axes.xaxis.set_major_locator(MaxNLocator(nbins=12, integer=True))
         axes.set_ylim(0, max(1e-9, float(max(figure.hit_share.max(), 1e-9))) * 1.25)
         axes.legend(loc="upper right")
         axes.set_title("Hit rate by rank")
@@ -142,6 +152,21 @@ def values_histogram(result: ScoreResult, metric: str | None = None) -> bytes:
         axes.set_title(f"Distribution of per-user {values.name} ({len(scored):,} users)")
 
     return _png(draw)
+
+
+def figure_names(n_submissions: int) -> list[str]:
+    """The file names of the figures of a report on ``n_submissions`` submissions.
+
+    Examples
+    --------
+    >>> figure_names(1)
+    ['hit_rate_by_rank_1.png', 'per_user_values_1.png']
+    """
+    return [
+        name
+        for index in range(1, n_submissions + 1)
+        for name in (f"hit_rate_by_rank_{index}.png", f"per_user_values_{index}.png")
+    ]
 
 
 def _png(draw: Callable[[Any], None]) -> bytes:
@@ -269,8 +294,9 @@ def _diagnostics(
     hit_png = hit_rate_figure(result)
     histogram_png = values_histogram(result, measure)
     if figures is not None:
-        figures[f"hit_rate_by_rank_{index}.png"] = hit_png
-        figures[f"per_user_values_{index}.png"] = histogram_png
+        hit_name, histogram_name = figure_names(index)[-2:]
+        figures[hit_name] = hit_png
+        figures[histogram_name] = histogram_png
     figure = stats.hit_rate_by_rank(result)
     rank_rows = [
         [str(r), _number(h), _number(p)]

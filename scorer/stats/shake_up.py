@@ -14,6 +14,7 @@ from scorer.stats.resampling import (
     check_paired,
     check_settings,
     quantiles,
+    ratio_of_sums,
     resplit_public_sums,
     seeded_generator,
 )
@@ -95,7 +96,8 @@ def shake_up(
     """How much could Public and Private differ by chance? Re-split the scored users.
 
     Each re-split draws a new Public set of the real Public size from the scored
-    users (the rest is Private), the same users for every submission.
+    users (the rest is Private), the same users for every submission. A measure with
+    ``avg=micro`` recomputes each side's ratio of sums.
 
     Parameters
     ----------
@@ -132,11 +134,18 @@ def shake_up(
     first = columns[0]
     public, private = _split_sizes(first)
     scored = first.scored
-    matrix = np.column_stack([c.values[scored] for c in columns])
+    if first.micro:  # each submission's numerators and denominators, side by side
+        matrix = np.hstack([c.parts(scored) for c in columns])
+    else:
+        matrix = np.column_stack([c.values[scored] for c in columns])
     public_sums = resplit_public_sums(matrix, public, n_splits, seeded_generator(seed))
-    totals = matrix.sum(axis=0)
-    public_means = public_sums / public
-    private_means = (totals - public_sums) / private
+    private_sums = matrix.sum(axis=0) - public_sums
+    if first.micro:
+        public_means = ratio_of_sums(public_sums[:, 0::2], public_sums[:, 1::2])
+        private_means = ratio_of_sums(private_sums[:, 0::2], private_sums[:, 1::2])
+    else:
+        public_means = public_sums / public
+        private_means = private_sums / private
     observed_public = np.array([c.means["public"] for c in columns], dtype=float)
     observed_private = np.array([c.means["private"] for c in columns], dtype=float)
     if single:

@@ -1,0 +1,138 @@
+"""Hostile-cost suite for the Parquet reader (README, "Resource contract").
+
+Each family is a crafted Parquet file of a few kilobytes that once cost quadratic time,
+memory over the contract or an internal error. Each test runs the command line as a
+child under an address-space cap (``tests/cost.py``) on the crafted file and on a random
+Parquet file of the same stored size, in the same test, and asserts the documented
+outcome (exit 1, never 3 or a signal), peak memory within the contract's bound for what
+the limits let the child decode, and time within a small multiple of the random file's.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from tests import parquet_craft as craft
+from tests.cost import DECODED_BYTES_PER_CELL, write_bytes
+from tests.test_hostile_cost_containers import (
+    assert_bounded,
+    assert_refused_at_the_limit,
+    capped,
+    random_parquet,
+    solution,  # noqa: F401 - a fixture
+)
+
+
+def crafted_and_random(tmp_path, data: bytes):
+    crafted = write_bytes(tmp_path, "crafted.parquet", data)
+    baseline = write_bytes(tmp_path, "random.parquet", random_parquet(len(data)))
+    return crafted, baseline
+
+
+def test_row_groups_sharing_one_large_page_header(tmp_path, solution):  # noqa: F811
+    # 1,000 row groups whose column chunks are all the same bytes: one page whose
+    # header is 1 MiB long. Walked per row group, that is 1 GB of header parsing.
+    data = craft.shared_pages_file([b"u1", b"u2"], row_groups=1_000, padding=1 << 20)
+    crafted, baseline = crafted_and_random(tmp_path, data)
+    assert_refused_at_the_limit(solution, crafted, baseline, "column chunks that overlap")
+
+
+#: A larger limit for the dictionary families: a dictionary page may decompress up to it.
+DICTIONARY_LIMIT = 256 * 2**20
+
+
+def assert_dictionary_bounded(solution_file, crafted, baseline, message: str) -> None:
+    options = ("--max-decompressed-bytes", str(DICTIONARY_LIMIT))
+    assert_bounded(
+        capped(solution_file, crafted, *options),
+        capped(solution_file, baseline, *options),
+        1,
+        message,
+        DICTIONARY_LIMIT,
+    )
+
+
+def test_dictionary_of_millions_of_empty_values(tmp_path, solution):  # noqa: F811
+    # 12 million empty values (48 MB of lengths) compressed to a few kilobytes: once
+    # walked a value at a time in Python.
+    data = craft.dictionary_file((12_000_000, 0), [(1_000, 0)])
+    crafted, baseline = crafted_and_random(tmp_path, data)
+    assert_dictionary_bounded(solution, crafted, baseline, "Empty row ids")
+
+
+def test_dictionary_of_millions_of_short_values(tmp_path, solution):  # noqa: F811
+    # 10 million one-byte values and one more (50 MB): the same, with values to measure.
+    data = craft.dictionary_file([b"u"] * 10_000_000 + [b"u1"], [(1_000, 10_000_000)])
+    crafted, baseline = crafted_and_random(tmp_path, data)
+    assert_dictionary_bounded(solution, crafted, baseline, "Duplicated row ids")
+
+
+def test_dictionary_bomb_is_refused_from_its_page_headers(tmp_path, solution):  # noqa: F811
+    # 60 million empty values: Arrow would keep 16 bytes for each, 960 MB.
+    data = craft.dictionary_file((60_000_000, 0), [(1_000, 0)])
+    crafted, baseline = crafted_and_random(tmp_path, data)
+    assert_dictionary_bounded(
+        solution, crafted, baseline, "pages decompressing and decoding to 1,200,000,"
+    )
+
+
+def test_dictionary_with_one_long_unused_value(tmp_path, solution):  # noqa: F811
+    # A 4 MiB value no row uses, beside 3 million rows of one short value: once, every
+    # batch was sized for rows of 4 MiB, one row at a time.
+    long_value = np.random.default_rng(0).integers(97, 123, 4 << 20, np.uint8).tobytes()
+    data = craft.dictionary_file([b"u1", long_value], [(3_000_000, 0)])
+    crafted, baseline = crafted_and_random(tmp_path, data)
+    assert_refused_at_the_limit(
+        solution, crafted, baseline, "a dictionary value of 4,194,304 bytes in column 'id'"
+    )
+
+
+def test_one_long_plain_cell(tmp_path, solution):  # noqa: F811
+    # One 3 MiB random cell among 200,000 short ones: once, every batch was one row.
+    rng = np.random.default_rng(0)
+    ids = [f"u{i}" for i in range(200_000)]
+    ids[100_000] = rng.integers(97, 123, 3 << 20, np.uint8).tobytes().decode()
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"id": ids}), sink, use_dictionary=False, compression="zstd")
+    crafted, baseline = crafted_and_random(tmp_path, sink.getvalue())
+    assert_refused_at_the_limit(solution, crafted, baseline, "Cell too long")
+
+
+def item_list_file(values: np.ndarray) -> bytes:
+    """1,000 rows whose first holds every value as its item list, the others none."""
+    offsets = np.full(1_001, len(values), dtype=np.int32)
+    offsets[0] = 0
+    lists = pa.ListArray.from_arrays(pa.array(offsets), pa.array(values))
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"id": [f"u{i}" for i in range(1_000)], "items": lists}), sink)
+    return sink.getvalue()
+
+
+def test_item_lists_of_twenty_million_small_integers(tmp_path, solution):  # noqa: F811
+    # One row of 20 million int8 items (a file of 5 KB): read under the default limit,
+    # joined a bounded number of items at a time, then refused as a cell over the limit.
+    # Its baseline holds as many random items: a file of 20 MB. A list's values are
+    # decoded whatever the file's size, so the time that matters is per value.
+    n_items = 20_000_000
+    crafted = write_bytes(tmp_path, "crafted.parquet", item_list_file(np.ones(n_items, np.int8)))
+    random_items = np.random.default_rng(0).integers(1, 100, n_items, dtype=np.int8)
+    baseline = write_bytes(tmp_path, "random.parquet", item_list_file(random_items))
+    assert crafted.stat().st_size < 10_000
+    # What it decodes to: the joined text ("1 1 ... 1") and every item's offset, the
+    # ids and every cell's offset.
+    decoded = (2 * n_items - 1) + n_items * DECODED_BYTES_PER_CELL
+    decoded += sum(len(f"u{i}") for i in range(1_000)) + 2_000 * DECODED_BYTES_PER_CELL
+    assert_bounded(
+        capped(solution, crafted), capped(solution, baseline), 1, "Cell too long", decoded
+    )
+
+
+def test_page_header_of_deeply_nested_lists(tmp_path, solution):  # noqa: F811
+    # 100,000 lists, each holding the next, in an unknown field of a page header.
+    data = craft.plain_file([b"u1"], extra=craft.nested_lists(100_000))
+    crafted, baseline = crafted_and_random(tmp_path, data)
+    assert_refused_at_the_limit(solution, crafted, baseline, "page header nested too deep")
