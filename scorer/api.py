@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -21,6 +21,7 @@ from scorer.align.rankings import (
     distinct_items,
     item_prints,
 )
+from scorer.align.target_types import TargetTypes, typed_solution, typed_submission
 from scorer.check.grades import GradedTruth
 from scorer.check.hints import Hint, prediction_hints, solution_hints
 from scorer.check.shapes import (
@@ -31,6 +32,8 @@ from scorer.check.shapes import (
     take_column,
 )
 from scorer.check.validate import (
+    SOLUTION,
+    SUBMISSION,
     Solution,
     Submission,
     check_solution,
@@ -41,7 +44,10 @@ from scorer.check.validate import (
 from scorer.errors import (
     Finding,
     HostVisibleError,
+    ParticipantVisibleError,
+    Problem,
     format_count,
+    raise_if_any,
     smallest_values,
 )
 from scorer.measures import Judgements, Measure, UserValues, parse_all
@@ -52,16 +58,29 @@ from scorer.options import (
     ExtraPredictions,
     InputFormat,
     Layout,
+    MissingRows,
     Normalization,
     Options,
     Unjudged,
     UnknownRowIds,
 )
 from scorer.per_user import Segments, take_segment_column
-from scorer.policy import SPLITS, ScoredUsers, split_labels, unscored_as_nan, users_to_score
+from scorer.policy import (
+    SPLITS,
+    ScoredUsers,
+    split_labels,
+    type_weights,
+    typed_means,
+    unscored_as_nan,
+    users_to_score,
+)
+from scorer.read.columns import StringTable
 from scorer.read.files import ReadLimits
 from scorer.read.inputs import TableLike
 from scorer.result import ScoreResult, ScoreWarning
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def evaluate(
@@ -75,6 +94,10 @@ def evaluate(
     extra_predictions: ExtraPredictions = "error",
     normalization: Normalization = "min_k",
     unknown_row_ids: UnknownRowIds = "error",
+    missing_rows: MissingRows = "error",
+    target_type_column_name: str | None = None,
+    row_id_type_separator: str | None = None,
+    type_weights: Mapping[str, float] | None = None,
     grade_column_name: str | None = None,
     relevance_threshold: int = 1,
     layout: Layout = "wide",
@@ -117,6 +140,18 @@ def evaluate(
         default ``norm`` of every ``MAP`` measure).
     unknown_row_ids : {"error", "ignore"}, default "error"
         Submission rows whose id is not in the solution are invalid, or dropped.
+    missing_rows : {"error", "empty"}, default "error"
+        A row id (or row id and type) missing from the submission is invalid, or
+        scored as an empty ranking; their count is a warning for the participant.
+    target_type_column_name : str, optional
+        A column of the solution and the submission holding each row's target type
+        (several targets per row id): each type is scored on its own rows, and
+        ``result.score`` is the weighted total (README, "Several targets per row id").
+    row_id_type_separator : str, optional
+        Instead of a type column: split each row id at its last separator into the row
+        id and its type (OTTO: ``"_"``, ``42_clicks``).
+    type_weights : mapping of str to float, optional
+        Each type's weight w_t in Σ w_t · value_t; by default 1 / (number of types).
     grade_column_name : str, optional
         A solution column of space-separated non-negative integer grades, one per
         target item; by default every listed item has grade 1.
@@ -195,6 +230,10 @@ def evaluate(
         extra_predictions=extra_predictions,
         normalization=normalization,
         unknown_row_ids=unknown_row_ids,
+        missing_rows=missing_rows,
+        target_type_column_name=target_type_column_name,
+        row_id_type_separator=row_id_type_separator,
+        type_weights=type_weights,
         grade_column_name=grade_column_name,
         relevance_threshold=relevance_threshold,
         layout=layout,
@@ -227,6 +266,10 @@ def score(
     extra_predictions: ExtraPredictions = "error",
     normalization: Normalization = "min_k",
     unknown_row_ids: UnknownRowIds = "error",
+    missing_rows: MissingRows = "error",
+    target_type_column_name: str | None = None,
+    row_id_type_separator: str | None = None,
+    type_weights: Mapping[str, float] | None = None,
     grade_column_name: str | None = None,
     relevance_threshold: int = 1,
     layout: Layout = "wide",
@@ -267,6 +310,10 @@ def score(
         extra_predictions=extra_predictions,
         normalization=normalization,
         unknown_row_ids=unknown_row_ids,
+        missing_rows=missing_rows,
+        target_type_column_name=target_type_column_name,
+        row_id_type_separator=row_id_type_separator,
+        type_weights=type_weights,
         grade_column_name=grade_column_name,
         relevance_threshold=relevance_threshold,
         layout=layout,
@@ -288,9 +335,27 @@ def _options_and_measures(
 ) -> tuple[Options, tuple[Measure, ...]]:
     """The options, checked, and the measures, with ``k`` settled (:func:`_default_k`)."""
     options = Options(**given)
+    _check_type_options(options)
     if options.k is None:
         options = replace(options, k=_default_k(metrics))
     return options, parse_all(metrics, options.k, options.normalization)
+
+
+def _check_type_options(options: Options) -> None:
+    """Target types come from one place, and weights need types."""
+    by_column, by_separator = options.target_type_column_name, options.row_id_type_separator
+    if by_column is not None and by_separator is not None:
+        raise HostVisibleError(
+            "Give the target types either as a column (target_type_column_name="
+            f"{by_column!r}) or in the row ids (row_id_type_separator={by_separator!r}), "
+            "not both."
+        )
+    if options.type_weights is not None and by_column is None and by_separator is None:
+        raise HostVisibleError(
+            "type_weights needs target types: name their column (target_type_column_name, "
+            "--target-type-column) or the row ids' separator (row_id_type_separator, "
+            "--row-id-type-separator)."
+        )
 
 
 # Larger than any cut-off a name can write: a cut-off parsed as this one was not written.
@@ -349,6 +414,7 @@ class _Checked:
     options: Options
     judged: SplitLists | None
     n_unjudged_lines: int
+    typed: TargetTypes | None = None
 
 
 def _read_and_check(
@@ -372,6 +438,7 @@ def _read_and_check(
             options, grade_column_name=shaped.grade_column_name, unknown_row_ids="ignore"
         )
     solution_table, segment_column = take_segment_column(shaped.table, inputs.segment_column_name)
+    solution_table, typed = _typed_solution(solution_table, shaped.row_id_column_name, options)
     candidate_cells = None
     if candidate_column is not None:
         solution_table, candidate_cells = take_column(
@@ -408,11 +475,14 @@ def _read_and_check(
         submission_table, found = read_submission(
             inputs.submission, options, checked_solution, limits
         )
+        submission_table, typed_found = _typed_submission(
+            submission_table, checked_solution.row_id_name, typed, options
+        )
         checked_submission = check_submission(
             submission_table,
             checked_solution,
             options,
-            found,
+            [*found, *typed_found],
             candidates,
             every_quote=every_quote,
         )
@@ -423,9 +493,7 @@ def _read_and_check(
         # Made while the other core may still be encoding: prints need no vocabulary.
         prints = item_prints(predictions, checked_submission.user_of_row, n_users, width)
         truth = truth_later.result()
-    segments = None
-    if segment_column is not None:
-        segments = Segments.from_column(*segment_column)
+    segments = None if segment_column is None else Segments.from_column(*segment_column)
     return _Checked(
         checked_solution,
         checked_submission,
@@ -436,7 +504,48 @@ def _read_and_check(
         options,
         judged,
         shaped.n_unjudged,
+        typed,
     )
+
+
+def _typed_solution(
+    table: StringTable, row_id_column_name: str | None, options: Options
+) -> tuple[StringTable, TargetTypes | None]:
+    """The solution's target types (none unless asked for); the table keyed by (row id,
+    type) when the types are a column of their own."""
+    type_column, separator = options.target_type_column_name, options.row_id_type_separator
+    if type_column is None and separator is None:
+        return table, None
+    if type_column is not None and type_column not in table.names:
+        raise HostVisibleError(
+            f"The solution has no target type column {type_column!r} "
+            f"(target_type_column_name); its columns are {list(table.names)}."
+        )
+    others = [name for name in table.names if name != type_column]
+    row_id_name = row_id_column_name if row_id_column_name is not None else others[0]
+    if row_id_name not in table.names:
+        return table, None  # the column check names the missing row-id column
+    table, typed, problems = typed_solution(
+        table, row_id_name, type_column=type_column, separator=separator
+    )
+    raise_if_any(problems, HostVisibleError, SOLUTION)
+    return table, typed
+
+
+def _typed_submission(
+    table: StringTable, row_id_name: str, typed: TargetTypes | None, options: Options
+) -> tuple[StringTable, list[Problem]]:
+    """The submission keyed as the solution is, and its problems with target types
+    (with types in the row ids, rows are matched by their whole row id: nothing to do)."""
+    type_column = options.target_type_column_name
+    if typed is None or type_column is None:
+        return table, []
+    table, problems = typed_submission(
+        table, row_id_name, typed, type_column, options.unknown_row_ids == "ignore"
+    )
+    if any(p.title == "Missing target type column" for p in problems):
+        raise_if_any(problems, ParticipantVisibleError, SUBMISSION)
+    return table, problems
 
 
 @dataclass(frozen=True)
@@ -515,7 +624,8 @@ def _result(
     """The overall and split means, the warnings and the per-user arrays."""
     solution, truth, scored = checked.solution, aligned.truth, users.scored
     first_name = str(measures[0])
-    overall, splits = _means(values, solution, scored, first_name)
+    means = _means(values, solution, scored, checked.typed, options)
+    overall, splits = means.overall, means.splits
     split_scores = {split: (found or {}).get(first_name) for split, found in splits.items()}
     warnings = _warnings(solution, aligned, split_scores, options)
     if checked.n_unjudged_lines:
@@ -529,13 +639,10 @@ def _result(
     hits = aligned.judgements.n_hits(options.k)
     per_user_table = None
     if per_user:
-        import pandas as pd  # only here: the CLI's hot path never imports pandas
-
-        columns_by_name = {"ap": user_values[first_name]} if legacy else user_values
-        per_user_table = pd.DataFrame(
-            {**columns_by_name, "hits": hits, "n_relevant": truth.n_relevant, "scored": scored},
-            index=pd.Index(solution.row_ids.to_pylist(), name=solution.row_id_name),
+        per_user_table = _per_user_table(
+            solution, checked.typed, user_values, first_name, hits, truth, scored, legacy
         )
+    typed = checked.typed
     return ScoreResult(
         score=overall[first_name],
         public_score=split_scores["Public"],
@@ -561,7 +668,39 @@ def _result(
         user_n_relevant=truth.n_relevant,
         hits_at_rank=_hits_at_rank(aligned.judgements, scored),
         segments=checked.segments,
+        by_type=means.by_type,
+        public_by_type=means.split_by_type["Public"],
+        private_by_type=means.split_by_type["Private"],
+        types=() if typed is None else typed.types,
+        weights=means.weights,
+        user_type=None if typed is None else typed.row_type,
+        user_group=None if typed is None else typed.group,
     )
+
+
+def _per_user_table(
+    solution: Solution,
+    typed: TargetTypes | None,
+    user_values: dict[str, np.ndarray],
+    first_name: str,
+    hits: np.ndarray,
+    truth: GroundTruth,
+    scored: np.ndarray,
+    legacy: bool,
+) -> pd.DataFrame:
+    """One row per solution row: with target types, one per (row id, type), indexed by
+    the solution's row id (``42_clicks``; the bare row id with a type column) and with
+    a ``type`` column."""
+    import pandas as pd  # only here: the CLI's hot path never imports pandas
+
+    columns_by_name = {"ap": user_values[first_name]} if legacy else user_values
+    columns = {**columns_by_name, "hits": hits, "n_relevant": truth.n_relevant, "scored": scored}
+    row_ids = solution.row_ids
+    if typed is not None:
+        columns = {"type": typed.type_names.to_pylist(), **columns}
+        if typed.joiner is not None:
+            row_ids = typed.bare_row_ids
+    return pd.DataFrame(columns, index=pd.Index(row_ids.to_pylist(), name=solution.row_id_name))
 
 
 def _warnings(
@@ -569,13 +708,15 @@ def _warnings(
 ) -> tuple[ScoreWarning, ...]:
     """The participant's warnings, then the host's."""
     findings = _row_findings(solution, aligned, options)
-    return score_warnings(findings + split_findings(split_scores, solution.usage is not None))
+    typed = options.target_type_column_name or options.row_id_type_separator
+    splits = split_findings(split_scores, solution.usage is not None, typed is not None)
+    return score_warnings(findings + splits)
 
 
 def _row_findings(solution: Solution, aligned: _Aligned, options: Options) -> list[Finding]:
     """The records of the warnings about rows: the participant's, then the host's."""
     findings = _submission_findings(
-        solution, aligned.lengths, aligned.n_first, aligned.hints, options
+        solution, aligned.user_of_row, aligned.lengths, aligned.n_first, aligned.hints, options
     )
     for code, sentence, mask in aligned.host_hints:
         findings += _row_finding(code, sentence, mask, solution, "host")
@@ -596,12 +737,42 @@ def _keys(measures: Sequence[Measure], legacy: bool) -> dict[str, str]:
     return keys
 
 
+@dataclass(frozen=True)
+class _Means:
+    """The overall and split values of every measure (weighted totals with target
+    types), and with types each type's values and the weights."""
+
+    overall: dict[str, float]
+    splits: dict[str, dict[str, float] | None]
+    by_type: dict[str, dict[str, float]] | None = None
+    split_by_type: dict[str, Any] = field(default_factory=lambda: dict.fromkeys(SPLITS))
+    weights: dict[str, float] | None = None
+
+
 def _means(
-    values: dict[str, UserValues], solution: Solution, scored: np.ndarray, first_name: str
-) -> tuple[dict[str, float], dict[str, dict[str, float] | None]]:
+    values: dict[str, UserValues],
+    solution: Solution,
+    scored: np.ndarray,
+    typed: TargetTypes | None,
+    options: Options,
+) -> _Means:
     """Every measure's overall mean and its mean per split (``None`` for a split
-    without a scorable user, or without ``Usage``), all splits in one pass each."""
+    without a scorable user, or without ``Usage``), all splits in one pass each; with
+    target types, each type's and the weighted totals (:func:`typed_means`)."""
     labels = split_labels(solution, scored)
+    if typed is not None:
+        weights = type_weights(typed.types, options.type_weights)
+        found = typed_means(
+            values, typed.types, typed.row_type, labels, solution.usage is not None, weights
+        )
+        return _Means(
+            found.overall,
+            found.splits,
+            found.by_type,
+            found.split_by_type,
+            {kind: float(weight) for kind, weight in weights.items()},
+        )
+    first_name = next(iter(values))
     means = {name: value.split_means(labels, len(SPLITS)) for name, value in values.items()}
     overall = {name: float(mean.overall) for name, mean in means.items()}  # type: ignore[arg-type]
     splits = {
@@ -610,7 +781,7 @@ def _means(
         else {name: mean.by_label[label] for name, mean in means.items()}
         for label, split in enumerate(SPLITS)
     }
-    return overall, splits  # type: ignore[return-value]
+    return _Means(overall, splits)  # type: ignore[arg-type]
 
 
 def _binary_judgements(
@@ -675,7 +846,9 @@ def score_warnings(findings: Sequence[Finding]) -> tuple[ScoreWarning, ...]:
         sentence, audience = finding.values
         count = finding.count("rows")
         message = sentence.format(
-            rows=format_count(count, "row"), have="has" if count == 1 else "have"
+            rows=format_count(count, "row"),
+            row_ids=format_count(count, "row id"),
+            have="has" if count == 1 else "have",
         )
         warnings.append(ScoreWarning(finding.kind, message, count, finding.examples, audience))  # type: ignore[arg-type]
     return tuple(warnings)
@@ -683,6 +856,7 @@ def score_warnings(findings: Sequence[Finding]) -> tuple[ScoreWarning, ...]:
 
 def _submission_findings(
     solution: Solution,
+    user_of_row: np.ndarray,
     lengths: np.ndarray,
     n_first: np.ndarray,
     hints: list[Hint],
@@ -697,6 +871,9 @@ def _submission_findings(
     """
     k = options.k
     hide = options.unknown_row_ids != "error"
+    covered = np.zeros(len(lengths), dtype=bool)
+    covered[user_of_row[user_of_row >= 0]] = True
+    missing = _missing_rows_finding(solution, ~covered, options)
     present = lengths > 0
     checks = [
         (
@@ -709,14 +886,31 @@ def _submission_findings(
             f"{{rows}} {{have}} fewer than {k} predictions; an unused slot can never earn credit.",
             present & (lengths < k),
         ),
-        ("empty_rows", "{rows} {have} no prediction and score 0.", ~present),
+        ("empty_rows", "{rows} {have} no prediction and score 0.", covered & ~present),
         *hints,
     ]
-    return [
+    return missing + [
         finding
         for code, sentence, mask in checks
         for finding in _row_finding(code, sentence, mask, solution, hide_examples=hide)
     ]
+
+
+def _missing_rows_finding(
+    solution: Solution, missing: np.ndarray, options: Options
+) -> list[Finding]:
+    """With ``missing_rows="empty"``: the solution's row ids that the submission lacks,
+    scored as empty rankings. A function of the submission and the solution's row ids
+    (public: the sample submission lists them); without example ids when the solution
+    may list only some users (``unknown_row_ids="ignore"``), as the error does."""
+    if options.missing_rows != "empty":
+        return []
+    sentence = (
+        "{row_ids} of the sample submission {have} no row in the submission; each is "
+        "scored as an empty ranking (missing_rows='empty')."
+    )
+    hide = options.unknown_row_ids == "ignore"
+    return _row_finding("missing_rows", sentence, missing, solution, hide_examples=hide)
 
 
 def _solution_findings(solution: Solution, truth: GroundTruth) -> list[Finding]:
@@ -729,17 +923,19 @@ def _solution_findings(solution: Solution, truth: GroundTruth) -> list[Finding]:
     )
 
 
-def split_findings(split_scores: dict, has_usage: bool) -> list[Finding]:
-    """A host warning for each split without a scorable user (decided on the whole run)."""
+def split_findings(split_scores: dict, has_usage: bool, typed: bool = False) -> list[Finding]:
+    """A host warning for each split without a scorable user (decided on the whole run;
+    with target types, without a scorable row of some type)."""
     if not has_usage:
         return []
-    return [
-        Finding(
-            f"no_{split.lower()}_users",
-            (),
-            (),
-            (f"The {split} split has no scorable user; its score is not reported.", "host"),
+    sentence = "The {split} split has no scorable user; its score is not reported."
+    if typed:
+        sentence = (
+            "The {split} split has no scorable row of some target type; its weighted total "
+            "is not reported."
         )
+    return [
+        Finding(f"no_{split.lower()}_users", (), (), (sentence.format(split=split), "host"))
         for split, value in split_scores.items()
         if value is None
     ]

@@ -11,7 +11,9 @@ is its record here, the place it acts, and its tests.
 
 from __future__ import annotations
 
+import math
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Literal, get_args
 
@@ -25,6 +27,7 @@ Layout = Literal["wide", "long"]
 InputFormat = Literal["table", "trec"]
 CandidateRule = Literal["none", "permutation", "subset"]
 Unjudged = Literal["keep", "drop"]
+MissingRows = Literal["error", "empty"]
 
 #: ``k`` when the host does not give it and no measure's cut-off is larger.
 DEFAULT_K = 10
@@ -110,7 +113,76 @@ class CheckedWhereUsed:
         return self.kind
 
 
-Constraint = Interval | Choices | CheckedWhereUsed
+@dataclass(frozen=True)
+class Text:
+    """A non-empty str, or ``None``.
+
+    Examples
+    --------
+    >>> Text().check("row_id_type_separator", "_"), Text().check("row_id_type_separator", None)
+    ('_', None)
+    >>> Text().check("row_id_type_separator", "")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: The 'row_id_type_separator' parameter must be a non-empty \
+str or None. Got '' instead.
+    """
+
+    def check(self, name: str, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and value):
+            return value
+        raise HostVisibleError(
+            f"The {name!r} parameter must be a non-empty str or None. Got {value!r} instead."
+        )
+
+    def describe(self) -> str:
+        return "a non-empty string"
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A mapping of non-empty str to a finite weight ≥ 0 (as a float), or ``None``.
+    Whether each key is a known target type is checked where the types are known.
+
+    Examples
+    --------
+    >>> Weights().check("type_weights", {"clicks": 0.1, "orders": 1})
+    {'clicks': 0.1, 'orders': 1.0}
+    >>> Weights().check("type_weights", {"clicks": -1})
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: The 'type_weights' parameter must be a mapping of target \
+type to a finite weight ≥ 0. Got {'clicks': -1} instead (bad: 'clicks').
+    """
+
+    def check(self, name: str, value: Any) -> Any:
+        if value is None:
+            return None
+        message = (
+            f"The {name!r} parameter must be a mapping of target type to a finite weight ≥ 0. "
+            f"Got {value!r} instead"
+        )
+        if not isinstance(value, Mapping) or not value:
+            raise HostVisibleError(message + ".")
+        bad = [key for key, weight in value.items() if not _good_weight(key, weight)]
+        if bad:
+            shown = ", ".join(repr(key) for key in bad[:5])
+            raise HostVisibleError(f"{message} (bad: {shown}).")
+        return {str(key): float(weight) for key, weight in value.items()}
+
+    def describe(self) -> str:
+        return "a mapping of target type to a finite weight ≥ 0"
+
+
+def _good_weight(key: Any, weight: Any) -> bool:
+    if not isinstance(key, str) or not key:
+        return False
+    if isinstance(weight, bool) or not isinstance(weight, numbers.Real):
+        return False
+    return math.isfinite(float(weight)) and float(weight) >= 0
+
+
+Constraint = Interval | Choices | CheckedWhereUsed | Text | Weights
 
 
 @dataclass(frozen=True)
@@ -242,6 +314,49 @@ OPTIONS: tuple[Option, ...] = (
         "solution that lists only users with ground truth while the sample submission lists "
         "everyone). Missing rows are always an error.",
         ("--unknown-row-ids",),
+    ),
+    Option(
+        "missing_rows",
+        Choices(MissingRows),
+        "error",
+        "a row id (or row id and target type) missing from the submission is invalid (the "
+        "Kaggle rule), or scored as an empty ranking (OTTO's reference code, trec_eval `-c`); "
+        "their count is a warning",
+        ("--missing-rows",),
+    ),
+    Option(
+        "target_type_column_name",
+        CheckedWhereUsed("a column of the solution and the submission"),
+        None,
+        "a column holding each row's target type (several targets per row id, see "
+        "[Several targets per row id](#several-targets-per-row-id)); each type is scored "
+        "on its own rows",
+        ("--target-type-column",),
+        "NAME",
+        default_doc="none",
+    ),
+    Option(
+        "row_id_type_separator",
+        Text(),
+        None,
+        "split each row id at its last separator into the row id and its target type "
+        "(`42_clicks` with `_`: OTTO)",
+        ("--row-id-type-separator",),
+        "SEP",
+        default_doc="none",
+    ),
+    Option(
+        "type_weights",
+        Weights(),
+        None,
+        "each target type's weight in the leaderboard value Σ w_t · value_t (OTTO: "
+        "`clicks=0.1`, `carts=0.3`, `orders=0.6`); every type of the solution needs one",
+        ("--type-weight",),
+        "TYPE=W",
+        default_doc="1 / (number of types) each",
+        cli_help="a target type's weight, TYPE=W, repeatable (e.g. --type-weight clicks=0.1); "
+        "without any, each type weighs 1 / (number of types)",
+        repeatable=True,
     ),
     Option(
         "grade_column_name",
@@ -389,6 +504,14 @@ class Options:
         (trec_eval ``map_cut``) or the number of hits in the top ``k`` (torchmetrics).
     unknown_row_ids : {"error", "ignore"}, default "error"
         Submission rows whose id is not in the solution are invalid, or dropped.
+    missing_rows : {"error", "empty"}, default "error"
+        A row id missing from the submission is invalid, or scored as an empty ranking.
+    target_type_column_name : str, optional
+        The column holding each row's target type (several targets per row id).
+    row_id_type_separator : str, optional
+        Split each row id at its last separator into (row id, target type).
+    type_weights : dict of str to float, optional
+        Each target type's weight; ``None``: 1 / (number of types) each.
     grade_column_name : str, optional
         The solution's column of graded relevance; ``None`` for binary relevance.
     relevance_threshold : int, default 1
@@ -429,6 +552,10 @@ class Options:
     extra_predictions: ExtraPredictions = OPTION["extra_predictions"].default
     normalization: Normalization = OPTION["normalization"].default
     unknown_row_ids: UnknownRowIds = OPTION["unknown_row_ids"].default
+    missing_rows: MissingRows = OPTION["missing_rows"].default
+    target_type_column_name: str | None = OPTION["target_type_column_name"].default
+    row_id_type_separator: str | None = OPTION["row_id_type_separator"].default
+    type_weights: dict[str, float] | None = OPTION["type_weights"].default
     grade_column_name: str | None = OPTION["grade_column_name"].default
     relevance_threshold: int = OPTION["relevance_threshold"].default
     layout: Layout = OPTION["layout"].default

@@ -348,8 +348,9 @@ def score_part(
     ``segment_column_name``: a partial holds no per-user values). Unlike it, a part
     with no scorable user is no error (another part may have them), and an invalid
     part raises nothing: its problems are kept as records for :func:`finish`. Only the
-    wide layout is supported so far: the long layout, trec_eval files, candidates and
-    ``unjudged="drop"`` are refused (README, "Beyond one machine").
+    wide layout is supported so far: the long layout, trec_eval files, candidates,
+    ``unjudged="drop"``, target types and ``missing_rows="empty"`` are refused (README,
+    "Beyond one machine").
 
     Parameters
     ----------
@@ -439,8 +440,13 @@ def _invalid(settings: dict[str, Any], error: ScorerError, n_users: int) -> Part
     return Partial(settings, stage, problems, notes, counts={"n_users": n_users})
 
 
-#: The options of other shapes than the wide layout: not yet supported in parts.
+#: The options of other shapes than the wide layout, several targets per row id and
+#: missing rows scored as empty: not yet supported in parts.
 _SHAPE_OPTIONS = (
+    "missing_rows",
+    "target_type_column_name",
+    "row_id_type_separator",
+    "type_weights",
     "layout",
     "solution_layout",
     "rank_column_name",
@@ -453,8 +459,9 @@ _SHAPE_OPTIONS = (
 
 
 def _refuse_shapes(options: Options, candidates: TableLike | None) -> None:
-    """Refuse the long layout, trec_eval files, candidates and dropped unjudged items:
-    their problems are not yet records that parts can merge."""
+    """Refuse the long layout, trec_eval files, candidates, dropped unjudged items,
+    target types and missing rows scored as empty: their problems, warnings or weighted
+    totals are not yet records that parts can merge."""
     given = [
         f"{name}={getattr(options, name)!r}"
         for name in _SHAPE_OPTIONS

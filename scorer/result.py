@@ -125,6 +125,24 @@ class ScoreResult:
     segments : Segments or None
         The host's segment column (``segment_column_name=``): each user's segment.
 
+    With several targets per row id (``target_type_column_name=`` or
+    ``row_id_type_separator=``), a "user" above is one (row id, type) row, and
+    :attr:`score`, :attr:`metrics` and the split tables hold the weighted totals
+    Σ w_t · value_t:
+
+    by_type : dict of str to dict of str to float, or None
+        Type -> measure name -> the type's value over its own scored rows.
+    public_by_type, private_by_type : dict or None
+        The same over the Public / Private rows (``None`` without ``Usage``, or when a
+        type has no scored row in the split).
+    types : tuple of str
+        The solution's target types, in byte order (empty without types).
+    weights : dict of str to float, or None
+        Each type's weight w_t.
+    user_type, user_group : ndarray of int64 or None
+        Each row's type (an index into :attr:`types`) and its bare row id as a code
+        (the rows of one session share it): the bootstrap resamples whole sessions.
+
     :mod:`scorer.stats` reads these arrays through :meth:`measure_values`.
     """
 
@@ -152,6 +170,13 @@ class ScoreResult:
     user_n_relevant: np.ndarray | None = field(default=None, repr=False, compare=False)
     hits_at_rank: np.ndarray | None = field(default=None, repr=False, compare=False)
     segments: Segments | None = field(default=None, repr=False, compare=False)
+    by_type: dict[str, dict[str, float]] | None = None
+    public_by_type: dict[str, dict[str, float]] | None = None
+    private_by_type: dict[str, dict[str, float]] | None = None
+    types: tuple[str, ...] = ()
+    weights: dict[str, float] | None = None
+    user_type: np.ndarray | None = field(default=None, repr=False, compare=False)
+    user_group: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def metric(self) -> str:
@@ -198,8 +223,10 @@ class ScoreResult:
         return fingerprint(self)
 
     def to_dict(self) -> dict[str, Any]:
-        """Everything but the per-user table, as plain JSON-ready values."""
-        return {
+        """Everything but the per-user table, as plain JSON-ready values (with target
+        types, also ``types``, ``weights``, ``by_type``, ``public_by_type`` and
+        ``private_by_type``)."""
+        data = {
             "metric": self.metric,
             "score": self.score,
             "public_score": self.public_score,
@@ -214,6 +241,32 @@ class ScoreResult:
             "options": asdict(self.options),
             "warnings": [{**asdict(w), "examples": list(w.examples)} for w in self.warnings],
         }
+        if self.by_type is not None:
+            data.update(
+                types=list(self.types),
+                weights=dict(self.weights or {}),
+                by_type=_copied(self.by_type),
+                public_by_type=_copied(self.public_by_type),
+                private_by_type=_copied(self.private_by_type),
+            )
+        return data
+
+    def typed_keys(self, split: str = "") -> dict[str, float]:
+        """Each type's value of each measure under its output key, the type appended
+        (``recall_at_20_clicks``; ``split`` ``"public"`` or ``"private"`` adds its
+        suffix: ``recall_at_20_clicks_public``); empty without types."""
+        tables = {"": self.by_type, "public": self.public_by_type, "private": self.private_by_type}
+        table = tables[split]
+        suffix = f"_{split}" if split else ""
+        return {
+            f"{self.key(name)}_{kind}{suffix}": value
+            for kind, values in (table or {}).items()
+            for name, value in values.items()
+        }
+
+
+def _copied(table: dict[str, dict[str, float]] | None) -> dict[str, dict[str, float]] | None:
+    return None if table is None else {kind: dict(values) for kind, values in table.items()}
 
 
 def measure_name(result: ScoreResult, metric: object = None) -> str:
@@ -302,6 +355,31 @@ def require_arrays(result: ScoreResult) -> None:
     if result.user_scored is None or result.row_ids is None:
         raise HostVisibleError(
             "This result keeps no per-user values; use the result of scorer.evaluate()."
+        )
+
+
+def require_untyped(result: ScoreResult, what: str) -> None:
+    """Raise a :class:`HostVisibleError` for a result with several targets per row id,
+    which ``what`` (a statistic) does not support yet.
+
+    Examples
+    --------
+    >>> import pandas as pd, scorer
+    >>> table = pd.DataFrame({"id": ["1_a", "1_b"], "items": ["x", "y"]})
+    >>> require_untyped(scorer.evaluate(table, table, row_id_type_separator="_"), "compare")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: compare does not support results with several targets per \
+row id (target types) yet: only their bootstrap intervals (scorer.stats.bootstrap, --ci) are \
+supported. Compare or report each type on its own: score a solution and submissions holding \
+only that type's rows, without target types.
+    """
+    if result.by_type is not None:
+        raise HostVisibleError(
+            f"{what} does not support results with several targets per row id (target "
+            "types) yet: only their bootstrap intervals (scorer.stats.bootstrap, --ci) are "
+            "supported. Compare or report each type on its own: score a solution and "
+            "submissions holding only that type's rows, without target types."
         )
 
 

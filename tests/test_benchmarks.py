@@ -158,3 +158,34 @@ def test_scoring_in_parts_benchmark_gives_the_exact_map(dataset, mode, capsys) -
     assert parts.main([str(dataset.directory), mode, "--parts", "5"]) == 0
     printed = capsys.readouterr().out
     assert float.fromhex(json.loads(printed)["map_at_10"]) == float(dataset.exact_map)
+
+
+def test_the_otto_workload_scores_as_generated(tmp_path: Path) -> None:
+    """benchmarks/generate_otto.py: its exact values (computed without the scorer) are
+    the scorer's, per type and weighted; OTTO's micro average comes from the per-user
+    table; the polars pipeline computes the same weighted total (a float mean)."""
+    otto = load("generate_otto")
+    data = otto.generate(3_000, seed=4)
+    expected = otto.expected_scores(data)
+    otto.write(tmp_path, data, 3_000)
+    result = evaluate(
+        tmp_path / "solution.csv",
+        tmp_path / "submission.csv",
+        metrics=["R(norm=min_k)@20"],
+        row_id_type_separator="_",
+        type_weights=otto.WEIGHTS,
+        per_user=True,
+    )
+    assert result.score == expected["macro"]
+    for kind in otto.TYPES:
+        value = result.by_type[kind]["R(norm=min_k)@20"]
+        assert value == float(Fraction(expected["by_type"][kind]))
+        rows = result.per_user[result.per_user["type"] == kind]
+        events = rows["n_relevant"].clip(upper=20)
+        micro = Fraction(int(rows["hits"].sum()), int(events.sum()))
+        assert micro == Fraction(expected["otto_by_type"][kind])
+    pytest.importorskip("polars")
+    peer = load("peers").polars_otto(
+        str(tmp_path / "solution.csv"), str(tmp_path / "submission.csv")
+    )
+    assert abs(Fraction(peer) - Fraction(expected["macro_exact"])) <= Fraction(1, 10**12)

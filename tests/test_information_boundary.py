@@ -854,3 +854,167 @@ def test_trec_text_does_not_depend_on_the_judgements(tmp_path: Path) -> None:
         assert views[0] == views[1], f"seed {seed}"
         seen.update(re.findall(r"^\d+\. (.+)$", "\n".join(views[0]), flags=re.MULTILINE))
     assert {"Invalid scores", "Documents retrieved twice for a query", "Missing rows"} <= seen
+
+
+# --- several targets per row id (OTTO) ---------------------------------------------------
+
+TYPES = ("clicks", "carts", "orders")
+
+
+@dataclass(frozen=True)
+class TypedCase:
+    """Two typed solutions with the same (row id, type) rows, one submission, options."""
+
+    solutions: tuple[pd.DataFrame, pd.DataFrame]
+    submission: pd.DataFrame
+    k: int
+    by_column: bool
+    missing_rows: str
+    ignore_unknown: bool
+
+
+def _typed_solution(rng: np.random.Generator, sessions: list[str], by_column: bool) -> pd.DataFrame:
+    """Random items, Usage and empty rows; each type has a scorable Public row."""
+    catalogue = _padded(rng, 10)
+    anchors = {kind: int(rng.integers(0, len(sessions))) for kind in TYPES}
+    rows = []
+    for s, session in enumerate(sessions):
+        for kind in TYPES:
+            anchor = anchors[kind] == s
+            size = 0 if rng.random() < 0.3 and not anchor else int(rng.integers(1, 4))
+            usage = "Public" if anchor else str(rng.choice(["Public", "Private", "Ignored"]))
+            items = " ".join(rng.choice(catalogue, size=size))
+            rows.append((session, kind, items, usage))
+    if by_column:
+        columns = {"session": [r[0] for r in rows], "type": [r[1] for r in rows]}
+    else:
+        columns = {"session_type": [f"{r[0]}_{r[1]}" for r in rows]}
+    return pd.DataFrame({**columns, "labels": [r[2] for r in rows], "Usage": [r[3] for r in rows]})
+
+
+def _typed_damage(rng: np.random.Generator, frame: pd.DataFrame, by_column: bool) -> pd.DataFrame:
+    frame = frame.copy()
+    for _ in range(int(rng.integers(0, 3))):
+        kind = int(rng.integers(0, 5))
+        if kind == 0 and len(frame) > 1:  # a missing (row id, type)
+            frame = frame.drop(index=frame.index[int(rng.integers(0, len(frame)))])
+        elif kind == 1 and len(frame):  # a type the solution does not have
+            extra = frame.iloc[:1].copy()
+            if "type" in frame:
+                extra["type"] = "views"
+            else:
+                extra["session_type"] = extra["session_type"].str.replace("_", "_views_")
+            frame = pd.concat([frame, extra])
+        elif kind == 2 and len(frame):  # no type at all
+            if "type" in frame:
+                frame.iloc[0, 1] = ""
+            else:
+                frame.iloc[0, 0] = "s0"
+        elif kind == 3 and len(frame):  # a duplicated row
+            frame = pd.concat([frame, frame.iloc[:1]])
+        elif kind == 4 and "type" in frame:  # the type column left out
+            frame = frame.drop(columns="type")
+    return frame.reset_index(drop=True)
+
+
+def make_typed_case(seed: int) -> TypedCase:
+    rng = np.random.default_rng(seed)
+    sessions = [f"s{i}" for i in range(int(rng.integers(2, 6)))]
+    by_column = bool(rng.random() < 0.4)
+    solutions = (
+        _typed_solution(rng, sessions, by_column),
+        _typed_solution(rng, sessions, by_column),
+    )
+    k = int(rng.choice([3, 5]))
+    pool = [*solutions[0]["labels"].str.split().sum(), *solutions[1]["labels"].str.split().sum()]
+    pool += _padded(rng, 4)
+    submission = solutions[0].drop(columns="Usage")
+    rows = [_prediction_row(rng, pool, k) for _ in range(len(submission))]
+    submission = submission.assign(labels=rows).iloc[rng.permutation(len(submission))]
+    if rng.random() < 0.6:
+        submission = _typed_damage(rng, submission, by_column)
+    return TypedCase(
+        solutions,
+        submission.reset_index(drop=True),
+        k,
+        by_column,
+        str(rng.choice(["error", "empty"])),
+        bool(rng.random() < 0.2),
+    )
+
+
+def _typed_options(case: TypedCase) -> dict:
+    types = (
+        {"target_type_column_name": "type"} if case.by_column else {"row_id_type_separator": "_"}
+    )
+    return {
+        "k": case.k,
+        "missing_rows": case.missing_rows,
+        "unknown_row_ids": "ignore" if case.ignore_unknown else "error",
+        "type_weights": {"clicks": 0.1, "carts": 0.3, "orders": 0.6},
+        **types,
+    }
+
+
+def typed_participant_view(solution: pd.DataFrame, case: TypedCase) -> tuple:
+    row_id = "session" if case.by_column else "session_type"
+    try:
+        result = evaluate(solution, case.submission, row_id, **_typed_options(case))
+    except ParticipantVisibleError as error:
+        return ("invalid", str(error))
+    except HostVisibleError as error:  # the solutions are valid: a bug
+        raise AssertionError(f"host error on a valid solution: {error}") from error
+    shown = [
+        (w.code, w.message, w.count, w.examples, str(w))
+        for w in result.warnings
+        if w.audience == "participant"
+    ]
+    return ("scored", shown)
+
+
+def test_typed_participant_text_does_not_depend_on_hidden_data() -> None:
+    """Target types, missing rows scored as empty: the same property, through the API."""
+    codes: set[str] = set()
+    problems: set[str] = set()
+    for seed in range(N_CASES):
+        case = make_typed_case(seed)
+        first, second = (typed_participant_view(s, case) for s in case.solutions)
+        assert first == second, f"seed {seed}"
+        kind, shown = first
+        if kind == "scored":
+            codes.update(code for code, *_ in shown)
+        else:
+            problems.update(re.findall(r"^\d+\. (.+)$", shown, flags=re.MULTILINE))
+    assert {"missing_rows", "short_rows", "empty_rows"} <= codes
+    assert {"Missing rows", "Unknown row ids", "Duplicated row ids"} <= problems
+    assert {"Unknown target types", "Empty target types", "Missing target type column"} <= problems
+
+
+def test_the_typed_codabench_log_does_not_depend_on_hidden_data(tmp_path: Path) -> None:
+    """Per-type keys in ``--public-only`` are Public values only; the rest is identical."""
+    for seed in range(N_CLI_CASES // 2):
+        case = make_typed_case(seed)
+        logs = []
+        for i, solution in enumerate(case.solutions):
+            folder = tmp_path / f"{seed}-{i}"
+            ref, res, out = folder / "in" / "ref", folder / "in" / "res", folder / "out"
+            for path in (ref, res, out):
+                path.mkdir(parents=True, exist_ok=True)
+            solution.to_csv(ref / "solution.csv", index=False)
+            case.submission.to_csv(res / "submission.csv", index=False)
+            argv = ["codabench", str(folder / "in"), str(out), "--public-only"]
+            argv += ["--k", str(case.k), "--missing-rows", case.missing_rows]
+            argv += ["--row-id-column", "session" if case.by_column else "session_type"]
+            argv += ["--target-type-column", "type"] if case.by_column else []
+            argv += [] if case.by_column else ["--row-id-type-separator", "_"]
+            if case.ignore_unknown:
+                argv += ["--unknown-row-ids", "ignore"]
+            stdout, stderr = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+                code = main(argv)
+            log = stdout.getvalue() + "\n--- stderr ---\n" + stderr.getvalue()
+            if (out / "scores.json").exists():
+                log += "\n--- scores.json ---\n" + (out / "scores.json").read_text()
+            logs.append((code, re.sub(r"(_public\"?: )[0-9.e+-]+", r"\1<score>", log)))
+        assert logs[0] == logs[1], f"seed {seed}"
+        assert logs[0][0] in (0, 1), logs[0]

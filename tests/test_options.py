@@ -167,11 +167,11 @@ def test_evalai_accepts_exactly_the_declared_options() -> None:
 
 def test_evalai_passes_every_option_on(tmp_path: Path) -> None:
     solution = tmp_path / "solution.csv"
-    solution.write_text("id,items,grades,country\nu1,a b,2 1,fr\nu2,c,1,de\n")
+    solution.write_text("id,items,grades,country,kind\nu1,a b,2 1,fr,x\nu2,c,1,de,x\n")
     submission = tmp_path / "submission.csv"
-    submission.write_text("id,items\nu1,b a x\nu2,c\nu3,c\n")
+    submission.write_text("id,items,kind\nu1,b a x,x\nu3,c,x\n")
     candidates = tmp_path / "candidates.csv"
-    candidates.write_text("id,candidates\nu1,a b x\nu2,c z\n")
+    candidates.write_text("id,candidates\nu1_x,a b x\nu2_x,c z\n")  # keyed (row id, type)
     given = {
         "row_id_column_name": "id",
         "k": 3,
@@ -180,6 +180,10 @@ def test_evalai_passes_every_option_on(tmp_path: Path) -> None:
         "extra_predictions": "truncate",
         "normalization": "hits",
         "unknown_row_ids": "ignore",
+        "missing_rows": "empty",
+        "target_type_column_name": "kind",
+        "row_id_type_separator": None,  # the other way to give types: one or the other
+        "type_weights": {"x": 2.0},
         "grade_column_name": "grades",
         "relevance_threshold": 2,
         "layout": "wide",
@@ -196,8 +200,13 @@ def test_evalai_passes_every_option_on(tmp_path: Path) -> None:
     }
     assert set(given) == set(DECLARED)
     expected = scorer.evaluate(solution, submission, **given)
+    assert [w.code for w in expected.warnings][:1] == ["missing_rows"]
+    assert expected.metrics == {name: 2 * expected.by_type["x"][name] for name in expected.metrics}
     shown = evalai.evaluate(solution, submission, "test", **given)["submission_result"]
-    assert shown == {expected.key(name): value for name, value in expected.metrics.items()}
+    assert shown == {
+        **{expected.key(name): value for name, value in expected.metrics.items()},
+        **expected.typed_keys(),
+    }
 
 
 def test_readme_options_table_is_generated() -> None:

@@ -401,6 +401,9 @@ def test_the_readmes_example_runs() -> None:
         ({"candidates_column_name": "candidates"}, "candidates_column_name='candidates'"),
         ({"candidate_rule": "subset"}, "candidate_rule='subset'"),
         ({"unjudged": "drop"}, "unjudged='drop'"),
+        ({"missing_rows": "empty"}, "missing_rows='empty'"),
+        ({"target_type_column_name": "type"}, "target_type_column_name='type'"),
+        ({"row_id_type_separator": "_"}, "row_id_type_separator='_'"),
         ({"candidates": pd.DataFrame({"id": ["u1"], "items": ["a"]})}, "candidates=<table>"),
     ],
 )

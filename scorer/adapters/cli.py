@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import re
 import sys
@@ -32,7 +33,7 @@ from scorer.adapters.commands import add_ci_options, format_intervals, intervals
 from scorer.adapters.output import emit, refuse_overwriting_inputs, write_output
 from scorer.errors import HostVisibleError, ParticipantVisibleError, withheld
 from scorer.measures.registry import describe
-from scorer.options import OPTIONS, Choices, Interval, Option
+from scorer.options import OPTIONS, Choices, Interval, Option, Weights
 from scorer.read.files import DEFAULT_LIMITS, ReadLimits
 from scorer.result import ScoreResult
 
@@ -116,6 +117,8 @@ def _argparse_settings(option: Option) -> dict[str, Any]:
         settings["choices"] = constraint.values
     elif isinstance(constraint, Interval):
         settings["type"] = int
+    elif isinstance(constraint, Weights):
+        settings["type"] = parse_weight
     if option.repeatable:
         settings["action"] = "append"
     if option.metavar is not None:
@@ -127,11 +130,51 @@ def _argparse_settings(option: Option) -> dict[str, Any]:
     return settings
 
 
+def parse_weight(text: str) -> tuple[str, float]:
+    """One ``--type-weight TYPE=W``: the type (split at the last ``=``) and a finite
+    weight ≥ 0; anything else is a usage error (exit 2).
+
+    Examples
+    --------
+    >>> parse_weight("clicks=0.1"), parse_weight("a=b=1")
+    (('clicks', 0.1), ('a=b', 1.0))
+    >>> parse_weight("clicks")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected TYPE=W with a finite weight W ≥ 0, e.g. clicks=0.1; \
+got 'clicks'
+    """
+    kind, _, weight = text.rpartition("=")
+    try:
+        value = float(weight)
+    except ValueError:
+        value = float("nan")
+    if not kind or not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(
+            f"expected TYPE=W with a finite weight W ≥ 0, e.g. clicks=0.1; got {text!r}"
+        )
+    return kind, value
+
+
 def evaluate_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments of :func:`scorer.evaluate` given on the command line."""
     limits = ReadLimits(**{item.name: getattr(args, item.name) for item in fields(ReadLimits)})
     given = {option.name: getattr(args, option.name) for option in OPTIONS if option.flags}
+    if given.get("type_weights") is not None:
+        given["type_weights"] = _weights(given["type_weights"])
     return {**given, "limits": limits}
+
+
+def _weights(pairs: list[tuple[str, float]]) -> dict[str, float]:
+    """The ``--type-weight`` flags as a mapping; a type given twice is a usage error."""
+    weights = dict(pairs)
+    if len(weights) < len(pairs):
+        repeated = sorted({kind for kind, _ in pairs if [k for k, _ in pairs].count(kind) > 1})
+        shown = ", ".join(map(repr, repeated))
+        raise HostVisibleError(
+            f"--type-weight gives a weight twice to {shown}; give each type once."
+        )
+    return weights
 
 
 def format_result(result: ScoreResult) -> str:
@@ -155,6 +198,7 @@ def format_result(result: ScoreResult) -> str:
         for split, values in splits:
             if values is not None:
                 lines.append(f"  {split + ':':<8} {values[name]!r}")
+    lines += _by_type_lines(result)
     lines.append(
         f"Users: {result.n_scored:,} scored, {result.n_skipped:,} skipped (no relevant item), "
         f"{result.n_ignored:,} ignored; {result.n_users:,} in the solution"
@@ -165,6 +209,23 @@ def format_result(result: ScoreResult) -> str:
             about = "submission" if warning.audience == "participant" else "host"
             lines.append(f"  - [{about}] {warning}")
     return "\n".join(lines)
+
+
+def _by_type_lines(result: ScoreResult) -> list[str]:
+    """With target types: each type's weight and values (and per split)."""
+    if result.by_type is None:
+        return []
+    weights = result.weights or {}
+    lines = ["By target type (the values above are Σ weight · value):"]
+    splits = (("Public", result.public_by_type), ("Private", result.private_by_type))
+    for kind, values in result.by_type.items():
+        lines.append(f"  {kind} (weight {weights.get(kind)!r}):")
+        for name, value in values.items():
+            lines.append(f"    {name}: {value!r}")
+            for split, table in splits:
+                if table is not None:
+                    lines.append(f"      {split + ':':<8} {table[kind][name]!r}")
+    return lines
 
 
 def _score_parser() -> argparse.ArgumentParser:

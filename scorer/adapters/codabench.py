@@ -35,8 +35,10 @@ def scores(result: ScoreResult, public_only: bool = False) -> dict[str, float]:
 
     Keys are the measures' canonical names as keys (``MAP@10`` -> ``map_at_10``,
     ``nDCG(gain=linear)@10`` -> ``ndcg_gain_linear_at_10``), suffixed ``_public`` /
-    ``_private`` for the splits. With ``public_only``, only the ``_public`` keys (for a
-    leaderboard phase whose scoring output participants may read).
+    ``_private`` for the splits; with target types, each type's values follow, the
+    type appended (``recall_at_20_clicks``, ``recall_at_20_clicks_public``). With
+    ``public_only``, only the ``_public`` keys (for a leaderboard phase whose scoring
+    output participants may read).
 
     Examples
     --------
@@ -69,6 +71,9 @@ def scores(result: ScoreResult, public_only: bool = False) -> dict[str, float]:
         ):
             if split_values is not None:
                 values[f"{key}_{split}"] = split_values[name]
+    # With target types, each type's values too (``recall_at_20_clicks``, ``..._public``).
+    for split in ("public",) if public_only else ("", "public", "private"):
+        values.update(result.typed_keys(split))
     return values
 
 

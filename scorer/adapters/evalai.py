@@ -148,6 +148,18 @@ def to_evalai(
     labels = {name: result.key(name) for name in result.metrics}
     if metric_name and labels:
         labels[next(iter(labels))] = metric_name
+    # With target types, each type's values follow the weighted totals (``..._clicks``).
+    by_type = {"score": "", "public": "public", "private": "private"}
+
+    def shown_values(which: str) -> dict[str, float]:
+        shown = values[which] or {}
+        typed = result.typed_keys(by_type[which]) if shown else {}
+        suffix = f"_{by_type[which]}" if by_type[which] else ""
+        return {
+            **{labels[name]: value for name, value in shown.items()},
+            **{key.removesuffix(suffix): value for key, value in typed.items()},
+        }
+
     entries = []
     for split, which in splits.items():
         if which not in values:
@@ -155,13 +167,11 @@ def to_evalai(
                 f"The EvalAI split {split!r} must show one of {list(values)}. "
                 f"Got {which!r} instead."
             )
-        shown = values[which]
-        if shown is not None:
-            entries.append({split: {labels[name]: value for name, value in shown.items()}})
+        if values[which] is not None:
+            entries.append({split: shown_values(which)})
     if not entries:
         raise HostVisibleError(f"None of the EvalAI splits {list(splits)} has a score.")
     # What the participant is shown: the first split's score, or nothing when it has
     # none; never the next split's (the Private score, when Public has no scorable user).
-    shown = values[next(iter(splits.values()))] or {}
-    submission_result = {labels[name]: value for name, value in shown.items()}
+    submission_result = shown_values(next(iter(splits.values())))
     return {"result": entries, "submission_result": submission_result}

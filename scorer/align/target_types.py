@@ -214,3 +214,140 @@ def tables_by_type(
 
 def _empty(strings: pa.Array) -> np.ndarray:
     return to_numpy(pc.equal(pc.binary_length(strings), 0), fill=True)
+
+
+#: What joins a row id and its target type into one key when the types are a column of
+#: their own: the first of these that no solution type holds (the key then splits
+#: uniquely at its last joiner, so two (row id, type) pairs never share a key).
+TYPE_JOINERS = ("_", ":", "|", "/")
+
+
+@dataclass(frozen=True)
+class TargetTypes:
+    """Each solution row's target type, and the row id it shares with the other types.
+
+    Attributes
+    ----------
+    types : tuple of str
+        The solution's types, in byte order.
+    row_type : ndarray of int64
+        Each solution row's type, an index into ``types``.
+    group : ndarray of int64
+        Each solution row's bare row id as a code (byte order): the rows of one row id
+        (a session) share it, whatever their types.
+    bare_row_ids : pyarrow.Array
+        Each solution row's row id without its type.
+    joiner : str or None
+        With a type column: what joins row id and type into the keys that rows are
+        matched by (and that messages name, e.g. ``'42_clicks'``).
+    """
+
+    types: tuple[str, ...]
+    row_type: np.ndarray
+    group: np.ndarray
+    bare_row_ids: pa.Array
+    joiner: str | None = None
+
+    @property
+    def type_names(self) -> pa.Array:
+        """Each solution row's type as a string."""
+        return to_strings(list(self.types)).take(to_arrow(self.row_type))
+
+
+def typed_solution(
+    table: StringTable,
+    row_id_name: str,
+    *,
+    type_column: str | None = None,
+    separator: str | None = None,
+) -> tuple[StringTable, TargetTypes, list[Problem]]:
+    """The solution's target types, from ``type_column`` or by splitting its row ids at
+    their last ``separator``. With a type column, the table comes back without it and
+    with each row id joined to its type (:data:`TYPE_JOINERS`). Problems are the host's.
+
+    Examples
+    --------
+    >>> ids = pa.array(["1_b", "1_a", "2_a"])
+    >>> table = StringTable(("id", "labels"), (ids, pa.array(["x"] * 3)))
+    >>> _, typed, problems = typed_solution(table, "id", separator="_")
+    >>> typed.types, typed.row_type.tolist(), typed.group.tolist(), problems
+    (('a', 'b'), [1, 0, 0], [0, 0, 1], [])
+    >>> table = StringTable(("id", "t", "l"), (pa.array(["1", "1"]), pa.array(["b", "a"]),
+    ...                                          pa.array(["x", "y"])))
+    >>> keyed, typed, _ = typed_solution(table, "id", type_column="t")
+    >>> keyed.names, keyed.column("id").to_pylist(), typed.joiner
+    (('id', 'l'), ['1_b', '1_a'], '_')
+    """
+    ids = table.column(row_id_name)
+    if separator is not None:
+        rows = split_row_id_types(ids, separator)
+    else:
+        rows = typed_by_column(ids, table.column(type_column), type_column or "type")
+    types, problems = solution_types(rows.types)
+    problems = [*rows.problems, *problems]
+    joiner = None
+    if type_column is not None:
+        joiner = next((j for j in TYPE_JOINERS if not any(j in t for t in types)), None)
+        if joiner is None:
+            problems.append(_no_joiner_problem(type_column))
+            joiner = TYPE_JOINERS[0]
+        table = _keyed(table, row_id_name, rows, type_column, joiner)
+    row_type = sorted_first_index(rows.types, to_strings(list(types)))
+    group, _ = byte_order_codes(rows.row_ids)
+    return table, TargetTypes(types, row_type, group, rows.row_ids, joiner), problems
+
+
+def typed_submission(
+    table: StringTable, row_id_name: str, typed: TargetTypes, type_column: str, drop_unknown: bool
+) -> tuple[StringTable, list[Problem]]:
+    """The submission keyed as the solution is (:func:`typed_solution` with a type
+    column): each row id joined to its type, the type column dropped. An empty type and
+    a type the solution does not hold are the participant's problems (the types are
+    public: the sample submission holds them); with ``drop_unknown`` the rows of an
+    unknown type are dropped instead, as unknown row ids are.
+    """
+    if type_column not in table.names or row_id_name not in table.names:
+        return table, [_missing_type_column_problem(type_column)]
+    rows = typed_by_column(table.column(row_id_name), table.column(type_column), type_column)
+    given = ~_empty(rows.types)
+    kept = to_arrow(given)
+    _, unknown = rows_by_type(rows.types.filter(kept), typed.types, rows.row_ids.filter(kept))
+    problems = list(rows.problems) + ([] if drop_unknown else unknown)
+    table = _keyed(table, row_id_name, rows, type_column, typed.joiner or TYPE_JOINERS[0])
+    # A row of no known type is reported (or ignored) here, not again as an unknown row id.
+    known = to_arrow(sorted_first_index(rows.types, to_strings(list(typed.types))) >= 0)
+    return StringTable(table.names, tuple(c.filter(known) for c in table.columns)), problems
+
+
+def _keyed(
+    table: StringTable, row_id_name: str, rows: TypedRows, type_column: str, joiner: str
+) -> StringTable:
+    """The table without ``type_column``, each row id joined to its type."""
+    keys = pc.binary_join_element_wise(
+        rows.row_ids, rows.types, pa.scalar(joiner, pa.large_string())
+    )
+    kept = [
+        (name, keys if name == row_id_name else column)
+        for name, column in zip(table.names, table.columns, strict=True)
+        if name != type_column
+    ]
+    return StringTable(tuple(n for n, _ in kept), tuple(text_column(c) for _, c in kept))
+
+
+def _no_joiner_problem(type_column: str) -> Problem:
+    shown = ", ".join(repr(j) for j in TYPE_JOINERS)
+    return Problem(
+        "Target types hold every joiner",
+        f"target types in {type_column!r} without at least one of {shown}",
+        f"types holding each of {shown}",
+        "rename the types, or put them in the row ids and use row_id_type_separator",
+    )
+
+
+def _missing_type_column_problem(type_column: str) -> Problem:
+    return Problem(
+        "Missing target type column",
+        f"a column {type_column!r} holding each row's target type, as in the sample submission",
+        f"no column {type_column!r} (or no row-id column)",
+        f"add the {type_column!r} column of the sample submission",
+    )

@@ -260,6 +260,9 @@ def check_submission(
 ) -> Submission:
     """Check the submission's columns and rows against the solution.
 
+    With ``missing_rows="empty"`` a solution row id that the submission lacks is no
+    problem: it is scored as an empty ranking.
+
     Parameters
     ----------
     table : StringTable
@@ -601,7 +604,7 @@ def _row_id_findings(
     missing = ~covered
     n_missing, n_unknown = int(missing.sum()), int(unknown.sum())
     hints = _id_hints(row_ids, unknown, solution.row_ids, missing)
-    if n_missing:
+    if n_missing and options.missing_rows == "error":
         hide = options.unknown_row_ids == "ignore"
         counts = (("ids", n_missing), ("solution_rows", solution.n_rows), *hints)
         examples = () if hide else smallest_values(solution.row_ids, missing)

@@ -117,6 +117,22 @@ class ExactMean:
         sums = _sums_by_label(self.numerator, self.denominator, self.scale, labels, n_labels)
         return ExactSums(tuple({d: s for d, s in found.items() if d > 0} for found in sums))
 
+    def label_totals(self, labels: np.ndarray, n_labels: int) -> tuple[list[Fraction], list[int]]:
+        """The exact sum of each label's values and its number of users (labels as in
+        :meth:`split_means`; floats summed exactly as the rationals they are).
+
+        Examples
+        --------
+        >>> Ratios(np.array([1, 1, 2]), np.array([2, 3, 3])).label_totals(np.array([0, 1, 0]), 2)
+        ([Fraction(7, 6), Fraction(1, 3)], [2, 1])
+        """
+        counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
+        return self.split_sums(labels, n_labels).totals(), counts
+
+    def exact_label_means(self, labels: np.ndarray, n_labels: int) -> list[Fraction | None]:
+        """The exact mean of each label's values (``None`` for a label without users)."""
+        return exact_means_of_totals(*self.label_totals(labels, n_labels))
+
 
 @dataclass(frozen=True)
 class ExactSums:
@@ -348,6 +364,23 @@ class MicroRatios(ExactMean):
         numerators, denominators = self._label_sums(labels, n_labels)
         return MicroSums(tuple(zip(numerators, denominators, strict=True)))
 
+    def exact_label_means(self, labels: np.ndarray, n_labels: int) -> list[Fraction | None]:
+        """Σ numerators / Σ denominators over each label's users, exactly (0 when the
+        denominators sum to 0; ``None`` for a label without users).
+
+        Examples
+        --------
+        >>> MicroRatios(np.array([1, 0, 2]), np.array([1, 10, 4])).exact_label_means(
+        ...     np.array([0, 0, 2]), 2)
+        [Fraction(1, 11), None]
+        """
+        numerators, denominators = self._label_sums(labels, n_labels)
+        counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
+        return [
+            None if not count else Fraction(numerator, denominator) if denominator else Fraction(0)
+            for numerator, denominator, count in zip(numerators, denominators, counts, strict=True)
+        ]
+
     def _label_sums(self, labels: np.ndarray, n_labels: int) -> tuple[list[int], list[int]]:
         return (
             exact_sums_by_label(self.numerator, labels, n_labels),
@@ -412,6 +445,16 @@ class Floats:
         """:meth:`ExactMean.split_sums` for floats: mantissas by binary exponent."""
         return _float_split_sums(self.array, labels, n_labels)
 
+    def exact_label_means(self, labels: np.ndarray, n_labels: int) -> list[Fraction | None]:
+        """:meth:`ExactMean.exact_label_means` for floats: the exact mean of the float64
+        values as they are."""
+        return exact_means_of_totals(*_float_label_totals(self.array, labels, n_labels))
+
+
+def exact_means_of_totals(totals: list[Fraction], counts: list[int]) -> list[Fraction | None]:
+    """Each exact total divided by its count (``None`` for a count of 0)."""
+    return [t / c if c else None for t, c in zip(totals, counts, strict=True)]
+
 
 def _float_split_means(values: np.ndarray, labels: np.ndarray, n_labels: int) -> SplitMeans:
     """Exact sums of float64 values per label, then correctly rounded means.
@@ -422,6 +465,14 @@ def _float_split_means(values: np.ndarray, labels: np.ndarray, n_labels: int) ->
     SplitMeans(overall=0.2, by_label=(0.1, 0.25))
     """
     return SplitMeans.from_sums(_float_split_sums(values, labels, n_labels), labels)
+
+
+def _float_label_totals(
+    values: np.ndarray, labels: np.ndarray, n_labels: int
+) -> tuple[list[Fraction], list[int]]:
+    """Exact sums of float64 values per label, and each label's count."""
+    counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
+    return _float_split_sums(values, labels, n_labels).totals(), counts
 
 
 def _float_split_sums(values: np.ndarray, labels: np.ndarray, n_labels: int) -> ExactSums:

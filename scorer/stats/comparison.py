@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scorer.per_user import MeasureValues
-from scorer.result import ScoreResult
+from scorer.result import ScoreResult, require_untyped
 from scorer.stats.resampling import (
     check_paired,
     check_settings,
@@ -112,6 +112,8 @@ def compare(
     (1.0, 3, 0, 0, 0.25, True)
     """
     check_settings(n_resamples, level, seed)
+    require_untyped(result_a, "compare")
+    require_untyped(result_b, "compare")
     check_paired(result_a, result_b)
     values_a = result_a.measure_values(metric)
     values_b = result_b.measure_values(metric)

@@ -63,6 +63,11 @@ def bootstrap(
         The intervals' confidence level.
     seed : int, default 0
 
+    With several targets per row id, the statistic is the weighted total
+    Σ w_t · value_t, and what is resampled is a row id (a session) with all its
+    target types together, so the interval reflects that a session's types move
+    together (:func:`_typed_bootstrap`).
+
     Returns
     -------
     dict of str to Interval
@@ -80,6 +85,8 @@ def bootstrap(
     (0.5, True)
     """
     check_settings(n_resamples, level, seed)
+    if result.by_type is not None:
+        return _typed_bootstrap(result, metric, n_resamples, level, seed)
     values = result.measure_values(metric)
     if values.micro:
         return _micro_bootstrap(values, n_resamples, level, seed)
@@ -111,3 +118,74 @@ def _micro_bootstrap(
             ratios = ratio_of_sums(sums[label][:, 0], sums[label][:, 1])
             intervals[label] = Interval(values.means[label], *percentile_interval(ratios, level))
     return intervals
+
+
+def _typed_bootstrap(
+    result: ScoreResult, metric: str | None, n_resamples: int, level: float, seed: int
+) -> dict[str, Interval]:
+    """The bootstrap of a weighted total over target types.
+
+    Within each ``Usage`` split (or over all scored rows without ``Usage``), the row ids
+    (sessions) are resampled with replacement, each bringing its scored rows of every
+    type. A resample's value of type t is the sum of its type-t values over its number
+    of type-t rows (for ``avg=micro``: the sum of their numerators over the sum of
+    their denominators), and its total is Σ w_t · value_t. The overall statistic adds
+    the splits' resampled sums, as the untyped bootstrap does. A resample without a row
+    of some type has no total and is left out of the quantiles (only possible with very
+    few sessions).
+    """
+    values = result.measure_values(metric)
+    n_types = len(result.types)
+    weights = np.array([(result.weights or {})[kind] for kind in result.types])
+    rng = seeded_generator(seed)
+    sums = {}
+    for label, mask in values.masks().items():
+        if mask.any():
+            parts = values.parts(mask) if values.micro else None
+            matrix = _session_matrix(values.values, parts, mask, result, n_types)
+            sums[label] = resampled_column_sums(matrix, n_resamples, rng)
+    intervals = {}
+    total = np.sum(list(sums.values()), axis=0)
+    intervals["score"] = Interval(
+        values.means["score"],
+        *_weighted_interval(total, weights, level),  # type: ignore[arg-type]
+    )
+    for label, found in sums.items():
+        if label in SPLITS and values.means.get(label) is not None:
+            bounds = _weighted_interval(found, weights, level)
+            intervals[label] = Interval(values.means[label], *bounds)  # type: ignore[arg-type]
+    return intervals
+
+
+def _session_matrix(
+    values: np.ndarray,
+    parts: np.ndarray | None,
+    mask: np.ndarray,
+    result: ScoreResult,
+    n_types: int,
+) -> np.ndarray:
+    """Per session with a row in ``mask``, for each type: the sum of its rows' values
+    (or numerators), then of 1 per row (or denominators), then its number of rows
+    (``3 * n_types`` columns)."""
+    group, row_type = result.user_group[mask], result.user_type[mask]  # type: ignore[index]
+    sessions, session = np.unique(group, return_inverse=True)
+    cells = session * n_types + row_type
+    size = len(sessions) * n_types
+    tops, bottoms = (values[mask], None) if parts is None else (parts[:, 0], parts[:, 1])
+
+    def per_type(weights: np.ndarray | None) -> np.ndarray:
+        return np.bincount(cells, weights=weights, minlength=size).reshape(-1, n_types)
+
+    count = per_type(None).astype(np.float64)
+    bottom = count if bottoms is None else per_type(bottoms)
+    return np.hstack([per_type(tops), bottom, count])
+
+
+def _weighted_interval(sums: np.ndarray, weights: np.ndarray, level: float) -> tuple[float, float]:
+    n_types = len(weights)
+    tops, bottoms = sums[:, :n_types], sums[:, n_types : 2 * n_types]
+    complete = (sums[:, 2 * n_types :] > 0).all(axis=1)
+    statistics = ratio_of_sums(tops[complete], bottoms[complete]) @ weights
+    if not len(statistics):
+        return float("nan"), float("nan")
+    return percentile_interval(statistics, level)

@@ -18,7 +18,7 @@ import numpy as np
 
 from scorer import stats
 from scorer.errors import HostVisibleError
-from scorer.result import ScoreResult, measure_name
+from scorer.result import ScoreResult, measure_name, require_untyped
 
 #: Ranks drawn as bars in the hit-rate figure; beyond, one filled step line.
 _MAX_BARS = 64
@@ -76,9 +76,11 @@ def build_report(
     str
         A complete HTML document.
     """
-    require_matplotlib()
     names = list(results)
     first = results[names[0]]
+    for result in results.values():
+        require_untyped(result, "The report")
+    require_matplotlib()
     for name in names[1:]:
         stats.check_paired(first, results[name])
     settings = {"n_resamples": n_resamples, "level": level, "seed": seed}

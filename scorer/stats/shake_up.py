@@ -9,7 +9,7 @@ import numpy as np
 
 from scorer.errors import HostVisibleError
 from scorer.per_user import MeasureValues
-from scorer.result import ScoreResult
+from scorer.result import ScoreResult, require_untyped
 from scorer.stats.resampling import (
     check_paired,
     check_settings,
@@ -128,6 +128,8 @@ def shake_up(
     if not named:
         raise HostVisibleError("shake_up needs at least one result.")
     results_list = list(named.values())
+    for result in results_list:
+        require_untyped(result, "shake_up")
     for other in results_list[1:]:
         check_paired(results_list[0], other)
     columns = [r.measure_values(metric) for r in results_list]
