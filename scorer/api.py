@@ -22,7 +22,6 @@ from scorer.align.rankings import (
     item_prints,
 )
 from scorer.align.target_types import TargetTypes, typed_solution, typed_submission
-from scorer.arrays import to_arrow
 from scorer.check.grades import GradedTruth
 from scorer.check.hints import Hint, prediction_hints, solution_hints
 from scorer.check.shapes import (
@@ -43,11 +42,10 @@ from scorer.check.validate import (
     solution_columns,
 )
 from scorer.errors import (
-    MAX_EXAMPLES,
+    Finding,
     HostVisibleError,
     ParticipantVisibleError,
     Problem,
-    example_values,
     format_count,
     raise_if_any,
     smallest_values,
@@ -424,10 +422,12 @@ def _read_and_check(
     options: Options,
     limits: ReadLimits | None,
     exponential: tuple[str, ...] = (),
+    every_quote: bool = False,
 ) -> _Checked:
     """Read both inputs (any shape: README, "Long layout", "TREC files") and check
     them; every problem is raised here, each input's problems at once (``exponential``:
-    the requested measures with exponential gains, for the grades' bound)."""
+    the requested measures with exponential gains, for the grades' bound;
+    ``every_quote``: :func:`~scorer.check.validate.check_submission`'s)."""
     candidate_column, candidate_table = candidate_source(options, inputs.candidates)
     shaped = read_solution(
         inputs.solution, options, inputs.row_id_column_name, inputs.segment_column_name, limits
@@ -479,7 +479,12 @@ def _read_and_check(
             submission_table, checked_solution.row_id_name, typed, options
         )
         checked_submission = check_submission(
-            submission_table, checked_solution, options, [*found, *typed_found], candidates
+            submission_table,
+            checked_solution,
+            options,
+            [*found, *typed_found],
+            candidates,
+            every_quote=every_quote,
         )
         del submission_table, candidates
         n_users = checked_solution.n_rows
@@ -629,7 +634,7 @@ def _result(
             f"The qrels hold {format_count(count, 'line')} with a negative rel (in the pool, "
             "not judged): left out, as trec_eval does."
         )
-        warnings.append(ScoreWarning("qrels_unjudged_lines", message, count, (), "host"))
+        warnings += (ScoreWarning("qrels_unjudged_lines", message, count, (), "host"),)
     user_values = {name: unscored_as_nan(value.values(), scored) for name, value in values.items()}
     hits = aligned.judgements.n_hits(options.k)
     per_user_table = None
@@ -647,7 +652,7 @@ def _result(
         n_skipped=int(users.skipped.sum()),
         n_ignored=int(users.ignored.sum()),
         options=options,
-        warnings=tuple(warnings),
+        warnings=warnings,
         per_user=per_user_table,
         metrics=overall,
         public_metrics=splits["Public"],
@@ -700,18 +705,22 @@ def _per_user_table(
 
 def _warnings(
     solution: Solution, aligned: _Aligned, split_scores: dict, options: Options
-) -> list[ScoreWarning]:
+) -> tuple[ScoreWarning, ...]:
     """The participant's warnings, then the host's."""
-    warnings = _submission_warnings(
+    findings = _row_findings(solution, aligned, options)
+    typed = options.target_type_column_name or options.row_id_type_separator
+    splits = split_findings(split_scores, solution.usage is not None, typed is not None)
+    return score_warnings(findings + splits)
+
+
+def _row_findings(solution: Solution, aligned: _Aligned, options: Options) -> list[Finding]:
+    """The records of the warnings about rows: the participant's, then the host's."""
+    findings = _submission_findings(
         solution, aligned.user_of_row, aligned.lengths, aligned.n_first, aligned.hints, options
     )
     for code, sentence, mask in aligned.host_hints:
-        warnings += _row_warning(code, sentence, mask, solution, "host")
-    typed = options.target_type_column_name or options.row_id_type_separator
-    warnings += _solution_warnings(
-        solution, aligned.truth, split_scores, solution.usage is not None, typed is not None
-    )
-    return warnings
+        findings += _row_finding(code, sentence, mask, solution, "host")
+    return findings + _solution_findings(solution, aligned.truth)
 
 
 def _ground_truth(targets: pa.Array) -> GroundTruth:
@@ -801,55 +810,70 @@ def _hits_at_rank(judgements: Judgements, scored: np.ndarray) -> np.ndarray:
     return judgements.hits_by_rank(scored, length)
 
 
-def _row_warning(
+def _row_finding(
     code: str,
     sentence: str,
     mask: np.ndarray,
     solution: Solution,
     audience: str = "participant",
-    user_of_row: np.ndarray | None = None,
-) -> list[ScoreWarning]:
-    """One warning about the rows in ``mask`` (solution rows), or none.
+    hide_examples: bool = False,
+) -> list[Finding]:
+    """The record of one warning about the rows in ``mask`` (solution rows), or none.
 
-    With ``user_of_row`` the examples are the first marked rows in the submission's
-    order (the solution's order is hidden: a host may sort it by ``Usage``); with an
-    empty one, no example.
+    The examples are the smallest marked row ids in byte order: neither the solution's
+    order (hidden: a host may sort it by ``Usage``) nor the submission's, so that no
+    example depends on row order or on how a run is split into parts.
     """
     count = int(mask.sum())
     if not count:
         return []
-    message = sentence.format(rows=format_count(count, "row"), have="has" if count == 1 else "have")
-    if user_of_row is None:
-        examples = example_values(solution.row_ids, mask)
-    else:
-        known = user_of_row[user_of_row >= 0]
-        first_marked = known[np.flatnonzero(mask[known])[:MAX_EXAMPLES]]
-        examples = tuple(map(str, solution.row_ids.take(to_arrow(first_marked)).to_pylist()))
-    return [ScoreWarning(code, message, count, examples, audience)]  # type: ignore[arg-type]
+    examples = () if hide_examples else smallest_values(solution.row_ids, mask)
+    return [Finding(code, (("rows", count),), examples, (sentence, audience))]
 
 
-def _submission_warnings(
+def score_warnings(findings: Sequence[Finding]) -> tuple[ScoreWarning, ...]:
+    """The warnings' sentences, from their records (:func:`_row_finding`).
+
+    Examples
+    --------
+    >>> record = Finding("empty_rows", (("rows", 2),), ("u1", "u3"),
+    ...                  ("{rows} {have} no prediction and score 0.", "participant"))
+    >>> str(score_warnings([record])[0])
+    "2 rows have no prediction and score 0. Examples: 'u1', 'u3'"
+    """
+    warnings = []
+    for finding in findings:
+        sentence, audience = finding.values
+        count = finding.count("rows")
+        message = sentence.format(
+            rows=format_count(count, "row"),
+            row_ids=format_count(count, "row id"),
+            have="has" if count == 1 else "have",
+        )
+        warnings.append(ScoreWarning(finding.kind, message, count, finding.examples, audience))  # type: ignore[arg-type]
+    return tuple(warnings)
+
+
+def _submission_findings(
     solution: Solution,
     user_of_row: np.ndarray,
     lengths: np.ndarray,
     n_first: np.ndarray,
     hints: list[Hint],
     options: Options,
-) -> list[ScoreWarning]:
+) -> list[Finding]:
     """Warnings for the participant: functions of the submission and the row ids alone.
 
     Every submitted row counts, ``Ignored`` rows and users with no relevant item
     included: counting only the scored rows would tell the participant which they are
     (README.md#information-boundary). With ``unknown_row_ids="ignore"`` the solution's
     row ids are not public, so no example row id is given (as for "Missing rows").
-    Examples follow the submission's row order, never the solution's.
     """
     k = options.k
+    hide = options.unknown_row_ids != "error"
     covered = np.zeros(len(lengths), dtype=bool)
     covered[user_of_row[user_of_row >= 0]] = True
-    missing = _missing_rows_warning(solution, ~covered, options)
-    if options.unknown_row_ids != "error":
-        user_of_row = user_of_row[:0]
+    missing = _missing_rows_finding(solution, ~covered, options)
     present = lengths > 0
     checks = [
         (
@@ -866,51 +890,52 @@ def _submission_warnings(
         *hints,
     ]
     return missing + [
-        warning
+        finding
         for code, sentence, mask in checks
-        for warning in _row_warning(code, sentence, mask, solution, user_of_row=user_of_row)
+        for finding in _row_finding(code, sentence, mask, solution, hide_examples=hide)
     ]
 
 
-def _missing_rows_warning(
+def _missing_rows_finding(
     solution: Solution, missing: np.ndarray, options: Options
-) -> list[ScoreWarning]:
+) -> list[Finding]:
     """With ``missing_rows="empty"``: the solution's row ids that the submission lacks,
     scored as empty rankings. A function of the submission and the solution's row ids
     (public: the sample submission lists them); without example ids when the solution
     may list only some users (``unknown_row_ids="ignore"``), as the error does."""
-    count = int(missing.sum())
-    if not count:
+    if options.missing_rows != "empty":
         return []
-    examples = (
-        () if options.unknown_row_ids == "ignore" else smallest_values(solution.row_ids, missing)
+    sentence = (
+        "{row_ids} of the sample submission {have} no row in the submission; each is "
+        "scored as an empty ranking (missing_rows='empty')."
     )
-    message = (
-        f"{format_count(count, 'row id')} of the sample submission "
-        f"{'has' if count == 1 else 'have'} no row in the submission; each is scored as an "
-        "empty ranking (missing_rows='empty')."
-    )
-    return [ScoreWarning("missing_rows", message, count, examples, "participant")]
+    hide = options.unknown_row_ids == "ignore"
+    return _row_finding("missing_rows", sentence, missing, solution, hide_examples=hide)
 
 
-def _solution_warnings(
-    solution: Solution, truth: GroundTruth, split_scores: dict, has_usage: bool, typed: bool
-) -> list[ScoreWarning]:
-    warnings = _row_warning(
+def _solution_findings(solution: Solution, truth: GroundTruth) -> list[Finding]:
+    return _row_finding(
         "duplicate_ground_truth",
         "{rows} of the solution {have} a relevant item listed twice; it counts once.",
         truth.n_duplicates > 0,
         solution,
         "host",
     )
-    if has_usage:
-        for split, value in split_scores.items():
-            if value is None:
-                message = f"The {split} split has no scorable user; its score is not reported."
-                if typed:
-                    message = (
-                        f"The {split} split has no scorable row of some target type; its "
-                        "weighted total is not reported."
-                    )
-                warnings.append(ScoreWarning(f"no_{split.lower()}_users", message, 0, (), "host"))
-    return warnings
+
+
+def split_findings(split_scores: dict, has_usage: bool, typed: bool = False) -> list[Finding]:
+    """A host warning for each split without a scorable user (decided on the whole run;
+    with target types, without a scorable row of some type)."""
+    if not has_usage:
+        return []
+    sentence = "The {split} split has no scorable user; its score is not reported."
+    if typed:
+        sentence = (
+            "The {split} split has no scorable row of some target type; its weighted total "
+            "is not reported."
+        )
+    return [
+        Finding(f"no_{split.lower()}_users", (), (), (sentence.format(split=split), "host"))
+        for split, value in split_scores.items()
+        if value is None
+    ]

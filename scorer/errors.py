@@ -31,11 +31,17 @@ class ScorerError(Exception):
         The full, human-readable message.
     problems : sequence of Problem
         The individual problems the message lists, for programs that want them.
+    findings : sequence of Finding
+        The same as records, when they are about rows (merged across the parts of a
+        run split into parts; ``scorer.partial``).
     """
 
-    def __init__(self, message: str, problems: Sequence[Problem] = ()) -> None:
+    def __init__(
+        self, message: str, problems: Sequence[Problem] = (), findings: Sequence[Finding] = ()
+    ) -> None:
         super().__init__(message)
         self.problems: tuple[Problem, ...] = tuple(problems)
+        self.findings: tuple[Finding, ...] = tuple(findings)
 
 
 class ParticipantVisibleError(ScorerError):
@@ -67,34 +73,96 @@ def format_example(value: object) -> str:
     return f"{text[: _MAX_EXAMPLE_CHARS - 2]!r}... ({len(text)} characters)".replace("'...", "...'")
 
 
-def example_values(values: pa.Array, mask: np.ndarray) -> tuple[str, ...]:
-    """Up to five values where ``mask`` holds, in row order.
+def smallest_values(values: pa.Array, mask: np.ndarray | None = None) -> tuple[str, ...]:
+    """Up to five distinct values where ``mask`` holds, the smallest first (byte order).
 
-    Examples
-    --------
-    >>> example_values(pa.array(["a", "b", "c"]), np.array([False, True, True]))
-    ('b', 'c')
-    """
-    positions = np.flatnonzero(mask)[:MAX_EXAMPLES]
-    return tuple(str(v) for v in values.take(to_arrow(positions)).to_pylist())
-
-
-def smallest_values(values: pa.Array, mask: np.ndarray) -> tuple[str, ...]:
-    """Up to five values where ``mask`` holds, the smallest first (byte order).
-
-    For examples that no participant row orders ("Missing rows"): the solution's row
-    order is hidden (a host may sort it by ``Usage``), so examples never follow it.
+    Every example row id is chosen so: the solution's row order is hidden (a host may
+    sort it by ``Usage``), the submission's is no part of what it means, and a run
+    split into parts picks the same five as one run (the five smallest of the parts'
+    five smallest: :func:`smallest_of`). At most five passes, each a selection.
 
     Examples
     --------
     >>> smallest_values(pa.array(["u9", "b", "a", "u10"]), np.array([True, True, False, True]))
     ('b', 'u10', 'u9')
+    >>> smallest_values(pa.array(["b", "a", "b", "a", "c"]))
+    ('a', 'b', 'c')
     """
-    chosen = values.filter(to_arrow(mask))
-    if len(chosen) == 0:
-        return ()
-    order = pc.select_k_unstable(chosen, k=MAX_EXAMPLES, sort_keys=[("values", "ascending")])
-    return tuple(str(v) for v in chosen.take(order).to_pylist())
+    chosen = values if mask is None else values.filter(to_arrow(mask))
+    found: list[str] = []
+    while len(found) < MAX_EXAMPLES and len(chosen):
+        order = pc.select_k_unstable(
+            chosen, k=MAX_EXAMPLES - len(found), sort_keys=[("values", "ascending")]
+        )
+        top = chosen.take(order)
+        for value in top.to_pylist():
+            if not found or value != found[-1]:
+                found.append(str(value))
+        chosen = chosen.filter(pc.greater(chosen, top[len(top) - 1]))  # (no pa.scalar: pandas)
+    return tuple(found[:MAX_EXAMPLES])
+
+
+def smallest_of(*groups: Sequence[str]) -> tuple[str, ...]:
+    """The five smallest distinct values of several groups (byte order of UTF-8).
+
+    Examples
+    --------
+    >>> smallest_of(("b", "u1"), ("a", "b", "\u00e9"), ())
+    ('a', 'b', 'u1', 'é')
+    """
+    return tuple(sorted({v for group in groups for v in group}, key=str.encode)[:MAX_EXAMPLES])
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem or warning as a record, before it is put into words.
+
+    Parameters
+    ----------
+    kind : str
+        What was found, e.g. ``"missing_rows"`` or a warning's code.
+    counts : tuple of (str, int) pairs
+        Named counts: added when records of several parts merge (a name starting with
+        ``max_`` takes the largest).
+    examples : tuple of str
+        Up to five example row ids, the smallest distinct ones in byte order.
+    values : tuple of str
+        Other values the words need: the five smallest distinct (as examples), or the
+        words themselves for kinds that keep them.
+
+    Examples
+    --------
+    >>> a = Finding("too_many_predictions", (("rows", 2), ("max_items", 14)), ("u7", "u9"))
+    >>> b = Finding("too_many_predictions", (("rows", 1), ("max_items", 12)), ("u10",))
+    >>> a.merged(b)
+    Finding(kind='too_many_predictions', counts=(('rows', 3), ('max_items', 14)), \
+examples=('u10', 'u7', 'u9'), values=())
+    """
+
+    kind: str
+    counts: tuple[tuple[str, int], ...] = ()
+    examples: tuple[str, ...] = ()
+    values: tuple[str, ...] = ()
+
+    def count(self, name: str) -> int:
+        """The count of this name (0 when not recorded)."""
+        return next((value for key, value in self.counts if key == name), 0)
+
+    def merged(self, other: Finding) -> Finding:
+        """This record and another of the same kind from another part, as one."""
+        names = list(dict.fromkeys([*(k for k, _ in self.counts), *(k for k, _ in other.counts)]))
+        counts = tuple(
+            (
+                name,
+                max(self.count(name), other.count(name))
+                if name.startswith("max_")
+                else self.count(name) + other.count(name),
+            )
+            for name in names
+        )
+        keeps_words = self.values == other.values
+        values = self.values if keeps_words else smallest_of(self.values, other.values)
+        return Finding(self.kind, counts, smallest_of(self.examples, other.examples), values)
 
 
 def example_row_numbers(mask: np.ndarray) -> tuple[str, ...]:

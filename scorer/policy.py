@@ -67,20 +67,33 @@ def users_to_score(
     scorer.errors.HostVisibleError: No user can be scored: of 3 solution rows, 1 are Ignored and \
 2 have no relevant item. Check the solution's target column, or use empty_ground_truth='zero'.
     """
+    users = sort_users(solution, n_relevant, empty_ground_truth)
+    if not users.scored.any():
+        raise no_scorable_user(solution.n_rows, int(users.ignored.sum()), int(users.skipped.sum()))
+    return users
+
+
+def sort_users(
+    solution: Solution, n_relevant: np.ndarray, empty_ground_truth: EmptyGroundTruth
+) -> ScoredUsers:
+    """:func:`users_to_score` without its check that some user is scored: for a part of
+    a run, which decides that once every part is in (``scorer.partial``)."""
     ignored = solution.marked("Ignored")
     skipped = (n_relevant == 0) & ~ignored & (empty_ground_truth == "skip")
-    scored = ~ignored & ~skipped
-    if not scored.any():
-        found = (
-            f"of {format_count(solution.n_rows, 'solution row')}, {int(ignored.sum()):,} are "
-            f"Ignored and {int(skipped.sum()):,} have no relevant item"
-        )
-        fix = "check the solution's target column, or use empty_ground_truth='zero'"
-        raise HostVisibleError(
-            f"No user can be scored: {found}. {fix[0].upper()}{fix[1:]}.",
-            [Problem("No scorable user", "a user to score", found, fix)],
-        )
-    return ScoredUsers(scored, skipped, ignored)
+    return ScoredUsers(~ignored & ~skipped, skipped, ignored)
+
+
+def no_scorable_user(n_rows: int, n_ignored: int, n_skipped: int) -> HostVisibleError:
+    """The host's error when no user can be scored, from the counts alone."""
+    found = (
+        f"of {format_count(n_rows, 'solution row')}, {n_ignored:,} are "
+        f"Ignored and {n_skipped:,} have no relevant item"
+    )
+    fix = "check the solution's target column, or use empty_ground_truth='zero'"
+    return HostVisibleError(
+        f"No user can be scored: {found}. {fix[0].upper()}{fix[1:]}.",
+        [Problem("No scorable user", "a user to score", found, fix)],
+    )
 
 
 def split_labels(solution: Solution, scored: np.ndarray) -> np.ndarray:

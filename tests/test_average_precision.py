@@ -193,3 +193,62 @@ def test_sums_by_denominator_are_exact_on_both_routes(pairs, scale: int) -> None
     for n, d in zip(numerator.tolist(), denominator.tolist(), strict=True):
         expected[d] = expected.get(d, 0) + n
     assert _sums_by_denominator(numerator, denominator, scale) == expected
+
+
+def _narrow_rows(n_users: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``n_users`` users, 10 predictions each from 30 items, 1 to 6 relevant: Public."""
+    rng = np.random.default_rng(seed)
+    truth = [
+        " ".join(f"i{j}" for j in rng.choice(30, rng.integers(1, 7), replace=False))
+        for _ in range(n_users)
+    ]
+    ranked = [" ".join(f"i{j}" for j in rng.choice(30, 10, replace=False)) for _ in range(n_users)]
+    ids = [f"u{i}" for i in range(n_users)]
+    solution = pd.DataFrame({"id": ids, "items": truth, "Usage": "Public"})
+    return solution, pd.DataFrame({"id": ids, "items": ranked})
+
+
+def test_ap_past_20_is_float_whatever_the_rows_widths() -> None:
+    """MAP@30 reads K, not the widest row: adding one Ignored user with 25 predictions
+    changes no bit of anyone's value, and the mean is the correctly rounded mean of the
+    per-user float64 APs (before, rows all at most 20 wide took the exact route, and the
+    one wide row flipped every user to floats)."""
+    solution, submission = _narrow_rows(400, seed=3)
+    narrow = evaluate(solution, submission, "id", k=30)
+    wide_solution = pd.concat(
+        [solution, pd.DataFrame({"id": ["w"], "items": ["i0"], "Usage": ["Ignored"]})]
+    )
+    wide_ranked = " ".join(f"i{j}" for j in range(25))
+    wide_submission = pd.concat([submission, pd.DataFrame({"id": ["w"], "items": [wide_ranked]})])
+    wide = evaluate(wide_solution, wide_submission, "id", k=30)
+    assert narrow.score.hex() == wide.score.hex() == wide.public_score.hex()
+    assert (narrow.user_values["MAP@30"] == wide.user_values["MAP@30"][:-1]).all()
+    floats = [
+        sum(hit / rank for hit, rank in zip(range(1, 31), ranks, strict=False)) / min(n, 30)
+        for ranks, n in _hit_ranks(solution, submission)
+    ]
+    exact_of_floats = sum((Fraction(v) for v in floats), Fraction(0)) / len(floats)
+    assert narrow.score == float(exact_of_floats)
+
+
+def _hit_ranks(solution: pd.DataFrame, submission: pd.DataFrame) -> list[tuple[list[int], int]]:
+    """Each user's 1-based hit ranks and |R| (no repeats in these rows)."""
+    found = []
+    for truth, ranked in zip(solution["items"], submission["items"], strict=True):
+        relevant = set(truth.split())
+        ranks = [r for r, item in enumerate(ranked.split(), start=1) if item in relevant]
+        found.append((ranks, len(relevant)))
+    return found
+
+
+def test_ap_up_to_20_is_exact_whatever_the_rows_widths() -> None:
+    """MAP@20: exact, the correctly rounded rational mean, with or without short rows."""
+    solution, submission = _narrow_rows(300, seed=4)
+    result = evaluate(solution, submission, "id", k=20)
+    exact = [
+        sum((Fraction(h, r) for h, r in zip(range(1, 21), ranks, strict=False)), Fraction(0))
+        / min(n, 20)
+        for ranks, n in _hit_ranks(solution, submission)
+    ]
+    assert result.score == float(sum(exact, Fraction(0)) / len(exact))
+    assert result.exact_values["MAP@20"].exact

@@ -7,6 +7,7 @@ the fast paths the scorer takes for large columns of equally long ids.
 from __future__ import annotations
 
 import doctest
+import json
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -149,6 +150,14 @@ def test_engine_baselines_compute_the_exact_map(dataset, engine) -> None:
     pytest.importorskip(engine)
     value = load("peers").PIPELINES[engine](str(dataset.solution), str(dataset.submission), 10)
     assert abs(Fraction(value) - dataset.exact_map) <= dataset.exact_map * Fraction(1, 10**9)
+
+
+@pytest.mark.parametrize("mode", ["single", "parts"])
+def test_scoring_in_parts_benchmark_gives_the_exact_map(dataset, mode, capsys) -> None:
+    parts = load("parts")
+    assert parts.main([str(dataset.directory), mode, "--parts", "5"]) == 0
+    printed = capsys.readouterr().out
+    assert float.fromhex(json.loads(printed)["map_at_10"]) == float(dataset.exact_map)
 
 
 def test_the_otto_workload_scores_as_generated(tmp_path: Path) -> None:

@@ -60,7 +60,7 @@ def _duplicates_line(row_ids: list[str]) -> str:
             first_repeats.setdefault(value, row)
         else:
             seen[value] = row
-    examples = sorted(first_repeats, key=first_repeats.get)[:5]
+    examples = sorted(first_repeats, key=str.encode)[:5]  # the smallest, in byte order
     n_ids = len(first_repeats)
     ids_text = f"{n_ids:,} row id{'s' if n_ids != 1 else ''}"
     rows_text = f"{extra:,} extra row{'s' if extra != 1 else ''}"

@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("policy", ("scorer.policy",)),
     ("result", ("scorer.per_user", "scorer.result")),
     ("api", ("scorer.api", "scorer")),
+    ("partial", ("scorer.partial",)),
     ("stats", ("scorer.stats.*",)),
     ("adapters", ("scorer.adapters.*", "scorer.__main__")),
 )

@@ -116,7 +116,8 @@ def test_err_past_its_exact_depth_is_float_the_same_on_both_routes(rows, graded,
 
 def test_err_at_a_deep_hit_stays_small() -> None:
     """A hit at rank 5,000 under k = 10**6: ERR is float64 (no lcm(1..5000) fraction),
-    exact again when the only hit is shallow."""
+    and stays float64 when the only hit is shallow: the cut-off decides, never the data
+    (a user's value does not depend on how deep the other users' hits are)."""
     items = " ".join(f"i{j}" for j in range(5000))
     solution = pd.DataFrame({"id": ["u1", "u2"], "items": ["i4999", "i0"]})
     submission = pd.DataFrame({"id": ["u1", "u2"], "items": [items, "i0"]})
@@ -129,7 +130,10 @@ def test_err_at_a_deep_hit_stays_small() -> None:
         "MRR@1000000": float((Fraction(1, 5000) + 1) / 2),
     }
     shallow = evaluate(solution.iloc[1:], submission.iloc[1:], "id", k=10**6, metrics=["ERR"])
-    assert shallow.exact_values["ERR@1000000"].exact_mean() == Fraction(1, 2)
+    assert isinstance(shallow.exact_values["ERR@1000000"], graded_measures.Floats)
+    assert shallow.metrics == {"ERR@1000000": 0.5}
+    at_256 = evaluate(solution.iloc[1:], submission.iloc[1:], "id", k=256, metrics=["ERR"])
+    assert at_256.exact_values["ERR@256"].exact_mean() == Fraction(1, 2)
 
 
 def test_large_int64_fractions_are_correctly_rounded() -> None:

@@ -116,7 +116,7 @@ def test_empty_row_ids() -> None:
     frame = pd.concat([submission(), pd.DataFrame({"id": ["", None], "items": ["a", "b"]})])
     with pytest.raises(
         ParticipantVisibleError,
-        match=r"Empty row ids[\s\S]*2 rows of the submission[\s\S]*first data row\): 5, 6",
+        match=r"Empty row ids[\s\S]*2 rows of the submission with an empty row id\n   fix:",
     ):
         score(SOLUTION, frame, "id")
 

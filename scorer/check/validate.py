@@ -22,15 +22,21 @@ from scorer.align.candidates import CandidateRule, candidate_problems
 from scorer.align.item_lists import ListCells, SplitLists, split_lists
 from scorer.align.joins import StringIndex, first_index_of
 from scorer.arrays import CHUNK_ROWS, empty_strings, string_bytes, to_arrow, to_numpy, to_strings
+from scorer.check.findings import (
+    MAX_EXPONENTIAL_GRADE,
+    MAX_GRADE,
+    USAGE_VALUES,
+    Wording,
+    problems,
+    raise_findings,
+    stated,
+)
 from scorer.errors import (
     MAX_EXAMPLES,
-    ROW_IDS,
-    ROW_NUMBERS,
+    Finding,
     HostVisibleError,
     ParticipantVisibleError,
     Problem,
-    example_row_numbers,
-    example_values,
     format_count,
     format_example,
     raise_if_any,
@@ -40,7 +46,6 @@ from scorer.options import Options
 from scorer.read.columns import StringTable
 
 USAGE_COLUMN = "Usage"
-USAGE_VALUES: tuple[str, ...] = ("Public", "Private", "Ignored")
 SUBMISSION = "The submission"
 SOLUTION = "The solution"
 
@@ -91,10 +96,15 @@ class Submission:
         The solution row of each submission row, ``-1`` for an ignored unknown row.
     predictions : SplitLists
         The split prediction lists, in submission row order.
+    notes : tuple of Finding
+        Records that are no problem alone: cells spanning several lines, a problem
+        only beside missing rows, which another part of a run may have
+        (``every_quote``; ``scorer.partial``).
     """
 
     user_of_row: np.ndarray
     predictions: SplitLists
+    notes: tuple[Finding, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -192,15 +202,32 @@ def check_solution(
     HostVisibleError
         Listing every problem with the solution's rows.
     """
-    problems: list[Problem] = list(found)
+    findings, solution = solution_findings(table, columns, found)
+    raise_findings(findings, HostVisibleError, SOLUTION, wording(columns))
+    return solution
+
+
+def wording(
+    columns: SolutionColumns, options: Options | None = None, grade_name: str = ""
+) -> Wording:
+    """What the problems' sentences need: the column names and ``k``."""
+    k = 10 if options is None else options.k
+    return Wording(k, columns.row_id_name, columns.target_name, grade_name)
+
+
+def solution_findings(
+    table: StringTable, columns: SolutionColumns, found: Sequence[Problem] = ()
+) -> tuple[list[Finding], Solution]:
+    """:func:`check_solution` without raising: the records of every problem found (those
+    already ``found`` kept in words, first), and the solution (whose ``usage`` is
+    ``None`` when a Usage value is unknown)."""
+    findings: list[Finding] = [stated(problem) for problem in found]
     row_ids = table.column(columns.row_id_name)
-    problems += _empty_row_id_problems(row_ids, "the solution", "fill in or drop those rows")
-    problems += _list_like_row_id_problems(row_ids, columns)
+    findings += _empty_row_id_findings(row_ids, "solution")
+    findings += _list_like_row_id_findings(row_ids)
     row_id_index = StringIndex(row_ids)
     first = row_id_index.first_of_self()
-    problems += _duplicate_problems(
-        row_ids, first, _own_firsts(first), "solution", "keep one row per id"
-    )
+    findings += _duplicate_findings(row_ids, first, _own_firsts(first), "solution")
     usage = None
     if USAGE_COLUMN in table.names:
         usage_column = table.column(USAGE_COLUMN)
@@ -208,26 +235,18 @@ def check_solution(
         unknown = codes.is_null()
         n_unknown = codes.null_count
         if n_unknown:
-            seen = pc.unique(pc.filter(usage_column, unknown)).to_pylist()[:MAX_EXAMPLES]
-            problems.append(
-                Problem(
-                    "Unknown Usage values",
-                    f"each Usage one of {list(USAGE_VALUES)}",
-                    f"{format_count(n_unknown, 'row')} with other values, e.g. {seen}",
-                    "write Public, Private or Ignored (case matters)",
-                    example_values(row_ids, to_numpy(unknown)),
+            findings.append(
+                Finding(
+                    "unknown_usage",
+                    (("rows", n_unknown),),
+                    smallest_values(row_ids, to_numpy(unknown)),
+                    smallest_values(pc.filter(usage_column, unknown)),
                 )
             )
         else:
             usage = to_numpy(codes).astype(np.int8)
-    raise_if_any(problems, HostVisibleError, SOLUTION)
-    return Solution(
-        columns.row_id_name,
-        columns.target_name,
-        row_ids,
-        usage,
-        row_id_index,
-    )
+    solution = Solution(columns.row_id_name, columns.target_name, row_ids, usage, row_id_index)
+    return findings, solution
 
 
 def check_submission(
@@ -236,6 +255,8 @@ def check_submission(
     options: Options,
     found: Sequence[Problem] = (),
     candidates: Candidates | None = None,
+    *,
+    every_quote: bool = False,
 ) -> Submission:
     """Check the submission's columns and rows against the solution.
 
@@ -254,39 +275,68 @@ def check_submission(
         Problems already found in the submission (a long one's pivot), raised with these.
     candidates : Candidates, optional
         Each row's candidates: the rankings are checked against them once aligned.
+    every_quote : bool
+        Look for cells spanning several lines even without missing rows, and keep them
+        in the submission's ``notes`` when nothing is raised.
 
     Raises
     ------
     ParticipantVisibleError
         Listing every problem found, each with counts, examples and the fix.
     """
+    findings, submission = submission_findings(
+        table, solution, options, found, candidates, every_quote=every_quote
+    )
+    columns = SolutionColumns(solution.row_id_name, solution.target_name)
+    raise_findings(findings, ParticipantVisibleError, SUBMISSION, wording(columns, options))
+    if submission is None:  # unreachable: a missing column is raised above
+        raise RuntimeError("submission checked without its row id or prediction column")
+    return replace(submission, notes=tuple(findings))
+
+
+def submission_findings(
+    table: StringTable,
+    solution: Solution,
+    options: Options,
+    found: Sequence[Problem] = (),
+    candidates: Candidates | None = None,
+    *,
+    every_quote: bool = False,
+) -> tuple[list[Finding], Submission | None]:
+    """:func:`check_submission` without raising: the records of every problem found,
+    and the submission when both its columns are there.
+
+    Cells spanning several lines are named only beside missing rows; they are looked
+    for only then, or always with ``every_quote`` (a part of a run cannot know whether
+    another part misses rows)."""
     expected = (solution.row_id_name, solution.target_name)
     # With unknown_row_ids="ignore" the solution may list only some users: not public.
     public_ids = solution.row_ids if options.unknown_row_ids == "error" else solution.row_ids[:0]
-    problems = [*found, *column_problems(table.names, expected, public_ids)]
+    findings = [stated(p) for p in (*found, *column_problems(table.names, expected, public_ids))]
     user_of_row = valid_id = None
     row_ids = None
     if solution.row_id_name in table.names:
         row_ids = table.column(solution.row_id_name)
-        row_problems, user_of_row, valid_id = _row_id_problems(row_ids, solution, options)
-        problems += row_problems
+        row_findings, user_of_row, valid_id = _row_id_findings(row_ids, solution, options)
+        findings += row_findings
     cells = None
     if solution.target_name in table.names:
         cells = table.column(solution.target_name)
-        if any(p.title == "Missing rows" for p in problems):
-            problems += _open_quote_problems(cells, row_ids)
+        missing = any(f.kind == "missing_rows" for f in findings)
+        if row_ids is not None and (missing or every_quote):
+            findings += _open_quote_findings(cells, row_ids)
         # Items are counted from the bytes: a row over k is refused before any is split.
         cells = ListCells(cells)
-        if options.extra_predictions == "error":
-            problems += _too_many_problems(cells.lengths, row_ids, valid_id, options.k)
+        if options.extra_predictions == "error" and row_ids is not None and valid_id is not None:
+            findings += _too_many_findings(cells.lengths, row_ids, valid_id, options.k)
     predictions = None
     if candidates is not None and cells is not None and user_of_row is not None:
         predictions = cells.split()
-        problems += _candidate_problems(predictions, user_of_row, solution, options, candidates)
-    raise_if_any(problems, ParticipantVisibleError, SUBMISSION)
-    if cells is None or user_of_row is None:  # unreachable: a missing column is raised above
-        raise RuntimeError("submission checked without its row id or prediction column")
-    return Submission(user_of_row, cells.split() if predictions is None else predictions)
+        found_here = _candidate_problems(predictions, user_of_row, solution, options, candidates)
+        findings += [stated(problem) for problem in found_here]
+    if cells is None or user_of_row is None or problems(findings, Wording()):
+        return findings, None
+    return findings, Submission(user_of_row, cells.split() if predictions is None else predictions)
 
 
 @dataclass(frozen=True)
@@ -332,23 +382,16 @@ def _candidate_problems(
     return found
 
 
-def _open_quote_problems(cells: pa.Array, row_ids: pa.Array | None) -> list[Problem]:
-    """Rows are missing and a cell spans several lines: probably a quote left open."""
+def _open_quote_findings(cells: pa.Array, row_ids: pa.Array) -> list[Finding]:
+    """Cells holding a line break: with rows missing, probably a quote left open."""
+    data = string_bytes(cells)
+    if data is not None and not ((data == 10) | (data == 13)).any():
+        return []
     spans = to_numpy(pc.match_substring_regex(cells, "[\\r\\n]"), fill=False)
     n_cells = int(spans.sum())
     if not n_cells:
         return []
-    return [
-        Problem(
-            "Cells that span several lines",
-            "one line per row",
-            f"{format_count(n_cells, 'prediction cell')} containing a line break: a quote left "
-            "open swallows every line after it, so those rows seem missing",
-            "close every quote, or remove the quotes around the prediction lists",
-            example_values(row_ids, spans) if row_ids is not None else example_row_numbers(spans),
-            ROW_IDS if row_ids is not None else ROW_NUMBERS,
-        )
-    ]
+    return [Finding("open_quotes", (("cells", n_cells),), smallest_values(row_ids, spans))]
 
 
 def _no_columns_problem(what: str) -> Problem:
@@ -488,65 +531,38 @@ def _near_names(missing: list[str], extra: list[str]) -> str:
     return f" ({shown}; names must match exactly)"
 
 
-def _empty_row_id_problems(row_ids: pa.Array, where: str, fix: str) -> list[Problem]:
-    empty = empty_strings(row_ids)
-    n_empty = int(empty.sum())
-    if not n_empty:
-        return []
-    return [
-        Problem(
-            "Empty row ids",
-            "a row id in every row",
-            f"{format_count(n_empty, 'row')} of {where} with an empty row id",
-            fix,
-            example_row_numbers(empty),
-            ROW_NUMBERS,
-        )
-    ]
+def _empty_row_id_findings(row_ids: pa.Array, where: str) -> list[Finding]:
+    """Rows with an empty row id: counted, with no example (an empty id shows nothing,
+    and a row number means nothing once a run is split into parts)."""
+    n_empty = int(empty_strings(row_ids).sum())
+    return [Finding(f"{where}_empty_row_ids", (("rows", n_empty),))] if n_empty else []
 
 
-def _list_like_row_id_problems(row_ids: pa.Array, columns: SolutionColumns) -> list[Problem]:
+def _list_like_row_id_findings(row_ids: pa.Array) -> list[Finding]:
     """Row ids holding whitespace-separated tokens: the row-id column is probably the items.
 
     Scored so, item lists would be quoted to participants as "row ids"
-    (README.md#information-boundary). The
-    examples are row numbers, not the cells, for the same reason: a host error may end
-    up in a log participants read.
+    (README.md#information-boundary). No example is given, for the same reason: a host
+    error may end up in a log participants read.
 
     Examples
     --------
-    >>> columns = SolutionColumns("prediction", "customer_id")
-    >>> _list_like_row_id_problems(pa.array(["a b", "c"], pa.large_string()), columns)[0].found
-    '1 row whose row id holds several whitespace-separated tokens, like an item list'
-    >>> _list_like_row_id_problems(pa.array([" u1", "u2 "], pa.large_string()), columns)
+    >>> _list_like_row_id_findings(pa.array(["a b", "c"], pa.large_string()))
+    [Finding(kind='list_like_row_ids', counts=(('rows', 1),), examples=(), values=())]
+    >>> _list_like_row_id_findings(pa.array([" u1", "u2 "], pa.large_string()))
     []
     """
     data = string_bytes(row_ids)
     # Every byte printable ASCII: no whitespace at all (the usual case, two fast passes).
     if data is not None and (len(data) == 0 or (data.min() > 32 and data.max() < 128)):
         return []
-    several = split_lists(row_ids).lengths > 1
-    n_rows = int(several.sum())
-    if not n_rows:
-        return []
-    return [
-        Problem(
-            "Row ids that look like item lists",
-            f"one id per cell in the row-id column {columns.row_id_name!r}",
-            f"{format_count(n_rows, 'row')} whose row id holds several whitespace-separated "
-            "tokens, like an item list",
-            f"the row-id column is probably the item column: pass "
-            f"row_id_column_name={columns.target_name!r} if that column holds the ids (by "
-            "default the row-id column is the solution's first column)",
-            example_row_numbers(several),
-            ROW_NUMBERS,
-        )
-    ]
+    n_rows = int((split_lists(row_ids).lengths > 1).sum())
+    return [Finding("list_like_row_ids", (("rows", n_rows),))] if n_rows else []
 
 
-def _duplicate_problems(
-    row_ids: pa.Array, first: np.ndarray, is_first: np.ndarray, where: str, fix: str
-) -> list[Problem]:
+def _duplicate_findings(
+    row_ids: pa.Array, first: np.ndarray, is_first: np.ndarray, where: str
+) -> list[Finding]:
     """``first``: each row's first equal (or -1, never a repeat); ``is_first``: whether
     that is the row itself (:func:`_own_firsts`)."""
     repeated = ~is_first
@@ -558,18 +574,8 @@ def _duplicate_problems(
     for start in range(0, len(first), CHUNK_ROWS):
         chunk = slice(start, start + CHUNK_ROWS)
         repeated_ids[first[chunk][repeated[chunk]]] = True
-    examples = np.zeros(len(first), dtype=bool)
-    examples[_first_repeat_of_each(first, repeated)] = True
-    return [
-        Problem(
-            "Duplicated row ids",
-            "each row id at most once",
-            f"{format_count(int(np.count_nonzero(repeated_ids)), 'row id')} repeated, "
-            f"{format_count(n_rows, 'extra row')} in the {where}",
-            fix,
-            example_values(row_ids, examples),
-        )
-    ]
+    counts = (("ids", int(np.count_nonzero(repeated_ids))), ("rows", n_rows))
+    return [Finding(f"{where}_duplicated_row_ids", counts, smallest_values(row_ids, repeated_ids))]
 
 
 def _own_firsts(first: np.ndarray) -> np.ndarray:
@@ -582,36 +588,16 @@ def _own_firsts(first: np.ndarray) -> np.ndarray:
     return own
 
 
-def _first_repeat_of_each(first: np.ndarray, repeated: np.ndarray) -> np.ndarray:
-    """The rows of the first repeat of the first :data:`MAX_EXAMPLES` repeated ids, in
-    row order: chunk by chunk, stopping as soon as enough are found."""
-    found: dict[int, int] = {}
-    for start in range(0, len(first), CHUNK_ROWS):
-        rows = np.flatnonzero(repeated[start : start + CHUNK_ROWS]) + start
-        ids, at = np.unique(first[rows], return_index=True)
-        # Each id's first repeat in this chunk; only the earliest few can be examples.
-        earliest = np.argsort(at)[: MAX_EXAMPLES + len(found)]
-        for row, value in zip(rows[at[earliest]].tolist(), ids[earliest].tolist(), strict=True):
-            found.setdefault(value, row)
-        if len(found) >= MAX_EXAMPLES:
-            break
-    return np.array(sorted(found.values())[:MAX_EXAMPLES], dtype=np.int64)
-
-
-def _row_id_problems(
+def _row_id_findings(
     row_ids: pa.Array, solution: Solution, options: Options
-) -> tuple[list[Problem], np.ndarray, np.ndarray]:
-    problems = _empty_row_id_problems(
-        row_ids, "the submission", "give every row the row id of the sample submission"
-    )
+) -> tuple[list[Finding], np.ndarray, np.ndarray]:
+    findings = _empty_row_id_findings(row_ids, "submission")
     empty = empty_strings(row_ids)
     index = StringIndex(row_ids)
     user_of_row = solution.row_id_index.find(index)
     first = index.first_of_self(user_of_row)
     is_first = _own_firsts(first)
-    problems += _duplicate_problems(
-        row_ids, first, is_first, "submission", "keep exactly one row per row id"
-    )
+    findings += _duplicate_findings(row_ids, first, is_first, "submission")
     unknown = (user_of_row < 0) & ~empty
     covered = np.zeros(solution.n_rows, dtype=bool)
     covered[user_of_row[user_of_row >= 0]] = True
@@ -620,55 +606,29 @@ def _row_id_problems(
     hints = _id_hints(row_ids, unknown, solution.row_ids, missing)
     if n_missing and options.missing_rows == "error":
         hide = options.unknown_row_ids == "ignore"
-        problems.append(
-            Problem(
-                "Missing rows",
-                f"one row for each of the {solution.n_rows:,} row ids of the sample submission",
-                f"{format_count(n_missing, 'row id')} with no row" + hints,
-                "add a row for every row id of the sample submission (an empty prediction "
-                "list is allowed)",
-                () if hide else smallest_values(solution.row_ids, missing),
-            )
-        )
+        counts = (("ids", n_missing), ("solution_rows", solution.n_rows), *hints)
+        examples = () if hide else smallest_values(solution.row_ids, missing)
+        findings.append(Finding("missing_rows", counts, examples))
     if n_unknown and options.unknown_row_ids == "error":
-        problems.append(
-            Problem(
-                "Unknown row ids",
-                "only row ids of the sample submission",
-                f"{format_count(n_unknown, 'row')} whose row id is not in the sample submission"
-                + hints,
-                "copy the row ids from the sample submission exactly, as text",
-                example_values(row_ids, unknown & is_first),  # each id once
-            )
-        )
+        examples = smallest_values(row_ids, unknown)
+        findings.append(Finding("unknown_row_ids", (("rows", n_unknown), *hints), examples))
     user_of_row = np.where(is_first, user_of_row, -1)
     # Examples may name any non-empty submitted id, known or not: leaving the unknown
     # ones out would tell which ids the solution holds (unknown_row_ids="ignore").
-    return problems, user_of_row, ~empty
+    return findings, user_of_row, ~empty
 
 
-# (what the repair does, the repair, a regex a submitted id must match for it to apply)
-_ID_REPAIRS: tuple[tuple[str, Callable[[pa.Array], pa.Array], str], ...] = (
-    ("surrounding whitespace is removed", pc.utf8_trim_whitespace, ""),
-    ("case is ignored", pc.utf8_lower, ""),
+# (the repair, a regex a submitted id must match for it to apply), in the order of
+# ID_REPAIRS (what each does, in words)
+_ID_REPAIRS: tuple[tuple[Callable[[pa.Array], pa.Array], str], ...] = (
+    (pc.utf8_trim_whitespace, ""),
+    (pc.utf8_lower, ""),
+    (lambda ids: pc.utf8_ltrim(ids, characters="0"), ""),
     (
-        "leading zeros are restored (the ids were probably read as numbers)",
-        lambda ids: pc.utf8_ltrim(ids, characters="0"),
-        "",
-    ),
-    (
-        "a trailing '.0' is removed and leading zeros restored (the ids were read as decimal "
-        "numbers)",
         lambda ids: pc.utf8_ltrim(pc.replace_substring_regex(ids, r"\.0*$", ""), characters="0"),
         r"\.0*$",
     ),
-    (
-        "both are read as numbers rounded to 3 significant digits: the ids look written by a "
-        "spreadsheet in scientific notation (like 7.06E+08), which loses digits for good; "
-        "export the row ids as text",
-        lambda ids: _rounded_number(ids),
-        "[eE]",
-    ),
+    (lambda ids: _rounded_number(ids), "[eE]"),
 )
 
 _NUMBER = r"^[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?$"
@@ -701,18 +661,19 @@ def _rounded_number(ids: pa.Array) -> pa.Array:
 
 def _id_hints(
     row_ids: pa.Array, unknown: np.ndarray, solution_ids: pa.Array, missing: np.ndarray
-) -> str:
-    """Say what probably went wrong when unknown ids match missing ones after a repair.
+) -> tuple[tuple[str, int], ...]:
+    """How many unknown ids match missing ones after each repair (``repair_i``: the
+    i-th of :data:`~scorer.check.findings.ID_REPAIRS`), when any does.
 
     For each repair, the repaired missing ids are indexed once and the unknown ids are
     repaired and looked up a chunk at a time: a file of millions of unknown ids never
     holds a repaired copy of them all (the resource contract)."""
     if not unknown.any() or not missing.any():
-        return ""
+        return ()
     unknown_ids = _where(row_ids, unknown)
     missing_ids = _where(solution_ids, missing)
-    hints = ""
-    for description, repair, applies_to in _ID_REPAIRS:
+    hints: list[tuple[str, int]] = []
+    for number, (repair, applies_to) in enumerate(_ID_REPAIRS):
         if len(unknown_ids) == 0:
             break
         index = StringIndex(_repaired(missing_ids, repair), probed_often=True)
@@ -725,10 +686,9 @@ def _id_hints(
             matched[start : start + len(chunk)] = found
         del index
         if matched.any():
-            count = format_count(int(matched.sum()), "submitted row id")
-            hints += f"; {count} would match once {description}"
+            hints.append((f"repair_{number}", int(matched.sum())))
             unknown_ids = unknown_ids.filter(to_arrow(~matched))
-    return hints
+    return tuple(hints)
 
 
 def _repaired(ids: pa.Array, repair: Callable[[pa.Array], pa.Array]) -> pa.Array:
@@ -743,37 +703,15 @@ def _where(strings: pa.Array, mask: np.ndarray) -> pa.Array:
     return strings if mask.all() else strings.filter(to_arrow(mask))
 
 
-def _too_many_problems(
-    lengths: np.ndarray, row_ids: pa.Array | None, valid_id: np.ndarray | None, k: int
-) -> list[Problem]:
+def _too_many_findings(
+    lengths: np.ndarray, row_ids: pa.Array, valid_id: np.ndarray, k: int
+) -> list[Finding]:
     too_long = lengths > k
     n_rows = int(too_long.sum())
     if not n_rows:
         return []
-    examples = (
-        example_values(row_ids, too_long & valid_id)
-        if row_ids is not None and valid_id is not None
-        else example_row_numbers(too_long)
-    )
-    label = ROW_IDS if row_ids is not None else ROW_NUMBERS
-    return [
-        Problem(
-            "Too many predictions",
-            f"at most {format_count(k, 'item id')} per row, separated by spaces",
-            f"{format_count(n_rows, 'row')} with more (up to {int(lengths.max()):,})",
-            f"keep only your best {format_count(k, 'item id')} in each row",
-            examples,
-            label,
-        )
-    ]
-
-
-MAX_GRADE = 2**31
-"""The largest grade: linear gains (``gain=linear``) take grades up to 2^31."""
-
-MAX_EXPONENTIAL_GRADE = 30
-"""The largest grade a measure with exponential gains (2^grade - 1: nDCG's and DCG's
-``gain=exp``, ERR, nERR) accepts: 2^30 gains stay exact in float64."""
+    counts = (("rows", n_rows), ("max_items", int(lengths.max())))
+    return [Finding("too_many_predictions", counts, smallest_values(row_ids, too_long & valid_id))]
 
 
 def check_grades(
@@ -825,18 +763,11 @@ def check_grades(
     1. Grades do not match the items
     ...
     """
-    problems: list[Problem] = []
+    findings: list[Finding] = []
     mismatch = grades.lengths != n_items
     if mismatch.any():
-        problems.append(
-            Problem(
-                "Grades do not match the items",
-                f"in each row, one grade in {grade_name!r} per item in {target_name!r}",
-                f"{format_count(int(mismatch.sum()), 'row')} with another number of grades",
-                "write one space-separated grade per item, in the items' order",
-                example_values(row_ids, mismatch),
-            )
-        )
+        counts = (("rows", int(mismatch.sum())),)
+        findings.append(Finding("grades_mismatch", counts, smallest_values(row_ids, mismatch)))
     tokens = grades.tokens
     valid = to_numpy(pc.match_substring_regex(tokens, r"^[0-9]{1,10}$"), fill=False)
     values = np.zeros(len(tokens), dtype=np.int64)
@@ -845,32 +776,16 @@ def check_grades(
     invalid = ~valid | (values > MAX_GRADE)
     if invalid.any():
         rows = _rows_of(grades, invalid)
-        problems.append(
-            Problem(
-                "Invalid grades",
-                f"each grade in {grade_name!r} an integer from 0 to {MAX_GRADE:,}",
-                f"{format_count(int(rows.sum()), 'row')} with a negative, fractional, "
-                "too large or non-numeric grade",
-                f"write whole numbers from 0 (judged, not relevant) to {MAX_GRADE:,}",
-                example_values(row_ids, rows),
-            )
-        )
+        counts = (("rows", int(rows.sum())),)
+        findings.append(Finding("invalid_grades", counts, smallest_values(row_ids, rows)))
     steep = ~invalid & (values > MAX_EXPONENTIAL_GRADE)
     if exponential and steep.any():
         rows = _rows_of(grades, steep)
-        problems.append(
-            Problem(
-                "Grades too large for exponential gains",
-                f"grades up to {MAX_EXPONENTIAL_GRADE} for {', '.join(exponential)}, whose "
-                "gain 2^grade - 1 must stay exact",
-                f"{format_count(int(rows.sum()), 'row')} with a grade above "
-                f"{MAX_EXPONENTIAL_GRADE} (up to {int(values[steep].max()):,})",
-                "use linear gains (e.g. nDCG(gain=linear)@10; grades up to 2^31), drop "
-                "ERR and nERR, or rescale the grades to 0..30",
-                example_values(row_ids, rows),
-            )
-        )
-    raise_if_any(problems, HostVisibleError, SOLUTION)
+        counts = (("rows", int(rows.sum())), ("max_grade", int(values[steep].max())))
+        examples = smallest_values(row_ids, rows)
+        findings.append(Finding("exponential_grades", counts, examples, tuple(exponential)))
+    words = Wording(target_name=target_name, grade_name=grade_name)
+    raise_findings(findings, HostVisibleError, SOLUTION, words)
     return values
 
 

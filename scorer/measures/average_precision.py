@@ -14,8 +14,10 @@ import numpy as np
 
 from scorer.measures.exact_means import INT64_MAX, ExactMean
 
-# Up to this width, every AP@K is an int64 fraction over lcm(1..width) * denominator
-# (lcm(1..20) = 232,792,560), and a sum of 10^9 numerators still fits in int64.
+# Up to this cut-off, every AP@K is an int64 fraction over lcm(1..width) * denominator
+# (lcm(1..20) = 232,792,560), and a sum of 10^9 numerators still fits in int64. Past it,
+# AP is float64 per user. The switch reads K alone, never the data: a user's value must
+# not depend on how wide the other users' rows are (nor on which rows share a part).
 EXACT_MAX_WIDTH = 20
 
 
@@ -23,14 +25,14 @@ EXACT_MAX_WIDTH = 20
 class AveragePrecision(ExactMean):
     """AP@K of every user as a fraction ``numerator / denominator`` (0 when 0/0).
 
-    For rankings at most :data:`EXACT_MAX_WIDTH` wide both parts are exact integers,
+    For a cut-off K of at most :data:`EXACT_MAX_WIDTH` both parts are exact integers,
     so :meth:`values` and :meth:`mean` are the correctly rounded floats of the exact
-    rationals. Wider rankings fall back to float numerators and a correctly rounded
-    sum of the per-user floats.
+    rationals. A larger K falls back to float numerators (whatever the rows' widths)
+    and a correctly rounded sum of the per-user floats.
 
     Attributes
     ----------
-    numerator : ndarray of int64 (float64 when wider than EXACT_MAX_WIDTH)
+    numerator : ndarray of int64 (float64 when K is over EXACT_MAX_WIDTH)
     denominator : ndarray of int64
     hits : ndarray of int64
         Credited hits per user.
@@ -78,7 +80,7 @@ def average_precision(
     n_users, width = relevance.shape
     if width > k:
         raise ValueError(f"relevance has {width} columns, more than k={k}")
-    exact = width <= EXACT_MAX_WIDTH
+    exact = k <= EXACT_MAX_WIDTH
     scale = math.lcm(*range(1, width + 1)) if exact else 1
     numerator = np.zeros(n_users, dtype=np.int64 if exact else np.float64)
     hits = np.zeros(n_users, dtype=np.int64)
@@ -105,8 +107,8 @@ def sparse_average_precision(
     """:func:`average_precision` from the credited predictions alone (no
     ``users x width`` matrix), bit for bit.
 
-    Rankings at most :data:`EXACT_MAX_WIDTH` wide get the same exact integer
-    fractions; wider ones the float path: each user's precisions are added one by
+    A cut-off K of at most :data:`EXACT_MAX_WIDTH` gets the same exact integer
+    fractions; a larger one the float path: each user's precisions are added one by
     one in rank order (``np.add.at`` adds in index order).
 
     Parameters
@@ -121,8 +123,8 @@ def sparse_average_precision(
     normalization : {"min_k", "relevant", "hits"}
         As in :func:`average_precision`.
     width : int, optional
-        The width of the matrix :func:`average_precision` would read (``None``:
-        wider than :data:`EXACT_MAX_WIDTH`).
+        The width of the matrix :func:`average_precision` would read (by default
+        ``k``): the exact fractions' scale is lcm(1..width).
 
     Examples
     --------
@@ -145,8 +147,8 @@ def sparse_average_precision(
     group_start = np.cumsum(hits) - hits
     hit_number = np.arange(1, len(users) + 1, dtype=np.int64) - group_start[users]
     denominator = _denominator(n_relevant, hits, k, normalization)
-    if width is not None and width <= EXACT_MAX_WIDTH:
-        scale = math.lcm(*range(1, width + 1))
+    if k <= EXACT_MAX_WIDTH:
+        scale = math.lcm(*range(1, (k if width is None else width) + 1))
         exact = np.zeros(n_users, dtype=np.int64)
         np.add.at(exact, users, hit_number * (scale // (ranks + 1)))
         return AveragePrecision(exact, denominator * scale, hits, scale)

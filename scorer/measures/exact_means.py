@@ -102,7 +102,20 @@ class ExactMean:
         >>> ratios.split_means(np.array([0, 1, 1, 2]), 2)
         SplitMeans(overall=0.5, by_label=(0.5, 0.5))
         """
-        return SplitMeans.from_totals(*self.label_totals(labels, n_labels))
+        return SplitMeans.from_sums(self.split_sums(labels, n_labels), labels)
+
+    def split_sums(self, labels: np.ndarray, n_labels: int) -> ExactSums:
+        """The exact sum of each label's values, as integers (:class:`ExactSums`).
+
+        Examples
+        --------
+        >>> Ratios(np.array([1, 1, 2]), np.array([2, 3, 3])).split_sums(np.array([0, 1, 1]), 2)
+        ExactSums(by_label=({2: 1}, {3: 3}), exponents=False)
+        """
+        if not self.exact:
+            return _float_split_sums(self.values(), labels, n_labels)
+        sums = _sums_by_label(self.numerator, self.denominator, self.scale, labels, n_labels)
+        return ExactSums(tuple({d: s for d, s in found.items() if d > 0} for found in sums))
 
     def label_totals(self, labels: np.ndarray, n_labels: int) -> tuple[list[Fraction], list[int]]:
         """The exact sum of each label's values and its number of users (labels as in
@@ -113,19 +126,111 @@ class ExactMean:
         >>> Ratios(np.array([1, 1, 2]), np.array([2, 3, 3])).label_totals(np.array([0, 1, 0]), 2)
         ([Fraction(7, 6), Fraction(1, 3)], [2, 1])
         """
-        if not self.exact:
-            return _float_label_totals(self.values(), labels, n_labels)
-        sums = _sums_by_label(self.numerator, self.denominator, self.scale, labels, n_labels)
-        counts = np.bincount(labels, minlength=n_labels + 1)
-        totals = [
-            sum((Fraction(s, d) for d, s in by_denominator.items() if d > 0), Fraction(0))
-            for by_denominator in sums
-        ]
-        return totals, counts[:n_labels].tolist()
+        counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
+        return self.split_sums(labels, n_labels).totals(), counts
 
     def exact_label_means(self, labels: np.ndarray, n_labels: int) -> list[Fraction | None]:
         """The exact mean of each label's values (``None`` for a label without users)."""
         return exact_means_of_totals(*self.label_totals(labels, n_labels))
+
+
+@dataclass(frozen=True)
+class ExactSums:
+    """Exact sums of per-user values, one per label, as integers that add up exactly.
+
+    Attributes
+    ----------
+    by_label : tuple of dict of int to int
+        Per label, ``{key: sum}``: the sum of the numerators over the denominator
+        ``key`` (a rational measure), or the sum of the integer mantissas ``m`` of
+        the float64 values ``m * 2**key`` (``exponents``: a float measure).
+    exponents : bool
+        Whether the keys are binary exponents rather than denominators.
+
+    Sums of several parts of a run add key by key (:meth:`plus`): integer
+    additions, associative and commutative, so any split gives the same totals.
+
+    Examples
+    --------
+    >>> a, b = ExactSums(({3: 1},)), ExactSums(({3: 1, 2: 1},))
+    >>> a.plus(b).totals()
+    [Fraction(7, 6)]
+    """
+
+    by_label: tuple[dict[int, int], ...]
+    exponents: bool = False
+
+    def totals(self) -> list[Fraction]:
+        """Each label's exact sum."""
+        if self.exponents:
+            return [
+                sum((Fraction(s) * Fraction(2) ** e for e, s in found.items()), Fraction(0))
+                for found in self.by_label
+            ]
+        return [
+            sum((Fraction(s, d) for d, s in found.items()), Fraction(0)) for found in self.by_label
+        ]
+
+    def plus(self, other: ExactSums) -> ExactSums:
+        """The sums of two parts' users together."""
+        if other.exponents != self.exponents or len(other.by_label) != len(self.by_label):
+            raise ValueError("sums of different kinds cannot be added")
+        added = []
+        for mine, theirs in zip(self.by_label, other.by_label, strict=True):
+            found = dict(mine)
+            for key, value in theirs.items():
+                found[key] = found.get(key, 0) + value
+            added.append({key: value for key, value in found.items() if value})
+        return ExactSums(tuple(added), self.exponents)
+
+    def split_means(self, counts: list[int]) -> SplitMeans:
+        """Correctly rounded means of each label (``counts`` users) and of them all."""
+        return SplitMeans.from_totals(self.totals(), counts)
+
+
+@dataclass(frozen=True)
+class MicroSums:
+    """The exact sums of a micro-averaged measure's parts, one pair per label.
+
+    Attributes
+    ----------
+    by_label : tuple of (int, int)
+        Per label, (Σ numerators, Σ denominators) over its users.
+
+    Sums of several parts of a run add pair by pair (:meth:`plus`): integer additions,
+    so any split gives the same ratios.
+
+    Examples
+    --------
+    >>> a, b = MicroSums(((1, 1), (0, 0))), MicroSums(((0, 10), (2, 4)))
+    >>> a.plus(b).split_means([2, 1])
+    SplitMeans(overall=0.2, by_label=(0.09090909090909091, 0.5))
+    """
+
+    by_label: tuple[tuple[int, int], ...]
+
+    def plus(self, other: MicroSums) -> MicroSums:
+        """The sums of two parts' users together."""
+        if len(other.by_label) != len(self.by_label):
+            raise ValueError("sums of different kinds cannot be added")
+        pairs = zip(self.by_label, other.by_label, strict=True)
+        return MicroSums(tuple((n + m, d + e) for (n, d), (m, e) in pairs))
+
+    def split_means(self, counts: list[int]) -> SplitMeans:
+        """Σ numerators / Σ denominators per label (``counts`` users) and over all of
+        them, correctly rounded: 0 when the denominators sum to 0, ``None`` without users."""
+
+        def ratio(numerator: int, denominator: int, count: int) -> float | None:
+            if not count:
+                return None
+            return float(Fraction(numerator, denominator)) if denominator else 0.0
+
+        numerators = [n for n, _ in self.by_label]
+        denominators = [d for _, d in self.by_label]
+        return SplitMeans(
+            ratio(sum(numerators), sum(denominators), sum(counts)),
+            tuple(map(ratio, numerators, denominators, counts)),
+        )
 
 
 _FLOAT_EXACT = 2**53
@@ -163,6 +268,13 @@ class SplitMeans:
 
     overall: float | None
     by_label: tuple[float | None, ...]
+
+    @classmethod
+    def from_sums(cls, sums: ExactSums, labels: np.ndarray) -> SplitMeans:
+        """Correctly rounded means from exact sums and each user's label."""
+        n_labels = len(sums.by_label)
+        counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
+        return cls.from_totals(sums.totals(), counts)
 
     @classmethod
     def from_totals(cls, totals: list[Fraction], counts: list[int]) -> SplitMeans:
@@ -237,18 +349,20 @@ class MicroRatios(ExactMean):
 
     def split_means(self, labels: np.ndarray, n_labels: int) -> SplitMeans:
         """Σ numerators / Σ denominators per label and over all labelled users."""
-        numerators, denominators = self._label_sums(labels, n_labels)
         counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
+        return self.split_sums(labels, n_labels).split_means(counts)
 
-        def ratio(numerator: int, denominator: int, count: int) -> float | None:
-            if not count:
-                return None
-            return float(Fraction(numerator, denominator)) if denominator else 0.0
+    def split_sums(self, labels: np.ndarray, n_labels: int) -> MicroSums:
+        """The exact Σ numerators and Σ denominators of each label (:class:`MicroSums`).
 
-        return SplitMeans(
-            ratio(sum(numerators), sum(denominators), sum(counts)),
-            tuple(map(ratio, numerators, denominators, counts)),
-        )
+        Examples
+        --------
+        >>> MicroRatios(np.array([1, 0, 2]), np.array([1, 10, 4])).split_sums(
+        ...     np.array([0, 1, 1]), 2)
+        MicroSums(by_label=((1, 1), (2, 14)))
+        """
+        numerators, denominators = self._label_sums(labels, n_labels)
+        return MicroSums(tuple(zip(numerators, denominators, strict=True)))
 
     def exact_label_means(self, labels: np.ndarray, n_labels: int) -> list[Fraction | None]:
         """Σ numerators / Σ denominators over each label's users, exactly (0 when the
@@ -327,6 +441,10 @@ class Floats:
         """:meth:`ExactMean.split_means` for floats: correctly rounded, one pass."""
         return _float_split_means(self.array, labels, n_labels)
 
+    def split_sums(self, labels: np.ndarray, n_labels: int) -> ExactSums:
+        """:meth:`ExactMean.split_sums` for floats: mantissas by binary exponent."""
+        return _float_split_sums(self.array, labels, n_labels)
+
     def exact_label_means(self, labels: np.ndarray, n_labels: int) -> list[Fraction | None]:
         """:meth:`ExactMean.exact_label_means` for floats: the exact mean of the float64
         values as they are."""
@@ -346,14 +464,26 @@ def _float_split_means(values: np.ndarray, labels: np.ndarray, n_labels: int) ->
     >>> _float_split_means(np.array([0.1, 0.2, 0.3, 9.0]), np.array([0, 1, 1, 2]), 2)
     SplitMeans(overall=0.2, by_label=(0.1, 0.25))
     """
-    return SplitMeans.from_totals(*_float_label_totals(values, labels, n_labels))
+    return SplitMeans.from_sums(_float_split_sums(values, labels, n_labels), labels)
 
 
 def _float_label_totals(
     values: np.ndarray, labels: np.ndarray, n_labels: int
 ) -> tuple[list[Fraction], list[int]]:
-    """Exact sums of float64 values per label (integer mantissas grouped by exponent
-    and label), and each label's count."""
+    """Exact sums of float64 values per label, and each label's count."""
+    counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
+    return _float_split_sums(values, labels, n_labels).totals(), counts
+
+
+def _float_split_sums(values: np.ndarray, labels: np.ndarray, n_labels: int) -> ExactSums:
+    """Exact sums of float64 values per label: integer mantissas grouped by binary
+    exponent and label (each value is ``m * 2**(e - 53)``, ``m`` an integer).
+
+    Examples
+    --------
+    >>> _float_split_sums(np.array([0.5, 0.75, 2.0]), np.array([0, 0, 1]), 1)  # 1: left out
+    ExactSums(by_label=({-53: 11258999068426240},), exponents=True)
+    """
     values = np.asarray(values, dtype=np.float64)
     if not np.isfinite(values).all():
         raise ValueError("the mean of non-finite values is undefined")
@@ -362,15 +492,8 @@ def _float_label_totals(
     lowest = int(exponent.min(initial=0))
     groups = exponent.astype(np.int64) - lowest
     sums = _sums_by_label(integers, groups, 1, labels, n_labels)
-    totals = [
-        sum(
-            (Fraction(s) * Fraction(2) ** (e + lowest - 53) for e, s in by_group.items()),
-            Fraction(0),
-        )
-        for by_group in sums
-    ]
-    counts = np.bincount(labels, minlength=n_labels + 1)[:n_labels].tolist()
-    return totals, counts
+    by_label = tuple({e + lowest - 53: s for e, s in found.items() if s} for found in sums)
+    return ExactSums(by_label, exponents=True)
 
 
 def _sums_by_label(

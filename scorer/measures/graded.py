@@ -26,9 +26,10 @@ from scorer.measures.exact_means import Floats, Ratios
 _INT64_SAFE = 2**62
 
 #: ERR and nERR are exact fractions over lcm(1..n) * 2**(G*n), n the last rank that
-#: holds a credited grade (or an ideal one); past this many ranks that denominator
-#: would grow without bound, so they are float64, each user's terms added in rank
-#: order (as AP past :data:`~scorer.measures.average_precision.EXACT_MAX_WIDTH`).
+#: holds a credited grade (or an ideal one); for a cut-off K past this many ranks that
+#: denominator could grow without bound, so they are float64, each user's terms added
+#: in rank order (as AP past :data:`~scorer.measures.average_precision.EXACT_MAX_WIDTH`).
+#: The switch reads K alone, never the data, so no user's value depends on the others.
 ERR_EXACT_MAX_RANKS = 256
 
 
@@ -206,8 +207,8 @@ def _last_rank(*entries: tuple[np.ndarray, np.ndarray, np.ndarray]) -> int:
 
 
 def err(j: Judgements, cutoff: int, max_grade: int | None = None) -> Ratios | Floats:
-    """Expected reciprocal rank, Pr = (2**grade - 1) / 2**G: exact while the last
-    credited rank is at most :data:`ERR_EXACT_MAX_RANKS`, float64 past it.
+    """Expected reciprocal rank, Pr = (2**grade - 1) / 2**G: exact for a cut-off of at
+    most :data:`ERR_EXACT_MAX_RANKS`, float64 past it.
 
     Examples
     --------
@@ -217,9 +218,9 @@ def err(j: Judgements, cutoff: int, max_grade: int | None = None) -> Ratios | Fl
     """
     grade_scale = _max_grade(j, max_grade)
     entries = j.entries(min(cutoff, j.width))
-    n_ranks = _last_rank(entries)
-    if n_ranks > ERR_EXACT_MAX_RANKS:
+    if cutoff > ERR_EXACT_MAX_RANKS:
         return Floats(_err_floats(entries, j.n_users, grade_scale))
+    n_ranks = _last_rank(entries)
     numerator, denominator = _err_numerators(entries, j.n_users, grade_scale, n_ranks)
     return Ratios(numerator, np.full(j.n_users, denominator, dtype=numerator.dtype))
 
@@ -236,12 +237,12 @@ def normalized_err(j: Judgements, cutoff: int, max_grade: int | None = None) -> 
     grade_scale = _max_grade(j, max_grade)
     entries = j.entries(min(cutoff, j.width))
     ideal_entries = j.ideal_entries(cutoff)
-    n_ranks = _last_rank(entries, ideal_entries)
-    if n_ranks > ERR_EXACT_MAX_RANKS:
+    if cutoff > ERR_EXACT_MAX_RANKS:
         value = _err_floats(entries, j.n_users, grade_scale)
         ideal = _err_floats(ideal_entries, j.n_users, grade_scale)
         safe = np.where(ideal > 0, ideal, 1.0)
         return Floats(np.where(ideal > 0, value / safe, 0.0))
+    n_ranks = _last_rank(entries, ideal_entries)
     numerator, _ = _err_numerators(entries, j.n_users, grade_scale, n_ranks)
     ideal, _ = _err_numerators(ideal_entries, j.n_users, grade_scale, n_ranks)
     return Ratios(numerator, ideal)

@@ -209,8 +209,9 @@ class Family:
     exact : bool
         Whether the values are exact fractions (else float64, as nDCG).
     exact_max_ranks : int or None
-        Past this many ranks an exact family falls back to float64 per user with a
-        correctly rounded mean (AP past 20, ERR past 256); ``None``: exact at any depth.
+        For a cut-off K past this, an exact family is float64 per user with a
+        correctly rounded mean (AP past 20, ERR past 256), whatever the rows' widths:
+        K alone decides, never the data; ``None``: exact at any depth.
     bounded : bool
         Whether every value lies in [0, 1].
     uses_grades : bool
@@ -789,7 +790,7 @@ def markdown_table() -> str:
     Examples
     --------
     >>> print(markdown_table().splitlines()[2])
-    | `MAP@K` | `norm=min_k` \\| `relevant` \\| `hits` | AP@K, ... | rational (float64 past 20 ...
+    | `MAP@K` | `norm=min_k` \\| `relevant` \\| `hits` | AP@K, ... | rational (float64 for K ...
     """
     lines = [
         "| measure | parameters (default first) | per user | exact? | range | perfect ranking "
@@ -837,7 +838,7 @@ def _exactness(family: Family) -> str:
         return "float64"
     if family.exact_max_ranks is None:
         return "rational"
-    return f"rational (float64 past {family.exact_max_ranks} ranks)"
+    return f"rational (float64 for K over {family.exact_max_ranks})"
 
 
 def _examples_text(examples: Iterable[Example]) -> str:

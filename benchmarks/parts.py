@@ -1,0 +1,82 @@
+"""One run scored whole, or in parts in one process: the cost of scoring in parts.
+
+Both modes read ``solution.csv`` and ``submission.csv`` of a generated data set
+(``generate.py``) as Arrow tables of strings, then either call
+:func:`scorer.evaluate` on them (``single``), or split both by
+:func:`scorer.partial.partition`, score each part with
+:func:`scorer.partial.score_part`, merge the partials through their JSON form and
+finish (``parts``). Each prints its three MAP@10 values as ``float.hex`` and exits 1
+unless they are the correctly rounded values of the generator's exact fractions.
+Time the two modes as whole processes, in turn, to compare them.
+
+Usage::
+
+    python benchmarks/parts.py benchmarks/data/n2000000_s0 single
+    python benchmarks/parts.py benchmarks/data/n2000000_s0 parts --parts 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pcsv
+
+import scorer
+from scorer.partial import Partial, finish, merge, partition, score_part
+
+
+def read(path: Path) -> pa.Table:
+    """A CSV file with every column as a string (as the scorer reads it)."""
+    with open(path, "rb") as handle:
+        header = handle.readline().decode().strip().split(",")
+    convert = pcsv.ConvertOptions(column_types=dict.fromkeys(header, pa.string()))
+    return pcsv.read_csv(path, convert_options=convert)
+
+
+def in_parts(solution: pa.Table, submission: pa.Table, n_parts: int) -> scorer.ScoreResult:
+    """Every part scored in turn, each partial through JSON, merged, finished."""
+    id_name = solution.column_names[0]
+    parts_of_solution = partition(solution.column(id_name), n_parts)
+    parts_of_submission = partition(submission.column(id_name), n_parts)
+    solution_parts = _grouped(solution, parts_of_solution, n_parts)
+    submission_parts = _grouped(submission, parts_of_submission, n_parts)
+    texts = [
+        score_part(solution_part, submission_part).to_json()
+        for solution_part, submission_part in zip(solution_parts, submission_parts, strict=True)
+    ]
+    return finish(merge(*(Partial.from_json(text) for text in texts)))
+
+
+def _grouped(table: pa.Table, parts: np.ndarray, n_parts: int) -> list[pa.Table]:
+    """The table's rows of each part (a filter each: a scan, faster than one take)."""
+    return [table.filter(pa.array(parts == part)) for part in range(n_parts)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("directory", type=Path)
+    parser.add_argument("mode", choices=["single", "parts"])
+    parser.add_argument("--parts", type=int, default=8)
+    args = parser.parse_args(argv)
+    solution = read(args.directory / "solution.csv")
+    submission = read(args.directory / "submission.csv")
+    if args.mode == "single":
+        result = scorer.evaluate(solution, submission)
+    else:
+        result = in_parts(solution, submission, args.parts)
+    meta = json.loads((args.directory / "meta.json").read_text())
+    found = [result.score, result.public_score, result.private_score]
+    names = ["map_at_10", "public_map_at_10", "private_map_at_10"]
+    exact = [float(Fraction(meta[name])) for name in names]
+    print(json.dumps({name: value.hex() for name, value in zip(names, found, strict=True)}))
+    return 0 if found == exact else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

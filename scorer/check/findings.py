@@ -1,0 +1,284 @@
+"""Problems and warnings as records (kind, counts, examples), put into words once, at the end.
+
+A check records what it found as a :class:`~scorer.errors.Finding`: a kind, named
+counts and up to five example row ids, the smallest in byte order. Records of the same
+kind from several parts of one run add up (:func:`merge_findings`: counts added, the
+five smallest examples of the union), so a run split into parts says the same words as
+one run; :func:`problems` and :func:`warnings` write the sentences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from scorer.errors import (
+    ROW_IDS,
+    Finding,
+    Problem,
+    ScorerError,
+    format_count,
+    format_problems,
+)
+
+USAGE_VALUES: tuple[str, ...] = ("Public", "Private", "Ignored")
+#: The largest grade a solution's grade column may hold: linear gains (``gain=linear``)
+#: take grades up to 2^31.
+MAX_GRADE = 2**31
+#: The largest grade a measure with exponential gains (2^grade - 1: nDCG's and DCG's
+#: ``gain=exp``, ERR, nERR) accepts: 2^30 gains stay exact in float64.
+MAX_EXPONENTIAL_GRADE = 30
+
+#: What each repair of a row id does (a near-miss hint on "Missing rows" and "Unknown
+#: row ids"), in the order the repairs are tried (``scorer.check.validate``).
+ID_REPAIRS: tuple[str, ...] = (
+    "surrounding whitespace is removed",
+    "case is ignored",
+    "leading zeros are restored (the ids were probably read as numbers)",
+    "a trailing '.0' is removed and leading zeros restored (the ids were read as decimal numbers)",
+    "both are read as numbers rounded to 3 significant digits: the ids look written by a "
+    "spreadsheet in scientific notation (like 7.06E+08), which loses digits for good; "
+    "export the row ids as text",
+)
+
+
+@dataclass(frozen=True)
+class Wording:
+    """What the sentences need besides the records: the options and the column names.
+
+    Attributes
+    ----------
+    k : int
+        The run's cut-off.
+    row_id_name, target_name, grade_name : str
+        The solution's column names (``grade_name`` empty without grades).
+    """
+
+    k: int = 10
+    row_id_name: str = ""
+    target_name: str = ""
+    grade_name: str = ""
+
+
+def stated(problem: Problem) -> Finding:
+    """A problem that reads no row (a header's), kept in words: equal in every part."""
+    text = (problem.title, problem.expected, problem.found, problem.fix, problem.example_label)
+    return Finding("stated", (), problem.examples, text)
+
+
+def _id_hints(finding: Finding) -> str:
+    return "".join(
+        f"; {format_count(count, 'submitted row id')} would match once {description}"
+        for index, description in enumerate(ID_REPAIRS)
+        if (count := finding.count(f"repair_{index}"))
+    )
+
+
+def _empty_row_ids(where: str, fix: str) -> Callable[[Finding, Wording], Problem]:
+    def render(finding: Finding, wording: Wording) -> Problem:
+        rows = format_count(finding.count("rows"), "row")
+        return Problem(
+            "Empty row ids", "a row id in every row", f"{rows} of {where} with an empty row id", fix
+        )
+
+    return render
+
+
+def _duplicates(where: str, fix: str) -> Callable[[Finding, Wording], Problem]:
+    def render(finding: Finding, wording: Wording) -> Problem:
+        return Problem(
+            "Duplicated row ids",
+            "each row id at most once",
+            f"{format_count(finding.count('ids'), 'row id')} repeated, "
+            f"{format_count(finding.count('rows'), 'extra row')} in the {where}",
+            fix,
+            finding.examples,
+        )
+
+    return render
+
+
+def _list_like(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Row ids that look like item lists",
+        f"one id per cell in the row-id column {wording.row_id_name!r}",
+        f"{format_count(finding.count('rows'), 'row')} whose row id holds several "
+        "whitespace-separated tokens, like an item list",
+        f"the row-id column is probably the item column: pass "
+        f"row_id_column_name={wording.target_name!r} if that column holds the ids (by "
+        "default the row-id column is the solution's first column)",
+    )
+
+
+def _unknown_usage(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Unknown Usage values",
+        f"each Usage one of {list(USAGE_VALUES)}",
+        f"{format_count(finding.count('rows'), 'row')} with other values, e.g. "
+        f"{list(finding.values)}",
+        "write Public, Private or Ignored (case matters)",
+        finding.examples,
+    )
+
+
+def _missing_rows(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Missing rows",
+        f"one row for each of the {finding.count('solution_rows'):,} row ids of the sample "
+        "submission",
+        f"{format_count(finding.count('ids'), 'row id')} with no row" + _id_hints(finding),
+        "add a row for every row id of the sample submission (an empty prediction list is allowed)",
+        finding.examples,
+    )
+
+
+def _unknown_row_ids(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Unknown row ids",
+        "only row ids of the sample submission",
+        f"{format_count(finding.count('rows'), 'row')} whose row id is not in the sample "
+        "submission" + _id_hints(finding),
+        "copy the row ids from the sample submission exactly, as text",
+        finding.examples,
+    )
+
+
+def _open_quotes(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Cells that span several lines",
+        "one line per row",
+        f"{format_count(finding.count('cells'), 'prediction cell')} containing a line break: "
+        "a quote left open swallows every line after it, so those rows seem missing",
+        "close every quote, or remove the quotes around the prediction lists",
+        finding.examples,
+    )
+
+
+def _too_many(finding: Finding, wording: Wording) -> Problem:
+    k = wording.k
+    return Problem(
+        "Too many predictions",
+        f"at most {format_count(k, 'item id')} per row, separated by spaces",
+        f"{format_count(finding.count('rows'), 'row')} with more (up to "
+        f"{finding.count('max_items'):,})",
+        f"keep only your best {format_count(k, 'item id')} in each row",
+        finding.examples,
+    )
+
+
+def _grades_mismatch(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Grades do not match the items",
+        f"in each row, one grade in {wording.grade_name!r} per item in {wording.target_name!r}",
+        f"{format_count(finding.count('rows'), 'row')} with another number of grades",
+        "write one space-separated grade per item, in the items' order",
+        finding.examples,
+    )
+
+
+def _invalid_grades(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Invalid grades",
+        f"each grade in {wording.grade_name!r} an integer from 0 to {MAX_GRADE:,}",
+        f"{format_count(finding.count('rows'), 'row')} with a negative, fractional, "
+        "too large or non-numeric grade",
+        f"write whole numbers from 0 (judged, not relevant) to {MAX_GRADE:,}",
+        finding.examples,
+    )
+
+
+def _exponential_grades(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Grades too large for exponential gains",
+        f"grades up to {MAX_EXPONENTIAL_GRADE} for {', '.join(finding.values)}, whose "
+        "gain 2^grade - 1 must stay exact",
+        f"{format_count(finding.count('rows'), 'row')} with a grade above "
+        f"{MAX_EXPONENTIAL_GRADE} (up to {finding.count('max_grade'):,})",
+        "use linear gains (e.g. nDCG(gain=linear)@10; grades up to 2^31), drop "
+        "ERR and nERR, or rescale the grades to 0..30",
+        finding.examples,
+    )
+
+
+def _stated(finding: Finding, wording: Wording) -> Problem:
+    title, expected, found, fix, label = finding.values
+    return Problem(title, expected, found, fix, finding.examples, label or ROW_IDS)
+
+
+#: Every kind of problem in the order a message lists them, with its words.
+PROBLEMS: dict[str, Callable[[Finding, Wording], Problem]] = {
+    "stated": _stated,
+    "solution_empty_row_ids": _empty_row_ids("the solution", "fill in or drop those rows"),
+    "list_like_row_ids": _list_like,
+    "solution_duplicated_row_ids": _duplicates("solution", "keep one row per id"),
+    "unknown_usage": _unknown_usage,
+    "submission_empty_row_ids": _empty_row_ids(
+        "the submission", "give every row the row id of the sample submission"
+    ),
+    "submission_duplicated_row_ids": _duplicates("submission", "keep exactly one row per row id"),
+    "missing_rows": _missing_rows,
+    "unknown_row_ids": _unknown_row_ids,
+    "open_quotes": _open_quotes,
+    "too_many_predictions": _too_many,
+    "grades_mismatch": _grades_mismatch,
+    "invalid_grades": _invalid_grades,
+    "exponential_grades": _exponential_grades,
+}
+
+#: Every warning code in the order a result lists them.
+WARNINGS: tuple[str, ...] = (
+    "repeated_items",
+    "short_rows",
+    "empty_rows",
+    "leading_zeros_lost",
+    "comma_separated_lists",
+    "leading_zeros_lost_in_submission",
+    "leading_zeros_lost_in_solution",
+    "duplicate_ground_truth",
+    "no_public_users",
+    "no_private_users",
+)
+_ORDER = {kind: index for index, kind in enumerate((*PROBLEMS, *WARNINGS))}
+
+
+def merge_findings(*groups: Iterable[Finding]) -> list[Finding]:
+    """The records of several parts as one run's: same kind (and words) merged, in order.
+
+    Examples
+    --------
+    >>> a = Finding("missing_rows", (("ids", 2), ("solution_rows", 5)), ("u2", "u4"))
+    >>> b = Finding("missing_rows", (("ids", 1), ("solution_rows", 3)), ("u1",))
+    >>> merge_findings([a], [], [b])
+    [Finding(kind='missing_rows', counts=(('ids', 3), ('solution_rows', 8)), \
+examples=('u1', 'u2', 'u4'), values=())]
+    """
+    merged: dict[tuple[str, tuple[str, ...]], Finding] = {}
+    for group in groups:
+        for finding in group:
+            key = (finding.kind, finding.values if finding.kind in _WORDED else ())
+            merged[key] = merged[key].merged(finding) if key in merged else finding
+    return sorted(merged.values(), key=lambda f: _ORDER.get(f.kind, len(_ORDER)))
+
+
+#: Kinds whose values are their words (kept whole, never merged as examples).
+_WORDED = frozenset({"stated", "exponential_grades", *WARNINGS})
+
+
+def problems(findings: Sequence[Finding], wording: Wording) -> list[Problem]:
+    """The problems' words. Open quotes are named only beside missing rows (a quote
+    left open swallows the lines after it, so rows seem missing)."""
+    kinds = {f.kind for f in findings}
+    return [
+        PROBLEMS[f.kind](f, wording)
+        for f in findings
+        if f.kind in PROBLEMS and (f.kind != "open_quotes" or "missing_rows" in kinds)
+    ]
+
+
+def raise_findings(
+    findings: Sequence[Finding], error: type[ScorerError], subject: str, wording: Wording
+) -> None:
+    """Raise ``error`` listing every problem in words, or do nothing when there is none."""
+    found = problems(findings, wording)
+    if found:
+        raise error(format_problems(subject, found), found, findings)
