@@ -198,15 +198,23 @@ def read_table(
     >>> table.names, table.column("id").to_pylist(), table.column("items").to_pylist()
     (('id', 'items'), ['NA'], ['null nan'])
     """
-    limits = limits or DEFAULT_LIMITS
-    check_input_path(os.fspath(path), error)
-    reader = _Reader(os.fspath(path), error, limits)
-    try:
-        handle = open(reader.name, "rb")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        reader.fail(_unreadable(exc.strerror or str(exc)))
+    reader, handle = _open_input(path, error, limits)
     with handle:
         return reader.read(handle)
+
+
+def _open_input(
+    path: str | os.PathLike, error: type[ScorerError], limits: ReadLimits | None
+) -> tuple[_Reader, BinaryIO]:
+    """A reader for ``path`` within ``limits`` and the file opened for it (a regular
+    file only, checked first); an unreadable file is ``error``'s problem."""
+    check_input_path(os.fspath(path), error)
+    reader = _Reader(os.fspath(path), error, limits or DEFAULT_LIMITS)
+    try:
+        return reader, open(reader.name, "rb")
+    except OSError as exc:
+        reader.fail(_unreadable(exc.strerror or str(exc)))
+        raise  # not reached: fail raises
 
 
 def read_lines_text(
@@ -233,13 +241,7 @@ def read_lines_text(
     >>> bytes(text[start:])
     b'q1 Q0 d1 1 0.5 tag\\n'
     """
-    limits = limits or DEFAULT_LIMITS
-    check_input_path(os.fspath(path), error)
-    reader = _Reader(os.fspath(path), error, limits)
-    try:
-        handle = open(reader.name, "rb")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        reader.fail(_unreadable(exc.strerror or str(exc)))
+    reader, handle = _open_input(path, error, limits)
     with handle:
         found = reader.read_text(handle)
     if found is None:
