@@ -290,11 +290,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _run(args, _score)
 
 
+#: How long jemalloc keeps freed pages before it returns them (pyarrow's default: 1 s).
+JEMALLOC_DECAY_MS = 100
+
+
 def _prefer_jemalloc() -> None:
     """Give Arrow's allocations to jemalloc, unless ``ARROW_DEFAULT_MEMORY_POOL`` chose.
 
     Measured at H&M scale: about 15 % faster end to end than pyarrow's default
-    (mimalloc), and 100 MB less peak memory. A process-wide choice, so the command
+    (mimalloc), and 100 MB less peak memory. Freed pages go back after 100 ms rather
+    than a second: a run lasts a second or two, so with the default almost nothing
+    freed was returned before the peak. Measured: 120 MiB less peak memory at H&M
+    scale, at the same speed, and 60 MiB less on a million-row long file (0 ms would
+    save more but costs 15 % of the time). A process-wide choice, so the command
     line makes it and the library does not; a pyarrow built without jemalloc keeps
     its default.
     """
@@ -302,6 +310,7 @@ def _prefer_jemalloc() -> None:
         return
     with contextlib.suppress(NotImplementedError):
         pa.set_memory_pool(pa.jemalloc_memory_pool())
+        pa.jemalloc_set_decay_ms(JEMALLOC_DECAY_MS)
 
 
 def _score(args: argparse.Namespace) -> None:
