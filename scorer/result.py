@@ -358,31 +358,6 @@ def require_arrays(result: ScoreResult) -> None:
         )
 
 
-def require_untyped(result: ScoreResult, what: str) -> None:
-    """Raise a :class:`HostVisibleError` for a result with several targets per row id,
-    which ``what`` (a statistic) does not support yet.
-
-    Examples
-    --------
-    >>> import pandas as pd, scorer
-    >>> table = pd.DataFrame({"id": ["1_a", "1_b"], "items": ["x", "y"]})
-    >>> require_untyped(scorer.evaluate(table, table, row_id_type_separator="_"), "compare")
-    Traceback (most recent call last):
-    ...
-    scorer.errors.HostVisibleError: compare does not support results with several targets per \
-row id (target types) yet: only their bootstrap intervals (scorer.stats.bootstrap, --ci) are \
-supported. Compare or report each type on its own: score a solution and submissions holding \
-only that type's rows, without target types.
-    """
-    if result.by_type is not None:
-        raise HostVisibleError(
-            f"{what} does not support results with several targets per row id (target "
-            "types) yet: only their bootstrap intervals (scorer.stats.bootstrap, --ci) are "
-            "supported. Compare or report each type on its own: score a solution and "
-            "submissions holding only that type's rows, without target types."
-        )
-
-
 def fingerprint(result: ScoreResult) -> str:
     """A digest of the solution's row ids, splits, ``|R|``, scored users and options.
 

@@ -470,12 +470,119 @@ def test_the_bootstrap_resamples_sessions_with_all_their_types():
     assert bootstrap(again, n_resamples=2000, seed=1) == bootstrap(result, n_resamples=2000, seed=1)
 
 
-def test_compare_shake_up_and_report_refuse_typed_results():
-    solution = pd.DataFrame({"id": ["1_a", "1_b"], "items": ["x", "y"]})
-    result = evaluate(solution, solution, row_id_type_separator="_")
-    with pytest.raises(HostVisibleError, match="compare does not support results with several"):
-        compare(result, result)
-    with pytest.raises(HostVisibleError, match="shake_up does not support"):
+def _typed_pair(hits_a, hits_b, usage=None, weights=OTTO_WEIGHTS):
+    """Two submissions over sessions x TYPES, every row relevant item "a": a row hits
+    when its submission ranks "a" first."""
+    rows = [f"{s}_{t}" for s in range(len(hits_a)) for t in TYPES]
+    solution = pd.DataFrame({"id": rows, "items": ["a"] * len(rows)})
+    if usage is not None:
+        solution["Usage"] = np.repeat(usage, len(TYPES))
+    results = []
+    for hits in (hits_a, hits_b):
+        items = np.where(np.asarray(hits).reshape(-1), "a", "z")
+        submission = pd.DataFrame({"id": rows, "items": items})
+        results.append(
+            evaluate(solution, submission, row_id_type_separator="_", type_weights=weights)
+        )
+    return results
+
+
+def _weighted_total(hits):
+    """Σ_t w_t · (share of sessions whose type-t row hits), exactly."""
+    n = len(hits)
+    return sum(
+        Fraction(str(OTTO_WEIGHTS[kind])) * Fraction(sum(int(h[t]) for h in hits), n)
+        for t, kind in enumerate(TYPES)
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_compare_swaps_whole_sessions_exactly_as_a_slow_reference(data):
+    n = data.draw(st.integers(2, 7))
+    rows = st.lists(st.booleans(), min_size=3, max_size=3)
+    hits_a = data.draw(st.lists(rows, min_size=n, max_size=n))
+    hits_b = data.draw(st.lists(rows, min_size=n, max_size=n))
+    result_a, result_b = _typed_pair(hits_a, hits_b)
+    found = compare(result_a, result_b, n_resamples=200)
+    observed = abs(_weighted_total(hits_b) - _weighted_total(hits_a))
+    extreme = 0
+    for pattern in range(2**n):  # every way to swap whole sessions between A and B
+        swapped = [
+            (b, a) if pattern >> s & 1 else (a, b)
+            for s, (a, b) in enumerate(zip(hits_a, hits_b, strict=True))
+        ]
+        a_side = [pair[0] for pair in swapped]
+        b_side = [pair[1] for pair in swapped]
+        extreme += abs(_weighted_total(b_side) - _weighted_total(a_side)) >= observed
+    assert found.exact
+    assert found.p_value == float(Fraction(extreme, 2**n))
+    assert found.difference == result_b.score - result_a.score
+    own = [
+        sum(Fraction(str(OTTO_WEIGHTS[k])) * (int(b[t]) - int(a[t])) for t, k in enumerate(TYPES))
+        for a, b in zip(hits_a, hits_b, strict=True)
+    ]
+    assert (found.wins, found.ties, found.losses) == (
+        sum(d > 0 for d in own),
+        sum(d == 0 for d in own),
+        sum(d < 0 for d in own),
+    )
+
+
+def test_the_paired_interval_draws_sessions_with_all_their_types():
+    rng = np.random.default_rng(3)
+    n = 400
+    # B beats A on every type of a session or on none: drawing rows one by one would
+    # break that and narrow the interval of the weighted totals' difference.
+    better = np.repeat(rng.random(n) < 0.5, 3).reshape(n, 3)
+    result_a, result_b = _typed_pair(np.zeros((n, 3), bool), better)
+    found = compare(result_a, result_b, n_resamples=2000, seed=1)
+    assert found.low < found.difference < found.high
+    # A mean of n Bernoulli(1/2) sessions: 1.96 * 0.5 / sqrt(400) = 0.049 either side.
+    assert 0.04 < (found.high - found.low) / 2 < 0.06
+    assert compare(result_a, result_b, n_resamples=2000, seed=1) == found
+
+
+def test_a_typed_shake_up_resplits_sessions_as_an_untyped_one_of_the_same_sessions():
+    rng = np.random.default_rng(4)
+    n = 120
+    session_hits = [rng.random(n) < share for share in (0.3, 0.6)]
+    usage = np.where(rng.random(n) < 0.4, "Public", "Private")
+    weights = {"clicks": 0.25, "carts": 0.25, "orders": 0.5}  # exact: w * x sums to x
+    both = [np.repeat(h, 3).reshape(n, 3) for h in session_hits]
+    typed = _typed_pair(*both, usage=usage, weights=weights)
+    solution = pd.DataFrame({"id": [str(s) for s in range(n)], "items": ["a"] * n, "Usage": usage})
+    untyped = [
+        evaluate(solution, solution.assign(items=np.where(h, "a", "z")).drop(columns="Usage"))
+        for h in session_hits
+    ]
+    assert typed[0].score == untyped[0].score
+    assert shake_up(typed[0], seed=2) == shake_up(untyped[0], seed=2)
+    named = {"a": typed[0], "b": typed[1]}
+    assert shake_up(named, seed=2) == shake_up({"a": untyped[0], "b": untyped[1]}, seed=2)
+
+
+def test_compare_and_the_report_on_the_command_line_take_typed_files(tmp_path):
+    solution, submission = _otto_files(tmp_path)
+    other = tmp_path / "other.csv"
+    pd.read_csv(submission).assign(labels="c").to_csv(other, index=False)
+    code, text = _run(["compare", solution, submission, other, *OTTO_FLAGS, "--seed", "1"])
+    assert code == 0
+    assert text.splitlines()[2].split()[:3] == ["measure", "A", "B"]
+    out = tmp_path / "report.html"
+    code, _ = _run(["report", solution, submission, other, *OTTO_FLAGS, "--out", out])
+    assert code == 0
+    html = out.read_text()
+    assert "Several targets per row id: each value is the weighted total" in html
+    assert "weights: carts 0.3, clicks 0.1, orders 0.6" in html
+
+
+def test_a_shake_up_refuses_a_session_whose_types_are_in_different_splits():
+    solution = pd.DataFrame(
+        {"id": ["1_a", "1_b", "2_a", "2_b"], "items": ["x"] * 4, "Usage": ["Public", "Private"] * 2}
+    )
+    result = evaluate(solution, solution.drop(columns="Usage"), row_id_type_separator="_")
+    with pytest.raises(HostVisibleError, match="2 row ids have target types in different Usage"):
         shake_up(result)
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scorer.per_user import MeasureValues
-from scorer.result import ScoreResult, require_untyped
+from scorer.result import ScoreResult
 from scorer.stats.resampling import (
     check_paired,
     check_settings,
@@ -18,6 +18,7 @@ from scorer.stats.resampling import (
     sign_flip_p_value,
     swap_p_value,
 )
+from scorer.stats.sessions import complete, session_parts, type_weights, weighted_total
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,10 @@ def compare(
     the test swaps each user's parts between A and B (:func:`swap_p_value`); wins,
     ties and losses compare each user's own ratios.
 
+    With several targets per row id the statistic is the weighted total over the
+    types, and what is drawn, flipped and counted is a session (a row id with all its
+    types): :func:`_typed_comparison`.
+
     Returns
     -------
     Comparison
@@ -112,11 +117,11 @@ def compare(
     (1.0, 3, 0, 0, 0.25, True)
     """
     check_settings(n_resamples, level, seed)
-    require_untyped(result_a, "compare")
-    require_untyped(result_b, "compare")
     check_paired(result_a, result_b)
     values_a = result_a.measure_values(metric)
     values_b = result_b.measure_values(metric)
+    if result_a.by_type is not None:
+        return _typed_comparison(result_a, result_b, values_a, values_b, n_resamples, level, seed)
     differences = values_b.values - values_a.values
     paired = MeasureValues(values_a.name, differences, values_a.scored, values_a.split, {})
     strata = {label: v for label, v in paired.strata().items() if len(v)}
@@ -166,3 +171,59 @@ def _micro_interval(
     total = np.sum([resampled_column_sums(p, n_resamples, rng) for p in both], axis=0)
     differences = ratio_of_sums(total[:, 2], total[:, 3]) - ratio_of_sums(total[:, 0], total[:, 1])
     return percentile_interval(differences, level)
+
+
+def _typed_comparison(
+    result_a: ScoreResult,
+    result_b: ScoreResult,
+    values_a: MeasureValues,
+    values_b: MeasureValues,
+    n_resamples: int,
+    level: float,
+    seed: int,
+) -> Comparison:
+    """:func:`compare` of weighted totals over target types, session by session.
+
+    The bootstrap draws sessions within each ``Usage`` split with both submissions'
+    per-type sums and recomputes both weighted totals (a resample without a row of
+    some type has no total and is left out); the test swaps whole sessions between A
+    and B (:func:`swap_p_value` with the type weights); a session wins, ties or loses
+    by its own weighted total, each type's value the mean (or ratio of sums) of the
+    session's rows of that type.
+    """
+    weights = type_weights(result_a)
+    n_types = len(weights)
+    bootstrap_seed, flip_seed = np.random.SeedSequence(seed).spawn(2)
+    rng = np.random.Generator(np.random.PCG64(bootstrap_seed))
+    flip_rng = np.random.Generator(np.random.PCG64(flip_seed))
+    sums = []
+    for mask in values_a.masks().values():
+        if mask.any():
+            parts_a = session_parts(result_a, values_a, mask)
+            parts_b = session_parts(result_b, values_b, mask)[:, : 2 * n_types]
+            sums.append(resampled_column_sums(np.hstack([parts_a, parts_b]), n_resamples, rng))
+    total = np.sum(sums, axis=0)
+    total = total[complete(total, n_types)]
+    differences = weighted_total(total[:, 3 * n_types :], weights) - weighted_total(total, weights)
+    low, high = percentile_interval(differences, level) if len(differences) else (np.nan, np.nan)
+    scored = values_a.scored
+    parts_a = session_parts(result_a, values_a, scored)[:, : 2 * n_types]
+    parts_b = session_parts(result_b, values_b, scored)[:, : 2 * n_types]
+    p_value, exact = swap_p_value(parts_a, parts_b, n_resamples, flip_rng, weights)
+    own = weighted_total(parts_b, weights) - weighted_total(parts_a, weights)
+    a, b = values_a.means["score"], values_b.means["score"]
+    return Comparison(
+        metric=values_a.name,
+        a=a,
+        b=b,
+        difference=b - a,
+        low=float(low),
+        high=float(high),
+        p_value=p_value,
+        exact=exact,
+        wins=int(np.count_nonzero(own > 0)),
+        ties=int(np.count_nonzero(own == 0)),
+        losses=int(np.count_nonzero(own < 0)),
+        n_resamples=n_resamples,
+        level=level,
+    )

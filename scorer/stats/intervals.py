@@ -16,6 +16,7 @@ from scorer.stats.resampling import (
     resampled_sums,
     seeded_generator,
 )
+from scorer.stats.sessions import complete, session_parts, type_weights, weighted_total
 
 
 @dataclass(frozen=True)
@@ -135,21 +136,16 @@ def _typed_bootstrap(
     few sessions).
     """
     values = result.measure_values(metric)
-    n_types = len(result.types)
-    weights = np.array([(result.weights or {})[kind] for kind in result.types])
+    weights = type_weights(result)
     rng = seeded_generator(seed)
     sums = {}
     for label, mask in values.masks().items():
         if mask.any():
-            parts = values.parts(mask) if values.micro else None
-            matrix = _session_matrix(values.values, parts, mask, result, n_types)
-            sums[label] = resampled_column_sums(matrix, n_resamples, rng)
+            parts = session_parts(result, values, mask)
+            sums[label] = resampled_column_sums(parts, n_resamples, rng)
     intervals = {}
     total = np.sum(list(sums.values()), axis=0)
-    intervals["score"] = Interval(
-        values.means["score"],
-        *_weighted_interval(total, weights, level),  # type: ignore[arg-type]
-    )
+    intervals["score"] = Interval(values.means["score"], *_weighted_interval(total, weights, level))
     for label, found in sums.items():
         if label in SPLITS and values.means.get(label) is not None:
             bounds = _weighted_interval(found, weights, level)
@@ -157,35 +153,8 @@ def _typed_bootstrap(
     return intervals
 
 
-def _session_matrix(
-    values: np.ndarray,
-    parts: np.ndarray | None,
-    mask: np.ndarray,
-    result: ScoreResult,
-    n_types: int,
-) -> np.ndarray:
-    """Per session with a row in ``mask``, for each type: the sum of its rows' values
-    (or numerators), then of 1 per row (or denominators), then its number of rows
-    (``3 * n_types`` columns)."""
-    group, row_type = result.user_group[mask], result.user_type[mask]  # type: ignore[index]
-    sessions, session = np.unique(group, return_inverse=True)
-    cells = session * n_types + row_type
-    size = len(sessions) * n_types
-    tops, bottoms = (values[mask], None) if parts is None else (parts[:, 0], parts[:, 1])
-
-    def per_type(weights: np.ndarray | None) -> np.ndarray:
-        return np.bincount(cells, weights=weights, minlength=size).reshape(-1, n_types)
-
-    count = per_type(None).astype(np.float64)
-    bottom = count if bottoms is None else per_type(bottoms)
-    return np.hstack([per_type(tops), bottom, count])
-
-
 def _weighted_interval(sums: np.ndarray, weights: np.ndarray, level: float) -> tuple[float, float]:
-    n_types = len(weights)
-    tops, bottoms = sums[:, :n_types], sums[:, n_types : 2 * n_types]
-    complete = (sums[:, 2 * n_types :] > 0).all(axis=1)
-    statistics = ratio_of_sums(tops[complete], bottoms[complete]) @ weights
+    statistics = weighted_total(sums[complete(sums, len(weights))], weights)
     if not len(statistics):
         return float("nan"), float("nan")
     return percentile_interval(statistics, level)

@@ -18,7 +18,7 @@ import numpy as np
 
 from scorer import stats
 from scorer.errors import HostVisibleError
-from scorer.result import ScoreResult, measure_name, require_untyped
+from scorer.result import ScoreResult, measure_name
 
 #: Ranks drawn as bars in the hit-rate figure; beyond, one filled step line.
 _MAX_BARS = 64
@@ -78,8 +78,6 @@ def build_report(
     """
     names = list(results)
     first = results[names[0]]
-    for result in results.values():
-        require_untyped(result, "The report")
     require_matplotlib()
     for name in names[1:]:
         stats.check_paired(first, results[name])
@@ -199,6 +197,20 @@ def _summary(result: ScoreResult, measures: list[str], settings: dict) -> str:
         f"empty_ground_truth={options.empty_ground_truth}. Intervals: percentile "
         f"bootstrap over users within each split, {settings['n_resamples']:,} resamples, "
         f"level {settings['level']}, seed {settings['seed']} (per-user values in float64).</p>"
+        + _typed_note(result)
+    )
+
+
+def _typed_note(result: ScoreResult) -> str:
+    """For several targets per row id: what the values are and what is drawn."""
+    if result.by_type is None:
+        return ""
+    weights = ", ".join(f"{kind} {weight:g}" for kind, weight in (result.weights or {}).items())
+    return (
+        '<p class="note">Several targets per row id: each value is the weighted total '
+        f"Σ weight · value over the target types (weights: {_text(weights)}). Intervals, "
+        "comparisons and the shake-up draw row ids with all their types; the diagnostics "
+        "of each submission pool the rows of every type.</p>"
     )
 
 

@@ -181,7 +181,11 @@ def sign_flip_p_value(
 
 
 def swap_p_value(
-    parts_a: np.ndarray, parts_b: np.ndarray, n_resamples: int, rng: np.random.Generator
+    parts_a: np.ndarray,
+    parts_b: np.ndarray,
+    n_resamples: int,
+    rng: np.random.Generator,
+    weights: np.ndarray | None = None,
 ) -> tuple[float, bool]:
     """Two-sided paired randomisation test for a ratio of sums (``avg=micro``): under
     "no difference" each user's two rows of parts (numerator, denominator) are
@@ -193,6 +197,10 @@ def swap_p_value(
     random ones with the +1 correction; statistics within 1e-9 (relative, at least
     absolute) of the observed one count as at least as extreme.
 
+    With ``weights`` (one per target type), each user is a session whose parts are its
+    types' numerators, then their denominators, and the statistic is the difference of
+    the weighted totals ``Σ_t w_t · Σnum_t / Σden_t``.
+
     Examples
     --------
     >>> rng = np.random.Generator(np.random.PCG64(0))
@@ -201,19 +209,20 @@ def swap_p_value(
     >>> swap_p_value(a, b, 100, rng)  # one user differs: 2 patterns, both as extreme
     (1.0, True)
     """
+    weights = np.ones(1) if weights is None else weights
+    n_types = len(weights)
+
+    def totals(sums: np.ndarray) -> np.ndarray:
+        return ratio_of_sums(sums[:, :n_types], sums[:, n_types:]) @ weights
+
     totals_a, totals_b = parts_a.sum(axis=0), parts_b.sum(axis=0)
-    observed = abs(
-        float(ratio_of_sums(totals_b[:1], totals_b[1:])[0])
-        - float(ratio_of_sums(totals_a[:1], totals_a[1:])[0])
-    )
+    observed = abs(float(totals(totals_b[None, :])[0]) - float(totals(totals_a[None, :])[0]))
     tolerance = _TIE_TOLERANCE * max(1.0, observed)
     moved = parts_a - parts_b  # what swapping a user moves from A to B
     moved = moved[np.any(moved != 0, axis=1)]
 
     def extreme(shifts: np.ndarray) -> int:
-        b = totals_b + shifts
-        a = totals_a - shifts
-        statistics = np.abs(ratio_of_sums(b[:, 0], b[:, 1]) - ratio_of_sums(a[:, 0], a[:, 1]))
+        statistics = np.abs(totals(totals_b + shifts) - totals(totals_a - shifts))
         return int(np.count_nonzero(statistics >= observed - tolerance))
 
     if len(moved) <= EXACT_SIGN_FLIP_MAX_USERS:

@@ -9,7 +9,7 @@ import numpy as np
 
 from scorer.errors import HostVisibleError
 from scorer.per_user import MeasureValues
-from scorer.result import ScoreResult, require_untyped
+from scorer.result import ScoreResult
 from scorer.stats.resampling import (
     check_paired,
     check_settings,
@@ -18,6 +18,7 @@ from scorer.stats.resampling import (
     resplit_public_sums,
     seeded_generator,
 )
+from scorer.stats.sessions import session_parts, session_split, type_weights, weighted_total
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,9 @@ def shake_up(
 
     Each re-split draws a new Public set of the real Public size from the scored
     users (the rest is Private), the same users for every submission. A measure with
-    ``avg=micro`` recomputes each side's ratio of sums.
+    ``avg=micro`` recomputes each side's ratio of sums. With several targets per row
+    id, whole sessions (row ids with all their types) are re-split, their real Public
+    number of them on the Public side, and each side's weighted total is recomputed.
 
     Parameters
     ----------
@@ -128,26 +131,15 @@ def shake_up(
     if not named:
         raise HostVisibleError("shake_up needs at least one result.")
     results_list = list(named.values())
-    for result in results_list:
-        require_untyped(result, "shake_up")
     for other in results_list[1:]:
         check_paired(results_list[0], other)
     columns = [r.measure_values(metric) for r in results_list]
     first = columns[0]
     public, private = _split_sizes(first)
-    scored = first.scored
-    if first.micro:  # each submission's numerators and denominators, side by side
-        matrix = np.hstack([c.parts(scored) for c in columns])
+    if results_list[0].by_type is not None:
+        public_means, private_means = _typed_resplits(results_list, columns, n_splits, seed)
     else:
-        matrix = np.column_stack([c.values[scored] for c in columns])
-    public_sums = resplit_public_sums(matrix, public, n_splits, seeded_generator(seed))
-    private_sums = matrix.sum(axis=0) - public_sums
-    if first.micro:
-        public_means = ratio_of_sums(public_sums[:, 0::2], public_sums[:, 1::2])
-        private_means = ratio_of_sums(private_sums[:, 0::2], private_sums[:, 1::2])
-    else:
-        public_means = public_sums / public
-        private_means = private_sums / private
+        public_means, private_means = _resplits(columns, public, private, n_splits, seed)
     observed_public = np.array([c.means["public"] for c in columns], dtype=float)
     observed_private = np.array([c.means["private"] for c in columns], dtype=float)
     if single:
@@ -158,6 +150,50 @@ def shake_up(
     return _shake_up_table(
         list(named), public_means, private_means, observed_public, observed_private, n_splits
     )
+
+
+def _resplits(
+    columns: list[MeasureValues], public: int, private: int, n_splits: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each submission's Public and Private means per re-split of the scored users."""
+    first = columns[0]
+    scored = first.scored
+    if first.micro:  # each submission's numerators and denominators, side by side
+        matrix = np.hstack([c.parts(scored) for c in columns])
+    else:
+        matrix = np.column_stack([c.values[scored] for c in columns])
+    public_sums = resplit_public_sums(matrix, public, n_splits, seeded_generator(seed))
+    private_sums = matrix.sum(axis=0) - public_sums
+    if first.micro:
+        public_means = ratio_of_sums(public_sums[:, 0::2], public_sums[:, 1::2])
+        private_means = ratio_of_sums(private_sums[:, 0::2], private_sums[:, 1::2])
+        return public_means, private_means
+    return public_sums / public, private_sums / private
+
+
+def _typed_resplits(
+    results: list[ScoreResult], columns: list[MeasureValues], n_splits: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each submission's Public and Private weighted totals per re-split of the scored
+    sessions (a side without a row of some type counts that type as 0)."""
+    weights = type_weights(results[0])
+    width = 2 * len(weights)
+    n_public = int(np.count_nonzero(session_split(results[0], columns[0]) == 0))
+    matrix = np.hstack(
+        [session_parts(r, c, c.scored)[:, :width] for r, c in zip(results, columns, strict=True)]
+    )
+    public_sums = resplit_public_sums(matrix, n_public, n_splits, seeded_generator(seed))
+    private_sums = matrix.sum(axis=0) - public_sums
+
+    def totals(sums: np.ndarray) -> np.ndarray:
+        return np.column_stack(
+            [
+                weighted_total(sums[:, i : i + width], weights)
+                for i in range(0, matrix.shape[1], width)
+            ]
+        )
+
+    return totals(public_sums), totals(private_sums)
 
 
 def _shake_up_table(
