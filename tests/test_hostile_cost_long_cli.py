@@ -1,7 +1,8 @@
 """The resource contract for the long shapes through the command line.
 
 Long files are many short rows: each family is a file of a million rows run by
-``python -m scorer --layout long ...`` under an address-space cap, and must end as
+``python -m scorer --layout long ...`` (or with target types in the row ids, which
+make three short rows of each session) under an address-space cap, and must end as
 documented (scored, or refused with its message) within the memory contract (README,
 "Resource contract": 256 MiB + 4 x the decoded inputs, each cell's text plus 8 bytes).
 """
@@ -98,7 +99,34 @@ FAMILIES: dict[str, Family] = {
         1,
         "Candidates ranked more than once",
     ),
+    "a million sessions of three target types": (
+        lambda: _lines(b"id,items", [_typed_ids(N // 3), _items(3 * (N // 3), 1)]),
+        lambda: _lines(b"id,items", [_typed_ids(N // 3), _items(3 * (N // 3))]),
+        ("--row-id-type-separator", "_"),
+        0,
+        "By target type",
+    ),
+    "a million unknown target types in the submission": (
+        lambda: _lines(b"id,items", [_typed_ids(1), _items(3, 1)]),
+        lambda: _lines(b"id,items", [[b"0_t%x" % i for i in range(N)], _items(N)]),
+        ("--row-id-type-separator", "_"),
+        1,
+        "Unknown row ids",
+    ),
+    "row ids of a thousand separators": (
+        lambda: _lines(b"id,items", [_typed_ids(1), _items(3, 1)]),
+        lambda: _lines(b"id,items", [[b"0" + b"_0" * 1000 + b"_clicks"] * 20_000, _items(20_000)]),
+        ("--row-id-type-separator", "_"),
+        1,
+        "Duplicated row ids",
+    ),
 }
+
+
+def _typed_ids(n_sessions: int) -> list[bytes]:
+    return [
+        b"%x_%s" % (s, kind) for s in range(n_sessions) for kind in (b"clicks", b"carts", b"orders")
+    ]
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
