@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -113,3 +114,11 @@ def engine_outcome(evaluate: Any, *args: Any, **kwargs: Any) -> Any:
         return evaluate(*args, **kwargs)
     except ScorerError as error:
         return error
+
+
+def readme_examples() -> list[str]:
+    """The Python blocks of the README's "On Spark and Dask": the Dask example, then the
+    Spark one (which reuses the Dask example's frames)."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### On Spark and Dask") : readme.index("**Which route.**")]
+    return [block.split("```", 1)[0] for block in section.split("```python\n")[1:]]

@@ -5,6 +5,7 @@ scheduler."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import pandas as pd
@@ -18,6 +19,7 @@ from tests.engine_runs import (
     invalid_submission,
     outcome,
     random_run,
+    readme_examples,
 )
 
 dd = engine_or_skip("dask.dataframe")
@@ -91,3 +93,10 @@ def test_other_inputs_are_refused() -> None:
     table = pd.DataFrame({"id": ["u1"], "items": ["a"]})
     with pytest.raises(HostVisibleError, match=r"takes dask\..*DataFrame inputs; solution is a "):
         scorer.dask.evaluate(table, dd.from_pandas(table, npartitions=1), "id")
+
+
+def test_the_readmes_example_runs() -> None:
+    """README, "On Spark and Dask": the Dask example asserts what it shows."""
+    namespace: dict = {}
+    exec(compile(readme_examples()[0], "README.md", "exec"), namespace)
+    assert namespace["result"].score == float(Fraction(5, 6))  # (1 + 1/2 + 1) / 3, u4 skipped

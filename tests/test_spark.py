@@ -10,6 +10,7 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator
+from fractions import Fraction
 from typing import Any
 
 import pandas as pd
@@ -23,6 +24,7 @@ from tests.engine_runs import (
     invalid_submission,
     outcome,
     random_run,
+    readme_examples,
 )
 
 engine_or_skip("pyspark.sql")
@@ -122,3 +124,13 @@ def test_the_docstrings_example_runs(spark) -> None:
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     runner.run(test)
     assert runner.tries >= 5 and runner.failures == 0
+
+
+def test_the_readmes_example_runs(spark) -> None:
+    """README, "On Spark and Dask": the Spark example (after the Dask one, whose frames
+    it reuses) asserts what it shows, in this module's session."""
+    namespace: dict = {}
+    for block in readme_examples():
+        exec(compile(block, "README.md", "exec"), namespace)
+    assert namespace["spark"] is spark
+    assert namespace["result"].score == float(Fraction(5, 6))  # (1 + 1/2 + 1) / 3, u4 skipped
