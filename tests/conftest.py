@@ -18,7 +18,7 @@ settings.register_profile("default", deadline=None)
 settings.load_profile("default")
 
 SLOW_PREFIXES = ("test_hostile_", "test_fuzz_")
-SLOW_MODULES = ("test_cost_harness",)
+SLOW_MODULES = ("test_cost_harness", "test_spark")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("api", ("scorer.api", "scorer")),
     ("partial", ("scorer.partial",)),
     ("stats", ("scorer.stats.*",)),
-    ("adapters", ("scorer.adapters.*", "scorer.__main__")),
+    ("adapters", ("scorer.adapters.*", "scorer.__main__", "scorer.spark", "scorer.dask")),
 )
 
 
