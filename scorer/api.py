@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -77,12 +79,50 @@ from scorer.policy import (
 from scorer.read.columns import StringTable
 from scorer.read.files import ReadLimits
 from scorer.read.inputs import TableLike
+from scorer.recipes import apply_recipe, find_recipe, override_message
 from scorer.result import ScoreResult, ScoreWarning
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
+_Scoring = TypeVar("_Scoring", bound=Callable[..., Any])
+
+
+def _takes_recipes(function: _Scoring) -> _Scoring:
+    """Apply ``recipe=`` to :func:`evaluate` or :func:`score` before it runs.
+
+    Only a wrapper sees which keywords were given: a keyword given with a recipe wins
+    even when it equals the default (``empty_ground_truth="skip"`` against a recipe's
+    ``"zero"``). Each one that replaced the recipe's value is reported: a host warning
+    ``recipe_overrides`` in :func:`evaluate`'s result, a :class:`UserWarning` from
+    :func:`score`, which returns a float.
+    """
+
+    @functools.wraps(function)
+    def with_recipe(*args: Any, **given: Any) -> Any:
+        name = given.pop("recipe", None)
+        if name is None:
+            return function(*args, **given)
+        if function.__name__ == "score" and "metric" in given:
+            metric = given.pop("metric")
+            given["metrics"] = None if metric is None else [metric]
+        settings, overrides = apply_recipe(name, given)
+        message = override_message(find_recipe(name).name, overrides) if overrides else None
+        if function.__name__ == "score":
+            if message is not None:
+                warnings.warn(message, UserWarning, stacklevel=2)
+            return evaluate(*args, **settings).score
+        result = evaluate(*args, **settings)
+        if message is None:
+            return result
+        note = ScoreWarning("recipe_overrides", message, len(overrides), (), "host")
+        return replace(result, warnings=(*result.warnings, note))
+
+    return with_recipe  # type: ignore[return-value]
+
+
+@_takes_recipes
 def evaluate(
     solution: TableLike,
     submission: TableLike,
@@ -111,6 +151,7 @@ def evaluate(
     unjudged: Unjudged = "keep",
     segment_column_name: str | None = None,
     limits: ReadLimits | None = None,
+    recipe: str | None = None,
     per_user: bool = False,
 ) -> ScoreResult:
     """Validate a submission and compute MAP@K (or other measures) with every detail.
@@ -189,6 +230,11 @@ def evaluate(
     limits : ReadLimits, optional
         Bounds on input files (size, decompressed size, line and cell length,
         columns); :class:`scorer.read.files.ReadLimits` defaults otherwise.
+    recipe : str, optional
+        A real competition's measures and options in one word (``"otto-2023"``;
+        :func:`scorer.list_recipes`, README "Competitions"). Options given with it win;
+        each one that replaced the recipe's is named in a host warning
+        (``recipe_overrides``).
     per_user : bool, default False
         Also return a DataFrame of each user's values, hits and ``|R|`` in
         ``result.per_user`` (the arrays are always in ``result.user_values``).
@@ -255,6 +301,7 @@ def evaluate(
     return _result(checked, aligned, values, users, measures, options, per_user, metrics is None)
 
 
+@_takes_recipes
 def score(
     solution: TableLike,
     submission: TableLike,
@@ -283,6 +330,7 @@ def score(
     unjudged: Unjudged = "keep",
     segment_column_name: str | None = None,
     limits: ReadLimits | None = None,
+    recipe: str | None = None,
 ) -> float:
     """MAP@K (or ``metric``) of a submission, with Kaggle's metric signature.
 
@@ -327,6 +375,7 @@ def score(
         unjudged=unjudged,
         segment_column_name=segment_column_name,
         limits=limits,
+        recipe=recipe,
     ).score
 
 
@@ -334,6 +383,11 @@ def _options_and_measures(
     metrics: str | Measure | Sequence[str | Measure] | None, **given: Any
 ) -> tuple[Options, tuple[Measure, ...]]:
     """The options, checked, and the measures, with ``k`` settled (:func:`_default_k`)."""
+    if given.pop("recipe", None) is not None:  # evaluate and score apply it before this
+        raise HostVisibleError(
+            "recipe= is not supported when scoring in parts yet: pass the recipe's options "
+            "(`scorer recipes NAME` lists them)."
+        )
     options = Options(**given)
     _check_type_options(options)
     if options.k is None:
