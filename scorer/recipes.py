@@ -145,9 +145,9 @@ RECIPES: tuple[Recipe, ...] = (
         {"k": 10, "empty_ground_truth": "zero"},
         "USER_ID_hash,PURCHASED_COUPONS: one row per user, up to 10 space-separated coupon hashes",
         _kaggle("coupon-purchase-prediction"),
-        "Every user is listed and most buy nothing: as on Kaggle's MAP pages of the time, "
-        "a user with no purchase scores 0 and stays in the mean (the page's sum runs over "
-        "every user). " + _TRUNCATE_HINT,
+        "Every user is listed and most buy nothing: a user with no purchase scores 0 and "
+        "stays in the mean (the page's sum runs over every user, as Santander's does); "
+        "--empty-ground-truth skip leaves them out. " + _TRUNCATE_HINT,
         _command("coupon-2015"),
     ),
     Recipe(
@@ -231,7 +231,7 @@ RECIPES: tuple[Recipe, ...] = (
         {"k": 25},
         "one row per click-out: a key the host builds from user_id, session_id, timestamp "
         "and step, and item_recommendations, up to 25 space-separated items; the solution "
-        "the key and the clicked-out item (reference)",
+        "the key and the clicked-out item (reference) under the name item_recommendations",
         "https://github.com/recsyschallenge/2019/blob/master/src/score_submission/functions.py",
         "The row key is composite (user_id, session_id, timestamp, step): join it into one "
         "column in both files. The validation and confirmation users are the Public and "
@@ -294,12 +294,15 @@ RECIPES: tuple[Recipe, ...] = (
         "landmark-retrieval-2021",
         "Google Landmark Retrieval 2021 (Kaggle)",
         ("MAP@100",),
-        {"k": 100},
+        {"k": 100, "extra_predictions": "truncate"},
         "id,images: one row per query image, up to 100 space-separated index image ids",
         "https://github.com/tensorflow/models/blob/master/research/delf/delf/python/"
         "datasets/google_landmarks_dataset/metrics.py",
-        "mAP@100 with min(m_q, 100) in the denominator; queries with no relevant index image "
-        "are not scored but need their row (the 2019 and 2020 editions are scored alike).",
+        "The host's MeanAveragePrecision: AP over the first 100 ids (more are not an error), "
+        "a repeated id skipped, divided by min(m_q, 100); queries with no relevant index "
+        "image are not scored but need their row (the 2019 and 2020 editions are scored "
+        "alike). That code scores a query missing from the predictions 0, where Kaggle's "
+        "submission check asks for every row: add --missing-rows empty to follow the code.",
         _command("landmark-retrieval-2021"),
     ),
     Recipe(

@@ -110,7 +110,8 @@ def test_map_recipes_equal_kaggles_definition(name: str) -> None:
     pool = ids("0", 3 * k + 4, 9) if name != "llm-science-exam-2023" else list("ABCDE")
     row_ids = ids("r", 60)
     truths = [sorted(set(rng.sample(pool, rng.randint(low, high)))) for _ in row_ids]
-    predicted = [items(rng, pool, 0, k) for _ in row_ids]
+    longest = k + 5 if RECIPE[name].options.get("extra_predictions") == "truncate" else k
+    predicted = [items(rng, pool, 0, longest) for _ in row_ids]
     solution = pd.DataFrame({row_id: row_ids, target: [" ".join(t) for t in truths]})
     submission = pd.DataFrame({row_id: row_ids, target: [" ".join(p) for p in predicted]})
     expected = mean(
