@@ -637,3 +637,50 @@ def test_evalai_takes_a_recipe(files: tuple[str, str]) -> None:
     # EvalAI shows a host error to the participant: withheld, as every host error there.
     with pytest.raises(HostVisibleError, match=r"details are withheld because EvalAI shows"):
         evalai.evaluate(*files, "test", recipe="otto")
+
+
+# ---------------------------------------------------------------------------------------
+# The information boundary under every wide recipe: what a participant sees depends on
+# the submission and the solution's row ids only.
+
+WIDE_COLUMNS = {
+    **{name: columns[:2] for name, columns in WIDE_MAP.items()},
+    **{name: columns[:2] for name, columns in SET_RECIPES.items()},
+    "otto-2023": ("session_type", "labels"),
+    "kdd-cup-2023": ("session_id", "next_item_prediction"),
+    "trivago-2019": ("key", "item_recommendations"),
+}
+
+
+def participant_view(solution: pd.DataFrame, submission: pd.DataFrame, name: str) -> str:
+    try:
+        result = scorer.evaluate(solution, submission, recipe=name)
+    except ParticipantVisibleError as error:
+        return f"error: {error}"
+    return "\n".join(str(w) for w in result.warnings if w.audience == "participant")
+
+
+@pytest.mark.parametrize("name", sorted(WIDE_COLUMNS))
+def test_participants_see_nothing_of_the_solution(name: str) -> None:
+    row_id, target = WIDE_COLUMNS[name]
+    rng = random.Random(name)
+    suffixes = ["_clicks", "_carts", "_orders"] if name == "otto-2023" else [""]
+    row_ids = [f"{i}{suffix}" for i in range(30) for suffix in suffixes]
+    pool = ids("x", 12, 2)
+    k = RECIPE[name].options.get("k", 10)
+
+    def solution(seed: int) -> pd.DataFrame:
+        other = random.Random(seed)
+        truths = [" ".join(other.sample(pool, other.randint(1, 2))) for _ in row_ids]
+        truths[other.randrange(len(truths))] = ""  # an empty truth, somewhere
+        return pd.DataFrame({row_id: row_ids, target: truths})
+
+    cells = [" ".join(items(rng, pool, 0, 4)) for _ in row_ids]
+    valid = pd.DataFrame({row_id: row_ids, target: cells})
+    too_long = valid.assign(**{target: [*cells[:-1], " ".join(["x00"] * (k + 1))]})
+    missing_and_unknown = pd.concat(
+        [valid.iloc[2:], pd.DataFrame({row_id: ["nope"], target: ["x01"]})]
+    )
+    for submission in (valid, too_long, missing_and_unknown):
+        views = {participant_view(solution(seed), submission, name) for seed in range(3)}
+        assert len(views) == 1 and views != {""}, views
