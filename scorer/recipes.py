@@ -329,6 +329,29 @@ RECIPES: tuple[Recipe, ...] = (
         _command("eedi-2024"),
     ),
     Recipe(
+        "eedi-2025",
+        "MAP - Charting Student Math Misunderstandings (Eedi, Kaggle, 2025)",
+        ("MAP@3",),
+        {"k": 3},
+        "row_id,Category:Misconception: one row per student explanation, up to 3 "
+        "space-separated Category:Misconception tokens (True_Correct:NA)",
+        _kaggle("map-charting-student-math-misunderstandings"),
+        "One correct token per row, so MAP@3 equals MRR@3; a token is any string without "
+        "whitespace (':' and '_' included). " + _REPEATS,
+        _command("eedi-2025"),
+    ),
+    Recipe(
+        "hotel-id-2021",
+        "Hotel-ID to Combat Human Trafficking 2021 (FGVC8, Kaggle)",
+        ("MAP@5",),
+        {"k": 5},
+        "image,hotel_id: one row per image, up to 5 space-separated hotel ids",
+        _kaggle("hotel-id-2021-fgvc8"),
+        "The page's rule for repeats: once a correct label is scored it is no longer "
+        "relevant, so A A A A A scores 1 when A is right. " + _ONE_LABEL,
+        _command("hotel-id-2021"),
+    ),
+    Recipe(
         "learning-equality-2023",
         "Learning Equality - Curriculum Recommendations (Kaggle, 2023)",
         ("SetF(beta=2)",),

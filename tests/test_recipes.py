@@ -100,6 +100,8 @@ WIDE_MAP = {
     "landmark-retrieval-2021": ("id", "images", 100, "skip", (0, 8)),
     "llm-science-exam-2023": ("id", "prediction", 3, "skip", (1, 1)),
     "eedi-2024": ("QuestionId_Answer", "MisconceptionId", 25, "skip", (1, 1)),
+    "eedi-2025": ("row_id", "Category:Misconception", 3, "skip", (1, 1)),
+    "hotel-id-2021": ("image", "hotel_id", 5, "skip", (1, 1)),
 }
 
 
@@ -107,7 +109,11 @@ WIDE_MAP = {
 def test_map_recipes_equal_kaggles_definition(name: str) -> None:
     row_id, target, k, empty, (low, high) = WIDE_MAP[name]
     rng = random.Random(name)
-    pool = ids("0", 3 * k + 4, 9) if name != "llm-science-exam-2023" else list("ABCDE")
+    pool = ids("0", 3 * k + 4, 9)
+    if name == "llm-science-exam-2023":
+        pool = list("ABCDE")
+    if name == "eedi-2025":
+        pool = [f"{c}:{m}" for c in ("True_Correct", "False_Misconception") for m in "ABN"]
     row_ids = ids("r", 60)
     truths = [sorted(set(rng.sample(pool, rng.randint(low, high)))) for _ in row_ids]
     longest = k + 5 if RECIPE[name].options.get("extra_predictions") == "truncate" else k
