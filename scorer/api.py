@@ -79,7 +79,7 @@ from scorer.policy import (
 from scorer.read.columns import StringTable
 from scorer.read.files import ReadLimits
 from scorer.read.inputs import TableLike
-from scorer.recipes import apply_recipe, find_recipe, override_message
+from scorer.recipes import Override, apply_recipe, find_recipe, override_message
 from scorer.result import ScoreResult, ScoreWarning
 
 if TYPE_CHECKING:
@@ -88,41 +88,57 @@ if TYPE_CHECKING:
 
 _Scoring = TypeVar("_Scoring", bound=Callable[..., Any])
 
+# Only a wrapper sees which keywords were given: a keyword given with a recipe wins even
+# when it equals its default (``empty_ground_truth="skip"`` against a recipe's ``"zero"``).
 
-def _takes_recipes(function: _Scoring) -> _Scoring:
-    """Apply ``recipe=`` to :func:`evaluate` or :func:`score` before it runs.
 
-    Only a wrapper sees which keywords were given: a keyword given with a recipe wins
-    even when it equals the default (``empty_ground_truth="skip"`` against a recipe's
-    ``"zero"``). Each one that replaced the recipe's value is reported: a host warning
-    ``recipe_overrides`` in :func:`evaluate`'s result, a :class:`UserWarning` from
-    :func:`score`, which returns a float.
-    """
+def _evaluate_takes_recipes(function: _Scoring) -> _Scoring:
+    """Apply ``recipe=`` before :func:`evaluate` runs; the options given that replaced
+    the recipe's are named in a host warning, ``recipe_overrides``."""
 
     @functools.wraps(function)
-    def with_recipe(*args: Any, **given: Any) -> Any:
-        name = given.pop("recipe", None)
-        if name is None:
+    def evaluate_with_recipe(*args: Any, **given: Any) -> Any:
+        if given.get("recipe") is None:
             return function(*args, **given)
-        if function.__name__ == "score" and "metric" in given:
-            metric = given.pop("metric")
-            given["metrics"] = None if metric is None else [metric]
-        settings, overrides = apply_recipe(name, given)
-        message = override_message(find_recipe(name).name, overrides) if overrides else None
-        if function.__name__ == "score":
-            if message is not None:
-                warnings.warn(message, UserWarning, stacklevel=2)
-            return evaluate(*args, **settings).score
-        result = evaluate(*args, **settings)
-        if message is None:
+        settings, overrides, message = _apply_recipe(given)
+        result = function(*args, **settings)
+        if not overrides:
             return result
         note = ScoreWarning("recipe_overrides", message, len(overrides), (), "host")
         return replace(result, warnings=(*result.warnings, note))
 
-    return with_recipe  # type: ignore[return-value]
+    return evaluate_with_recipe  # type: ignore[return-value]
 
 
-@_takes_recipes
+def _score_takes_recipes(function: _Scoring) -> _Scoring:
+    """Apply ``recipe=`` before :func:`score` runs (its ``metric`` replaces the recipe's
+    measures); the options given that replaced the recipe's are named in a
+    :class:`UserWarning`, since a float carries no warnings."""
+
+    @functools.wraps(function)
+    def score_with_recipe(*args: Any, **given: Any) -> Any:
+        if given.get("recipe") is None:
+            return function(*args, **given)
+        if "metric" in given:
+            metric = given.pop("metric")
+            given["metrics"] = None if metric is None else [metric]
+        settings, overrides, message = _apply_recipe(given)
+        if overrides:
+            warnings.warn(message, UserWarning, stacklevel=2)
+        return evaluate(*args, **settings).score
+
+    return score_with_recipe  # type: ignore[return-value]
+
+
+def _apply_recipe(given: dict[str, Any]) -> tuple[dict[str, Any], list[Override], str]:
+    """The keywords once the recipe that ``given`` names is applied, the options that
+    replaced the recipe's, and the sentence naming them."""
+    name = given.pop("recipe")
+    settings, overrides = apply_recipe(name, given)
+    return settings, overrides, override_message(find_recipe(name).name, overrides)
+
+
+@_evaluate_takes_recipes
 def evaluate(
     solution: TableLike,
     submission: TableLike,
@@ -301,7 +317,7 @@ def evaluate(
     return _result(checked, aligned, values, users, measures, options, per_user, metrics is None)
 
 
-@_takes_recipes
+@_score_takes_recipes
 def score(
     solution: TableLike,
     submission: TableLike,

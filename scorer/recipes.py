@@ -9,6 +9,7 @@ are reported. The README's "Competitions" table is :func:`markdown_table`.
 
 from __future__ import annotations
 
+import copy
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -58,7 +59,7 @@ class Recipe:
         >>> RECIPE["santander-2016"].settings()
         {'metrics': ['MAP@7'], 'k': 7, 'empty_ground_truth': 'zero'}
         """
-        return {"metrics": list(self.metrics), **self.options}
+        return {"metrics": list(self.metrics), **copy.deepcopy(dict(self.options))}
 
     @property
     def metric(self) -> str:
