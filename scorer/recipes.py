@@ -506,7 +506,8 @@ def override_message(name: str, overrides: list[Override]) -> str:
 
 
 def markdown_table() -> str:
-    """The README's table of competitions, from :data:`RECIPES` (``python tools/tables.py``).
+    """The README's table of competitions and their quirks, from :data:`RECIPES`
+    (``python tools/tables.py``).
 
     Examples
     --------
@@ -528,6 +529,8 @@ def markdown_table() -> str:
             f"`{recipe.command}`",
         )
         lines.append("| " + " | ".join(cell.replace("|", bar) for cell in cells) + " |")
+    lines += ["", "Each recipe's quirks (also `scorer recipes NAME`):", ""]
+    lines += [f"- `{recipe.name}`: {recipe.quirks}" for recipe in RECIPES]
     return "\n".join(lines)
 
 
