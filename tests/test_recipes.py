@@ -690,3 +690,16 @@ def test_participants_see_nothing_of_the_solution(name: str) -> None:
     for submission in (valid, too_long, missing_and_unknown):
         views = {participant_view(solution(seed), submission, name) for seed in range(3)}
         assert len(views) == 1 and views != {""}, views
+
+
+def test_compare_takes_a_recipe(files: tuple[str, str], capsys: pytest.CaptureFixture) -> None:
+    solution, submission = files
+    assert (
+        cli.main(
+            ["compare", solution, submission, submission, "--recipe", "santander-2016", "--json"]
+        )
+        == 0
+    )
+    compared = json.loads(capsys.readouterr().out)["metrics"]
+    assert list(compared) == ["MAP@7"]
+    assert compared["MAP@7"]["a"] == scorer.score(*files, recipe="santander-2016")
