@@ -583,6 +583,7 @@ def test_cli_recipe_end_to_end(files: tuple[str, str], capsys: pytest.CaptureFix
     expected = scorer.evaluate(*files, recipe="santander-2016")
     assert cli.main([*files, "--recipe", "santander-2016", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
+    assert [w["code"] for w in shown["warnings"]] == [w.code for w in expected.warnings]
     assert shown["metrics"] == {"MAP@7": expected.score}
     assert shown["options"]["empty_ground_truth"] == "zero"
     # A flag given with its default value wins too, and is reported.
@@ -703,3 +704,18 @@ def test_compare_takes_a_recipe(files: tuple[str, str], capsys: pytest.CaptureFi
     compared = json.loads(capsys.readouterr().out)["metrics"]
     assert list(compared) == ["MAP@7"]
     assert compared["MAP@7"]["a"] == scorer.score(*files, recipe="santander-2016")
+
+
+def test_repeatable_flags_given_with_a_recipe(
+    files: tuple[str, str], capsys: pytest.CaptureFixture
+) -> None:
+    arguments = [*files, "-m", "MAP@3", "-m", "P@1", "--recipe", "santander-2016", "--json"]
+    args = cli.parse_scoring_args(cli._score_parser(), arguments)
+    assert args.given_options == {"metrics", "recipe"}
+    assert cli.main(arguments) == 0
+    shown = json.loads(capsys.readouterr().out)
+    expected = scorer.evaluate(*files, metrics=["MAP@3", "P@1"], k=7, empty_ground_truth="zero")
+    assert shown["metrics"] == expected.metrics
+    assert "metrics=['MAP@3', 'P@1'] (the recipe's: ['MAP@7'])" in shown["warnings"][-1]["message"]
+    plain = cli.parse_scoring_args(cli._score_parser(), list(files))
+    assert plain.given_options == set() and plain.metrics is None and plain.k is None

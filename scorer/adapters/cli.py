@@ -34,7 +34,7 @@ from scorer.adapters.commands import add_ci_options, format_intervals, intervals
 from scorer.adapters.output import emit, refuse_overwriting_inputs, write_output
 from scorer.errors import HostVisibleError, ParticipantVisibleError, withheld
 from scorer.measures.registry import describe
-from scorer.options import OPTION, OPTIONS, Choices, Interval, Option, Weights
+from scorer.options import OPTIONS, Choices, Interval, Option, Weights
 from scorer.read.files import DEFAULT_LIMITS, ReadLimits
 from scorer.result import ScoreResult
 
@@ -166,14 +166,18 @@ def parse_scoring_args(parser: argparse.ArgumentParser, arguments: list[str]) ->
     """``parser.parse_args(arguments)``, noting in ``given_options`` the scoring options
     given on the command line: with ``--recipe`` only those are passed on, and win over
     the recipe's even when equal to the default (``--empty-ground-truth skip``)."""
-    unset = {option.name: _NOT_GIVEN for option in OPTIONS if option.flags}
+    flagged = [option for option in OPTIONS if option.flags]
+    # A repeatable flag appends to what the namespace holds: it starts from its default,
+    # None, which no flag can give.
+    unset = {option.name: _NOT_GIVEN for option in flagged if not option.repeatable}
     args = parser.parse_args(arguments, argparse.Namespace(**unset))
     args.given_options = set()
-    for name in unset:
-        if getattr(args, name) is _NOT_GIVEN:
-            setattr(args, name, OPTION[name].default)
-        else:
-            args.given_options.add(name)
+    for option in flagged:
+        value = getattr(args, option.name)
+        if value is _NOT_GIVEN:
+            setattr(args, option.name, option.default)
+        elif not (option.repeatable and value is None):
+            args.given_options.add(option.name)
     return args
 
 
