@@ -11,6 +11,7 @@ from scorer.api import evaluate, score
 from scorer.errors import HostVisibleError, ParticipantVisibleError, Problem
 from scorer.options import Options
 from scorer.read.files import ReadLimits
+from scorer.recipes import list_recipes
 from scorer.result import ScoreResult, ScoreWarning
 
 __version__ = "0.1.0"
@@ -25,5 +26,6 @@ __all__ = [
     "ScoreWarning",
     "__version__",
     "evaluate",
+    "list_recipes",
     "score",
 ]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -77,12 +79,66 @@ from scorer.policy import (
 from scorer.read.columns import StringTable
 from scorer.read.files import ReadLimits
 from scorer.read.inputs import TableLike
+from scorer.recipes import Override, apply_recipe, find_recipe, override_message
 from scorer.result import ScoreResult, ScoreWarning
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
+_Scoring = TypeVar("_Scoring", bound=Callable[..., Any])
+
+# Only a wrapper sees which keywords were given: a keyword given with a recipe wins even
+# when it equals its default (``empty_ground_truth="skip"`` against a recipe's ``"zero"``).
+
+
+def _evaluate_takes_recipes(function: _Scoring) -> _Scoring:
+    """Apply ``recipe=`` before :func:`evaluate` runs; the options given that replaced
+    the recipe's are named in a host warning, ``recipe_overrides``."""
+
+    @functools.wraps(function)
+    def evaluate_with_recipe(*args: Any, **given: Any) -> Any:
+        if given.get("recipe") is None:
+            return function(*args, **given)
+        settings, overrides, message = _apply_recipe(given)
+        result = function(*args, **settings)
+        if not overrides:
+            return result
+        note = ScoreWarning("recipe_overrides", message, len(overrides), (), "host")
+        return replace(result, warnings=(*result.warnings, note))
+
+    return evaluate_with_recipe  # type: ignore[return-value]
+
+
+def _score_takes_recipes(function: _Scoring) -> _Scoring:
+    """Apply ``recipe=`` before :func:`score` runs (its ``metric`` replaces the recipe's
+    measures); the options given that replaced the recipe's are named in a
+    :class:`UserWarning`, since a float carries no warnings."""
+
+    @functools.wraps(function)
+    def score_with_recipe(*args: Any, **given: Any) -> Any:
+        if given.get("recipe") is None:
+            return function(*args, **given)
+        if "metric" in given:
+            metric = given.pop("metric")
+            given["metrics"] = None if metric is None else [metric]
+        settings, overrides, message = _apply_recipe(given)
+        if overrides:
+            warnings.warn(message, UserWarning, stacklevel=2)
+        return evaluate(*args, **settings).score
+
+    return score_with_recipe  # type: ignore[return-value]
+
+
+def _apply_recipe(given: dict[str, Any]) -> tuple[dict[str, Any], list[Override], str]:
+    """The keywords once the recipe that ``given`` names is applied, the options that
+    replaced the recipe's, and the sentence naming them."""
+    name = given.pop("recipe")
+    settings, overrides = apply_recipe(name, given)
+    return settings, overrides, override_message(find_recipe(name).name, overrides)
+
+
+@_evaluate_takes_recipes
 def evaluate(
     solution: TableLike,
     submission: TableLike,
@@ -111,6 +167,7 @@ def evaluate(
     unjudged: Unjudged = "keep",
     segment_column_name: str | None = None,
     limits: ReadLimits | None = None,
+    recipe: str | None = None,
     per_user: bool = False,
 ) -> ScoreResult:
     """Validate a submission and compute MAP@K (or other measures) with every detail.
@@ -189,6 +246,11 @@ def evaluate(
     limits : ReadLimits, optional
         Bounds on input files (size, decompressed size, line and cell length,
         columns); :class:`scorer.read.files.ReadLimits` defaults otherwise.
+    recipe : str, optional
+        A real competition's measures and options in one word (``"otto-2023"``;
+        :func:`scorer.list_recipes`, README "Competitions"). Options given with it win;
+        each one that replaced the recipe's is named in a host warning
+        (``recipe_overrides``).
     per_user : bool, default False
         Also return a DataFrame of each user's values, hits and ``|R|`` in
         ``result.per_user`` (the arrays are always in ``result.user_values``).
@@ -255,6 +317,7 @@ def evaluate(
     return _result(checked, aligned, values, users, measures, options, per_user, metrics is None)
 
 
+@_score_takes_recipes
 def score(
     solution: TableLike,
     submission: TableLike,
@@ -283,6 +346,7 @@ def score(
     unjudged: Unjudged = "keep",
     segment_column_name: str | None = None,
     limits: ReadLimits | None = None,
+    recipe: str | None = None,
 ) -> float:
     """MAP@K (or ``metric``) of a submission, with Kaggle's metric signature.
 
@@ -327,6 +391,7 @@ def score(
         unjudged=unjudged,
         segment_column_name=segment_column_name,
         limits=limits,
+        recipe=recipe,
     ).score
 
 
@@ -334,6 +399,11 @@ def _options_and_measures(
     metrics: str | Measure | Sequence[str | Measure] | None, **given: Any
 ) -> tuple[Options, tuple[Measure, ...]]:
     """The options, checked, and the measures, with ``k`` settled (:func:`_default_k`)."""
+    if given.pop("recipe", None) is not None:  # evaluate and score apply it before this
+        raise HostVisibleError(
+            "recipe= is not supported when scoring in parts yet: pass the recipe's options "
+            "(`scorer recipes NAME` lists them)."
+        )
     options = Options(**given)
     _check_type_options(options)
     if options.k is None:

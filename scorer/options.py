@@ -477,6 +477,18 @@ OPTIONS: tuple[Option, ...] = (
         setting=False,
         flag_doc="`--max-input-bytes`, `--max-columns`, ... (one per field)",
     ),
+    Option(
+        "recipe",
+        CheckedWhereUsed("a recipe's name (`scorer recipes` lists them)"),
+        None,
+        "a real competition's measures and options in one word (see "
+        "[Competitions](#competitions)); options given with it win, and a host warning "
+        "names each one that replaced the recipe's",
+        ("--recipe",),
+        "NAME",
+        default_doc="none",
+        setting=False,
+    ),
 )
 
 #: Each option by name.

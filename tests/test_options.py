@@ -197,6 +197,7 @@ def test_evalai_passes_every_option_on(tmp_path: Path) -> None:
         "unjudged": "drop",
         "segment_column_name": "country",
         "limits": scorer.ReadLimits(max_columns=10),
+        "recipe": None,  # tests/test_recipes.py: a recipe through EvalAI
     }
     assert set(given) == set(DECLARED)
     expected = scorer.evaluate(solution, submission, **given)

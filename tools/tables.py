@@ -22,6 +22,7 @@ from pathlib import Path
 SECTIONS = {
     "measures": "scorer.measures.registry:markdown_table",
     "options": "scorer.options:markdown_table",
+    "competitions": "scorer.recipes:markdown_table",
 }
 
 README = Path(__file__).resolve().parent.parent / "README.md"

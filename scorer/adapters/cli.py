@@ -6,6 +6,7 @@ Two forms share every scoring option::
     scorer codabench INPUT_DIR OUTPUT_DIR [...]  Codabench / CodaLab scoring program
     scorer compare SOLUTION A B [...]            does B beat A? (paired statistics)
     scorer report SOLUTION SUBMISSION... --out   self-contained HTML report
+    scorer recipes [NAME] [--json]               the competitions' recipes (--recipe NAME)
 
 Exit codes: 0 scored, 1 invalid submission (the participant-visible message on
 stderr), 2 host or usage error, 3 internal error (a short message; the traceback
@@ -156,10 +157,37 @@ got 'clicks'
     return kind, value
 
 
+#: What a flag not given holds while parsing (argparse sets a default only where the
+#: namespace has no value), so that a flag given with its default value counts as given.
+_NOT_GIVEN = object()
+
+
+def parse_scoring_args(parser: argparse.ArgumentParser, arguments: list[str]) -> argparse.Namespace:
+    """``parser.parse_args(arguments)``, noting in ``given_options`` the scoring options
+    given on the command line: with ``--recipe`` only those are passed on, and win over
+    the recipe's even when equal to the default (``--empty-ground-truth skip``)."""
+    flagged = [option for option in OPTIONS if option.flags]
+    # A repeatable flag appends to what the namespace holds: it starts from its default,
+    # None, which no flag can give.
+    unset = {option.name: _NOT_GIVEN for option in flagged if not option.repeatable}
+    args = parser.parse_args(arguments, argparse.Namespace(**unset))
+    args.given_options = set()
+    for option in flagged:
+        value = getattr(args, option.name)
+        if value is _NOT_GIVEN:
+            setattr(args, option.name, option.default)
+        elif not (option.repeatable and value is None):
+            args.given_options.add(option.name)
+    return args
+
+
 def evaluate_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments of :func:`scorer.evaluate` given on the command line."""
+    """The keyword arguments of :func:`scorer.evaluate` given on the command line (with
+    :func:`parse_scoring_args`: only the options given, which is the same without a recipe)."""
     limits = ReadLimits(**{item.name: getattr(args, item.name) for item in fields(ReadLimits)})
     given = {option.name: getattr(args, option.name) for option in OPTIONS if option.flags}
+    if getattr(args, "given_options", None) is not None:
+        given = {name: value for name, value in given.items() if name in args.given_options}
     if given.get("type_weights") is not None:
         given["type_weights"] = _weights(given["type_weights"])
     return {**given, "limits": limits}
@@ -235,7 +263,8 @@ def _score_parser() -> argparse.ArgumentParser:
         epilog=(
             "Codabench / CodaLab scoring program: scorer codabench INPUT_DIR OUTPUT_DIR "
             "[options] (see scorer codabench --help). Paired comparison: scorer compare "
-            "SOLUTION A B; HTML report: scorer report SOLUTION SUBMISSION... --out PATH. "
+            "SOLUTION A B; HTML report: scorer report SOLUTION SUBMISSION... --out PATH; "
+            "real competitions' recipes (--recipe NAME): scorer recipes [NAME]. "
             "Exit codes: 0 scored, 1 invalid submission, 2 host or usage error, 3 internal "
             "error."
         ),
@@ -282,11 +311,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     _prefer_jemalloc()
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["codabench"]:
-        args = _codabench_parser().parse_args(arguments[1:])
+        args = parse_scoring_args(_codabench_parser(), arguments[1:])
         return _run(args, _codabench)
     if arguments[:1] in (["compare"], ["report"]):
         return _run_statistics_command(arguments[0], arguments[1:])
-    args = _score_parser().parse_args(arguments)
+    if arguments[:1] == ["recipes"]:
+        from scorer.adapters.recipes import recipes_command, recipes_parser
+
+        return _run(recipes_parser().parse_args(arguments[1:]), recipes_command)
+    args = parse_scoring_args(_score_parser(), arguments)
     return _run(args, _score)
 
 
@@ -342,7 +375,7 @@ def _run_statistics_command(name: str, arguments: list[str]) -> int:
         parser, command = commands.compare_parser, commands.compare_command
     else:
         parser, command = commands.report_parser, commands.report_command
-    args = parser(add_scoring_options).parse_args(arguments)
+    args = parse_scoring_args(parser(add_scoring_options), arguments)
     return _run(args, lambda parsed: command(parsed, evaluate_kwargs(parsed)))
 
 
