@@ -42,7 +42,7 @@ from scorer.api import (
     split_findings,
 )
 from scorer.arrays import CHUNK_ROWS, string_bytes
-from scorer.check.findings import Wording, merge_findings, raise_findings
+from scorer.check.findings import MAX_EXPONENTIAL_GRADE, Wording, merge_findings, raise_findings
 from scorer.check.validate import (
     SOLUTION,
     SUBMISSION,
@@ -378,7 +378,7 @@ def score_part(
     """
     option_values, measures = _options_and_measures(metrics, **options)
     _refuse_shapes(option_values, candidates)
-    _check_max_grade(max_grade)
+    _check_max_grade(max_grade, measures)
     solution = as_string_table(solution, HostVisibleError, limits)
     names, grade_name = grade_columns(solution.names, option_values.grade_column_name)
     words = wording(solution_columns(names, row_id_column_name), option_values, grade_name or "")
@@ -478,13 +478,23 @@ def _refuse_shapes(options: Options, candidates: TableLike | None) -> None:
         )
 
 
-def _check_max_grade(max_grade: int | None) -> None:
-    if max_grade is not None and (
-        isinstance(max_grade, bool) or not isinstance(max_grade, int) or max_grade < 0
-    ):
+def _check_max_grade(max_grade: int | None, measures: tuple[Measure, ...]) -> None:
+    """Refuse a ``max_grade`` that is no grade count, or one above the largest grade
+    an exponential gain takes when a measure takes it as its own (2**max_grade would
+    be a number of that many bits: a part would never finish)."""
+    if max_grade is None:
+        return
+    if isinstance(max_grade, bool) or not isinstance(max_grade, int) or max_grade < 0:
         raise HostVisibleError(
             f"The 'max_grade' parameter must be an int in the range [0, inf). Got {max_grade!r} "
             "instead."
+        )
+    takers = [str(m) for m in measures if ("max_grade", None) in m.params]
+    if takers and max_grade > MAX_EXPONENTIAL_GRADE:
+        raise HostVisibleError(
+            f"The 'max_grade' parameter must be at most {MAX_EXPONENTIAL_GRADE} with "
+            f"{', '.join(takers)}, the largest grade a solution can hold for them. Got "
+            f"{max_grade!r} instead."
         )
 
 

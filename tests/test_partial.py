@@ -5,6 +5,7 @@ split into parts, any order and grouping of the merge, and through JSON."""
 from __future__ import annotations
 
 import random
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -15,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import scorer
+from scorer.check.findings import MAX_EXPONENTIAL_GRADE
 from scorer.errors import HostVisibleError, ParticipantVisibleError, ScorerError
 from scorer.measures.exact_means import ExactSums, MicroSums
 from scorer.measures.registry import REGISTRY
@@ -107,11 +109,14 @@ def _outcome(run):
 
 
 def _largest_grade(run) -> int | None:
-    """The whole solution's largest grade: the front ends' first pass."""
+    """The whole solution's largest grade: the front ends' first pass. None above the
+    exponential gains' bound: the part holding such a grade finds that problem itself,
+    and score_part refuses a max_grade above it (2**max_grade would never finish)."""
     if "grades" not in run["solution"]:
         return None
     grades = [int(g) for cell in run["solution"]["grades"] for g in cell.split()]
-    return max(grades, default=0)
+    largest = max(grades, default=0)
+    return largest if largest <= MAX_EXPONENTIAL_GRADE else None
 
 
 def _partials(run, n_parts: int, seed: int, max_grade: int | None) -> list[Partial]:
@@ -233,6 +238,29 @@ def _graded_run() -> dict:
     submission = pd.DataFrame({"id": ["u1", "u2", "u3", "u4"], "items": ["b a", "c", "x d", "e"]})
     options = {"k": 3, "metrics": ["ERR", "nERR@2", "MAP"], "grade_column_name": "grades"}
     return {"solution": solution, "submission": submission, "options": options}
+
+
+@pytest.mark.parametrize("metric", ["ERR", "nERR@3"])
+def test_a_max_grade_above_the_exponential_bound_is_refused_before_any_work(metric) -> None:
+    table = pd.DataFrame({"id": ["u1"], "items": ["a"], "grades": ["1"]})
+    with pytest.raises(HostVisibleError, match=rf"must be at most 30 with {re.escape(metric)}"):
+        score_part(
+            table,
+            table.drop(columns="grades"),
+            "id",
+            max_grade=2**31 + 1,
+            metrics=[metric],
+            grade_column_name="grades",
+        )
+    # A measure that does not take it as its own leaves it unchecked against 30.
+    score_part(
+        table,
+        table.drop(columns="grades"),
+        "id",
+        max_grade=2**31 + 1,
+        metrics=["nDCG(gain=linear)@3"],
+        grade_column_name="grades",
+    )
 
 
 def test_err_default_max_grade_given_once_is_the_whole_runs() -> None:
