@@ -111,6 +111,37 @@ class Distinct:
         return np.bincount(kept, minlength=n_users).astype(np.int64)
 
 
+@dataclass(frozen=True)
+class NonRelevant:
+    """Each row's judged, non-relevant items (a grade below the threshold, or a
+    candidate that is not relevant): how many there are, and where the ranking puts
+    those it ranks (first occurrences only), for the pair measures (``AUC``).
+
+    Attributes
+    ----------
+    users, ranks : ndarray of int64
+        The user and 0-based rank of each ranked one, sorted by user then rank.
+    counts : ndarray of int64, shape (n_users,)
+        Each user's judged, non-relevant items, ranked or not.
+
+    Examples
+    --------
+    >>> NonRelevant.from_unsorted(np.array([1, 0, 1]), np.array([3, 0, 1]), np.array([1, 2])).users
+    array([0, 1, 1])
+    """
+
+    users: np.ndarray
+    ranks: np.ndarray
+    counts: np.ndarray
+
+    @classmethod
+    def from_unsorted(cls, users: np.ndarray, ranks: np.ndarray, counts: np.ndarray) -> NonRelevant:
+        """Sort the ranked entries by user, then rank."""
+        users, ranks = np.asarray(users, np.int64), np.asarray(ranks, np.int64)
+        order = np.lexsort((ranks, users))
+        return cls(users[order], ranks[order], np.asarray(counts, np.int64))
+
+
 def graded_entries(
     users: np.ndarray, ranks: np.ndarray, grades: np.ndarray, cutoff: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -147,6 +178,10 @@ class Judgements:
     distinct : Distinct, optional
         Where each row's distinct predicted items first appear (every one, relevant
         or not): the set measures' ``|S|``.
+    non_relevant : NonRelevant, optional
+        The judged, non-relevant items (from grades below the threshold or from the
+        candidates): the pair measures' other side. ``None`` when the solution judges
+        none (binary relevance without candidates).
 
     Examples
     --------
@@ -167,6 +202,7 @@ class Judgements:
     max_grade: int = 1
     flat: FlatHits | None = None
     distinct: Distinct | None = None
+    non_relevant: NonRelevant | None = None
     _n_hits: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @property
