@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from scorer.align.candidates import drop_unjudged
+from scorer.align.candidates import candidate_non_relevant, drop_unjudged
 from scorer.align.item_lists import SplitLists, split_lists
-from scorer.align.judgements import FlatHits
+from scorer.align.judgements import FlatHits, NonRelevant
 from scorer.align.rankings import (
     GroundTruth,
     Rankings,
@@ -34,6 +34,7 @@ from scorer.check.shapes import (
 from scorer.check.validate import (
     SOLUTION,
     SUBMISSION,
+    Candidates,
     Solution,
     Submission,
     check_solution,
@@ -247,7 +248,8 @@ def evaluate(
     )
     exponential = tuple(str(m) for m in measures if m.exponential)  # grades up to 30
     inputs = _Inputs(solution, submission, row_id_column_name, segment_column_name, candidates)
-    checked = _read_and_check(inputs, options, limits, exponential)
+    pairs = any(m.family.needs_non_relevant for m in measures)  # AUC: keep the candidates
+    checked = _read_and_check(inputs, options, limits, exponential, keep_candidates=pairs)
     options = checked.options
     aligned = _align(checked, options.k)  # takes the submission: freed once ranked
     values = {str(m): m.compute(aligned.judgements) for m in measures}
@@ -415,6 +417,7 @@ class _Checked:
     judged: SplitLists | None
     n_unjudged_lines: int
     typed: TargetTypes | None = None
+    candidates: Candidates | None = None
 
 
 def _read_and_check(
@@ -423,11 +426,13 @@ def _read_and_check(
     limits: ReadLimits | None,
     exponential: tuple[str, ...] = (),
     every_quote: bool = False,
+    keep_candidates: bool = False,
 ) -> _Checked:
     """Read both inputs (any shape: README, "Long layout", "TREC files") and check
     them; every problem is raised here, each input's problems at once (``exponential``:
     the requested measures with exponential gains, for the grades' bound;
-    ``every_quote``: :func:`~scorer.check.validate.check_submission`'s)."""
+    ``every_quote``: :func:`~scorer.check.validate.check_submission`'s;
+    ``keep_candidates``: keep them for the pair measures' non-relevant items)."""
     candidate_column, candidate_table = candidate_source(options, inputs.candidates)
     shaped = read_solution(
         inputs.solution, options, inputs.row_id_column_name, inputs.segment_column_name, limits
@@ -486,6 +491,7 @@ def _read_and_check(
             candidates,
             every_quote=every_quote,
         )
+        kept_candidates = candidates if keep_candidates else None
         del submission_table, candidates
         n_users = checked_solution.n_rows
         predictions = checked_submission.predictions
@@ -505,6 +511,7 @@ def _read_and_check(
         judged,
         shaped.n_unjudged,
         typed,
+        kept_candidates,
     )
 
 
@@ -585,12 +592,17 @@ def _align(checked: _Checked, k: int) -> _Aligned:
     # items are dropped, they would tell which items the solution judges.
     lengths, n_first = rankings.lengths, rankings.n_first(first)
     if checked.judged is not None:
-        rankings, first = _judged_rankings(checked, predictions, user_of_row, truth, k)
-    del predictions
+        rankings, first, predictions = _judged_rankings(checked, predictions, user_of_row, truth, k)
     if graded is None:
         judgements = _binary_judgements(rankings, first, truth, k)
+        if checked.candidates is not None:
+            found = _candidate_non_relevant(
+                checked, predictions, user_of_row, truth, judgements.width
+            )
+            judgements = replace(judgements, non_relevant=found)
     else:
         judgements = graded.judgements(rankings, first, k)
+    del predictions
     return _Aligned(judgements, truth, user_of_row, lengths, n_first, hints, host_hints)
 
 
@@ -600,15 +612,37 @@ def _judged_rankings(
     user_of_row: np.ndarray,
     truth: GroundTruth,
     k: int,
-) -> tuple[Rankings | SparseRankings, np.ndarray]:
+) -> tuple[Rankings | SparseRankings, np.ndarray, SplitLists]:
     """The rankings once the items the solution does not list are dropped and the
-    ranks closed up (trec_eval ``-J``), and their first occurrences."""
+    ranks closed up (trec_eval ``-J``), their first occurrences and the kept lists."""
     kept = drop_unjudged(predictions, user_of_row, checked.judged)  # type: ignore[arg-type]
     n_users = checked.solution.n_rows
     width = int(min(k, kept.lengths.max(initial=0)))
     prints = item_prints(kept, user_of_row, n_users, width)
     rankings = build_rankings(kept, user_of_row, n_users, width, truth.vocabulary, prints)
-    return rankings, rankings.first_occurrence()
+    return rankings, rankings.first_occurrence(), kept
+
+
+def _candidate_non_relevant(
+    checked: _Checked,
+    predictions: SplitLists,
+    user_of_row: np.ndarray,
+    truth: GroundTruth,
+    width: int,
+) -> NonRelevant:
+    """The candidates that are not relevant, as the pair measures read them."""
+    candidates: Candidates = checked.candidates  # type: ignore[assignment]
+    checked.candidates = None  # freed once used
+    return candidate_non_relevant(
+        predictions,
+        user_of_row,
+        width,
+        candidates.rows,
+        candidates.items,
+        truth.users,
+        truth.vocabulary.take(pa.array(truth.codes)),
+        checked.solution.n_rows,
+    )
 
 
 def _result(

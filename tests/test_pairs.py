@@ -163,3 +163,49 @@ def test_auc_non_interference_participant_text_ignores_hidden_data(seed: int) ->
         return ("scored", [str(w) for w in result.warnings if w.audience == "participant"])
 
     assert seen(first) == seen(second)
+
+
+candidate_rows = st.lists(
+    st.tuples(
+        st.sets(st.sampled_from(ITEMS), max_size=4),  # relevant (some not candidates)
+        st.lists(st.sampled_from(ITEMS), max_size=9, unique=True),  # candidates, ranked part
+        st.integers(0, 9),  # how many candidates the row ranks
+        st.randoms(),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(candidate_rows, st.sampled_from(["column", "table"]))
+def test_auc_with_candidates_matches_the_reference(drawn, source) -> None:
+    """Binary relevance with candidates: the candidates that are not relevant are the
+    non-relevant items (candidate_rule='subset': a row ranks some of its candidates)."""
+    ids = [f"imp{i}" for i in range(len(drawn))]
+    rankings, expected = [], []
+    for relevant, candidates, n_ranked, random in drawn:
+        ranked = list(candidates)
+        random.shuffle(ranked)
+        ranked = ranked[:n_ranked]
+        rankings.append(" ".join(ranked))
+        if relevant:
+            grades = dict.fromkeys(candidates, 0) | dict.fromkeys(relevant, 1)
+            expected.append(reference_auc(ranked, grades))
+    solution = pd.DataFrame({"id": ids, "items": [" ".join(sorted(r)) for r, *_ in drawn]})
+    listed = [" ".join(candidates) for _, candidates, *_ in drawn]
+    submission = pd.DataFrame({"id": ids, "items": rankings})
+    options: dict = {"k": 9, "metrics": ["AUC"], "candidate_rule": "subset"}
+    if source == "column":
+        solution["cands"] = listed
+        options["candidates_column_name"] = "cands"
+    else:
+        options["candidates"] = pd.DataFrame({"id": ids, "items": listed})
+    if not expected:
+        with pytest.raises(HostVisibleError, match="No user can be scored"):
+            evaluate(solution, submission, "id", **options)
+        return
+    result = evaluate(solution, submission, "id", **options)
+    mean = sum(expected, Fraction(0)) / len(expected)
+    assert result.exact_values["AUC"].exact_mean(result.user_scored) == mean
+    assert result.score == float(mean)
