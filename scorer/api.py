@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from scorer.align.candidates import candidate_non_relevant, drop_unjudged
-from scorer.align.item_lists import SplitLists, split_lists
+from scorer.align.item_lists import SplitLists, fill_empty_cells, split_lists
 from scorer.align.judgements import FlatHits, NonRelevant
 from scorer.align.rankings import (
     GroundTruth,
@@ -110,6 +110,7 @@ def evaluate(
     candidates: TableLike | None = None,
     candidate_rule: CandidateRule = "none",
     unjudged: Unjudged = "keep",
+    empty_token: str | None = None,
     segment_column_name: str | None = None,
     limits: ReadLimits | None = None,
     per_user: bool = False,
@@ -184,6 +185,9 @@ def evaluate(
     unjudged : {"keep", "drop"}, default "keep"
         Predicted items the solution does not list (neither relevant nor graded 0)
         are kept, or dropped and the ranks closed up before scoring (trec_eval ``-J``).
+    empty_token : str, optional
+        An empty solution cell and an empty submission cell both stand for this one
+        item (Instacart: ``"None"``; README, "Empty cells as a token").
     segment_column_name : str, optional
         A solution column of segment labels (e.g. a country), set aside before
         validation and kept in ``result.segments`` for :func:`scorer.stats.by_segment`.
@@ -245,6 +249,7 @@ def evaluate(
         candidates_column_name=candidates_column_name,
         candidate_rule=candidate_rule,
         unjudged=unjudged,
+        empty_token=empty_token,
     )
     exponential = tuple(str(m) for m in measures if m.exponential)  # grades up to 30
     inputs = _Inputs(solution, submission, row_id_column_name, segment_column_name, candidates)
@@ -283,6 +288,7 @@ def score(
     candidates: TableLike | None = None,
     candidate_rule: CandidateRule = "none",
     unjudged: Unjudged = "keep",
+    empty_token: str | None = None,
     segment_column_name: str | None = None,
     limits: ReadLimits | None = None,
 ) -> float:
@@ -327,6 +333,7 @@ def score(
         candidates=candidates,
         candidate_rule=candidate_rule,
         unjudged=unjudged,
+        empty_token=empty_token,
         segment_column_name=segment_column_name,
         limits=limits,
     ).score
@@ -451,6 +458,7 @@ def _read_and_check(
         )
     names, grade_name = grade_columns(solution_table.names, options.grade_column_name)
     columns = solution_columns(names, shaped.row_id_column_name)
+    solution_table = _with_empty_token(solution_table, columns.target_name, options)
     with ThreadPoolExecutor(max_workers=1) as other_core:
         # The solution's lists are encoded on the other core while this one checks the
         # solution's rows, reads and checks the submission and makes the predictions'
@@ -483,6 +491,9 @@ def _read_and_check(
         submission_table, typed_found = _typed_submission(
             submission_table, checked_solution.row_id_name, typed, options
         )
+        submission_table = _with_empty_token(
+            submission_table, checked_solution.target_name, options
+        )
         checked_submission = check_submission(
             submission_table,
             checked_solution,
@@ -513,6 +524,18 @@ def _read_and_check(
         typed,
         kept_candidates,
     )
+
+
+def _with_empty_token(table: StringTable, target_name: str, options: Options) -> StringTable:
+    """The table with each empty cell of its target column as ``empty_token`` (README,
+    "Empty cells as a token"): the one place the option acts, for both inputs."""
+    token = options.empty_token
+    if token is None or target_name not in table.names:
+        return table  # a missing column is the checks' to report
+    position = table.names.index(target_name)
+    columns = list(table.columns)
+    columns[position] = fill_empty_cells(columns[position], token)
+    return StringTable(table.names, tuple(columns))
 
 
 def _typed_solution(
