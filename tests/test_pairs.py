@@ -209,3 +209,36 @@ def test_auc_with_candidates_matches_the_reference(drawn, source) -> None:
     mean = sum(expected, Fraction(0)) / len(expected)
     assert result.exact_values["AUC"].exact_mean(result.user_scored) == mean
     assert result.score == float(mean)
+
+
+def test_the_benchmarks_two_sources_give_the_reference_auc() -> None:
+    """``benchmarks/pairs.py``'s data: grades and candidates judge the same pairs, so both
+    give the same exact AUC, the pair-by-pair reference's."""
+    from tests.benchmark_modules import load
+
+    tables = load("pairs").make_tables(300, seed=4)
+    submission = tables["submission"]
+    graded = evaluate(
+        tables["graded"], submission, "id", metrics=["AUC"], grade_column_name="grades"
+    )
+    binary = evaluate(
+        tables["candidates"],
+        submission,
+        "id",
+        metrics=["AUC"],
+        candidates_column_name="cands",
+        candidate_rule="permutation",
+    )
+    expected = Fraction(0)
+    rows = zip(
+        tables["graded"].column("items").to_pylist(),
+        tables["graded"].column("grades").to_pylist(),
+        submission.column("items").to_pylist(),
+        strict=True,
+    )
+    for items, grades, ranked in rows:
+        judged = dict(zip(items.split(), map(int, grades.split()), strict=True))
+        expected += reference_auc(ranked.split(), judged)
+    expected /= 300
+    assert graded.exact_values["AUC"].exact_mean() == expected
+    assert binary.exact_values["AUC"].exact_mean() == expected
