@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from scorer.align.candidates import candidate_non_relevant, drop_unjudged
+from scorer.align.candidates import drop_unjudged, non_relevant_counts
 from scorer.align.item_lists import SplitLists, fill_empty_cells, split_lists
 from scorer.align.judgements import FlatHits, NonRelevant
 from scorer.align.rankings import (
@@ -615,17 +615,15 @@ def _align(checked: _Checked, k: int) -> _Aligned:
     # items are dropped, they would tell which items the solution judges.
     lengths, n_first = rankings.lengths, rankings.n_first(first)
     if checked.judged is not None:
-        rankings, first, predictions = _judged_rankings(checked, predictions, user_of_row, truth, k)
+        rankings, first = _judged_rankings(checked, predictions, user_of_row, truth, k)
+    del predictions
     if graded is None:
         judgements = _binary_judgements(rankings, first, truth, k)
         if checked.candidates is not None:
-            found = _candidate_non_relevant(
-                checked, predictions, user_of_row, truth, judgements.width
-            )
+            found = _candidate_non_relevant(checked, judgements, truth)
             judgements = replace(judgements, non_relevant=found)
     else:
         judgements = graded.judgements(rankings, first, k)
-    del predictions
     return _Aligned(judgements, truth, user_of_row, lengths, n_first, hints, host_hints)
 
 
@@ -635,37 +633,33 @@ def _judged_rankings(
     user_of_row: np.ndarray,
     truth: GroundTruth,
     k: int,
-) -> tuple[Rankings | SparseRankings, np.ndarray, SplitLists]:
+) -> tuple[Rankings | SparseRankings, np.ndarray]:
     """The rankings once the items the solution does not list are dropped and the
-    ranks closed up (trec_eval ``-J``), their first occurrences and the kept lists."""
+    ranks closed up (trec_eval ``-J``), and their first occurrences."""
     kept = drop_unjudged(predictions, user_of_row, checked.judged)  # type: ignore[arg-type]
     n_users = checked.solution.n_rows
     width = int(min(k, kept.lengths.max(initial=0)))
     prints = item_prints(kept, user_of_row, n_users, width)
     rankings = build_rankings(kept, user_of_row, n_users, width, truth.vocabulary, prints)
-    return rankings, rankings.first_occurrence(), kept
+    return rankings, rankings.first_occurrence()
 
 
 def _candidate_non_relevant(
-    checked: _Checked,
-    predictions: SplitLists,
-    user_of_row: np.ndarray,
-    truth: GroundTruth,
-    width: int,
+    checked: _Checked, judgements: Judgements, truth: GroundTruth
 ) -> NonRelevant:
-    """The candidates that are not relevant, as the pair measures read them."""
+    """The candidates that are not relevant, as the pair measures read them. Every
+    ranked item is a candidate (candidates come with a rule that checked it), so the
+    ranked ones are the first occurrences that are no hit."""
     candidates: Candidates = checked.candidates  # type: ignore[assignment]
     checked.candidates = None  # freed once used
-    return candidate_non_relevant(
-        predictions,
-        user_of_row,
-        width,
+    counts = non_relevant_counts(
         candidates.rows,
         candidates.items,
         truth.users,
         truth.vocabulary.take(pa.array(truth.codes)),
         checked.solution.n_rows,
     )
+    return NonRelevant(*judgements.ranked_misses(), counts)
 
 
 def _result(

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate
+from scorer.align import rankings as ranking_module
 from tests.reference_measures import reference_auc
 
 ITEMS = [f"n{j}" for j in range(12)]
@@ -178,34 +179,38 @@ candidate_rows = st.lists(
 
 
 @settings(max_examples=60, deadline=None)
-@given(candidate_rows, st.sampled_from(["column", "table"]))
-def test_auc_with_candidates_matches_the_reference(drawn, source) -> None:
+@given(candidate_rows, st.sampled_from(["column", "table"]), st.booleans())
+def test_auc_with_candidates_matches_the_reference(drawn, source, sparse) -> None:
     """Binary relevance with candidates: the candidates that are not relevant are the
-    non-relevant items (candidate_rule='subset': a row ranks some of its candidates)."""
+    non-relevant items (candidate_rule='subset': a row ranks some of its candidates), on
+    dense and on sparse rankings."""
     ids = [f"imp{i}" for i in range(len(drawn))]
-    rankings, expected = [], []
+    ranked_rows, expected = [], []
     for relevant, candidates, n_ranked, random in drawn:
         ranked = list(candidates)
         random.shuffle(ranked)
         ranked = ranked[:n_ranked]
-        rankings.append(" ".join(ranked))
+        ranked_rows.append(" ".join(ranked))
         if relevant:
             grades = dict.fromkeys(candidates, 0) | dict.fromkeys(relevant, 1)
             expected.append(reference_auc(ranked, grades))
     solution = pd.DataFrame({"id": ids, "items": [" ".join(sorted(r)) for r, *_ in drawn]})
     listed = [" ".join(candidates) for _, candidates, *_ in drawn]
-    submission = pd.DataFrame({"id": ids, "items": rankings})
+    submission = pd.DataFrame({"id": ids, "items": ranked_rows})
     options: dict = {"k": 9, "metrics": ["AUC"], "candidate_rule": "subset"}
     if source == "column":
         solution["cands"] = listed
         options["candidates_column_name"] = "cands"
     else:
         options["candidates"] = pd.DataFrame({"id": ids, "items": listed})
-    if not expected:
-        with pytest.raises(HostVisibleError, match="No user can be scored"):
-            evaluate(solution, submission, "id", **options)
-        return
-    result = evaluate(solution, submission, "id", **options)
+    with pytest.MonkeyPatch.context() as patch:
+        if sparse:
+            patch.setattr(ranking_module, "_is_sparse", lambda *args: True)
+        if not expected:
+            with pytest.raises(HostVisibleError, match="No user can be scored"):
+                evaluate(solution, submission, "id", **options)
+            return
+        result = evaluate(solution, submission, "id", **options)
     mean = sum(expected, Fraction(0)) / len(expected)
     assert result.exact_values["AUC"].exact_mean(result.user_scored) == mean
     assert result.score == float(mean)

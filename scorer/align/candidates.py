@@ -21,7 +21,6 @@ import pyarrow as pa
 
 from scorer.align.item_lists import SplitLists
 from scorer.align.joins import byte_order_codes, sorted_codes
-from scorer.align.judgements import NonRelevant
 from scorer.arrays import text_column, to_arrow
 from scorer.errors import MAX_EXAMPLES, Problem, format_count, format_example, smallest_values
 from scorer.options import CandidateRule
@@ -225,27 +224,18 @@ def drop_unjudged(
     return SplitLists(lengths, predictions.tokens.filter(to_arrow(keep)))
 
 
-def candidate_non_relevant(
-    predictions: SplitLists,
-    user_of_row: np.ndarray,
-    width: int,
+def non_relevant_counts(
     candidate_rows: np.ndarray,
     candidate_items: pa.Array,
     truth_rows: np.ndarray,
     truth_items: pa.Array,
     n_users: int,
-) -> NonRelevant:
-    """The candidates that are not relevant (the pair measures' non-relevant items): each
-    row's count of distinct ones, and where its ranking first places each of them.
+) -> np.ndarray:
+    """Each row's distinct candidates that are not relevant (the pair measures'
+    non-relevant items, under binary relevance).
 
     Parameters
     ----------
-    predictions : SplitLists
-        The submission's lists as ranked, in submission row order.
-    user_of_row : ndarray of int
-        The solution row of each submission row (-1 for none).
-    width : int
-        The ranks scored (``k``, or less when every row is shorter).
     candidate_rows, candidate_items : ndarray of int64, pyarrow.Array
         Each candidate's solution row and item.
     truth_rows, truth_items : ndarray of int64, pyarrow.Array
@@ -255,33 +245,15 @@ def candidate_non_relevant(
 
     Examples
     --------
-    >>> from scorer.align.item_lists import split_lists
-    >>> found = candidate_non_relevant(
-    ...     split_lists(pa.array(["b a x b", "d"])), np.array([0, 1]), 4,
-    ...     np.array([0, 0, 0, 1, 1]), pa.array(["a", "b", "c", "d", "e"]),
-    ...     np.array([0, 1]), pa.array(["a", "e"]), 2)
-    >>> found.users.tolist(), found.ranks.tolist(), found.counts.tolist()
-    ([0, 1], [0, 0], [2, 1])
+    >>> non_relevant_counts(np.array([0, 0, 0, 0, 1, 1]), pa.array(["a", "b", "c", "b", "d", "e"]),
+    ...                     np.array([0, 1]), pa.array(["a", "e"]), 2).tolist()
+    [2, 1]
     """
-    relevant = pair_groups(candidate_rows, candidate_items, truth_rows, truth_items)
-    other = relevant.n_right[relevant.left] == 0  # a candidate that is not relevant
+    groups = pair_groups(candidate_rows, candidate_items, truth_rows, truth_items)
+    other = groups.n_right[groups.left] == 0  # a candidate that is not relevant
     first = np.zeros(len(other), dtype=bool)
-    first[np.unique(relevant.left, return_index=True)[1]] = True  # each pair once
-    others = other & first
-    counts = np.bincount(candidate_rows[others], minlength=n_users).astype(np.int64)
-    users = user_of_row[predictions.row_of_token]
-    ranks = predictions.position_of_token
-    scored = (users >= 0) & (ranks < width)
-    users, ranks = users[scored], ranks[scored]
-    tokens = predictions.tokens.filter(to_arrow(scored))
-    others_rows, others_items = candidate_rows[others], candidate_items.filter(to_arrow(others))
-    groups = pair_groups(users, tokens, others_rows, others_items)
-    ranked = groups.n_right[groups.left] > 0
-    # The first occurrence of each pair: tokens come in rank order within each row.
-    seen = np.zeros(len(ranked), dtype=bool)
-    seen[np.unique(groups.left, return_index=True)[1]] = True
-    kept = ranked & seen
-    return NonRelevant.from_unsorted(users[kept], ranks[kept], counts)
+    first[np.unique(groups.left, return_index=True)[1]] = True  # each pair once
+    return np.bincount(candidate_rows[other & first], minlength=n_users).astype(np.int64)
 
 
 def _rows_of(rows: np.ndarray, flags: np.ndarray, n_rows: int) -> np.ndarray:

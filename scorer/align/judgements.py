@@ -321,6 +321,32 @@ class Judgements:
             counts[rank] = np.count_nonzero(self._matrix[:, rank] & counted)
         return counts
 
+    def ranked_misses(self) -> tuple[np.ndarray, np.ndarray]:
+        """Users and ranks of every first occurrence that is no hit (a distinct
+        predicted item that is not relevant), sorted by user then rank.
+
+        Examples
+        --------
+        >>> first = np.array([[True, True, False, True]])  # "a x a y", a relevant
+        >>> j = Judgements(np.array([[1, 0, 0, 0]], bool), np.array([1]), k=4,
+        ...                distinct=Distinct(first))
+        >>> [part.tolist() for part in j.ranked_misses()]
+        [[0, 0], [1, 3]]
+        """
+        if self.distinct is None:
+            raise ValueError("these judgements hold no first occurrences")
+        if self.distinct.first is not None:
+            users, ranks = np.nonzero(self.distinct.first & ~self._matrix)
+            return users.astype(np.int64), ranks.astype(np.int64)
+        users, ranks = self.distinct.users, self.distinct.ranks
+        hit_users, hit_ranks = self.flat.hit_entries(self.width) if self.flat else ([], [])
+        width = max(self.width, 1)
+        keys = np.asarray(users, np.int64) * width + ranks
+        hit_keys = np.asarray(hit_users, np.int64) * width + np.asarray(hit_ranks, np.int64)
+        kept = ~np.isin(keys, hit_keys)
+        order = np.lexsort((ranks[kept], users[kept]))
+        return users[kept][order].astype(np.int64), ranks[kept][order].astype(np.int64)
+
     def entries(self, cutoff: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every credited first occurrence of grade above 0 within ``cutoff``: users,
         0-based ranks and grades, sorted by user then rank (either form).
