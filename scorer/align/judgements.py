@@ -138,8 +138,23 @@ class NonRelevant:
     def from_unsorted(cls, users: np.ndarray, ranks: np.ndarray, counts: np.ndarray) -> NonRelevant:
         """Sort the ranked entries by user, then rank."""
         users, ranks = np.asarray(users, np.int64), np.asarray(ranks, np.int64)
-        order = np.lexsort((ranks, users))
+        order = user_rank_order(users, ranks)
         return cls(users[order], ranks[order], np.asarray(counts, np.int64))
+
+
+def user_rank_order(users: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """The order of entries by user, then rank: one stable sort of an int64 key, which
+    runs already in order (a matrix's rows, each rank's users) merge in near-linear time.
+
+    Examples
+    --------
+    >>> user_rank_order(np.array([1, 0, 1, 0]), np.array([0, 2, 1, 0])).tolist()
+    [3, 1, 0, 2]
+    """
+    width = int(ranks.max(initial=0)) + 1
+    if int(users.max(initial=0)) >= (2**63 - 1) // width:  # no int64 key: sort both
+        return np.lexsort((ranks, users))
+    return np.argsort(users * width + ranks, kind="stable")
 
 
 def graded_entries(
@@ -344,8 +359,9 @@ class Judgements:
         keys = np.asarray(users, np.int64) * width + ranks
         hit_keys = np.asarray(hit_users, np.int64) * width + np.asarray(hit_ranks, np.int64)
         kept = ~np.isin(keys, hit_keys)
-        order = np.lexsort((ranks[kept], users[kept]))
-        return users[kept][order].astype(np.int64), ranks[kept][order].astype(np.int64)
+        users, ranks = users[kept].astype(np.int64), ranks[kept].astype(np.int64)
+        order = user_rank_order(users, ranks)
+        return users[order], ranks[order]
 
     def entries(self, cutoff: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every credited first occurrence of grade above 0 within ``cutoff``: users,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scorer.align.judgements import Judgements
+from scorer.align.judgements import Judgements, user_rank_order
 from scorer.errors import HostVisibleError
 from scorer.measures.exact_means import INT64_MAX, Ratios
 
@@ -56,21 +56,12 @@ def auc(j: Judgements, cutoff: int) -> Ratios:
     if j.non_relevant is None:
         raise HostVisibleError(NEEDS_NON_RELEVANT)
     n_users = j.n_users
-    positive_users, positive_ranks = _hit_entries(j)
-    negative_users, negative_ranks = j.non_relevant.users, j.non_relevant.ranks
-    users = np.concatenate([positive_users, negative_users])
-    ranks = np.concatenate([positive_ranks, negative_ranks])
-    negative = np.r_[np.zeros(len(positive_users), bool), np.ones(len(negative_users), bool)]
-    order = np.lexsort((ranks, users))  # a user's judged items in rank order
-    users, negative = users[order], negative[order]
-    starts = np.searchsorted(users, np.arange(n_users + 1))  # each user's first entry
-    # Non-relevant items ranked above each relevant one: a running count within the user.
-    seen = np.r_[0, np.cumsum(negative, dtype=np.int64)]
-    above = seen[1:] - seen[starts[users]]
-    wrong = _sums_by_user(np.where(negative, 0, above), starts)
+    positive_users, _ = _hit_entries(j)
+    negative_users = j.non_relevant.users
+    wrong = _dense_wrong_pairs(j) if j.flat is None else _sparse_wrong_pairs(j)
     n_positive, n_negative = j.n_relevant, j.non_relevant.counts
-    ranked_positive = _sums_by_user(~negative, starts)
-    ranked_negative = _sums_by_user(negative, starts)
+    ranked_positive = np.bincount(positive_users, minlength=n_users).astype(np.int64)
+    ranked_negative = np.bincount(negative_users, minlength=n_users).astype(np.int64)
     if int(n_positive.max(initial=0)) * int(n_negative.max(initial=0)) > INT64_MAX // 4:
         parts = (n_positive, n_negative, ranked_positive, ranked_negative, wrong)
         n_positive, n_negative, ranked_positive, ranked_negative, wrong = (
@@ -87,6 +78,37 @@ def auc(j: Judgements, cutoff: int) -> Ratios:
     return Ratios(numerator, denominator)
 
 
+def _dense_wrong_pairs(j: Judgements) -> np.ndarray:
+    """Per user, the (relevant, non-relevant) pairs of ranked items in the wrong order:
+    rank by rank, each hit adds the non-relevant items ranked above it."""
+    hits = j.hits_at(j.width)
+    non_relevant = np.zeros(hits.shape, dtype=bool, order="F")
+    non_relevant[j.non_relevant.users, j.non_relevant.ranks] = True  # type: ignore[union-attr]
+    above = np.zeros(j.n_users, dtype=np.int64)
+    wrong = np.zeros(j.n_users, dtype=np.int64)
+    for rank in range(hits.shape[1]):  # ranks, never users
+        wrong += above * hits[:, rank]
+        above += non_relevant[:, rank]
+    return wrong
+
+
+def _sparse_wrong_pairs(j: Judgements) -> np.ndarray:
+    """:func:`_dense_wrong_pairs` for flat entries: one sort of the judged items by user
+    and rank, then a running count of the non-relevant ones within each user."""
+    positive_users, positive_ranks = _hit_entries(j)
+    users = np.concatenate([positive_users, j.non_relevant.users])  # type: ignore[union-attr]
+    ranks = np.concatenate([positive_ranks, j.non_relevant.ranks])  # type: ignore[union-attr]
+    negative = np.zeros(len(users), dtype=bool)
+    negative[len(positive_users) :] = True
+    order = user_rank_order(users, ranks)  # a user's judged items in rank order
+    users, negative = users[order], negative[order]
+    running = np.r_[0, np.cumsum(negative, dtype=np.int64)]  # before each entry, then all
+    starts = np.searchsorted(users, np.arange(j.n_users))  # each user's first entry
+    above = running[1:] - running[starts][users]  # within the user, up to each entry
+    positive = ~negative
+    return _sums_by_user(users[positive], above[positive], j.n_users)
+
+
 def _hit_entries(j: Judgements) -> tuple[np.ndarray, np.ndarray]:
     """Users and ranks of every credited hit (first occurrences of relevant items)."""
     if j.flat is not None:
@@ -95,8 +117,17 @@ def _hit_entries(j: Judgements) -> tuple[np.ndarray, np.ndarray]:
     return users.astype(np.int64), ranks.astype(np.int64)
 
 
-def _sums_by_user(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Exact int64 sums of ``values`` over each user's entries (``starts``: each user's
-    first entry, then the end)."""
+def _sums_by_user(users: np.ndarray, values: np.ndarray, n_users: int) -> np.ndarray:
+    """Exact int64 sums of non-negative ``values`` per user: a float ``bincount`` while
+    no sum can pass 2**53, else running sums over the entries (sorted by user).
+
+    Examples
+    --------
+    >>> _sums_by_user(np.array([0, 0, 2]), np.array([1, 2, 5]), 3).tolist()
+    [3, 0, 5]
+    """
+    if int(values.max(initial=0)) * len(values) < 2**53:
+        return np.bincount(users, weights=values, minlength=n_users).astype(np.int64)
     running = np.r_[0, np.cumsum(values, dtype=np.int64)]
-    return running[starts[1:]] - running[starts[:-1]]
+    bounds = np.searchsorted(users, np.arange(n_users + 1))
+    return running[bounds[1:]] - running[bounds[:-1]]
