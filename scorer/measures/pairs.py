@@ -6,8 +6,10 @@ come after every ranked one, tied with each other: a pair of two unranked items 
 half. Only first occurrences count (a repeat keeps its rank slot, as everywhere), and
 an item the solution does not judge is in no pair.
 
-The pairs are counted, never listed: one sort of the ranked judged items by user and
-rank, then cumulative sums, so a row of a million candidates costs O(n log n).
+The pairs are counted, never listed: rank by rank over the users x width matrix of
+dense rankings, or for flat entries (a few very long rows) one sort of the ranked judged
+items by user and rank and then running sums, so a row of a million candidates costs
+O(n log n).
 """
 
 from __future__ import annotations
