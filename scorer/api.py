@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import pyarrow as pa
 
-from scorer.align.candidates import drop_unjudged
-from scorer.align.item_lists import SplitLists, split_lists
-from scorer.align.judgements import FlatHits
+from scorer.align.candidates import drop_unjudged, non_relevant_counts
+from scorer.align.item_lists import SplitLists, fill_empty_cells, split_lists
+from scorer.align.judgements import FlatHits, NonRelevant
 from scorer.align.rankings import (
     GroundTruth,
     Rankings,
@@ -36,6 +36,7 @@ from scorer.check.shapes import (
 from scorer.check.validate import (
     SOLUTION,
     SUBMISSION,
+    Candidates,
     Solution,
     Submission,
     check_solution,
@@ -165,6 +166,7 @@ def evaluate(
     candidates: TableLike | None = None,
     candidate_rule: CandidateRule = "none",
     unjudged: Unjudged = "keep",
+    empty_token: str | None = None,
     segment_column_name: str | None = None,
     limits: ReadLimits | None = None,
     recipe: str | None = None,
@@ -240,6 +242,9 @@ def evaluate(
     unjudged : {"keep", "drop"}, default "keep"
         Predicted items the solution does not list (neither relevant nor graded 0)
         are kept, or dropped and the ranks closed up before scoring (trec_eval ``-J``).
+    empty_token : str, optional
+        An empty solution cell and an empty submission cell both stand for this one
+        item (Instacart: ``"None"``; README, "Empty cells as a token").
     segment_column_name : str, optional
         A solution column of segment labels (e.g. a country), set aside before
         validation and kept in ``result.segments`` for :func:`scorer.stats.by_segment`.
@@ -306,10 +311,12 @@ def evaluate(
         candidates_column_name=candidates_column_name,
         candidate_rule=candidate_rule,
         unjudged=unjudged,
+        empty_token=empty_token,
     )
     exponential = tuple(str(m) for m in measures if m.exponential)  # grades up to 30
     inputs = _Inputs(solution, submission, row_id_column_name, segment_column_name, candidates)
-    checked = _read_and_check(inputs, options, limits, exponential)
+    pairs = any(m.family.needs_non_relevant for m in measures)  # AUC: keep the candidates
+    checked = _read_and_check(inputs, options, limits, exponential, keep_candidates=pairs)
     options = checked.options
     aligned = _align(checked, options.k)  # takes the submission: freed once ranked
     values = {str(m): m.compute(aligned.judgements) for m in measures}
@@ -344,6 +351,7 @@ def score(
     candidates: TableLike | None = None,
     candidate_rule: CandidateRule = "none",
     unjudged: Unjudged = "keep",
+    empty_token: str | None = None,
     segment_column_name: str | None = None,
     limits: ReadLimits | None = None,
     recipe: str | None = None,
@@ -389,6 +397,7 @@ def score(
         candidates=candidates,
         candidate_rule=candidate_rule,
         unjudged=unjudged,
+        empty_token=empty_token,
         segment_column_name=segment_column_name,
         limits=limits,
         recipe=recipe,
@@ -485,6 +494,7 @@ class _Checked:
     judged: SplitLists | None
     n_unjudged_lines: int
     typed: TargetTypes | None = None
+    candidates: Candidates | None = None
 
 
 def _read_and_check(
@@ -493,11 +503,13 @@ def _read_and_check(
     limits: ReadLimits | None,
     exponential: tuple[str, ...] = (),
     every_quote: bool = False,
+    keep_candidates: bool = False,
 ) -> _Checked:
     """Read both inputs (any shape: README, "Long layout", "TREC files") and check
     them; every problem is raised here, each input's problems at once (``exponential``:
     the requested measures with exponential gains, for the grades' bound;
-    ``every_quote``: :func:`~scorer.check.validate.check_submission`'s)."""
+    ``every_quote``: :func:`~scorer.check.validate.check_submission`'s;
+    ``keep_candidates``: keep them for the pair measures' non-relevant items)."""
     candidate_column, candidate_table = candidate_source(options, inputs.candidates)
     shaped = read_solution(
         inputs.solution, options, inputs.row_id_column_name, inputs.segment_column_name, limits
@@ -516,6 +528,7 @@ def _read_and_check(
         )
     names, grade_name = grade_columns(solution_table.names, options.grade_column_name)
     columns = solution_columns(names, shaped.row_id_column_name)
+    solution_table = _with_empty_token(solution_table, columns.target_name, options)
     with ThreadPoolExecutor(max_workers=1) as other_core:
         # The solution's lists are encoded on the other core while this one checks the
         # solution's rows, reads and checks the submission and makes the predictions'
@@ -548,6 +561,9 @@ def _read_and_check(
         submission_table, typed_found = _typed_submission(
             submission_table, checked_solution.row_id_name, typed, options
         )
+        submission_table = _with_empty_token(
+            submission_table, checked_solution.target_name, options
+        )
         checked_submission = check_submission(
             submission_table,
             checked_solution,
@@ -556,6 +572,7 @@ def _read_and_check(
             candidates,
             every_quote=every_quote,
         )
+        kept_candidates = candidates if keep_candidates else None
         del submission_table, candidates
         n_users = checked_solution.n_rows
         predictions = checked_submission.predictions
@@ -575,7 +592,20 @@ def _read_and_check(
         judged,
         shaped.n_unjudged,
         typed,
+        kept_candidates,
     )
+
+
+def _with_empty_token(table: StringTable, target_name: str, options: Options) -> StringTable:
+    """The table with each empty cell of its target column as ``empty_token`` (README,
+    "Empty cells as a token"): the one place the option acts, for both inputs."""
+    token = options.empty_token
+    if token is None or target_name not in table.names:
+        return table  # a missing column is the checks' to report
+    position = table.names.index(target_name)
+    columns = list(table.columns)
+    columns[position] = fill_empty_cells(columns[position], token)
+    return StringTable(table.names, tuple(columns))
 
 
 def _typed_solution(
@@ -659,6 +689,9 @@ def _align(checked: _Checked, k: int) -> _Aligned:
     del predictions
     if graded is None:
         judgements = _binary_judgements(rankings, first, truth, k)
+        if checked.candidates is not None:
+            found = _candidate_non_relevant(checked, judgements, truth)
+            judgements = replace(judgements, non_relevant=found)
     else:
         judgements = graded.judgements(rankings, first, k)
     return _Aligned(judgements, truth, user_of_row, lengths, n_first, hints, host_hints)
@@ -679,6 +712,24 @@ def _judged_rankings(
     prints = item_prints(kept, user_of_row, n_users, width)
     rankings = build_rankings(kept, user_of_row, n_users, width, truth.vocabulary, prints)
     return rankings, rankings.first_occurrence()
+
+
+def _candidate_non_relevant(
+    checked: _Checked, judgements: Judgements, truth: GroundTruth
+) -> NonRelevant:
+    """The candidates that are not relevant, as the pair measures read them. Every
+    ranked item is a candidate (candidates come with a rule that checked it), so the
+    ranked ones are the first occurrences that are no hit."""
+    candidates: Candidates = checked.candidates  # type: ignore[assignment]
+    checked.candidates = None  # freed once used
+    counts = non_relevant_counts(
+        candidates.rows,
+        candidates.items,
+        truth.users,
+        truth.vocabulary.take(pa.array(truth.codes)),
+        checked.solution.n_rows,
+    )
+    return NonRelevant(*judgements.ranked_misses(), counts)
 
 
 def _result(

@@ -140,6 +140,38 @@ str or None. Got '' instead.
 
 
 @dataclass(frozen=True)
+class Token:
+    """One item id: a non-empty str without whitespace, or ``None``.
+
+    Examples
+    --------
+    >>> Token().check("empty_token", "None"), Token().check("empty_token", None)
+    ('None', None)
+    >>> Token().check("empty_token", "no order")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: The 'empty_token' parameter must be one item id (a \
+non-empty str without whitespace) or None. Got 'no order' instead.
+    """
+
+    def check(self, name: str, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and value and not any_space(value)):
+            return value
+        raise HostVisibleError(
+            f"The {name!r} parameter must be one item id (a non-empty str without whitespace) "
+            f"or None. Got {value!r} instead."
+        )
+
+    def describe(self) -> str:
+        return "one item id (no whitespace)"
+
+
+def any_space(text: str) -> bool:
+    """Whether ``text`` holds whitespace (what separates items in a list cell)."""
+    return any(character.isspace() for character in text)
+
+
+@dataclass(frozen=True)
 class Weights:
     """A mapping of non-empty str to a finite weight ≥ 0 (as a float), or ``None``.
     Whether each key is a known target type is checked where the types are known.
@@ -182,7 +214,7 @@ def _good_weight(key: Any, weight: Any) -> bool:
     return math.isfinite(float(weight)) and float(weight) >= 0
 
 
-Constraint = Interval | Choices | CheckedWhereUsed | Text | Weights
+Constraint = Interval | Choices | CheckedWhereUsed | Text | Token | Weights
 
 
 @dataclass(frozen=True)
@@ -457,6 +489,16 @@ OPTIONS: tuple[Option, ...] = (
         ("--unjudged",),
     ),
     Option(
+        "empty_token",
+        Token(),
+        None,
+        "an empty solution cell and an empty submission cell both stand for this one item "
+        "(Instacart: `None`, so that predicting `None` for an order with no reorder is a hit)",
+        ("--empty-token",),
+        "ITEM",
+        default_doc="none (an empty cell is the empty set)",
+    ),
+    Option(
         "segment_column_name",
         CheckedWhereUsed("a column of the solution"),
         None,
@@ -544,6 +586,8 @@ class Options:
         What a row may rank, given its candidates.
     unjudged : {"keep", "drop"}, default "keep"
         Keep predicted items the solution does not list, or drop them (trec_eval ``-J``).
+    empty_token : str, optional
+        The item an empty solution or submission cell stands for (Instacart: ``"None"``).
 
     Examples
     --------
@@ -578,6 +622,7 @@ class Options:
     candidates_column_name: str | None = OPTION["candidates_column_name"].default
     candidate_rule: CandidateRule = OPTION["candidate_rule"].default
     unjudged: Unjudged = OPTION["unjudged"].default
+    empty_token: str | None = OPTION["empty_token"].default
 
     def __post_init__(self) -> None:
         for item in fields(self):
@@ -610,6 +655,13 @@ be given: a long submission is ranked by its ranks or by its scores. Got 'rank' 
                 f"{ranked_by[0]} applies to a long submission (layout='long'); got "
                 f"layout={self.layout!r}, format={self.format!r}. Pass layout='long', or "
                 f"leave {ranked_by[0]} out (a trec_eval run is always ranked by its scores)."
+            )
+        if self.empty_token is not None and self.grade_column_name is not None:
+            raise HostVisibleError(
+                "empty_token applies to binary relevance: an empty cell stands for one item, "
+                "which a grade column cannot grade. Leave out empty_token or "
+                f"grade_column_name. Got empty_token={self.empty_token!r}, "
+                f"grade_column_name={self.grade_column_name!r}."
             )
         if self.format == "trec" and (self.layout, self.solution_layout) != ("wide", "wide"):
             raise HostVisibleError(

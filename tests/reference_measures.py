@@ -85,10 +85,34 @@ def reference_value(
     if name == "DCG":
         gain = (lambda g: g) if params.get("gain", "exp") == "linear" else (lambda g: 2**g - 1)
         return sum((gain(g) / math.log2(i + 2) for i, g in enumerate(earned)), 0.0)
+    if name == "AUC":
+        return reference_auc(predictions, grades, threshold)
     if name in MICRO:
         numerator, denominator = reference_parts(name, cutoff, params, predictions, relevant)
         return numerator / denominator if denominator else Fraction(0)
     raise ValueError(name)
+
+
+def reference_auc(predictions: list[str], grades: dict[str, int], threshold: int = 1) -> Fraction:
+    """MIND's AUC read literally: every (relevant, judged non-relevant) pair, 1 when the
+    relevant item ranks first, 1/2 when neither is ranked, 0 otherwise; 0 without a
+    relevant item, 1 without a non-relevant one."""
+    place = {}
+    for i, item in enumerate(predictions):
+        place.setdefault(item, i)  # the first occurrence
+    unranked = len(predictions)  # after every ranked item, tied with each other
+    relevant = [item for item, grade in grades.items() if grade >= threshold]
+    others = [item for item, grade in grades.items() if grade < threshold]
+    if not relevant:
+        return Fraction(0)
+    if not others:
+        return Fraction(1)
+    total = Fraction(0)
+    for p in relevant:
+        for n in others:
+            mine, theirs = place.get(p, unranked), place.get(n, unranked)
+            total += 1 if mine < theirs else Fraction(1, 2) if mine == theirs else 0
+    return total / (len(relevant) * len(others))
 
 
 #: Families with ``avg=micro``: their per-row value is a ratio of these natural parts.

@@ -124,6 +124,7 @@ def test_options_are_passed_through(tmp_path):
         "candidates_column_name": None,
         "candidate_rule": "none",
         "unjudged": "keep",
+        "empty_token": None,
     }
 
 

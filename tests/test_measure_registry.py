@@ -12,7 +12,7 @@ import pytest
 from scorer import evaluate
 from scorer.measures import REGISTRY, parse
 from scorer.measures.registry import Example, Family
-from tests.test_measures import MEASURES
+from tests.test_measures import MEASURES, binary_names
 
 EXAMPLES = [(family, example) for family in REGISTRY for example in family.examples]
 
@@ -89,7 +89,7 @@ def test_a_perfect_ranking_scores_the_registrys_value(relevant: int, k: int) -> 
     rows = [" ".join(f"{u}_{j}" for j in range(min(relevant, k))) for u in ids]
     solution = pd.DataFrame({"id": ids, "items": truth})
     submission = pd.DataFrame({"id": ids, "items": rows})
-    names = [variant.name for variant in MEASURES]
+    names = binary_names([variant.name for variant in MEASURES])
     result = evaluate(solution, submission, "id", k=k, metrics=names)
     for name in result.metrics:
         measure = parse(name, k=k)

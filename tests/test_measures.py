@@ -55,6 +55,19 @@ def variants(family: Family) -> list[Variant]:
 
 # Every family of the registry with every parameter value.
 MEASURES = [variant for family in REGISTRY for variant in variants(family)]
+
+
+def judged_by(variant: Variant, graded: bool) -> bool:
+    """Whether a run's solution judges what the variant needs: binary relevance without
+    candidates judges no item non-relevant, and ``AUC`` refuses it."""
+    return graded or not variant.family.needs_non_relevant
+
+
+def binary_names(names: list[str]) -> list[str]:
+    """``names`` without the measures that binary relevance (no candidates) refuses."""
+    return [n for n in names if not parse(n, k=10**6).family.needs_non_relevant]
+
+
 ITEMS = list("abcdefg")
 
 users = st.lists(
@@ -146,12 +159,13 @@ def evaluate_or_none(solution, submission, k, names, empty, graded, threshold):
 
 def check_against_reference(rows, graded, usage, threshold, empty, cutoffs, width=1):
     k = 5
-    names = [variant.at(c) for variant, c in zip(MEASURES, cutoffs, strict=True)]
+    chosen = [(v, c) for v, c in zip(MEASURES, cutoffs, strict=True) if judged_by(v, graded)]
+    names = [variant.at(c) for variant, c in chosen]
     solution, submission = frames(rows, graded, usage, width)
     result = evaluate_or_none(solution, submission, k, names, empty, graded, threshold)
     if result is None:
         return
-    for variant, cutoff, name in zip(MEASURES, cutoffs, names, strict=True):
+    for (variant, cutoff), name in zip(chosen, names, strict=True):
         measure, _, params = variant
         canonical = list(result.metrics)[names.index(name)]
         expected = expected_means(
@@ -237,7 +251,7 @@ def test_perfect_rankings_score_one_everywhere() -> None:
 @given(users)
 def test_grades_all_one_equal_binary_relevance_bit_for_bit(rows) -> None:
     rows = [(dict.fromkeys(truth, 1), predictions, split) for truth, predictions, split in rows]
-    names = [variant.name for variant in MEASURES]
+    names = binary_names([variant.name for variant in MEASURES])
     solution, submission = frames(rows, True, True)
     kwargs = {"k": 5, "metrics": names, "empty_ground_truth": "zero"}
     if all(split == "Ignored" for *_, split in rows):
@@ -261,9 +275,9 @@ def test_invariants_bounds_and_one_relevant_item(rows, cutoff) -> None:
         return
     solution, submission = frames(rows, False, True)
     names = [variant.at(cutoff) for variant in MEASURES]
-    result = evaluate(solution, submission, "id", k=5, metrics=names)
+    result = evaluate(solution, submission, "id", k=5, metrics=binary_names(names))
     for variant, name in zip(MEASURES, names, strict=True):
-        if not variant.family.bounded:
+        if not variant.family.bounded or not judged_by(variant, graded=False):
             continue
         scored = result.user_values[name][result.user_scored]
         assert ((scored >= 0) & (scored <= 1)).all()

@@ -195,6 +195,7 @@ def test_evalai_passes_every_option_on(tmp_path: Path) -> None:
         "candidates": str(candidates),
         "candidate_rule": "subset",
         "unjudged": "drop",
+        "empty_token": None,  # binary relevance only: this run is graded
         "segment_column_name": "country",
         "limits": scorer.ReadLimits(max_columns=10),
         "recipe": None,  # tests/test_recipes.py: a recipe through EvalAI

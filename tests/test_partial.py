@@ -25,13 +25,18 @@ from scorer.partial import Partial, finish, merge, partition, score_part
 ITEMS = [f"i{j}" for j in range(1, 30)]  # no leading zero, no comma: see test docstring
 
 
-def _measure_names(draw: st.DrawFn, k: int, max_grades: bool = True) -> list[str]:
+def _measure_names(
+    draw: st.DrawFn, k: int, max_grades: bool = True, graded: bool = True
+) -> list[str]:
     """Every family of the registry (or a drawn few, so that large grades meet only
     linear gains), each with drawn parameters (``avg=micro`` among them) and cut-off (a
-    set measure's whole row among them)."""
+    set measure's whole row among them); under binary relevance, none that needs judged
+    non-relevant items (``AUC``: refused without grades or candidates)."""
     every = draw(st.booleans())
     names = []
     for family in REGISTRY:
+        if family.needs_non_relevant and not graded:
+            continue
         if not every and draw(st.integers(0, 2)):
             continue
         params = []
@@ -86,7 +91,7 @@ def runs(draw: st.DrawFn) -> dict:
         "k": k,
         # A max_grade below a part's largest grade is refused by that part alone
         # (README, "Beyond one machine"): drawn only below the steep grades.
-        "metrics": _measure_names(draw, k, max_grades=not steep),
+        "metrics": _measure_names(draw, k, max_grades=not steep, graded=graded),
         "empty_ground_truth": draw(st.sampled_from(["skip", "zero"])),
         "extra_predictions": draw(st.sampled_from(["error", "truncate"])),
         "unknown_row_ids": draw(st.sampled_from(["error", "ignore"])),

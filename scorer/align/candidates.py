@@ -224,6 +224,38 @@ def drop_unjudged(
     return SplitLists(lengths, predictions.tokens.filter(to_arrow(keep)))
 
 
+def non_relevant_counts(
+    candidate_rows: np.ndarray,
+    candidate_items: pa.Array,
+    truth_rows: np.ndarray,
+    truth_items: pa.Array,
+    n_users: int,
+) -> np.ndarray:
+    """Each row's distinct candidates that are not relevant (the pair measures'
+    non-relevant items, under binary relevance).
+
+    Parameters
+    ----------
+    candidate_rows, candidate_items : ndarray of int64, pyarrow.Array
+        Each candidate's solution row and item.
+    truth_rows, truth_items : ndarray of int64, pyarrow.Array
+        Each relevant pair's solution row and item.
+    n_users : int
+        The solution's rows.
+
+    Examples
+    --------
+    >>> non_relevant_counts(np.array([0, 0, 0, 0, 1, 1]), pa.array(["a", "b", "c", "b", "d", "e"]),
+    ...                     np.array([0, 1]), pa.array(["a", "e"]), 2).tolist()
+    [2, 1]
+    """
+    groups = pair_groups(candidate_rows, candidate_items, truth_rows, truth_items)
+    other = groups.n_right[groups.left] == 0  # a candidate that is not relevant
+    first = np.zeros(len(other), dtype=bool)
+    first[np.unique(groups.left, return_index=True)[1]] = True  # each pair once
+    return np.bincount(candidate_rows[other & first], minlength=n_users).astype(np.int64)
+
+
 def _rows_of(rows: np.ndarray, flags: np.ndarray, n_rows: int) -> np.ndarray:
     """Which of ``n_rows`` rows hold a flagged entry."""
     marked = np.zeros(n_rows, dtype=bool)

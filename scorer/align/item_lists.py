@@ -23,6 +23,7 @@ from scorer.arrays import (
     rows_to_strings,
     string_bytes,
     string_offsets,
+    text_column,
     to_arrow,
     to_numpy,
 )
@@ -112,6 +113,20 @@ _OTHER_WHITESPACE = (
     "[\\x{1c}-\\x{1f}\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}"
     "\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}]"
 )
+
+
+def fill_empty_cells(cells: pa.Array, token: str) -> pa.Array:
+    """Each empty cell (missing, or only whitespace) as the one item ``token``: what
+    ``empty_token`` means, for the solution's and the submission's cells alike.
+
+    Examples
+    --------
+    >>> fill_empty_cells(pa.array(["a b", "", None, "  "]), "None").to_pylist()
+    ['a b', 'None', 'None', 'None']
+    """
+    text = text_column(cells)
+    empty = pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(text)), 0)
+    return pc.if_else(empty, pa.scalar(token, pa.large_string()), text)
 
 
 def split_lists(cells: pa.Array) -> SplitLists:

@@ -111,6 +111,52 @@ class Distinct:
         return np.bincount(kept, minlength=n_users).astype(np.int64)
 
 
+@dataclass(frozen=True)
+class NonRelevant:
+    """Each row's judged, non-relevant items (a grade below the threshold, or a
+    candidate that is not relevant): how many there are, and where the ranking puts
+    those it ranks (first occurrences only), for the pair measures (``AUC``).
+
+    Attributes
+    ----------
+    users, ranks : ndarray of int64
+        The user and 0-based rank of each ranked one, sorted by user then rank.
+    counts : ndarray of int64, shape (n_users,)
+        Each user's judged, non-relevant items, ranked or not.
+
+    Examples
+    --------
+    >>> NonRelevant.from_unsorted(np.array([1, 0, 1]), np.array([3, 0, 1]), np.array([1, 2])).users
+    array([0, 1, 1])
+    """
+
+    users: np.ndarray
+    ranks: np.ndarray
+    counts: np.ndarray
+
+    @classmethod
+    def from_unsorted(cls, users: np.ndarray, ranks: np.ndarray, counts: np.ndarray) -> NonRelevant:
+        """Sort the ranked entries by user, then rank."""
+        users, ranks = np.asarray(users, np.int64), np.asarray(ranks, np.int64)
+        order = user_rank_order(users, ranks)
+        return cls(users[order], ranks[order], np.asarray(counts, np.int64))
+
+
+def user_rank_order(users: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """The order of entries by user, then rank: one stable sort of an int64 key, which
+    runs already in order (a matrix's rows, each rank's users) merge in near-linear time.
+
+    Examples
+    --------
+    >>> user_rank_order(np.array([1, 0, 1, 0]), np.array([0, 2, 1, 0])).tolist()
+    [3, 1, 0, 2]
+    """
+    width = int(ranks.max(initial=0)) + 1
+    if int(users.max(initial=0)) >= (2**63 - 1) // width:  # no int64 key: sort both
+        return np.lexsort((ranks, users))
+    return np.argsort(users * width + ranks, kind="stable")
+
+
 def graded_entries(
     users: np.ndarray, ranks: np.ndarray, grades: np.ndarray, cutoff: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -147,6 +193,10 @@ class Judgements:
     distinct : Distinct, optional
         Where each row's distinct predicted items first appear (every one, relevant
         or not): the set measures' ``|S|``.
+    non_relevant : NonRelevant, optional
+        The judged, non-relevant items (from grades below the threshold or from the
+        candidates): the pair measures' other side. ``None`` when the solution judges
+        none (binary relevance without candidates).
 
     Examples
     --------
@@ -167,6 +217,7 @@ class Judgements:
     max_grade: int = 1
     flat: FlatHits | None = None
     distinct: Distinct | None = None
+    non_relevant: NonRelevant | None = None
     _n_hits: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -284,6 +335,33 @@ class Judgements:
         for rank in range(min(self.width, length)):  # contiguous columns
             counts[rank] = np.count_nonzero(self._matrix[:, rank] & counted)
         return counts
+
+    def ranked_misses(self) -> tuple[np.ndarray, np.ndarray]:
+        """Users and ranks of every first occurrence that is no hit (a distinct
+        predicted item that is not relevant), sorted by user then rank.
+
+        Examples
+        --------
+        >>> first = np.array([[True, True, False, True]])  # "a x a y", a relevant
+        >>> j = Judgements(np.array([[1, 0, 0, 0]], bool), np.array([1]), k=4,
+        ...                distinct=Distinct(first))
+        >>> [part.tolist() for part in j.ranked_misses()]
+        [[0, 0], [1, 3]]
+        """
+        if self.distinct is None:
+            raise ValueError("these judgements hold no first occurrences")
+        if self.distinct.first is not None:
+            users, ranks = np.nonzero(self.distinct.first & ~self._matrix)
+            return users.astype(np.int64), ranks.astype(np.int64)
+        users, ranks = self.distinct.users, self.distinct.ranks
+        hit_users, hit_ranks = self.flat.hit_entries(self.width) if self.flat else ([], [])
+        width = max(self.width, 1)
+        keys = np.asarray(users, np.int64) * width + ranks
+        hit_keys = np.asarray(hit_users, np.int64) * width + np.asarray(hit_ranks, np.int64)
+        kept = ~np.isin(keys, hit_keys)
+        users, ranks = users[kept].astype(np.int64), ranks[kept].astype(np.int64)
+        order = user_rank_order(users, ranks)
+        return users[order], ranks[order]
 
     def entries(self, cutoff: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every credited first occurrence of grade above 0 within ``cutoff``: users,

@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from scorer.align.item_lists import split_lists
 from scorer.align.joins import encode
-from scorer.align.judgements import FlatHits, Judgements
+from scorer.align.judgements import FlatHits, Judgements, NonRelevant
 from scorer.align.rankings import GroundTruth, Rankings, SparseRankings, distinct_items
 from scorer.check.validate import check_grades
 
@@ -92,6 +92,8 @@ class GradedTruth:
         grades = np.zeros(first.shape, dtype=np.int64, order="F")
         grades[users, ranks] = self.pair_grades[pairs]
         grades *= first  # a repeat keeps its rank and earns nothing
+        below = first[users, ranks] & (self.pair_grades[pairs] < self.threshold)
+        non_relevant = self._non_relevant(users[below], ranks[below])
         return Judgements(
             grades >= self.threshold,
             self.truth.n_relevant,
@@ -101,13 +103,22 @@ class GradedTruth:
             self.pair_grades,
             int(self.pair_grades.max(initial=0)),
             distinct=distinct_items(rankings, first),
+            non_relevant=non_relevant,
         )
+
+    def _non_relevant(self, users: np.ndarray, ranks: np.ndarray) -> NonRelevant:
+        """The judged pairs below the threshold: those ranked (given), and each user's count."""
+        n_users = len(self.truth.n_relevant)
+        judged = np.bincount(self.truth.users, minlength=n_users).astype(np.int64)
+        return NonRelevant.from_unsorted(users, ranks, judged - self.truth.n_relevant)
 
     def _flat_judgements(self, rankings: SparseRankings, first: np.ndarray, k: int) -> Judgements:
         entries = np.flatnonzero(first & self.truth.contains(rankings.users, rankings.items))
         users = rankings.users[entries]
         grades = self.pair_grades[self.truth.pair_index(users, rankings.items[entries])]
         graded = grades > 0
+        below = grades < self.threshold
+        non_relevant = self._non_relevant(users[below], rankings.ranks[entries][below])
         flat = FlatHits.from_unsorted(
             users[graded],
             rankings.ranks[entries][graded],
@@ -125,4 +136,5 @@ class GradedTruth:
             int(self.pair_grades.max(initial=0)),
             flat,
             distinct_items(rankings, first),
+            non_relevant,
         )

@@ -1,5 +1,5 @@
 """The metric family: MAP, P, R, F1, MRR, HitRate, RPrec, nDCG, ERR, nERR, DCG and the set
-measures SetP, SetR, SetF and Jaccard.
+measures SetP, SetR, SetF and Jaccard, and the pair measure AUC.
 
 :func:`parse` turns a name such as ``"nDCG(gain=linear)@10"`` into a
 :class:`Measure`; :meth:`Measure.compute` maps the shared

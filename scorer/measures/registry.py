@@ -19,7 +19,7 @@ from typing import Any
 
 from scorer.align.judgements import Judgements
 from scorer.errors import HostVisibleError
-from scorer.measures import binary, graded, sets
+from scorer.measures import binary, graded, pairs, sets
 from scorer.measures.average_precision import EXACT_MAX_WIDTH
 from scorer.measures.exact_means import ExactMean, Floats, MicroRatios
 
@@ -99,7 +99,11 @@ class Example:
     tolerance : float
         ``0`` for an exact value.
     missed_grade : int
-        The grade of each relevant item the ranking misses.
+        The grade of each relevant item the ranking misses (``0``, with
+        ``judged_zeros``: judged, non-relevant items the ranking misses).
+    judged_zeros : bool
+        Give the solution a grade column even without a grade above 1, so that each
+        ``0`` is a judged, non-relevant item (the pair measures need them).
     """
 
     measure: str
@@ -108,6 +112,7 @@ class Example:
     value: Fraction | float
     tolerance: float = 0.0
     missed_grade: int = 1
+    judged_zeros: bool = False
 
     def rankings(self) -> list[list[int]]:
         """Each user's grades in rank order.
@@ -134,7 +139,7 @@ class Example:
     def graded(self) -> bool:
         """Whether the example needs a grade column (a grade above 1)."""
         grades = [g for user in self.rankings() for g in user]
-        return max([*grades, self.missed_grade]) > 1
+        return self.judged_zeros or max([*grades, self.missed_grade]) > 1
 
 
 @dataclass(frozen=True)
@@ -227,6 +232,10 @@ class Family:
     exponential : callable
         ``exponential(**params)``: whether the gains are ``2^grade - 1`` (then grades
         stop at 30; linear gains take grades up to 2^31).
+    needs_non_relevant : bool
+        Whether the values need judged, non-relevant items (a grade below the
+        threshold, or candidates that are not relevant): a solution with neither is
+        refused (``AUC``).
 
     A family declares ``avg=macro|micro`` by listing :data:`AVG` among its ``params``
     (its values must then be the natural parts of a ratio of counts).
@@ -246,6 +255,7 @@ class Family:
     examples: tuple[Example, ...] = ()
     whole_row: bool = False
     exponential: Callable[..., bool] = lambda **params: False
+    needs_non_relevant: bool = False
 
     def param(self, name: str) -> Param | None:
         """The parameter of this name (case-insensitive), if any."""
@@ -262,6 +272,7 @@ THREE_USERS = "1 0 0 0 | 0 0 1 0 | 0 0 0 0"  # first hits at rank 1, rank 3 and 
 GRADED = "3 2 0 1"  # grades in rank order, the same four items judged
 PIN = "1 0 0"  # |S| = 3 with one hit; with |R| = 2: set F1 2/5, F1@10 2/12
 TWO_ROWS = "1 0 0 | 1 1"  # with |R| = 2 each: micro and macro set measures differ
+ORDERED = "0 1 | 1 0 0"  # AUC: one row with a pair wrong, one with every pair right
 F = Fraction
 
 
@@ -516,6 +527,23 @@ REGISTRY: tuple[Family, ...] = (
             Example("Jaccard@1", PIN, 2, F(1, 2)),
             Example("Jaccard", TWO_ROWS, 2, F(5, 8)),
             Example("Jaccard(avg=micro)", TWO_ROWS, 2, F(1, 2)),
+        ),
+    ),
+    Family(
+        "AUC",
+        ("gauc", "group_auc"),
+        pairs.auc,
+        has_cutoff=False,
+        needs_non_relevant=True,
+        definition="share of (relevant, judged non-relevant) pairs ranked in order; unranked "
+        "items after ranked ones, a pair of two unranked ones counts half; 1 without a "
+        "non-relevant item (MIND's AUC)",
+        examples=(
+            Example("AUC", RUNNING, 4, F(3, 4), judged_zeros=True),
+            Example("AUC", RUNNING, 5, F(3, 5), judged_zeros=True),
+            Example("AUC", "0 1", 2, F(1, 2), judged_zeros=True, missed_grade=0),
+            Example("AUC", ORDERED, 1, F(1, 2), judged_zeros=True),
+            Example("AUC", "1 1", 2, F(1), judged_zeros=True),  # no non-relevant item
         ),
     ),
 )
@@ -806,7 +834,7 @@ def markdown_table() -> str:
             _exactness(family),
             "[0, 1]" if family.bounded else "unbounded",
             family.perfect.text,
-            "graded" if family.uses_grades else "binary",
+            _relevance_text(family),
             _examples_text(family.examples),
         ]
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
@@ -819,6 +847,14 @@ def _param_text(param: Param) -> str:
     if param.decimal:
         return f"`{param.name}=B` (a positive decimal, default {decimal_text(param.default)})"  # type: ignore[arg-type]
     return f"`{param.name}=G` (default: the solution's largest grade)"
+
+
+def _relevance_text(family: Family) -> str:
+    if family.uses_grades:
+        return "graded"
+    if family.needs_non_relevant:
+        return "binary, with judged non-relevant items (grades below the threshold or candidates)"
+    return "binary"
 
 
 def _value_text(param: Param) -> str:
