@@ -25,7 +25,8 @@ class Recipe:
     Attributes
     ----------
     name : str
-        The recipe's name, ``competition-year`` (``"otto-2023"``).
+        The recipe's name, ``competition-year`` (``"otto-2023"``), or a standing
+        benchmark's own name (``"mind"``).
     competition : str
         The competition's title, host and year.
     metrics : tuple of str
@@ -375,6 +376,44 @@ RECIPES: tuple[Recipe, ...] = (
         "no cut-off (groups are capped at 50, so more than 50 matches cannot help). "
         + _WHOLE_ROWS_NOTE,
         _command("shopee-2021"),
+    ),
+    Recipe(
+        "instacart-2017",
+        "Instacart Market Basket Analysis (Kaggle, 2017)",
+        ("SetF",),
+        {"k": _WHOLE_ROWS, "empty_token": "None"},
+        "order_id,products: one row per order, its reordered product ids space-separated, or None",
+        _kaggle("instacart-market-basket-analysis"),
+        "The mean over orders of F1 = 2·|S∩R| / (|S| + |R|), the submitted ids as a set, "
+        "no cut-off. None is an item like the others (predicting None for an order with no "
+        "reorder is a hit, None beside products is allowed), and an empty cell in either "
+        "file stands for None (empty_token='None'). " + _WHOLE_ROWS_NOTE,
+        _command("instacart-2017"),
+    ),
+    Recipe(
+        "mind",
+        "MIND: Microsoft News Recommendation (MIND news recommendation competition, 2020)",
+        ("AUC", "nDCG@5", "nDCG@10"),
+        {
+            "k": _WHOLE_ROWS,
+            "layout": "long",
+            "rank_column_name": "rank",
+            "solution_layout": "long",
+            "grade_column_name": "label",
+        },
+        "ImpressionID,NewsID,label (solution: every candidate of an impression, 1 if "
+        "clicked, 0 if not) and ImpressionID,NewsID,rank (submission: every candidate's "
+        "rank, 1 best), the long form of MIND's impression lines",
+        "https://github.com/msnews/MIND/blob/master/evaluate.py",
+        "The host's evaluate.py averages, over impressions, scikit-learn's AUC of the "
+        "clicks against the ranking, and nDCG@5 and nDCG@10 with gains 2^label - 1; the "
+        "recipe gives these three, exactly. MIND's file holds, per impression, the ranks of "
+        "its candidates in their order ([2,1,3]): write one row per candidate with its rank. "
+        "Its fourth figure, 'MRR', is the mean over the clicked items of 1/rank, not the "
+        "reciprocal rank of the first click: not among this scorer's measures, so not in "
+        "the recipe. An impression with no click is left out (MIND's AUC is undefined "
+        "there); one whose every candidate was clicked scores AUC 1. " + _WHOLE_ROWS_NOTE,
+        _command("mind", files=("truth.csv", "prediction.csv")),
     ),
     Recipe(
         "foursquare-2022",

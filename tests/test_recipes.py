@@ -324,6 +324,33 @@ SET_RECIPES: dict[str, tuple[str, str, Callable[[set[str], set[str]], Fraction],
 }
 
 
+@pytest.mark.parametrize("name", covers("instacart-2017"))
+def test_instacart_f1_with_none_as_an_item(name: str) -> None:
+    """Kaggle's page: the mean over orders of F1 between the reordered products and the
+    submitted ones, None standing for no reorder (a hit when both say None)."""
+    rng = random.Random(name)
+    orders = ids("", 80)
+    products = ids("", 30, 4)
+    truths = [
+        set(rng.sample(products, rng.randint(1, 5))) if rng.random() < 0.7 else {"None"}
+        for _ in orders
+    ]
+    predicted = [set(rng.sample(products, rng.randint(0, 6))) for _ in orders]
+    predicted = [p | {"None"} if rng.random() < 0.3 else p for p in predicted]
+
+    def cell(items: set[str], empty_for_none: bool) -> str:
+        return "" if items == {"None"} and empty_for_none else " ".join(sorted(items))
+
+    solution = pd.DataFrame(
+        {"order_id": orders, "products": [cell(t, rng.random() < 0.5) for t in truths]}
+    )
+    submission = pd.DataFrame(
+        {"order_id": orders, "products": [cell(p or {"None"}, not p) for p in predicted]}
+    )
+    expected = mean([set_f(t, p or {"None"}, 1) for t, p in zip(truths, predicted, strict=True)])
+    assert scorer.score(solution, submission, recipe=name) == float(expected)
+
+
 @pytest.mark.parametrize("name", covers(*SET_RECIPES))
 def test_set_recipes_equal_their_pages_means(name: str) -> None:
     row_id, target, measure, self_match = SET_RECIPES[name]
@@ -416,6 +443,44 @@ def trec_eval_ndcg_j_c(qrels: dict[str, dict[str, int]], run: dict[str, list[str
     return math.fsum(values) / len(values)
 
 
+def mind_reference(clicks: list[int], ranks: list[int]) -> tuple[Fraction, float, float]:
+    """MIND's evaluate.py for one impression: scikit-learn's roc_auc_score of the clicks
+    against scores ordering the candidates by rank (no ties), and its dcg_score with
+    gains 2^y - 1, discounts log2(i + 1), the ideal from the sorted clicks."""
+    order = sorted(range(len(ranks)), key=lambda i: ranks[i])
+    positives = [i for i in range(len(clicks)) if clicks[i]]
+    negatives = [i for i in range(len(clicks)) if not clicks[i]]
+    correct = sum(ranks[p] < ranks[n] for p in positives for n in negatives)
+    auc = Fraction(correct, len(positives) * len(negatives)) if negatives else Fraction(1)
+    gains = [2.0 ** clicks[i] - 1 for i in order]
+    ideal = sorted((2.0**c - 1 for c in clicks), reverse=True)
+    return auc, ndcg(gains, ideal, 5), ndcg(gains, ideal, 10)
+
+
+@pytest.mark.parametrize("name", covers("mind"))
+def test_mind_equals_the_hosts_evaluate_py(name: str) -> None:
+    rng = random.Random(name)
+    impressions = [str(i) for i in range(1, 61)]
+    truth_rows, prediction_rows, expected = [], [], []
+    for impression in impressions:
+        news = rng.sample(ids("N", 500, 5), rng.randint(2, 15))
+        clicks = [int(rng.random() < 0.25) for _ in news]
+        if not any(clicks):
+            clicks[rng.randrange(len(news))] = 1
+        ranks = rng.sample(range(1, len(news) + 1), len(news))
+        truth_rows += [(impression, n, str(c)) for n, c in zip(news, clicks, strict=True)]
+        prediction_rows += [(impression, n, str(r)) for n, r in zip(news, ranks, strict=True)]
+        expected.append(mind_reference(clicks, ranks))
+    rng.shuffle(prediction_rows)  # rows in any order: the rank column orders them
+    solution = pd.DataFrame(truth_rows, columns=["ImpressionID", "NewsID", "label"])
+    submission = pd.DataFrame(prediction_rows, columns=["ImpressionID", "NewsID", "rank"])
+    result = scorer.evaluate(solution, submission, recipe=name)
+    assert result.metrics["AUC"] == float(mean([e[0] for e in expected]))
+    for index, measure in ((1, "nDCG@5"), (2, "nDCG@10")):
+        reference = math.fsum(e[index] for e in expected) / len(expected)
+        assert result.metrics[measure] == pytest.approx(reference, rel=1e-12)
+
+
 @pytest.mark.parametrize("name", covers("esci-2022"))
 def test_esci_equals_trec_eval_j_c(name: str) -> None:
     rng = random.Random(name)
@@ -458,7 +523,10 @@ def test_every_recipe_has_a_reference_test() -> None:
 def test_recipe_names_are_unique_and_lower_case() -> None:
     names = [recipe.name for recipe in RECIPES]
     assert len(set(names)) == len(names) == len(RECIPE)
-    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*-\d{4}", name) for name in names)
+    # competition-year, or a standing benchmark's own name (MIND: "mind")
+    assert all(
+        re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*-\d{4}", name) or name == "mind" for name in names
+    )
     assert list_recipes() == list(RECIPES) and scorer.list_recipes() == list(RECIPES)
 
 
@@ -541,7 +609,7 @@ def test_an_exclusive_option_replaces_the_recipes_other() -> None:
     [
         ("otto", "'otto-2023'"),
         ("h-and-m", "'h-and-m-2022'"),
-        ("santander-2017", "'santander-2016', 'outbrain-2017'"),
+        ("santander-2017", "'santander-2016', 'instacart-2017', 'outbrain-2017'"),
         ("kdd-cup", "'kdd-cup-2023'"),
         ("zzz", "none is close"),
     ],
