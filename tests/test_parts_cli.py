@@ -111,6 +111,6 @@ def test_the_number_of_parts_follows_the_size_and_budget(tmp_path) -> None:
     files = parquet_files(str(tmp_path / "s"), scorer.HostVisibleError)
     assert len(files) == 4 and all(f.endswith(".parquet") for f in files)
     size = sum(os.path.getsize(f) for f in files)
-    assert chosen_parts(files, size * 8) == 1
-    assert chosen_parts(files, size) == 8
+    assert chosen_parts(files, size * 4) == 1
+    assert chosen_parts(files, size) == 4
     assert chosen_parts(files, 1) == 256
