@@ -92,8 +92,8 @@ def test_parts_refuse_what_they_cannot_read(tmp_path, capsys) -> None:
     solution, submission = _run(20)
     _write_dataset(solution, tmp_path / "solution", 2, False)
     os.makedirs(tmp_path / "empty")
-    assert main([str(tmp_path / "solution"), str(tmp_path / "empty")]) == 1
-    assert "No Parquet files" in capsys.readouterr().err
+    assert main([str(tmp_path / "solution"), str(tmp_path / "empty")]) == 2  # a usage error
+    assert "is a directory holding no .parquet file" in capsys.readouterr().err
     os.makedirs(tmp_path / "csv")
     submission.to_csv(tmp_path / "csv" / "part-0.parquet", index=False)
     assert main([str(tmp_path / "solution"), str(tmp_path / "csv")]) == 1

@@ -18,7 +18,13 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from scorer.errors import HostVisibleError, ParticipantVisibleError, Problem, raise_if_any
+from scorer.errors import (
+    HostVisibleError,
+    InputIsADirectoryError,
+    ParticipantVisibleError,
+    Problem,
+    raise_if_any,
+)
 from scorer.partial import finish, merge, partition, score_part
 from scorer.read.columns import StringTable
 from scorer.read.files import ReadLimits, read_table
@@ -41,8 +47,9 @@ def parquet_files(path: str, error: type[HostVisibleError | ParticipantVisibleEr
 
     Raises
     ------
-    error
-        The directory holds no Parquet file.
+    InputIsADirectoryError
+        The directory holds no Parquet file: a usage error naming the path, as any
+        directory given as an input was before parts.
     """
     if not os.path.isdir(path):
         return [path]
@@ -55,17 +62,11 @@ def parquet_files(path: str, error: type[HostVisibleError | ParticipantVisibleEr
             if name.endswith(".parquet") and not name.startswith((".", "_"))
         ]
     if not found:
-        raise_if_any(
-            [
-                Problem(
-                    "No Parquet files",
-                    "a directory of .parquet files (a partitioned dataset)",
-                    f"none under {os.path.basename(os.path.normpath(path))!r}",
-                    "write the parts as .parquet files, or give one file",
-                )
-            ],
-            error,
-            "The input",
+        role = "submission" if issubclass(error, ParticipantVisibleError) else "solution"
+        raise InputIsADirectoryError(
+            f"The {role} path {path!r} is a directory holding no .parquet file. Give the "
+            f"path of the {role} file itself (.csv, .csv.gz, .zip or .parquet), or a "
+            "directory of Parquet parts."
         )
     return sorted(found)
 
