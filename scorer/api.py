@@ -27,6 +27,7 @@ from scorer.align.target_types import TargetTypes, typed_solution, typed_submiss
 from scorer.check.grades import GradedTruth
 from scorer.check.hints import Hint, prediction_hints, solution_hints
 from scorer.check.shapes import (
+    TREC_GRADES,
     candidate_source,
     read_candidates,
     read_solution,
@@ -504,23 +505,25 @@ def _read_and_check(
     exponential: tuple[str, ...] = (),
     every_quote: bool = False,
     keep_candidates: bool = False,
+    known_types: tuple[str, ...] | None = None,
 ) -> _Checked:
     """Read both inputs (any shape: README, "Long layout", "TREC files") and check
     them; every problem is raised here, each input's problems at once (``exponential``:
     the requested measures with exponential gains, for the grades' bound;
     ``every_quote``: :func:`~scorer.check.validate.check_submission`'s;
-    ``keep_candidates``: keep them for the pair measures' non-relevant items)."""
+    ``keep_candidates``: keep them for the pair measures' non-relevant items; ``known_types``:
+    the whole solution's target types, for a part of a run)."""
     candidate_column, candidate_table = candidate_source(options, inputs.candidates)
     shaped = read_solution(
         inputs.solution, options, inputs.row_id_column_name, inputs.segment_column_name, limits
     )
     if options.format == "trec":
         # trec_eval's rules: its file's own columns, and queries only in the run ignored.
-        options = replace(
-            options, grade_column_name=shaped.grade_column_name, unknown_row_ids="ignore"
-        )
+        options = trec_options(options, shaped.grade_column_name)
     solution_table, segment_column = take_segment_column(shaped.table, inputs.segment_column_name)
-    solution_table, typed = _typed_solution(solution_table, shaped.row_id_column_name, options)
+    solution_table, typed = _typed_solution(
+        solution_table, shaped.row_id_column_name, options, known_types
+    )
     candidate_cells = None
     if candidate_column is not None:
         solution_table, candidate_cells = take_column(
@@ -609,7 +612,10 @@ def _with_empty_token(table: StringTable, target_name: str, options: Options) ->
 
 
 def _typed_solution(
-    table: StringTable, row_id_column_name: str | None, options: Options
+    table: StringTable,
+    row_id_column_name: str | None,
+    options: Options,
+    known_types: tuple[str, ...] | None = None,
 ) -> tuple[StringTable, TargetTypes | None]:
     """The solution's target types (none unless asked for); the table keyed by (row id,
     type) when the types are a column of their own."""
@@ -626,7 +632,7 @@ def _typed_solution(
     if row_id_name not in table.names:
         return table, None  # the column check names the missing row-id column
     table, typed, problems = typed_solution(
-        table, row_id_name, type_column=type_column, separator=separator
+        table, row_id_name, type_column=type_column, separator=separator, known=known_types
     )
     raise_if_any(problems, HostVisibleError, SOLUTION)
     return table, typed
@@ -732,6 +738,23 @@ def _candidate_non_relevant(
     return NonRelevant(*judgements.ranked_misses(), counts)
 
 
+def unjudged_lines_warnings(count: int) -> tuple[ScoreWarning, ...]:
+    """The host's warning about the qrels lines left out as unjudged (none for 0)."""
+    if not count:
+        return ()
+    message = (
+        f"The qrels hold {format_count(count, 'line')} with a negative rel (in the pool, "
+        "not judged): left out, as trec_eval does."
+    )
+    return (ScoreWarning("qrels_unjudged_lines", message, count, (), "host"),)
+
+
+def trec_options(options: Options, grade_column_name: str | None = TREC_GRADES) -> Options:
+    """The options as a trec_eval run applies them: its file's own grade column, and
+    queries only in the run ignored."""
+    return replace(options, grade_column_name=grade_column_name, unknown_row_ids="ignore")
+
+
 def _result(
     checked: _Checked,
     aligned: _Aligned,
@@ -749,13 +772,7 @@ def _result(
     overall, splits = means.overall, means.splits
     split_scores = {split: (found or {}).get(first_name) for split, found in splits.items()}
     warnings = _warnings(solution, aligned, split_scores, options)
-    if checked.n_unjudged_lines:
-        count = checked.n_unjudged_lines
-        message = (
-            f"The qrels hold {format_count(count, 'line')} with a negative rel (in the pool, "
-            "not judged): left out, as trec_eval does."
-        )
-        warnings += (ScoreWarning("qrels_unjudged_lines", message, count, (), "host"),)
+    warnings += unjudged_lines_warnings(checked.n_unjudged_lines)
     user_values = {name: unscored_as_nan(value.values(), scored) for name, value in values.items()}
     hits = aligned.judgements.n_hits(options.k)
     per_user_table = None

@@ -24,6 +24,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -31,18 +32,23 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.align.fingerprints import string_prints
+from scorer.align.target_types import TargetTypes
 from scorer.api import (
     _align,
     _Inputs,
     _keys,
+    _Means,
     _options_and_measures,
     _read_and_check,
     _row_findings,
     score_warnings,
     split_findings,
+    trec_options,
+    unjudged_lines_warnings,
 )
 from scorer.arrays import CHUNK_ROWS, string_bytes
 from scorer.check.findings import MAX_EXPONENTIAL_GRADE, Wording, merge_findings, raise_findings
+from scorer.check.shapes import TREC_GRADES, TREC_ROW_ID, read_solution
 from scorer.check.validate import (
     SOLUTION,
     SUBMISSION,
@@ -52,13 +58,24 @@ from scorer.check.validate import (
 )
 from scorer.errors import Finding, HostVisibleError, ParticipantVisibleError, ScorerError
 from scorer.measures import Measure, parse_all
-from scorer.measures.exact_means import ExactSums, MicroSums, SplitMeans
-from scorer.options import OPTION, Options
-from scorer.policy import SPLITS, no_scorable_user, sort_users, split_labels
+from scorer.measures.exact_means import ExactSums, MicroRatios, MicroSums, SplitMeans
+from scorer.options import Options
+from scorer.policy import (
+    SPLITS,
+    no_scorable_user,
+    sort_users,
+    split_labels,
+    type_weights,
+    weighted_type_means,
+)
 from scorer.read.columns import to_string_array
 from scorer.read.files import ReadLimits
 from scorer.read.inputs import TableLike, as_string_table
+from scorer.read.trec import QRELS_COLUMNS
 from scorer.result import ScoreResult
+from scorer.stats.intervals import Interval
+from scorer.stats.poisson import ReplicateSums, mix, ratios, weighted_sums
+from scorer.stats.resampling import check_settings, percentile_interval
 
 #: The version of a partial's JSON form; :meth:`Partial.from_json` refuses others.
 VERSION = 1
@@ -69,7 +86,9 @@ _SOLUTION_ROWS, _SUBMISSION, _GRADES = 1, 2, 3
 _GRADE_KINDS = frozenset({"grades_mismatch", "invalid_grades", "exponential_grades"})
 
 
-def partition(row_ids: Any, n_parts: int, seed: int = 0) -> np.ndarray:
+def partition(
+    row_ids: Any, n_parts: int, seed: int = 0, *, type_separator: str | None = None
+) -> np.ndarray:
     """Each row id's part, in ``0 .. n_parts - 1``, the same on every machine and run.
 
     The part is a fixed 64-bit hash (numpy arithmetic on the UTF-8 bytes, a word at
@@ -91,6 +110,10 @@ def partition(row_ids: Any, n_parts: int, seed: int = 0) -> np.ndarray:
         The number of parts, at least 1.
     seed : int, default 0
         Another seed gives another, equally stable, split.
+    type_separator : str, optional
+        The run's ``row_id_type_separator``: each id is cut at its last separator and
+        only the row id before it is hashed, so that the target types of one row id
+        (``42_clicks``, ``42_orders``) share a part.
 
     Returns
     -------
@@ -100,12 +123,19 @@ def partition(row_ids: Any, n_parts: int, seed: int = 0) -> np.ndarray:
     --------
     >>> partition(["u1", " U1", "U1 ", "u3", "7", 7, "7.0", "007"], 4).tolist()
     [3, 3, 3, 0, 3, 3, 3, 3]
+    >>> partition(["u1_clicks", "u1_orders", "u1"], 4, type_separator="_").tolist()
+    [3, 3, 3]
     """
     if isinstance(n_parts, bool) or not isinstance(n_parts, (int, np.integer)) or n_parts < 1:
         raise HostVisibleError(
             "The 'n_parts' parameter must be an int in the range [1, inf). "
             f"Got {n_parts!r} instead."
         )
+    return (_id_prints(row_ids, seed, type_separator) % np.uint64(n_parts)).astype(np.int64)
+
+
+def _id_prints(row_ids: Any, seed: int, type_separator: str | None) -> np.ndarray:
+    """The fixed 64-bit fingerprint of each normalised row id (:func:`partition`)."""
     key = (_PRINT_MULTIPLIER, (seed * 0xD1B54A32D192ED03 + 0x632BE59BD9B4E019) % 2**64)
     chunks = row_ids.chunks if isinstance(row_ids, pa.ChunkedArray) else [row_ids]
     if not all(isinstance(chunk, pa.Array) and _is_text(chunk) for chunk in chunks):
@@ -114,11 +144,12 @@ def partition(row_ids: Any, n_parts: int, seed: int = 0) -> np.ndarray:
     done = 0
     for chunk in chunks:  # Arrow's chunks (a CSV reader's blocks), each cut to CHUNK_ROWS
         for start in range(0, len(chunk), CHUNK_ROWS):
-            normal = _normalised(pc.fill_null(chunk.slice(start, CHUNK_ROWS), ""))
+            ids = pc.fill_null(chunk.slice(start, CHUNK_ROWS), "")
+            normal = _normalised(_bare(ids, type_separator))
             prints = string_prints(normal, key).view(np.uint64)  # type: ignore[union-attr]
-            hashes[done : done + len(normal)] = _mix(prints)
+            hashes[done : done + len(normal)] = mix(prints)
             done += len(normal)
-    return (hashes % np.uint64(n_parts)).astype(np.int64)
+    return hashes
 
 
 # Whitespace as Python's str.split() knows it: the ASCII characters, then the others.
@@ -131,6 +162,15 @@ _SPACE = (
 # A fixed odd multiplier: the parts must be the same in every process (string_prints'
 # own keys are drawn at random, for tables a participant must not predict).
 _PRINT_MULTIPLIER = 0x9FB21C651E98DF25
+
+
+def _bare(ids: pa.Array, separator: str | None) -> pa.Array:
+    """The ids cut at their last ``separator`` (the row id without its target type);
+    an id without one whole."""
+    if not separator:
+        return ids
+    pieces = pc.split_pattern(ids, pattern=separator, max_splits=1, reverse=True)
+    return pc.list_element(pieces, 0)
 
 
 def _is_text(array: pa.Array) -> bool:
@@ -169,11 +209,26 @@ def _large(ids: pa.Array) -> pa.Array:
     return pa.Array.from_buffers(pa.large_string(), len(ids), buffers)
 
 
-def _mix(z: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser: every input bit moves about half the output bits."""
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+@dataclass(frozen=True)
+class TypeSums:
+    """One target type's share of a partial: its scored rows per split label and each
+    measure's exact sums over them (added up as :class:`Partial`'s are)."""
+
+    counts: tuple[int, ...]
+    sums: dict[str, ExactSums | MicroSums]
+
+    def plus(self, other: TypeSums) -> TypeSums:
+        """Both parts' rows of the type together."""
+        counts = tuple(a + b for a, b in zip(self.counts, other.counts, strict=True))
+        return TypeSums(counts, {name: s.plus(other.sums[name]) for name, s in self.sums.items()})  # type: ignore[arg-type]
+
+    def exact_means(self) -> tuple[dict[str, Fraction | None], dict[str, list[Fraction | None]]]:
+        """Each measure's exact value over the type's scored rows, and per split label."""
+        overall, by_label = {}, {}
+        for name, sums in self.sums.items():
+            by_label[name] = sums.exact_means(list(self.counts))
+            overall[name] = sums.merged().exact_means([sum(self.counts)])[0]
+        return overall, by_label
 
 
 @dataclass(frozen=True)
@@ -207,6 +262,14 @@ class Partial:
     max_grades : tuple of int
         The largest grades ERR and nERR took as their default ``max_grade`` (each part
         its own; :func:`finish` refuses parts that disagree).
+    types : dict of str to TypeSums
+        With target types, per type (those of the part's solution) its scored rows
+        and each measure's exact sums, per split label.
+    replicates : dict of str to tuple of ReplicateSums
+        With ``resamples``: per split label and Poisson replicate, the exact weighted
+        sums (``""``: of the weights; a measure's name: of its values, or of its
+        numerators and denominators with ``avg=micro``; with target types, each key
+        prefixed by the type and a line break).
     """
 
     settings: dict[str, Any]
@@ -218,6 +281,8 @@ class Partial:
     sums: dict[str, ExactSums | MicroSums] = field(default_factory=dict)
     hits_at_rank: tuple[int, ...] = ()
     max_grades: tuple[int, ...] = ()
+    types: dict[str, TypeSums] = field(default_factory=dict)
+    replicates: dict[str, tuple[ReplicateSums, ...]] = field(default_factory=dict)
 
     @property
     def fingerprint(self) -> str:
@@ -249,6 +314,11 @@ class Partial:
                 "sums": {name: _sums_json(sums) for name, sums in self.sums.items()},
                 "hits_at_rank": [str(h) for h in self.hits_at_rank],
                 "max_grades": list(self.max_grades),
+                "types": {kind: _type_json(found) for kind, found in self.types.items()},
+                "replicates": {
+                    key: [sums.to_json() for sums in found]
+                    for key, found in self.replicates.items()
+                },
             },
             sort_keys=True,
             separators=(",", ":"),
@@ -284,6 +354,11 @@ class Partial:
                 sums={name: _sums_of(value) for name, value in data["sums"].items()},
                 hits_at_rank=tuple(int(h) for h in data["hits_at_rank"]),
                 max_grades=tuple(int(g) for g in data["max_grades"]),
+                types={str(k): _type_of(v) for k, v in data.get("types", {}).items()},
+                replicates={
+                    str(key): tuple(ReplicateSums.of_json(sums) for sums in found)
+                    for key, found in data.get("replicates", {}).items()
+                },
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise HostVisibleError(
@@ -323,6 +398,20 @@ def _sums_json(sums: ExactSums | MicroSums) -> dict[str, Any]:
     }
 
 
+def _type_json(found: TypeSums) -> dict[str, Any]:
+    return {
+        "counts": list(found.counts),
+        "sums": {name: _sums_json(sums) for name, sums in found.sums.items()},
+    }
+
+
+def _type_of(data: dict[str, Any]) -> TypeSums:
+    return TypeSums(
+        tuple(int(c) for c in data["counts"]),
+        {str(name): _sums_of(value) for name, value in data["sums"].items()},
+    )
+
+
 def _sums_of(data: dict[str, Any]) -> ExactSums | MicroSums:
     if "micro" in data:
         return MicroSums(tuple((int(n), int(d)) for n, d in data["micro"]))
@@ -339,18 +428,21 @@ def score_part(
     limits: ReadLimits | None = None,
     metrics: str | Measure | Sequence[str | Measure] | None = None,
     candidates: TableLike | None = None,
+    target_types: Sequence[str] | None = None,
+    resamples: int = 0,
+    seed: int = 0,
     **options: Any,
 ) -> Partial:
-    """Score one part of a run: both inputs restricted to the same row ids' part
-    (:func:`partition`).
+    """Score one part of a run: both inputs (and ``candidates``) restricted to the same
+    row ids' part (:func:`partition`; with ``row_id_type_separator``, its
+    ``type_separator=``).
 
     Takes :func:`scorer.evaluate`'s arguments (but ``per_user`` and
-    ``segment_column_name``: a partial holds no per-user values). Unlike it, a part
-    with no scorable user is no error (another part may have them), and an invalid
-    part raises nothing: its problems are kept as records for :func:`finish`. Only the
-    wide layout is supported so far: the long layout, trec_eval files, candidates,
-    ``unjudged="drop"``, target types and ``missing_rows="empty"`` are refused (README,
-    "Beyond one machine").
+    ``segment_column_name``: a partial holds no per-user values), every shape included:
+    the long layout, trec_eval files (each part a qrels and a run file of its own),
+    candidates, ``unjudged="drop"``, target types and ``missing_rows="empty"``. Unlike
+    it, a part with no scorable user is no error (another part may have them), and an
+    invalid part raises nothing: its problems are kept as records for :func:`finish`.
 
     Parameters
     ----------
@@ -358,12 +450,20 @@ def score_part(
         ERR's and nERR's default ``max_grade``: the largest grade in the *whole*
         solution, which a part cannot see. Without it each part takes its own
         largest grade, and :func:`finish` refuses parts that disagree.
+    target_types : sequence of str, optional
+        With ``target_type_column_name``, required: every target type of the *whole*
+        solution (a part cannot tell a type its rows lack from one the solution lacks,
+        and the submission's types are checked against them).
 
     Raises
     ------
     HostVisibleError, ParticipantVisibleError
         A problem that is the same in every part (a column missing, a bad option), or
-        an option not yet supported when split into parts.
+        a type column without ``target_types``.
+
+    With ``resamples=N`` the partial also carries, for ``N`` replicates of the Poisson
+    bootstrap (``seed``), each split's exact weighted sums, and :func:`finish` fills
+    ``result.intervals`` (README, "Beyond one machine").
 
     Examples
     --------
@@ -377,26 +477,32 @@ def score_part(
     True
     """
     option_values, measures = _options_and_measures(metrics, **options)
-    _refuse_shapes(option_values, candidates)
     _check_max_grade(max_grade, measures)
-    solution = as_string_table(solution, HostVisibleError, limits)
-    names, grade_name = grade_columns(solution.names, option_values.grade_column_name)
-    words = wording(solution_columns(names, row_id_column_name), option_values, grade_name or "")
+    known_types = _known_types(target_types, option_values)
+    check_settings(resamples if resamples else 1, 0.95, seed, "number of resamples")
+    if option_values.format != "trec":
+        solution = as_string_table(solution, HostVisibleError, limits)
     settings = {
         "options": asdict(option_values),
         "measures": [str(m) for m in measures],
         "legacy": metrics is None,
         "max_grade": max_grade,
-        "wording": asdict(words),
+        "target_types": None if known_types is None else list(known_types),
+        "resamples": resamples,
+        "seed": seed,
+        "wording": asdict(_wording(solution, row_id_column_name, option_values)),
     }
+    inputs = _Inputs(solution, submission, row_id_column_name, None, candidates)
     try:
-        inputs = _Inputs(solution, submission, row_id_column_name, None, None)
         exponential = tuple(str(m) for m in measures if m.exponential)
-        checked = _read_and_check(inputs, option_values, limits, exponential, every_quote=True)
+        checked = _read_and_check(
+            inputs, option_values, limits, exponential, every_quote=True, known_types=known_types
+        )
     except ScorerError as error:
         if not error.findings:
             raise
-        return _invalid(settings, error, solution.n_rows)
+        return _invalid(settings, error, _n_rows(inputs, option_values, limits, error))
+    option_values = checked.options
     notes = checked.submission.notes if checked.submission is not None else ()
     aligned = _align(checked, option_values.k)
     judgements = aligned.judgements
@@ -413,6 +519,7 @@ def score_part(
         "n_ignored": int(users.ignored.sum()),
         "width": judgements.width,
         "usage": int(checked.solution.usage is not None),
+        "unjudged_lines": checked.n_unjudged_lines,
         **{f"label_{label}": int(per_label[label]) for label in range(len(SPLITS))},
     }
     return Partial(
@@ -423,7 +530,119 @@ def score_part(
         sums={name: value.split_sums(labels, len(SPLITS)) for name, value in values.items()},
         hits_at_rank=_trimmed(hits),
         max_grades=_default_max_grades(measures, max_grade, judgements.max_grade),
+        types=_type_sums(checked.typed, values, labels),
+        replicates=_replicates(checked, values, labels, resamples, seed),
     )
+
+
+def _replicates(
+    checked: Any, values: dict[str, Any], labels: np.ndarray, resamples: int, seed: int
+) -> dict[str, tuple[ReplicateSums, ...]]:
+    """The Poisson replicates' exact weighted sums per split label: a row id's weights
+    come from its fingerprint (with target types, the bare row id's: a session's types
+    share them), so every part draws the same ones for it."""
+    if not resamples:
+        return {}
+    typed = checked.typed
+    ids = checked.solution.row_ids if typed is None else typed.bare_row_ids
+    prints = _id_prints(ids, 0, None)
+    n_splits = len(SPLITS)
+    kinds = [("", labels)]
+    if typed is not None:
+        kinds = [
+            (f"{kind}\n", np.where(typed.row_type == t, labels, n_splits))
+            for t, kind in enumerate(typed.types)
+        ]
+    found: dict[str, tuple[ReplicateSums, ...]] = {}
+    for prefix, groups in kinds:
+        columns = [_columns(value) for value in values.values()]
+        flat = [column for pair in columns for column in pair]
+        counts, sums = weighted_sums(flat, groups, n_splits, prints, seed, resamples)
+        found[prefix] = (counts,)
+        at = 0
+        for name, pair in zip(values, columns, strict=True):
+            found[prefix + name] = tuple(sums[at : at + len(pair)])
+            at += len(pair)
+    return found
+
+
+def _columns(value: Any) -> tuple[np.ndarray, ...]:
+    """What a measure's replicates sum: its users' values, or with ``avg=micro`` their
+    numerators and denominators."""
+    if isinstance(value, MicroRatios):
+        return (value.numerator.astype(np.float64), value.denominator.astype(np.float64))
+    return (np.nan_to_num(np.asarray(value.values(), dtype=np.float64)),)
+
+
+def _known_types(target_types: Sequence[str] | None, options: Options) -> tuple[str, ...] | None:
+    """``target_types`` checked: required with a type column, a sequence of strings."""
+    if options.target_type_column_name is None:
+        return None
+    if (
+        target_types is None
+        or isinstance(target_types, str)
+        or not all(isinstance(kind, str) for kind in target_types)
+    ):
+        raise HostVisibleError(
+            "With target_type_column_name, score_part needs target_types: the target types "
+            "of the whole solution (a part cannot tell a type its rows lack from one the "
+            f"solution lacks). Got {target_types!r}: give a list of strings, e.g. the "
+            "distinct values of the solution's type column."
+        )
+    return tuple(sorted(set(target_types), key=lambda kind: kind.encode()))
+
+
+def _wording(solution: Any, row_id_column_name: str | None, options: Options) -> Wording:
+    """The column names the problems' sentences use, as :func:`scorer.evaluate` finds
+    them: a trec_eval file's own, else the solution's but its type and candidates
+    columns (taken out before it is checked)."""
+    if options.format == "trec":
+        names, grade_name = grade_columns(QRELS_COLUMNS, TREC_GRADES)
+        row_id_column_name = TREC_ROW_ID
+    else:
+        taken = {options.target_type_column_name, options.candidates_column_name}
+        kept = [name for name in solution.names if name not in taken]
+        names, grade_name = grade_columns(kept, options.grade_column_name)
+    return wording(solution_columns(names, row_id_column_name), options, grade_name or "")
+
+
+def _n_rows(
+    inputs: _Inputs, options: Options, limits: ReadLimits | None, error: ScorerError
+) -> int:
+    """The part's solution rows (row ids, or row ids and types), which "Missing rows"
+    counts for the whole run: read again only for an invalid submission of a shape
+    other than the wide one (a long solution has several lines per row id)."""
+    wide = options.format != "trec" and options.solution_layout == "wide"
+    if wide or not isinstance(error, ParticipantVisibleError):
+        return inputs.solution.n_rows if wide else 0
+    shaped = read_solution(inputs.solution, options, inputs.row_id_column_name, None, limits)
+    return shaped.table.n_rows
+
+
+def _type_sums(
+    typed: TargetTypes | None, values: dict[str, Any], labels: np.ndarray
+) -> dict[str, TypeSums]:
+    """Per target type, its scored rows per split label and each measure's exact sums
+    over them (none without target types)."""
+    if typed is None:
+        return {}
+    n_types, n_splits = len(typed.types), len(SPLITS)
+    by_split = np.where(labels < n_splits, typed.row_type * n_splits + labels, n_types * n_splits)
+    counts = np.bincount(by_split, minlength=n_types * n_splits + 1).tolist()
+    sums = {name: value.split_sums(by_split, n_types * n_splits) for name, value in values.items()}
+    return {
+        kind: TypeSums(
+            tuple(counts[t * n_splits : (t + 1) * n_splits]),
+            {name: _labels(s, t * n_splits, (t + 1) * n_splits) for name, s in sums.items()},
+        )
+        for t, kind in enumerate(typed.types)
+    }
+
+
+def _labels(sums: ExactSums | MicroSums, start: int, stop: int) -> ExactSums | MicroSums:
+    if isinstance(sums, MicroSums):
+        return MicroSums(sums.by_label[start:stop])
+    return ExactSums(sums.by_label[start:stop], sums.exponents)
 
 
 def _invalid(settings: dict[str, Any], error: ScorerError, n_users: int) -> Partial:
@@ -438,44 +657,6 @@ def _invalid(settings: dict[str, Any], error: ScorerError, n_users: int) -> Part
     problems = tuple(f for f in error.findings if f.kind != "open_quotes")
     notes = tuple(f for f in error.findings if f.kind == "open_quotes")
     return Partial(settings, stage, problems, notes, counts={"n_users": n_users})
-
-
-#: The options of other shapes than the wide layout, several targets per row id and
-#: missing rows scored as empty: not yet supported in parts.
-_SHAPE_OPTIONS = (
-    "missing_rows",
-    "target_type_column_name",
-    "row_id_type_separator",
-    "type_weights",
-    "layout",
-    "solution_layout",
-    "rank_column_name",
-    "score_column_name",
-    "format",
-    "candidates_column_name",
-    "candidate_rule",
-    "unjudged",
-)
-
-
-def _refuse_shapes(options: Options, candidates: TableLike | None) -> None:
-    """Refuse the long layout, trec_eval files, candidates, dropped unjudged items,
-    target types and missing rows scored as empty: their problems, warnings or weighted
-    totals are not yet records that parts can merge."""
-    given = [
-        f"{name}={getattr(options, name)!r}"
-        for name in _SHAPE_OPTIONS
-        if getattr(options, name) != OPTION[name].default
-    ]
-    if candidates is not None:
-        given.append("candidates=<table>")
-    if given:
-        raise HostVisibleError(
-            f"{', '.join(given)}: not yet supported when split into parts (score_part "
-            "scores the wide layout, one row per row id with its items space-separated). "
-            "Give each part in the wide layout without candidates, or score the whole data "
-            "with scorer.evaluate."
-        )
 
 
 def _check_max_grade(max_grade: int | None, measures: tuple[Measure, ...]) -> None:
@@ -575,7 +756,28 @@ def _merge_two(a: Partial, b: Partial) -> Partial:
         sums,
         tuple(x + y for x, y in zip(*padded, strict=True)),
         tuple(sorted(set(a.max_grades) | set(b.max_grades))),
+        _merged_types(a.types, b.types),
+        _merged_replicates(a.replicates, b.replicates),
     )
+
+
+def _merged_replicates(
+    a: dict[str, tuple[ReplicateSums, ...]], b: dict[str, tuple[ReplicateSums, ...]]
+) -> dict[str, tuple[ReplicateSums, ...]]:
+    merged = dict(a)
+    for key, found in b.items():
+        if key in merged:
+            found = tuple(x.plus(y) for x, y in zip(merged[key], found, strict=True))
+        merged[key] = found
+    return dict(sorted(merged.items()))
+
+
+def _merged_types(a: dict[str, TypeSums], b: dict[str, TypeSums]) -> dict[str, TypeSums]:
+    """Each target type's sums over both parts (a type only one part holds as is)."""
+    merged = dict(a)
+    for kind, found in b.items():
+        merged[kind] = merged[kind].plus(found) if kind in merged else found
+    return dict(sorted(merged.items(), key=lambda item: item[0].encode()))
 
 
 # Counts merged by their largest value: the widest ranking, whether ``Usage`` is there.
@@ -586,11 +788,13 @@ _LARGEST = frozenset({"width", "usage"})
 _HITS_AT_RANK_MIN_LENGTH = 1000
 
 
-def finish(partial: Partial) -> ScoreResult:
+def finish(partial: Partial, *, level: float = 0.95) -> ScoreResult:
     """The result of the whole run, as :func:`scorer.evaluate` gives it.
 
     The per-user arrays (``user_values``, ``per_user`` and the like) are not part of a
-    partial: they stay empty.
+    partial: they stay empty. Partials scored with ``resamples`` fill
+    ``result.intervals``: per measure and split, the ``level`` percentile interval of
+    the Poisson replicates (``method="poisson"``).
 
     Raises
     ------
@@ -601,6 +805,8 @@ def finish(partial: Partial) -> ScoreResult:
     settings = partial.settings
     options = Options(**settings["options"])
     words = Wording(**settings["wording"])
+    if options.format == "trec":
+        options = trec_options(options)
     if partial.stage:
         if partial.stage == _SUBMISSION:
             findings = [
@@ -628,15 +834,23 @@ def finish(partial: Partial) -> ScoreResult:
     # The canonical names write every parameter but the family's default: parsed back
     # with that default (not the run's normalization), they are the same measures.
     measures = parse_all(settings["measures"], options.k)
-    means = {name: sums.split_means(label_counts) for name, sums in partial.sums.items()}
     names = [str(m) for m in measures]
-    overall = {name: float(means[name].overall) for name in names}  # type: ignore[arg-type]
     has_usage = counts.get("usage", 0) > 0
-    splits = _splits(means, names, has_usage)
-    split_scores = {split: (found or {}).get(names[0]) for split, found in splits.items()}
-    warnings = score_warnings([*partial.warnings, *split_findings(split_scores, has_usage)])
+    typed = bool(options.target_type_column_name or options.row_id_type_separator)
+    if typed:
+        means = _typed_means(partial, options, has_usage)
+    else:
+        found = {name: sums.split_means(label_counts) for name, sums in partial.sums.items()}
+        means = _Means(
+            {name: float(found[name].overall) for name in names},  # type: ignore[arg-type]
+            _splits(found, names, has_usage),
+        )
+    split_scores = {split: (found or {}).get(names[0]) for split, found in means.splits.items()}
+    warnings = score_warnings(
+        [*partial.warnings, *split_findings(split_scores, has_usage, typed)]
+    ) + unjudged_lines_warnings(counts.get("unjudged_lines", 0))
     return ScoreResult(
-        score=overall[names[0]],
+        score=means.overall[names[0]],
         public_score=split_scores["Public"],
         private_score=split_scores["Private"],
         n_users=counts.get("n_users", 0),
@@ -645,12 +859,92 @@ def finish(partial: Partial) -> ScoreResult:
         n_ignored=counts.get("n_ignored", 0),
         options=options,
         warnings=warnings,
-        metrics=overall,
-        public_metrics=splits["Public"],
-        private_metrics=splits["Private"],
+        metrics=means.overall,
+        public_metrics=means.splits["Public"],
+        private_metrics=means.splits["Private"],
         measures=tuple(names),
         keys=_keys(measures, settings["legacy"]),
         hits_at_rank=_hits_at_rank(partial, options.k),
+        by_type=means.by_type,
+        public_by_type=means.split_by_type["Public"],
+        private_by_type=means.split_by_type["Private"],
+        types=tuple(partial.types),
+        weights=means.weights,
+        intervals=_poisson_intervals(partial, means, names, has_usage, level),
+    )
+
+
+def _poisson_intervals(
+    partial: Partial, means: _Means, names: list[str], has_usage: bool, level: float
+) -> dict[str, dict[str, Interval]] | None:
+    """Per measure, the percentile intervals of its Poisson replicates: overall, and
+    per split with ``Usage``. With target types, a replicate's total is Σ w_t · value_t
+    over its types' weighted means; a replicate without a weighted row of some type
+    (or with no weighted row at all) has no value and is left out."""
+    if not partial.settings.get("resamples"):
+        return None
+    check_settings(1, level, 0)
+    types = list(partial.types) or [""]
+    weights = means.weights or {"": 1.0}
+    prefixes = [f"{kind}\n" if means.weights else "" for kind in types]
+    choices = {"score": list(range(len(SPLITS)))}
+    if has_usage:
+        choices.update({split.lower(): [label] for label, split in enumerate(SPLITS)})
+    intervals: dict[str, dict[str, Interval]] = {}
+    for name in names:
+        found = {}
+        for split, labels in choices.items():
+            value = (
+                means.overall[name]
+                if split == "score"
+                else ((means.splits[split.capitalize()] or {}).get(name))
+            )
+            if value is None:
+                continue
+            total = sum(
+                weights[kind] * _replicate_means(partial.replicates, prefix, name, labels)
+                for kind, prefix in zip(types, prefixes, strict=True)
+            )
+            drawn = np.asarray(total, dtype=np.float64)
+            drawn = drawn[~np.isnan(drawn)]
+            bounds = percentile_interval(drawn, level) if len(drawn) else (np.nan, np.nan)
+            found[split] = Interval(value, *bounds, method="poisson")
+        intervals[name] = found
+    return intervals
+
+
+def _replicate_means(
+    replicates: dict[str, tuple[ReplicateSums, ...]], prefix: str, name: str, labels: list[int]
+) -> np.ndarray:
+    """Each replicate's weighted mean of a measure over some split labels (NaN with no
+    weighted row): Σ w·x / Σ w, or Σ w·numerator / Σ w·denominator."""
+    counts = replicates[prefix][0].total(labels)
+    sums = [s.total(labels) for s in replicates[prefix + name]]
+    micro = len(sums) == 2
+    drawn = ratios(sums[0], sums[1], 0.0) if micro else ratios(sums[0], counts, np.nan)
+    drawn[counts.sums[0] == 0] = np.nan
+    return drawn
+
+
+def _typed_means(partial: Partial, options: Options, has_usage: bool) -> _Means:
+    """With target types: each type's values and the weighted totals, from each type's
+    exact sums, as :func:`scorer.evaluate` forms them."""
+    types = tuple(partial.types)
+    weights = type_weights(types, options.type_weights)
+    exact: dict[str, list[Fraction | None]] = {}
+    per_split: dict[str, list[Fraction | None]] = {}
+    for found in partial.types.values():
+        overall, by_label = found.exact_means()
+        for name, mean in overall.items():
+            exact.setdefault(name, []).append(mean)
+            per_split.setdefault(name, []).extend(by_label[name])
+    found = weighted_type_means(exact, per_split if has_usage else None, types, weights)
+    return _Means(
+        found.overall,
+        found.splits,
+        found.by_type,
+        found.split_by_type,
+        {kind: float(weight) for kind, weight in weights.items()},
     )
 
 

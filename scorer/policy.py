@@ -223,6 +223,31 @@ def typed_means(
     by_type_labels = np.where(scored, row_type, n_types)
     by_split_labels = np.where(scored, row_type * n_splits + labels, n_types * n_splits)
     exact = {name: label_means(value, by_type_labels, n_types) for name, value in values.items()}
+    per_split = None
+    if has_usage:
+        per_split = {
+            name: label_means(value, by_split_labels, n_types * n_splits)
+            for name, value in values.items()
+        }
+    return weighted_type_means(exact, per_split, types, weights)
+
+
+def weighted_type_means(
+    exact: Mapping[str, Sequence[Fraction | None]],
+    per_split: Mapping[str, Sequence[Fraction | None]] | None,
+    types: Sequence[str],
+    weights: Mapping[str, Fraction],
+) -> TypedMeans:
+    """The weighted totals and each type's values, from each measure's exact mean per
+    type (``exact``) and per type and split (``per_split``, type ``t`` and split ``s``
+    at ``t * len(SPLITS) + s``; ``None`` without ``Usage``).
+
+    Raises
+    ------
+    HostVisibleError
+        A target type has no scored row (its value is undefined).
+    """
+    n_splits = len(SPLITS)
     empty = [
         kind for kind, mean in zip(types, next(iter(exact.values())), strict=True) if mean is None
     ]
@@ -239,11 +264,7 @@ def typed_means(
     }
     splits: dict[str, dict[str, float] | None] = dict.fromkeys(SPLITS)
     split_by_type: dict[str, dict[str, dict[str, float]] | None] = dict.fromkeys(SPLITS)
-    if has_usage:
-        per_split = {
-            name: label_means(value, by_split_labels, n_types * n_splits)
-            for name, value in values.items()
-        }
+    if per_split is not None:
         for s, split in enumerate(SPLITS):
             chosen = {name: means[s::n_splits] for name, means in per_split.items()}
             if any(mean is None for means in chosen.values() for mean in means):

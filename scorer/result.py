@@ -142,6 +142,11 @@ class ScoreResult:
     user_type, user_group : ndarray of int64 or None
         Each row's type (an index into :attr:`types`) and its bare row id as a code
         (the rows of one session share it): the bootstrap resamples whole sessions.
+    intervals : dict of str to dict of str to Interval, or None
+        A run scored in parts with ``resamples=`` (:func:`scorer.partial.finish`):
+        per measure, its Poisson bootstrap intervals (``"score"``, and ``"public"``
+        and ``"private"`` with ``Usage``; :class:`scorer.stats.Interval` with
+        ``method="poisson"``). ``None`` otherwise.
 
     :mod:`scorer.stats` reads these arrays through :meth:`measure_values`.
     """
@@ -177,6 +182,7 @@ class ScoreResult:
     weights: dict[str, float] | None = None
     user_type: np.ndarray | None = field(default=None, repr=False, compare=False)
     user_group: np.ndarray | None = field(default=None, repr=False, compare=False)
+    intervals: dict[str, dict[str, Any]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def metric(self) -> str:

@@ -21,6 +21,7 @@ from scorer.align.target_types import (
     tables_by_type,
     typed_by_column,
 )
+from scorer.check.findings import Wording, problems
 from scorer.read.columns import StringTable
 
 ITEMS = ["a", "b", "c", "B", "é", "z"]
@@ -75,7 +76,8 @@ def _flat(rows_of_items):
 @given(lists, lists, st.sampled_from(["permutation", "subset"]))
 def test_candidate_problems_match_the_reference(submitted, candidates, rule):
     expected = reference_candidate_problems(rule, submitted, candidates)
-    found = candidate_problems(rule, pa.array(ROW_IDS), *_flat(submitted), *_flat(candidates))
+    records = candidate_problems(rule, pa.array(ROW_IDS), *_flat(submitted), *_flat(candidates))
+    found = problems(records, Wording())  # the records in words
     assert [p.title for p in found] == list(expected)
     for problem in found:
         rows, count, items = expected[problem.title]
@@ -97,7 +99,8 @@ def test_messages_do_not_depend_on_which_candidates_are_relevant():
     # The check never sees the solution: its only inputs are public.
     sub = _flat([["a", "x"], ["b"], [], []])
     cands = _flat([["a", "b"], ["b", "c"], [], []])
-    texts = [p.render() for p in candidate_problems("permutation", pa.array(ROW_IDS), *sub, *cands)]
+    records = candidate_problems("permutation", pa.array(ROW_IDS), *sub, *cands)
+    texts = [p.render() for p in problems(records, Wording())]
     assert texts == [
         "Items that are not candidates\n"
         "   expected: only each row's own candidates\n"

@@ -24,8 +24,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("policy", ("scorer.policy",)),
     ("result", ("scorer.per_user", "scorer.result")),
     ("api", ("scorer.api", "scorer")),
-    ("partial", ("scorer.partial",)),
     ("stats", ("scorer.stats.*",)),
+    ("partial", ("scorer.partial",)),
     ("adapters", ("scorer.adapters.*", "scorer.__main__", "scorer.spark", "scorer.dask")),
 )
 

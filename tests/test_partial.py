@@ -425,24 +425,361 @@ def test_the_readmes_example_runs() -> None:
     assert namespace["result"].score == float(Fraction(5, 6))  # (1 + 1/2 + 1) / 3, u4 skipped
 
 
-@pytest.mark.parametrize(
-    ("option", "shown"),
-    [
-        ({"layout": "long"}, "layout='long'"),
-        ({"solution_layout": "long"}, "solution_layout='long'"),
-        ({"format": "trec"}, "format='trec'"),
-        ({"candidates_column_name": "candidates"}, "candidates_column_name='candidates'"),
-        ({"candidate_rule": "subset"}, "candidate_rule='subset'"),
-        ({"unjudged": "drop"}, "unjudged='drop'"),
-        ({"missing_rows": "empty"}, "missing_rows='empty'"),
-        ({"target_type_column_name": "type"}, "target_type_column_name='type'"),
-        ({"row_id_type_separator": "_"}, "row_id_type_separator='_'"),
-        ({"candidates": pd.DataFrame({"id": ["u1"], "items": ["a"]})}, "candidates=<table>"),
-    ],
-)
-def test_other_shapes_are_refused_when_split_into_parts(option, shown) -> None:
-    """The long layout, trec_eval files, candidates and dropped unjudged items are not
-    yet records that parts can merge: refused before any row is read."""
-    table = pd.DataFrame({"id": ["u1"], "items": ["a b"]})
-    with pytest.raises(HostVisibleError, match=rf"^{shown}: not yet supported when split"):
-        score_part(table, table, "id", **option)
+def test_a_type_column_needs_the_whole_solutions_types() -> None:
+    """A part cannot tell a type its rows lack from one the solution lacks."""
+    solution = pd.DataFrame({"id": ["s1", "s1"], "kind": ["a", "b"], "items": ["x", "y"]})
+    options = {"target_type_column_name": "kind"}
+    with pytest.raises(HostVisibleError, match=r"needs target_types.*Got None"):
+        score_part(solution, solution, "id", **options)
+    with pytest.raises(HostVisibleError, match=r"(?s)Target types not given.*'b'"):
+        score_part(solution, solution, "id", target_types=["a"], **options)
+    result = finish(score_part(solution, solution, "id", target_types=["b", "a"], **options))
+    assert result == scorer.evaluate(solution, solution, "id", **options)
+    assert result.types == ("a", "b") and result.by_type == {
+        "a": {"MAP@10": 1.0},
+        "b": {"MAP@10": 1.0},
+    }
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_trec_files_split_by_query_give_the_whole_runs_result(tmp_path, seed) -> None:
+    """trec_eval's qrels and run, each part a pair of files of its own (split by query
+    id): negative rels counted, queries only in the run ignored, ties by docno."""
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in range(40):
+        docs = rng.choice(30, 8, replace=False)
+        qrels += [f"q{q} 0 d{d} {rng.integers(-1, 3)}" for d in docs[: rng.integers(0, 6)]]
+        if q % 7:  # q0, q7, ... missing from the run: missing rows
+            run += [f"q{q} Q0 d{d} {r} {rng.integers(0, 4)} tag" for r, d in enumerate(docs)]
+    run += [f"z{q} Q0 d1 1 1.5 tag" for q in range(3)]  # only in the run: ignored
+    options = {"format": "trec", "k": 8, "metrics": ["MAP(norm=relevant)", "nDCG", "P@2"],
+               "missing_rows": "empty", "unjudged": ["keep", "drop"][seed % 2]}  # fmt: skip
+    whole = [tmp_path / "qrels", tmp_path / "run"]
+    for path, lines in zip(whole, (qrels, run), strict=True):
+        path.write_text("\n".join(lines) + "\n")
+    expected = scorer.evaluate(*whole, **options)
+    assert expected.warnings  # missing rows scored as empty, unjudged lines
+    n_parts = 3
+    partials = []
+    for part in range(n_parts):
+        paths = [tmp_path / f"qrels{part}", tmp_path / f"run{part}"]
+        for path, lines in zip(paths, (qrels, run), strict=True):
+            ids = [line.split()[0] for line in lines]
+            mine = [line for line, p in zip(lines, partition(ids, n_parts, seed), strict=True)
+                    if p == part]  # fmt: skip
+            path.write_text("".join(line + "\n" for line in mine))
+        partials.append(score_part(*paths, **options))
+    result = finish(merge(*partials))
+    assert result == expected
+    assert result.warnings == expected.warnings and result.options == expected.options
+
+
+# Every shape: the long layout (submission and solution), candidates (a column or a
+# table of their own), unjudged items dropped, missing rows scored as empty and target
+# types (in the row ids or a column of their own), drawn together on random data.
+
+TYPES = ("carts", "clicks", "orders")
+
+
+@st.composite
+def shaped_runs(draw: st.DrawFn) -> dict:
+    """A run of :func:`runs` put into drawn shapes: its solution and submission as the
+    scorer reads them, the options naming the shapes, and how to split it
+    (``separator``: the row ids' type separator; ``tables``: the tables to split)."""
+    run = draw(runs())
+    solution, submission, options = run["solution"], run["submission"], dict(run["options"])
+    options["metrics"] = options["metrics"][:3]
+    candidates = None
+    separator = None
+    typed = draw(st.sampled_from([None, None, "separator", "column"]))
+    if typed is not None:
+        kinds = draw(st.lists(st.sampled_from(TYPES), min_size=1, max_size=3, unique=True))
+        if draw(st.booleans()):
+            weights = {kind: draw(st.sampled_from([0.1, 0.3, 0.6, 1.0])) for kind in kinds}
+            options["type_weights"] = weights
+        # user u<n> is session s<n // len(kinds)>, type kinds[n % len(kinds)]: the types
+        # of a session share its row id
+        sessions = {f"u{n}": f"s{n // len(kinds)}" for n in range(len(solution))}
+        kind_of = {f"u{n}": kinds[n % len(kinds)] for n in range(len(solution))}
+        shown = [
+            (
+                sessions.get(re.sub(r"^u0*(\d)", r"u\1", i.strip().lower()), "x"),
+                kind_of.get(i, kinds[0]),
+            )
+            for i in submission["id"]
+        ]
+        solution = solution.assign(
+            id=[sessions[i] for i in solution["id"]], kind=[kind_of[i] for i in solution["id"]]
+        )
+        submission = submission.assign(
+            id=[_near(i, s) for i, (s, _) in zip(submission["id"], shown, strict=True)],
+            kind=[k for _, k in shown],
+        )
+        if typed == "separator":
+            separator = "_"
+            options["row_id_type_separator"] = "_"
+            solution, submission = _joined(solution), _joined(submission)
+        else:
+            options["target_type_column_name"] = "kind"
+    if draw(st.integers(0, 3)) == 0:
+        options["missing_rows"] = "empty"
+    if draw(st.integers(0, 3)) == 0:
+        options["unjudged"] = "drop"
+    if draw(st.integers(0, 3)) == 0:
+        pool = [draw(st.lists(st.sampled_from(ITEMS), max_size=4)) for _ in range(len(solution))]
+        if draw(st.booleans()):  # mostly valid: each row's submitted items are candidates
+            submitted = dict(zip(submission["id"], submission["items"], strict=False))
+            pool = [
+                p + submitted.get(i, "").split() for p, i in zip(pool, solution["id"], strict=True)
+            ]
+        cells = [
+            " ".join(dict.fromkeys(t.split() + extra))
+            for t, extra in zip(solution["items"], pool, strict=True)
+        ]
+        options["candidate_rule"] = draw(st.sampled_from(["subset", "permutation"]))
+        if typed == "column" or draw(st.booleans()):  # a table is keyed by row id alone
+            solution = solution.assign(cands=cells)
+            options["candidates_column_name"] = "cands"
+        else:
+            candidates = pd.DataFrame({"id": solution["id"], "items": cells})
+    if typed != "column" and draw(st.integers(0, 2)) == 0:  # the type column is wide only
+        solution = _long(solution, "grades" in solution, draw(st.booleans()))
+        options["solution_layout"] = "long"
+    if typed != "column" and draw(st.integers(0, 2)) == 0:
+        by = draw(st.sampled_from([None, "rank", "score"]))
+        submission = _long(submission, False, by is None, by)
+        options["layout"] = "long"
+        if by is not None:
+            options[f"{by}_column_name"] = by
+    tables = {"solution": solution, "submission": submission}
+    if candidates is not None:
+        tables["candidates"] = candidates
+    types = sorted(set(solution["kind"])) if typed == "column" else None
+    return {"tables": tables, "options": options, "separator": separator, "types": types}
+
+
+def _joined(table: pd.DataFrame) -> pd.DataFrame:
+    """The type column written into the row ids: ``s3_clicks``."""
+    ids = [f"{i}_{kind}" for i, kind in zip(table["id"], table["kind"], strict=True)]
+    return table.drop(columns="kind").assign(id=pd.Series(ids, index=table.index, dtype=object))
+
+
+def _near(shown: str, session: str) -> str:
+    """The session id written as the user id was (a near miss stays one; an unknown or
+    empty id stays as it was)."""
+    if not shown.strip() or session == "x":
+        return shown
+    near = session.upper() if shown.strip() != shown.strip().lower() else session
+    return (" " if shown.startswith(" ") else "") + (
+        near.replace("s", "s0") if "u0" in shown else near
+    )
+
+
+def _long(table: pd.DataFrame, graded: bool, shuffled: bool, by: str | None = None):
+    """One row per (row id, item), a row id without items listed once with an empty
+    item; the other columns repeated on each of its rows."""
+    rows = []
+    for _, row in table.iterrows():
+        items = row["items"].split()
+        grades = row["grades"].split() if graded else [""] * len(items)
+        for rank, (item, grade) in enumerate(zip(items, grades, strict=True), start=1):
+            rows.append({**row, "items": item, "grades": grade, "rank": str(rank),
+                         "score": str(-rank)})  # fmt: skip
+        if not items:
+            rows.append({**row, "items": "", "grades": "", "rank": "1", "score": "0"})
+    columns = [*table.columns, *([by] if by else [])]
+    long = pd.DataFrame(rows, columns=[*table.columns, "rank", "score"], dtype=object)
+    long = long[columns]
+    if shuffled or by is None:
+        return long
+    return long.sample(frac=1, random_state=len(long))
+
+
+def _shaped_outcome(run):
+    tables = run["tables"]
+    try:
+        return scorer.evaluate(
+            tables["solution"], tables["submission"], "id",
+            candidates=tables.get("candidates"), **run["options"],
+        )  # fmt: skip
+    except ScorerError as error:
+        return error
+
+
+def _shaped_partials(run, n_parts: int, seed: int, max_grade: int | None) -> list[Partial]:
+    tables = run["tables"]
+    parts = {
+        name: partition(table["id"], n_parts, seed, type_separator=run["separator"])
+        for name, table in tables.items()
+    }
+    return [
+        score_part(
+            tables["solution"][parts["solution"] == part],
+            tables["submission"][parts["submission"] == part],
+            "id",
+            max_grade=max_grade,
+            target_types=run["types"],
+            candidates=(
+                tables["candidates"][parts["candidates"] == part]
+                if "candidates" in tables
+                else None
+            ),
+            **run["options"],
+        )
+        for part in range(n_parts)
+    ]
+
+
+def _shaped_largest_grade(run) -> int | None:
+    solution = run["tables"]["solution"]
+    if "grades" not in solution:
+        return None
+    return max((int(g) for cell in solution["grades"] for g in cell.split()), default=0)
+
+
+@given(shaped_runs(), st.integers(1, 16), st.integers(0, 2**32), st.randoms(use_true_random=False))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_every_shape_in_parts_gives_the_whole_runs_result(run, n_parts, seed, rng) -> None:
+    """The long layout, candidates, dropped unjudged items, missing rows scored as empty
+    and target types, drawn together on random data (valid and invalid), split into 1 to
+    16 parts by row id (with types in the row ids, by the row id before the separator:
+    a session's types stay together): every value, split, per-type value, warning and
+    error text is the whole run's."""
+    expected = _shaped_outcome(run)
+    try:
+        partials = _shaped_partials(run, n_parts, seed, _shaped_largest_grade(run))
+    except ScorerError as error:  # the same in every part: a missing column, ...
+        assert (type(error), str(error)) == (type(expected), str(expected))
+        return
+    _assert_same(expected, run, partials, rng)
+    backwards = {name: table.iloc[::-1] for name, table in run["tables"].items()}
+    reversed_run = {**run, "tables": backwards}  # the rows in another order
+    reversed_partials = _shaped_partials(reversed_run, n_parts, seed, _shaped_largest_grade(run))
+    _assert_same(_shaped_outcome(reversed_run), reversed_run, reversed_partials, rng)
+    if not isinstance(expected, ScorerError):
+        result = finish(_merged(partials, rng))
+        assert result.by_type == expected.by_type
+        assert result.public_by_type == expected.public_by_type
+        assert result.private_by_type == expected.private_by_type
+        assert result.types == expected.types and result.weights == expected.weights
+        assert result.warnings == expected.warnings
+
+
+# The sharded Poisson bootstrap: score_part(..., resamples=N, seed=S), finish fills
+# result.intervals with method="poisson".
+
+
+def _bootstrap_run(typed: bool = False) -> dict:
+    rng = np.random.default_rng(5)
+    n = 300
+    ids = [f"u{i // 2}_{['a', 'b'][i % 2]}" if typed else f"u{i}" for i in range(n)]
+    truth = [" ".join(f"i{j}" for j in rng.choice(12, rng.integers(0, 4), replace=False))
+             for _ in ids]  # fmt: skip
+    ranked = [" ".join(f"i{j}" for j in rng.choice(12, 5, replace=False)) for _ in ids]
+    usage = rng.choice(["Public", "Private"], n).tolist()
+    if typed:  # a session's types share a split
+        usage = [usage[i - i % 2] for i in range(n)]
+    solution = pd.DataFrame({"id": ids, "items": truth, "Usage": usage})
+    submission = pd.DataFrame({"id": ids[::-1], "items": ranked[::-1]})
+    options = {"k": 5, "metrics": ["MAP@5", "nDCG@5", "P(avg=micro)@5", "RPrec"]}
+    if typed:
+        options["row_id_type_separator"] = "_"
+    return {"solution": solution, "submission": submission, "options": options}
+
+
+def _sharded(run, n_parts: int, resamples: int = 60, seed: int = 11):
+    sep = run["options"].get("row_id_type_separator")
+    solution, submission = run["solution"], run["submission"]
+    parts = (partition(solution["id"], n_parts, 3, type_separator=sep),
+             partition(submission["id"], n_parts, 3, type_separator=sep))  # fmt: skip
+    return [
+        score_part(
+            solution[parts[0] == p],
+            submission[parts[1] == p],
+            "id",
+            resamples=resamples,
+            seed=seed,
+            **run["options"],
+        )
+        for p in range(n_parts)
+    ]
+
+
+@pytest.mark.parametrize("typed", [False, True])
+def test_poisson_intervals_are_the_same_for_any_number_of_parts(typed) -> None:
+    run = _bootstrap_run(typed)
+    expected = scorer.evaluate(run["solution"], run["submission"], "id", **run["options"])
+    found = []
+    for n_parts in (1, 2, 7):
+        partials = _sharded(run, n_parts)
+        merged = merge(*(Partial.from_json(p.to_json()) for p in partials[::-1]))
+        result = finish(merged)
+        assert result == expected  # the point values are untouched
+        found.append(result.intervals)
+    assert found[0] == found[1] == found[2]
+    intervals = found[0]
+    assert set(intervals) == set(expected.measures)
+    for name, by_split in intervals.items():
+        assert set(by_split) == {"score", "public", "private"}
+        for split, interval in by_split.items():
+            assert interval.method == "poisson"
+            assert interval.low <= interval.value <= interval.high, (name, split, interval)
+            assert interval.low < interval.high
+    other_seed = finish(merge(*_sharded(run, 2, seed=12))).intervals
+    assert other_seed != intervals
+
+
+def test_poisson_intervals_equal_a_slow_reference_of_the_same_weights() -> None:
+    """Replicate by replicate, Σ w·x / Σ w over the scored users as Fractions (the
+    users' float64 values; a micro measure's Σ w·num / Σ w·den), from the weights of
+    :func:`scorer.stats.poisson.poisson_weights` row by row; then the inverted-CDF
+    95% quantiles."""
+    from scorer.partial import _id_prints
+    from scorer.stats.poisson import poisson_weights
+
+    run = _bootstrap_run()
+    resamples, seed = 40, 9
+    result = finish(merge(*_sharded(run, 3, resamples, seed)))
+    whole = scorer.evaluate(run["solution"], run["submission"], "id", **run["options"])
+    prints = _id_prints(whole.row_ids, 0, None)
+    scored = whole.user_scored
+    for name in whole.measures:
+        value = whole.exact_values[name]
+        micro = hasattr(value, "numerator") and "micro" in name
+        for split, members in {"score": scored, "public": scored & _split(whole, "Public"),
+                               "private": scored & _split(whole, "Private")}.items():  # fmt: skip
+            drawn = []
+            for r in range(resamples):
+                top = bottom = Fraction(0)
+                for u in np.flatnonzero(members):
+                    w = int(poisson_weights(prints[u : u + 1], seed, r, r + 1)[0, 0])
+                    if micro:
+                        top += w * int(value.numerator[u])
+                        bottom += w * int(value.denominator[u])
+                    else:
+                        top += w * Fraction(float(whole.user_values[name][u]))
+                        bottom += w
+                drawn.append(float(top / bottom) if bottom else 0.0)
+            drawn.sort()
+            low, high = drawn[max(1, int(np.ceil(resamples * 0.025 - 1e-9))) - 1], drawn[
+                max(1, int(np.ceil(resamples * 0.975 - 1e-9))) - 1]  # fmt: skip
+            interval = result.intervals[name][split]
+            assert (interval.low, interval.high) == (low, high), (name, split)
+
+
+def _split(result, split: str) -> np.ndarray:
+    from scorer.check.findings import USAGE_VALUES
+
+    return np.asarray(result.user_usage) == USAGE_VALUES.index(split)
+
+
+def test_no_resamples_no_intervals_and_bad_settings_are_refused() -> None:
+    run = _bootstrap_run()
+    assert finish(merge(*_sharded(run, 2, resamples=0))).intervals is None
+    with pytest.raises(HostVisibleError, match="number of resamples must be an int >= 1"):
+        _sharded(run, 1, resamples=-1)
+    with pytest.raises(HostVisibleError, match="seed must be an int >= 0"):
+        _sharded(run, 1, seed=-2)
+    with pytest.raises(HostVisibleError, match="different options"):
+        merge(*_sharded(run, 1, seed=1), *_sharded(run, 1, seed=2))

@@ -32,6 +32,7 @@ import pyarrow as pa
 import scorer
 from scorer.adapters.commands import add_ci_options, format_intervals, intervals, intervals_json
 from scorer.adapters.output import emit, refuse_overwriting_inputs, write_output
+from scorer.adapters.parts import DEFAULT_PART_MEMORY, evaluate_parts
 from scorer.errors import HostVisibleError, ParticipantVisibleError, withheld
 from scorer.measures.registry import describe
 from scorer.options import OPTIONS, Choices, Interval, Option, Weights
@@ -281,6 +282,23 @@ def _score_parser() -> argparse.ArgumentParser:
         "and whether it was scored, as CSV",
     )
     parser.add_argument("--version", action="version", version=f"scorer {scorer.__version__}")
+    parts = parser.add_argument_group(
+        "Parquet parts (SOLUTION and SUBMISSION as directories of .parquet files)"
+    )
+    parts.add_argument(
+        "--parts",
+        type=int,
+        metavar="N",
+        help="score the inputs in N passes, each holding one part of the row ids (default "
+        "with directories: from the inputs' sizes and --part-memory)",
+    )
+    parts.add_argument(
+        "--part-memory",
+        type=parse_size,
+        default=DEFAULT_PART_MEMORY,
+        metavar="SIZE",
+        help="the memory one part may take when N is chosen (default: %(default)s bytes)",
+    )
     add_ci_options(parser, resamples=1000, ci_flag=True)
     add_scoring_options(parser)
     return parser
@@ -347,6 +365,9 @@ def _prefer_jemalloc() -> None:
 
 
 def _score(args: argparse.Namespace) -> None:
+    if args.parts is not None or os.path.isdir(args.solution) or os.path.isdir(args.submission):
+        _score_parts(args)
+        return
     if args.per_user is not None:
         refuse_overwriting_inputs(
             args.per_user, {"solution": args.solution, "submission": args.submission}
@@ -366,6 +387,35 @@ def _score(args: argparse.Namespace) -> None:
         emit(format_result(result))
         if found is not None:
             emit(format_intervals(found, args))
+
+
+def _score_parts(args: argparse.Namespace) -> None:
+    """Directories of Parquet parts, scored part by part (README, "Beyond one machine");
+    ``--ci`` gives the Poisson bootstrap's intervals."""
+    if args.per_user is not None:
+        raise HostVisibleError("--per-user is not available when the inputs are scored in parts.")
+    if args.parts is not None and args.parts < 1:
+        raise HostVisibleError(f"--parts must be at least 1. Got {args.parts} instead.")
+    result = evaluate_parts(
+        args.solution,
+        args.submission,
+        args.parts,
+        part_memory=args.part_memory,
+        resamples=args.resamples if args.ci else 0,
+        seed=args.seed,
+        level=args.level,
+        **evaluate_kwargs(args),
+    )
+    found = result.intervals if args.ci else None
+    if args.json:
+        data = result.to_dict()
+        if found is not None:
+            data["intervals"] = intervals_json(found)
+        emit(json.dumps(data, indent=2, allow_nan=False))
+    else:
+        emit(format_result(result))
+        if found is not None:
+            emit(format_intervals(found, args, "Poisson bootstrap over row ids"))
 
 
 def _run_statistics_command(name: str, arguments: list[str]) -> int:

@@ -68,7 +68,11 @@ def intervals_json(found: dict[str, dict]) -> dict[str, dict[str, list[float]]]:
     }
 
 
-def format_intervals(found: dict[str, dict], args: argparse.Namespace) -> str:
+def format_intervals(
+    found: dict[str, dict],
+    args: argparse.Namespace,
+    method: str = "percentile bootstrap over users",
+) -> str:
     """The human lines of ``--ci``.
 
     Examples
@@ -80,8 +84,7 @@ def format_intervals(found: dict[str, dict], args: argparse.Namespace) -> str:
       MAP@10  score    0.500000  [0.250000, 0.750000]
     """
     lines = [
-        f"{args.level:.0%} intervals (percentile bootstrap over users, "
-        f"{args.resamples:,} resamples, seed {args.seed}):"
+        f"{args.level:.0%} intervals ({method}, {args.resamples:,} resamples, seed {args.seed}):"
     ]
     width = max(7, *(len(name) for name in found))
     for name, splits in found.items():

@@ -8,7 +8,7 @@ participant's strings, and counted with numpy: no loop over rows or items.
 
 Candidates are public in these competitions (participants are given them), so a
 problem may quote the submitted items that are not candidates; it never says which
-candidates are relevant. Problems are returned, not raised, so that validation can
+candidates are relevant. Problems are returned as records, not raised, so that validation can
 report them with every other problem at once.
 """
 
@@ -22,7 +22,7 @@ import pyarrow as pa
 from scorer.align.item_lists import SplitLists
 from scorer.align.joins import byte_order_codes, sorted_codes
 from scorer.arrays import text_column, to_arrow
-from scorer.errors import MAX_EXAMPLES, Problem, format_count, format_example, smallest_values
+from scorer.errors import MAX_EXAMPLES, Finding, smallest_values
 from scorer.options import CandidateRule
 
 
@@ -93,8 +93,9 @@ def candidate_problems(
     submitted_items: pa.Array,
     candidate_rows: np.ndarray,
     candidate_items: pa.Array,
-) -> list[Problem]:
-    """What breaks ``rule`` in a submission's rankings, given each row's candidates.
+) -> list[Finding]:
+    """What breaks ``rule`` in a submission's rankings, given each row's candidates, as
+    records (README, "Candidates", for their words).
 
     Parameters
     ----------
@@ -110,7 +111,7 @@ def candidate_problems(
 
     Returns
     -------
-    list of Problem
+    list of Finding
         Items that are not candidates (quoted: they are the participant's own, and
         candidates are public), candidates ranked twice, and for a permutation the rows
         missing candidates (counts only).
@@ -121,71 +122,43 @@ def candidate_problems(
     >>> found = candidate_problems("permutation", ids, np.array([0, 0, 1, 1]),
     ...                            pa.array(["a", "z", "c", "c"]),
     ...                            np.array([0, 0, 1]), pa.array(["a", "b", "c"]))
-    >>> [p.title for p in found]
-    ['Items that are not candidates', 'Candidates ranked more than once', 'Candidates missing']
-    >>> print(found[0].render())
-    Items that are not candidates
-       expected: only each row's own candidates
-       found:    1 item in 1 row that is not among its row's candidates, e.g. 'z'
-       examples (row ids): 's1'
-       fix:      rank only the candidates given for each row
+    >>> [f.kind for f in found]
+    ['not_candidates', 'candidates_repeated', 'candidates_missing']
+    >>> found[0]
+    Finding(kind='not_candidates', counts=(('items', 1), ('rows', 1)), examples=('s1',), \
+values=('z',))
     """
     if rule == "none":
         return []
     n_rows = len(row_ids)
     groups = pair_groups(submitted_rows, submitted_items, candidate_rows, candidate_items)
-    problems = []
+    found = []
     foreign = groups.n_right[groups.left] == 0
     if foreign.any():
         rows = _rows_of(submitted_rows, foreign, n_rows)
-        shown = ", ".join(
-            format_example(item) for item in _smallest_items(submitted_items, foreign)
-        )
-        problems.append(
-            Problem(
-                "Items that are not candidates",
-                "only each row's own candidates",
-                f"{format_count(int(np.count_nonzero(foreign)), 'item')} in "
-                f"{format_count(int(np.count_nonzero(rows)), 'row')} that "
-                f"{'is' if np.count_nonzero(foreign) == 1 else 'are'} not among its row's "
-                f"candidates, e.g. {shown}",
-                "rank only the candidates given for each row",
-                smallest_values(row_ids, rows),
-            )
-        )
+        counts = (("items", int(np.count_nonzero(foreign))), ("rows", int(np.count_nonzero(rows))))
+        items = tuple(_smallest_items(submitted_items, foreign))
+        found.append(Finding("not_candidates", counts, smallest_values(row_ids, rows), items))
     repeated = ~foreign & (groups.n_left[groups.left] > 1)
     if repeated.any():
         rows = _rows_of(submitted_rows, repeated, n_rows)
         n_extra = int(np.count_nonzero(repeated)) - int(
             np.count_nonzero(np.bincount(groups.left[repeated]))
         )
-        problems.append(
-            Problem(
-                "Candidates ranked more than once",
-                "each candidate at most once in its row",
-                f"{format_count(int(np.count_nonzero(rows)), 'row')} ranking a candidate "
-                f"more than once ({format_count(n_extra, 'extra entry')})",
-                "remove the repeated items",
-                smallest_values(row_ids, rows),
-            )
-        )
+        counts = (("rows", int(np.count_nonzero(rows))), ("extra", n_extra))
+        found.append(Finding("candidates_repeated", counts, smallest_values(row_ids, rows)))
     if rule == "permutation":
         missing = groups.n_left[groups.right] == 0
         if missing.any():
             left_out = np.zeros(len(groups.n_left), dtype=bool)
             left_out[groups.right[missing]] = True  # a candidate listed twice counts once
             rows = _rows_of(candidate_rows, missing, n_rows)
-            problems.append(
-                Problem(
-                    "Candidates missing",
-                    "every candidate of each row ranked exactly once",
-                    f"{format_count(int(np.count_nonzero(rows)), 'row')} leaving out "
-                    f"{format_count(int(np.count_nonzero(left_out)), 'candidate')}",
-                    "rank every candidate given for each row",
-                    smallest_values(row_ids, rows),
-                )
+            counts = (
+                ("rows", int(np.count_nonzero(rows))),
+                ("candidates", int(np.count_nonzero(left_out))),
             )
-    return problems
+            found.append(Finding("candidates_missing", counts, smallest_values(row_ids, rows)))
+    return found
 
 
 def drop_unjudged(

@@ -260,6 +260,7 @@ def typed_solution(
     *,
     type_column: str | None = None,
     separator: str | None = None,
+    known: tuple[str, ...] | None = None,
 ) -> tuple[StringTable, TargetTypes, list[Problem]]:
     """The solution's target types, from ``type_column`` or by splitting its row ids at
     their last ``separator``. With a type column, the table comes back without it and
@@ -285,6 +286,9 @@ def typed_solution(
         rows = typed_by_column(ids, table.column(type_column), type_column or "type")
     types, problems = solution_types(rows.types)
     problems = [*rows.problems, *problems]
+    if known is not None:  # a part of a run: the whole solution's types, given
+        problems += _unknown_known(types, known)
+        types = tuple(sorted(set(known), key=lambda kind: kind.encode()))
     joiner = None
     if type_column is not None:
         joiner = next((j for j in TYPE_JOINERS if not any(j in t for t in types)), None)
@@ -295,6 +299,22 @@ def typed_solution(
     row_type = sorted_first_index(rows.types, to_strings(list(types)))
     group, _ = byte_order_codes(rows.row_ids)
     return table, TargetTypes(types, row_type, group, rows.row_ids, joiner), problems
+
+
+def _unknown_known(types: tuple[str, ...], known: tuple[str, ...]) -> list[Problem]:
+    """The solution's types that ``known`` (the whole solution's) does not hold."""
+    missing = [kind for kind in types if kind not in set(known)]
+    if not missing:
+        return []
+    shown = ", ".join(format_example(kind) for kind in missing[:MAX_EXAMPLES])
+    return [
+        Problem(
+            "Target types not given",
+            "every target type of the solution in target_types",
+            f"{format_count(len(missing), 'type')} of this part not there, e.g. {shown}",
+            "give the types of the whole solution: score_part(..., target_types=[...])",
+        )
+    ]
 
 
 def typed_submission(

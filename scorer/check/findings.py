@@ -18,6 +18,7 @@ from scorer.errors import (
     Problem,
     ScorerError,
     format_count,
+    format_example,
     format_problems,
 )
 
@@ -200,6 +201,41 @@ def _exponential_grades(finding: Finding, wording: Wording) -> Problem:
     )
 
 
+def _not_candidates(finding: Finding, wording: Wording) -> Problem:
+    n_items = finding.count("items")
+    shown = ", ".join(format_example(item) for item in finding.values)
+    return Problem(
+        "Items that are not candidates",
+        "only each row's own candidates",
+        f"{format_count(n_items, 'item')} in {format_count(finding.count('rows'), 'row')} that "
+        f"{'is' if n_items == 1 else 'are'} not among its row's candidates, e.g. {shown}",
+        "rank only the candidates given for each row",
+        finding.examples,
+    )
+
+
+def _candidates_repeated(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Candidates ranked more than once",
+        "each candidate at most once in its row",
+        f"{format_count(finding.count('rows'), 'row')} ranking a candidate more than once "
+        f"({format_count(finding.count('extra'), 'extra entry')})",
+        "remove the repeated items",
+        finding.examples,
+    )
+
+
+def _candidates_missing(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Candidates missing",
+        "every candidate of each row ranked exactly once",
+        f"{format_count(finding.count('rows'), 'row')} leaving out "
+        f"{format_count(finding.count('candidates'), 'candidate')}",
+        "rank every candidate given for each row",
+        finding.examples,
+    )
+
+
 def _stated(finding: Finding, wording: Wording) -> Problem:
     title, expected, found, fix, label = finding.values
     return Problem(title, expected, found, fix, finding.examples, label or ROW_IDS)
@@ -220,6 +256,10 @@ PROBLEMS: dict[str, Callable[[Finding, Wording], Problem]] = {
     "unknown_row_ids": _unknown_row_ids,
     "open_quotes": _open_quotes,
     "too_many_predictions": _too_many,
+    # found once the rows are matched, after every other problem of the submission
+    "not_candidates": _not_candidates,
+    "candidates_repeated": _candidates_repeated,
+    "candidates_missing": _candidates_missing,
     "grades_mismatch": _grades_mismatch,
     "invalid_grades": _invalid_grades,
     "exponential_grades": _exponential_grades,

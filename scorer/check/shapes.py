@@ -176,8 +176,8 @@ def _one_per_row_id(codes: np.ndarray, values: pa.Array) -> tuple[pa.Array, np.n
     value_codes, distinct = byte_order_codes(values)
     order = np.lexsort((value_codes, codes))
     sorted_rows, sorted_values = codes[order], value_codes[order]
-    starts = np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]])
-    ends = np.r_[starts[1:], len(order)] - 1
+    starts = np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]])[: len(order)]
+    ends = np.r_[starts[1:], len(order)][: len(starts)] - 1
     low, high = sorted_values[starts], sorted_values[ends]
     return distinct.take(to_arrow(low)), low != high
 

@@ -332,8 +332,7 @@ def submission_findings(
     predictions = None
     if candidates is not None and cells is not None and user_of_row is not None:
         predictions = cells.split()
-        found_here = _candidate_problems(predictions, user_of_row, solution, options, candidates)
-        findings += [stated(problem) for problem in found_here]
+        findings += _candidate_findings(predictions, user_of_row, solution, options, candidates)
     if cells is None or user_of_row is None or problems(findings, Wording()):
         return findings, None
     return findings, Submission(user_of_row, cells.split() if predictions is None else predictions)
@@ -358,13 +357,13 @@ class Candidates:
     items: pa.Array
 
 
-def _candidate_problems(
+def _candidate_findings(
     predictions: SplitLists,
     user_of_row: np.ndarray,
     solution: Solution,
     options: Options,
     candidates: Candidates,
-) -> list[Problem]:
+) -> list[Finding]:
     """The aligned rankings against each row's candidates. With unknown_row_ids="ignore"
     no example is given: they would tell which submitted row ids the solution holds."""
     rows = user_of_row[predictions.row_of_token]
@@ -378,7 +377,7 @@ def _candidate_problems(
         candidates.items,
     )
     if options.unknown_row_ids != "error":
-        found = [replace(problem, examples=()) for problem in found]
+        found = [replace(finding, examples=()) for finding in found]
     return found
 
 

@@ -187,6 +187,18 @@ class ExactSums:
         """Correctly rounded means of each label (``counts`` users) and of them all."""
         return SplitMeans.from_totals(self.totals(), counts)
 
+    def exact_means(self, counts: list[int]) -> list[Fraction | None]:
+        """Each label's exact mean over its ``counts`` users (``None`` without users)."""
+        return exact_means_of_totals(self.totals(), counts)
+
+    def merged(self) -> ExactSums:
+        """The sums of every label as one label's."""
+        found: dict[int, int] = {}
+        for sums in self.by_label:
+            for key, value in sums.items():
+                found[key] = found.get(key, 0) + value
+        return ExactSums(({key: value for key, value in found.items() if value},), self.exponents)
+
 
 @dataclass(frozen=True)
 class MicroSums:
@@ -231,6 +243,18 @@ class MicroSums:
             ratio(sum(numerators), sum(denominators), sum(counts)),
             tuple(map(ratio, numerators, denominators, counts)),
         )
+
+    def exact_means(self, counts: list[int]) -> list[Fraction | None]:
+        """Each label's Σ numerators / Σ denominators, exactly (0 when the denominators
+        sum to 0; ``None`` without users)."""
+        return [
+            None if not count else Fraction(numerator, denominator) if denominator else Fraction(0)
+            for (numerator, denominator), count in zip(self.by_label, counts, strict=True)
+        ]
+
+    def merged(self) -> MicroSums:
+        """The sums of every label as one label's."""
+        return MicroSums(((sum(n for n, _ in self.by_label), sum(d for _, d in self.by_label)),))
 
 
 _FLOAT_EXACT = 2**53

@@ -172,8 +172,15 @@ class ReadLimits:
 DEFAULT_LIMITS = ReadLimits()
 
 
+#: Which rows of a batch to keep, given its columns by name (as text).
+RowFilter = Callable[[dict[str, pa.Array]], np.ndarray]
+
+
 def read_table(
-    path: str | os.PathLike, error: type[ScorerError], limits: ReadLimits | None = None
+    path: str | os.PathLike,
+    error: type[ScorerError],
+    limits: ReadLimits | None = None,
+    keep: RowFilter | None = None,
 ) -> StringTable:
     """Read a CSV, gzipped CSV, zipped CSV or Parquet file with every column as a string.
 
@@ -185,6 +192,10 @@ def read_table(
         Raised, listing the problem, when the file cannot be read or breaks a limit.
     limits : ReadLimits, optional
         Bounds on size, line and field length and column count; the defaults otherwise.
+    keep : callable, optional
+        Parquet only: which rows of each batch to keep (one part of a run read from a
+        larger file). Every row is read and checked as without it; the decoded size
+        the limits bound is then the kept rows'.
 
     Examples
     --------
@@ -198,18 +209,21 @@ def read_table(
     >>> table.names, table.column("id").to_pylist(), table.column("items").to_pylist()
     (('id', 'items'), ['NA'], ['null nan'])
     """
-    reader, handle = _open_input(path, error, limits)
+    reader, handle = _open_input(path, error, limits, keep)
     with handle:
         return reader.read(handle)
 
 
 def _open_input(
-    path: str | os.PathLike, error: type[ScorerError], limits: ReadLimits | None
+    path: str | os.PathLike,
+    error: type[ScorerError],
+    limits: ReadLimits | None,
+    keep: RowFilter | None = None,
 ) -> tuple[_Reader, BinaryIO]:
     """A reader for ``path`` within ``limits`` and the file opened for it (a regular
     file only, checked first); an unreadable file is ``error``'s problem."""
     check_input_path(os.fspath(path), error)
-    reader = _Reader(os.fspath(path), error, limits or DEFAULT_LIMITS)
+    reader = _Reader(os.fspath(path), error, limits or DEFAULT_LIMITS, keep)
     try:
         return reader, open(reader.name, "rb")
     except OSError as exc:
@@ -337,6 +351,7 @@ class _Reader:
     name: str
     error: type[ScorerError]
     limits: ReadLimits
+    keep: RowFilter | None = None
 
     def fail(self, *problems: Problem) -> NoReturn:
         raise_if_any(problems, self.error, f"The file {os.path.basename(self.name)!r}")
@@ -346,6 +361,8 @@ class _Reader:
         found = self.read_text(handle)
         if found is None:
             return self.read_parquet(handle)
+        if self.keep is not None:
+            self.fail(_not_parquet())
         return self.parse_csv(*found)
 
     def read_text(self, handle: BinaryIO) -> tuple[Text, str] | None:
@@ -524,11 +541,18 @@ class _Reader:
         decoded = rows = 0
         try:
             for batch in parquet.iter_batches(batch_size=batch_rows):
+                texts = []
                 for index, field in enumerate(schema):
                     cells = batch.column(index)
                     text = self.parquet_text(cells, field.name, rows)
                     self.check_batch_fields(text, field.name, rows)
-                    decoded += text.nbytes + _list_values(cells) * _OFFSET_BYTES
+                    decoded += _list_values(cells) * _OFFSET_BYTES
+                    texts.append(text)
+                if self.keep is not None:  # one part of a run: its rows only are kept
+                    kept = pa.array(self.keep(dict(zip(schema.names, texts, strict=True))))
+                    texts = [text.filter(kept) for text in texts]
+                for index, text in enumerate(texts):
+                    decoded += text.nbytes
                     parts[index].append(text)
                 if decoded > limit:
                     self.fail(_too_big_parquet(limit, f"more than {limit:,} bytes once decoded"))
@@ -1273,6 +1297,15 @@ def _unsupported_type(name: str, kind: pa.DataType) -> Problem:
         "Parquet columns of text (or of integers, floats or booleans)",
         f"column {name!r} of type {kind}",
         "write every column as text, e.g. with pandas: df.astype(str).to_parquet(...)",
+    )
+
+
+def _not_parquet() -> Problem:
+    return Problem(
+        "Not a Parquet file",
+        "Parquet files in a directory of parts (a partitioned dataset)",
+        "another format (CSV, gzip or zip)",
+        "write the parts as Parquet, or give one file instead of the directory",
     )
 
 

@@ -21,7 +21,7 @@ from scorer.stats.sessions import complete, session_parts, type_weights, weighte
 
 @dataclass(frozen=True)
 class Interval:
-    """A point value and its percentile bootstrap interval.
+    """A point value and its bootstrap interval.
 
     Attributes
     ----------
@@ -29,11 +29,16 @@ class Interval:
         The measure's value on the real users (the result's own value).
     low, high : float
         The interval's bounds.
+    method : str
+        ``"percentile"``: the percentile bootstrap of one machine (:func:`bootstrap`);
+        ``"poisson"``: the sharded Poisson bootstrap of a run scored in parts
+        (:func:`scorer.partial.finish`).
     """
 
     value: float
     low: float
     high: float
+    method: str = "percentile"
 
 
 def bootstrap(
