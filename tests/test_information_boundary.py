@@ -4,10 +4,10 @@ depends on hidden data.
 Two solutions share their row ids and differ in everything else a participant must not
 learn: the relevant items, the ``Usage`` column and which users have no relevant item.
 The same submission, scored against both, must give byte-identical participant-visible
-text: the ``ParticipantVisibleError`` message, the participant-audience warnings (message,
-count, examples), and the Codabench log of ``--public-only`` once the Public score's value
-is masked, with the same exit code. The submissions are drawn to provoke every warning
-and hint and every submission error.
+text: the ``ParticipantVisibleError`` message and the JSON error object ``--json`` prints
+for it, the participant-audience warnings (message, count, examples), and the Codabench log
+of ``--public-only`` once the Public score's value is masked, with the same exit code. The
+submissions are drawn to provoke every warning and hint and every submission error.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate
-from scorer.adapters.cli import main
+from scorer.adapters.cli import error_json, main
 from scorer.adapters.codabench import MAX_DEPTH, score_directories
 from tests.cost import run_capped
 
@@ -151,6 +151,11 @@ def make_case(seed: int) -> Case:
     return Case(solutions, submission, k, bool(rng.random() < 0.3), bool(rng.random() < 0.2))
 
 
+def invalid_view(error: ParticipantVisibleError) -> tuple[str, str, str]:
+    """An invalid submission as the participant sees it: stderr, and what ``--json`` prints."""
+    return ("invalid", str(error), error_json("submission", str(error), error.problems))
+
+
 def participant_view(solution: pd.DataFrame, case: Case) -> tuple:
     """Everything the API shows the participant."""
     options = {
@@ -161,7 +166,7 @@ def participant_view(solution: pd.DataFrame, case: Case) -> tuple:
     try:
         result = evaluate(solution, case.submission, ROW_ID, **options)
     except ParticipantVisibleError as error:
-        return ("invalid", str(error))
+        return invalid_view(error)
     except HostVisibleError as error:  # the solutions are valid: a bug
         raise AssertionError(f"host error on a valid solution: {error}") from error
     return (
@@ -182,7 +187,7 @@ def test_participant_text_does_not_depend_on_hidden_data() -> None:
         case = make_case(seed)
         first, second = (participant_view(s, case) for s in case.solutions)
         assert first == second, f"seed {seed}"
-        kind, shown = first
+        kind, shown, *_ = first
         if kind == "scored":
             codes.update(code for code, *_ in shown)
         else:
@@ -767,7 +772,7 @@ def shape_view(solution: pd.DataFrame, case: ShapeCase) -> tuple:
     try:
         result = evaluate(solution, case.submission, ROW_ID, **case.options)
     except ParticipantVisibleError as error:
-        return ("invalid", str(error))
+        return invalid_view(error)
     except HostVisibleError as error:  # the solutions are valid: a bug
         raise AssertionError(f"host error on a valid solution: {error}") from error
     shown = [(w.code, w.message, w.count, w.examples) for w in result.warnings]
@@ -784,7 +789,7 @@ def test_long_and_candidate_text_does_not_depend_on_hidden_data() -> None:
         case = make_shape_case(seed)
         first, second = (shape_view(s, case) for s in case.solutions)
         assert first == second, f"seed {seed}"
-        kind, shown = first
+        kind, shown, *_ = first
         if kind == "scored":
             codes.update(code for code, *_ in shown)
         else:
@@ -961,7 +966,7 @@ def typed_participant_view(solution: pd.DataFrame, case: TypedCase) -> tuple:
     try:
         result = evaluate(solution, case.submission, row_id, **_typed_options(case))
     except ParticipantVisibleError as error:
-        return ("invalid", str(error))
+        return invalid_view(error)
     except HostVisibleError as error:  # the solutions are valid: a bug
         raise AssertionError(f"host error on a valid solution: {error}") from error
     shown = [
@@ -980,7 +985,7 @@ def test_typed_participant_text_does_not_depend_on_hidden_data() -> None:
         case = make_typed_case(seed)
         first, second = (typed_participant_view(s, case) for s in case.solutions)
         assert first == second, f"seed {seed}"
-        kind, shown = first
+        kind, shown, *_ = first
         if kind == "scored":
             codes.update(code for code, *_ in shown)
         else:
