@@ -254,6 +254,20 @@ def test_internal_error_traceback_with_debug():
     assert done.stderr.endswith("scorer: internal error: RuntimeError: disk on fire\n")
 
 
+def test_help_lists_the_commands_before_the_options():
+    done = run("--help")
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert lines[:2] == [
+        "usage: scorer SOLUTION SUBMISSION [options]",
+        "       scorer {compare,report,codabench,recipes} ... (scorer COMMAND --help)",
+    ]
+    first_option = lines.index("options:")
+    for command in ("compare", "report", "codabench", "recipes"):
+        (line,) = [n for n, text in enumerate(lines) if text.startswith(f"  scorer {command} ")]
+        assert line < 12 < first_option
+
+
 def test_help_shows_every_option_with_its_default():
     done = run("--help")
     assert done.returncode == 0

@@ -256,18 +256,30 @@ def _by_type_lines(result: ScoreResult) -> list[str]:
     return lines
 
 
+#: The commands, as ``scorer --help`` lists them before its options.
+COMMANDS = (
+    ("scorer SOLUTION SUBMISSION [options]", "score one submission (the options below)"),
+    ("scorer compare SOLUTION A B [options]", "does B beat A? (paired statistics)"),
+    ("scorer report SOLUTION SUBMISSION... --out PATH", "self-contained HTML report"),
+    ("scorer codabench INPUT_DIR OUTPUT_DIR [options]", "Codabench / CodaLab scoring program"),
+    ("scorer recipes [NAME] [--json]", "the real competitions' recipes (--recipe NAME)"),
+)
+
+
 def _score_parser() -> argparse.ArgumentParser:
+    width = max(len(usage) for usage, _ in COMMANDS)
+    commands = "\n".join(f"  {usage:<{width}}  {what}" for usage, what in COMMANDS)
     parser = argparse.ArgumentParser(
         prog="scorer",
-        description="Validate a submission and compute MAP@K (or other measures, --metric).",
-        epilog=(
-            "Codabench / CodaLab scoring program: scorer codabench INPUT_DIR OUTPUT_DIR "
-            "[options] (see scorer codabench --help). Paired comparison: scorer compare "
-            "SOLUTION A B; HTML report: scorer report SOLUTION SUBMISSION... --out PATH; "
-            "real competitions' recipes (--recipe NAME): scorer recipes [NAME]. "
+        usage="scorer SOLUTION SUBMISSION [options]\n"
+        "       scorer {compare,report,codabench,recipes} ... (scorer COMMAND --help)",
+        description=(
+            "Validate a submission and compute MAP@K (or other measures, --metric).\n\n"
+            f"commands (each has its own --help):\n{commands}\n\n"
             "Exit codes: 0 scored, 1 invalid submission, 2 host or usage error, 3 internal "
             "error."
         ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("solution", help="solution file (.csv, .csv.gz, .zip or .parquet)")
     parser.add_argument("submission", help="submission file (.csv, .csv.gz, .zip or .parquet)")
