@@ -126,7 +126,12 @@ def shared_tops(results: Mapping[str, ScoreResult], metric: str) -> tuple[float,
         float(stats.hit_rate_by_rank(r).hit_share.max(initial=0)) for r in results.values()
     )
     tallest = max(int(_histogram_counts(r, metric).max(initial=0)) for r in results.values())
-    return max(1e-9, hit_share) * 1.25, max(1, tallest) * 1.05
+    return _hit_rate_top(hit_share), max(1, tallest) * 1.05
+
+
+def _hit_rate_top(largest_share: float) -> float:
+    """The hit-rate figure's y top: room above the largest bar for the legend."""
+    return max(1e-9, largest_share) * 1.25
 
 
 def hit_rate_figure(result: ScoreResult, top: float | None = None) -> bytes:
@@ -135,7 +140,7 @@ def hit_rate_figure(result: ScoreResult, top: float | None = None) -> bytes:
     result's own :func:`shared_tops`)."""
     figure = stats.hit_rate_by_rank(result)
     if top is None:
-        top = max(1e-9, float(figure.hit_share.max(initial=0))) * 1.25
+        top = _hit_rate_top(float(figure.hit_share.max(initial=0)))
 
     def draw(axes: Any) -> None:
         from matplotlib.ticker import MaxNLocator
