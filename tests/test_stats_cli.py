@@ -470,6 +470,7 @@ def test_report_tables_fit_the_page(tmp_path, better) -> None:
     assert ".table { max-width: 100%; overflow-x: auto;" in text
     assert f'<td class="name">{"b" * 60}</td>' in text
     assert "td.name { text-align: left; overflow-wrap: anywhere;" in text
+    assert '<th>measure</th><th class="name">B</th><th>A value</th>' in text
     path = tmp_path / "r.html"
     path.write_text(text, encoding="utf-8")
     comparison = next(t for t in parse_report(path).tables if t[0][0][1] == "measure")

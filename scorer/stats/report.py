@@ -41,7 +41,8 @@ table { border-collapse: collapse; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right;
          font-variant-numeric: tabular-nums; }
 th:first-child, td:first-child { text-align: left; }
-td.name { text-align: left; overflow-wrap: anywhere; min-width: 7em; }
+td.name { text-align: left; overflow-wrap: anywhere; min-width: 10em; }
+th.name { text-align: left; }
 img { max-width: 100%; }
 .note { color: #555; font-size: 0.9em; }
 """
@@ -398,7 +399,15 @@ def _breakdown_table(
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{_text(h)}</th>" for h in header)
+    """A table in its own scrolling box; a column of names has its header aligned as
+    its names are (left)."""
+    names = [bool(rows) and cell.startswith('<td class="name"') for cell in (rows or [[]])[0]]
+    head = "".join(
+        f'<th class="name">{_text(h)}</th>'
+        if i < len(names) and names[i]
+        else f"<th>{_text(h)}</th>"
+        for i, h in enumerate(header)
+    )
     body = "".join(
         "<tr>" + "".join(cell if cell.startswith("<td") else f"<td>{cell}</td>" for cell in row)
         for row in rows
