@@ -157,12 +157,46 @@ def test_per_user_unwritable_is_a_host_error(tmp_path):
 def test_invalid_submission_exits_1_with_the_message_on_stderr(tmp_path):
     bad = tmp_path / "sub.csv"
     bad.write_text("customer_id,prediction\nc01,a\nc01,b\n")
-    done = run(SOLUTION, bad, "--json")
+    done = run(SOLUTION, bad)
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.startswith("The submission is invalid")
     assert "Duplicated row ids" in done.stderr
     assert "0706016001" not in done.stderr  # never a solution value
+
+
+def test_json_prints_an_invalid_submission_as_a_json_error_object(tmp_path):
+    bad = tmp_path / "sub.csv"
+    bad.write_text("customer_id,prediction\nc01,a\nc01,b\n")
+    done = run(SOLUTION, bad, "--json")
+    assert done.returncode == 1
+    error = json.loads(done.stdout)["error"]
+    assert error["kind"] == "submission"
+    assert error["message"] == done.stderr.rstrip("\n")
+    assert [p["title"] for p in error["problems"]] == ["Duplicated row ids", "Missing rows"]
+    problem = error["problems"][0]
+    assert problem["examples"] == ["c01"]
+    assert set(problem) == {"title", "expected", "found", "examples", "example_label", "fix"}
+    assert "0706016001" not in done.stdout  # never a solution value
+
+
+def test_json_prints_a_host_error_as_a_json_error_object(tmp_path):
+    solution = tmp_path / "sol.csv"
+    solution.write_text("id,items,Usage\nu1,a,Secret\n")
+    done = run(solution, SUBMISSION, "--json")
+    assert done.returncode == 2
+    error = json.loads(done.stdout)["error"]
+    assert error["kind"] == "host"
+    assert f"scorer: host error: {error['message']}" == done.stderr.rstrip("\n")
+    assert [p["title"] for p in error["problems"]] == ["Unknown Usage values"]
+
+
+def test_json_prints_a_usage_error_of_compare_as_a_json_error_object(tmp_path):
+    solution = tmp_path / "sol.csv"
+    solution.write_text("id,items,Usage\nu1,a,Secret\n")
+    done = run("compare", solution, SUBMISSION, SUBMISSION, "--json")
+    assert done.returncode == 2
+    assert json.loads(done.stdout)["error"]["kind"] == "host"
 
 
 def test_host_error_exits_2(tmp_path):
@@ -219,6 +253,20 @@ def test_internal_error_traceback_with_debug():
     assert done.returncode == 3
     assert done.stderr.startswith("Traceback (most recent call last):")
     assert done.stderr.endswith("scorer: internal error: RuntimeError: disk on fire\n")
+
+
+def test_help_lists_the_commands_before_the_options():
+    done = run("--help")
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert lines[:2] == [
+        "usage: scorer SOLUTION SUBMISSION [options]",
+        "       scorer {compare,report,codabench,recipes} ... (scorer COMMAND --help)",
+    ]
+    first_option = lines.index("options:")
+    for command in ("compare", "report", "codabench", "recipes"):
+        (line,) = [n for n, text in enumerate(lines) if text.startswith(f"  scorer {command} ")]
+        assert line < 12 < first_option
 
 
 def test_help_shows_every_option_with_its_default():

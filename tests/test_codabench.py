@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import subprocess
 import sys
+import zipfile
 from fractions import Fraction
 from pathlib import Path
 
@@ -148,3 +150,60 @@ def test_the_example_metadata_command(tmp_path):
         "map_at_10_public",
         "map_at_10_private",
     }
+
+
+def _readme_block(after: str, language: str = "bash") -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(f"```{language}\n", text.index(after)) + len(language) + 4
+    return text[start : text.index("```", start)]
+
+
+@pytest.mark.skipif(shutil.which("zip") is None, reason="needs the zip command")
+def test_the_readme_bundle_recipe_leaves_python_m_build_working(tmp_path):
+    """The recipe must not make a build/ folder: in the current directory it would hide
+    the build package, and `python -m build` would fail. Twice in a row, too."""
+    shutil.copytree(
+        ROOT / "scorer", tmp_path / "scorer", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    (tmp_path / "examples" / "codabench" / "scoring_program").mkdir(parents=True)
+    shutil.copy(METADATA, tmp_path / "examples" / "codabench" / "scoring_program")
+    recipe = _readme_block("To build the bundle's scoring program")
+    for _ in range(2):
+        subprocess.run(["bash", "-ec", recipe], cwd=tmp_path, check=True, timeout=120)
+    assert not (tmp_path / "build").exists()
+    with zipfile.ZipFile(tmp_path / "bundle" / "scoring_program.zip") as archive:
+        names = set(archive.namelist())
+    assert {"metadata.yaml", "scorer/__init__.py", "scorer/__main__.py"} <= names
+    assert not any("__pycache__" in name for name in names)
+
+
+def test_the_sample_competition_runs_the_readmes_docker_image(tmp_path):
+    """competition.yaml names the image the README's Docker section builds; its scoring
+    program's command, after the Dockerfile's entry point, writes the leaderboard's keys."""
+    yaml = pytest.importorskip("yaml")
+    competition = yaml.safe_load((ROOT / "examples" / "codabench" / "competition.yaml").read_text())
+    docker = _readme_block("### Docker")
+    (image,) = re.findall(r"docker build -t (\S+) \.", docker)
+    assert competition["docker_image"] == image == "rankscore"
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    entrypoint = json.loads(re.search(r"^ENTRYPOINT\s+(.+)$", dockerfile, re.MULTILINE).group(1))
+    assert entrypoint == ["scorer"]
+    (task,) = competition["tasks"]
+    assert task["scoring_program"] == "scoring_program"
+    metadata = yaml.safe_load(
+        (
+            ROOT / "examples" / "codabench" / "scoring_program_rankscore" / "metadata.yaml"
+        ).read_text()
+    )
+    input_dir, output_dir = make_tree(tmp_path)
+    paths = {"/app/input": str(input_dir), "/app/output": str(output_dir)}
+    # Codabench runs `docker run IMAGE COMMAND...`, split on spaces, after the entry point.
+    argv = [paths.get(arg, arg) for arg in metadata["command"].split(" ")]
+    done = subprocess.run(
+        [sys.executable, "-m", "scorer", *argv], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    written = set(json.loads((output_dir / "scores.json").read_text()))
+    columns = {c["key"] for board in competition["leaderboards"] for c in board["columns"]}
+    assert columns <= written
+    assert competition["phases"][0]["tasks"] == [task["index"]]

@@ -4,10 +4,10 @@ depends on hidden data.
 Two solutions share their row ids and differ in everything else a participant must not
 learn: the relevant items, the ``Usage`` column and which users have no relevant item.
 The same submission, scored against both, must give byte-identical participant-visible
-text: the ``ParticipantVisibleError`` message, the participant-audience warnings (message,
-count, examples), and the Codabench log of ``--public-only`` once the Public score's value
-is masked, with the same exit code. The submissions are drawn to provoke every warning
-and hint and every submission error.
+text: the ``ParticipantVisibleError`` message and the JSON error object ``--json`` prints
+for it, the participant-audience warnings (message, count, examples), and the Codabench log
+of ``--public-only`` once the Public score's value is masked, with the same exit code. The
+submissions are drawn to provoke every warning and hint and every submission error.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate
-from scorer.adapters.cli import main
+from scorer.adapters.cli import error_json, main
 from scorer.adapters.codabench import MAX_DEPTH, score_directories
 from tests.cost import run_capped
 
@@ -92,6 +92,8 @@ def _prediction_row(rng: np.random.Generator, items: list[str], k: int) -> str:
         return ",".join(chosen)  # comma_separated_lists
     if kind == 4:
         return " ".join(x.lstrip("0") + ".0" for x in chosen)  # read as floats
+    if kind == 5:  # read as floats, written in scientific notation
+        return " ".join(f"{float(x):.9e}" if x.isdigit() else x for x in chosen)
     return " ".join(chosen)
 
 
@@ -151,6 +153,11 @@ def make_case(seed: int) -> Case:
     return Case(solutions, submission, k, bool(rng.random() < 0.3), bool(rng.random() < 0.2))
 
 
+def invalid_view(error: ParticipantVisibleError) -> tuple[str, str, str]:
+    """An invalid submission as the participant sees it: stderr, and what ``--json`` prints."""
+    return ("invalid", str(error), error_json("submission", str(error), error.problems))
+
+
 def participant_view(solution: pd.DataFrame, case: Case) -> tuple:
     """Everything the API shows the participant."""
     options = {
@@ -161,7 +168,7 @@ def participant_view(solution: pd.DataFrame, case: Case) -> tuple:
     try:
         result = evaluate(solution, case.submission, ROW_ID, **options)
     except ParticipantVisibleError as error:
-        return ("invalid", str(error))
+        return invalid_view(error)
     except HostVisibleError as error:  # the solutions are valid: a bug
         raise AssertionError(f"host error on a valid solution: {error}") from error
     return (
@@ -182,7 +189,7 @@ def test_participant_text_does_not_depend_on_hidden_data() -> None:
         case = make_case(seed)
         first, second = (participant_view(s, case) for s in case.solutions)
         assert first == second, f"seed {seed}"
-        kind, shown = first
+        kind, shown, *_ = first
         if kind == "scored":
             codes.update(code for code, *_ in shown)
         else:
@@ -193,6 +200,7 @@ def test_participant_text_does_not_depend_on_hidden_data() -> None:
         "short_rows",
         "empty_rows",
         "leading_zeros_lost",
+        "item_ids_as_numbers",
         "comma_separated_lists",
     }
     assert problems == {
@@ -504,6 +512,60 @@ def test_lost_zeros_are_told_to_the_participant_from_the_submission_alone() -> N
     }
 
 
+def test_ids_read_as_floats_are_told_to_the_participant_from_the_submission_alone() -> None:
+    """No padded width to compare with: the float notation alone shows the ids were numbers."""
+    ids = ["c1", "c2", "c3"]
+    submission = pd.DataFrame(
+        {"id": ids, "items": ["706016001.0 372860001.0", "610776002", "7.59871002e+08"]}
+    )
+    texts = set()
+    for items in (["0706016001", "0372860001", "0759871002"], ["x", "", "706016001.0"]):
+        result = evaluate(pd.DataFrame({"id": ids, "items": items}), submission, "id")
+        (hint,) = [w for w in result.warnings if w.code == "item_ids_as_numbers"]
+        assert hint.audience == "participant"
+        assert (hint.count, hint.examples) == (2, ("c1", "c3"))
+        texts.add(str(hint))
+    assert texts == {
+        "2 rows have item ids written as floating-point numbers, like '706016001.0' or "
+        "'7.06016001e+08' (3 predicted item ids in all): they were probably read as numbers, "
+        "which also drops leading zeros; item ids are compared as exact strings, so keep them "
+        "as text (for example pandas: dtype=str). Examples: 'c1', 'c3'"
+    }
+
+
+@pytest.mark.parametrize(
+    ("cell", "flagged"),
+    [
+        ("706016001.0", True),
+        ("12.000", True),
+        ("7.06016001e+08", True),
+        ("7E8", True),
+        ("12.5", False),  # a decimal that is no whole number: not an id read as a float
+        ("0.0.0", False),
+        ("v1.0", False),
+        ("706016001", False),
+        ("e+08", False),
+    ],
+)
+def test_the_float_hint_flags_whole_numbers_in_float_notation(cell: str, flagged: bool) -> None:
+    solution = pd.DataFrame({"id": ["c1"], "items": ["a"]})
+    result = evaluate(solution, pd.DataFrame({"id": ["c1"], "items": [cell]}), "id")
+    assert ("item_ids_as_numbers" in [w.code for w in result.warnings]) == flagged
+
+
+def test_comma_separated_lists_are_told_to_use_spaces() -> None:
+    solution = pd.DataFrame({"id": ["c1", "c2"], "items": ["a b", "c"]})
+    submission = pd.DataFrame({"id": ["c1", "c2"], "items": ["a,b", "c"]})
+    result = evaluate(solution, submission, "id")
+    assert result.score == 0.5
+    (hint,) = [w for w in result.warnings if w.code == "comma_separated_lists"]
+    assert str(hint) == (
+        "1 row has item ids containing a comma or semicolon: separate items with spaces, not "
+        "commas ('a b c', not 'a,b,c'); 'a,b' counts as one item id and 'a,' does not match "
+        "'a'. Examples: 'c1'"
+    )
+
+
 @pytest.mark.parametrize(
     ("cells", "flagged"),
     [
@@ -767,7 +829,7 @@ def shape_view(solution: pd.DataFrame, case: ShapeCase) -> tuple:
     try:
         result = evaluate(solution, case.submission, ROW_ID, **case.options)
     except ParticipantVisibleError as error:
-        return ("invalid", str(error))
+        return invalid_view(error)
     except HostVisibleError as error:  # the solutions are valid: a bug
         raise AssertionError(f"host error on a valid solution: {error}") from error
     shown = [(w.code, w.message, w.count, w.examples) for w in result.warnings]
@@ -784,7 +846,7 @@ def test_long_and_candidate_text_does_not_depend_on_hidden_data() -> None:
         case = make_shape_case(seed)
         first, second = (shape_view(s, case) for s in case.solutions)
         assert first == second, f"seed {seed}"
-        kind, shown = first
+        kind, shown, *_ = first
         if kind == "scored":
             codes.update(code for code, *_ in shown)
         else:
@@ -961,7 +1023,7 @@ def typed_participant_view(solution: pd.DataFrame, case: TypedCase) -> tuple:
     try:
         result = evaluate(solution, case.submission, row_id, **_typed_options(case))
     except ParticipantVisibleError as error:
-        return ("invalid", str(error))
+        return invalid_view(error)
     except HostVisibleError as error:  # the solutions are valid: a bug
         raise AssertionError(f"host error on a valid solution: {error}") from error
     shown = [
@@ -980,7 +1042,7 @@ def test_typed_participant_text_does_not_depend_on_hidden_data() -> None:
         case = make_typed_case(seed)
         first, second = (typed_participant_view(s, case) for s in case.solutions)
         assert first == second, f"seed {seed}"
-        kind, shown = first
+        kind, shown, *_ = first
         if kind == "scored":
             codes.update(code for code, *_ in shown)
         else:

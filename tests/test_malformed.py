@@ -181,7 +181,7 @@ def test_fuzz_findings_end_in_a_score_or_a_documented_error(path: Path) -> None:
     ("prediction", "codes"),
     [
         ("706016001", ["leading_zeros_lost_in_submission"]),  # for the host only
-        ("706016001.0", ["leading_zeros_lost_in_submission"]),
+        ("706016001.0", ["item_ids_as_numbers", "leading_zeros_lost_in_submission"]),
         ("0706016001", []),  # right as written
         ("0999999999", []),  # a well-formed id that is simply not relevant
         ("00706016001", []),  # one zero too many is not a lost zero

@@ -12,6 +12,7 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import scorer
@@ -99,7 +100,7 @@ def test_compare_table_and_json_equal_the_api(better: Path) -> None:
         f"{expected.difference:+.6f}",
         f"[{expected.low:+.6f},",
         f"{expected.high:+.6f}]",
-        f"{expected.p_value:.4g}",
+        stats.format_p_value(expected.p_value),
         "2",
         "/",
         "3",
@@ -222,7 +223,8 @@ def test_report_is_self_contained_and_its_numbers_are_the_apis(tmp_path, better)
     expected_rows = []
     for name, result in (("submission.csv", a), ("better.csv", b)):
         for split, i in stats.bootstrap(result, n_resamples=300, seed=2).items():
-            expected_rows.append([name, "MAP@10", split, i.value, i.low, i.high])
+            split_name = {"score": "overall", "public": "Public", "private": "Private"}[split]
+            expected_rows.append([name, "MAP@10", split_name, i.value, i.low, i.high])
     got_rows = [
         [row[0][1], row[1][1], row[2][1], *(float(value) for value, _ in row[3:])]
         for row in headline[1:]
@@ -232,9 +234,13 @@ def test_report_is_self_contained_and_its_numbers_are_the_apis(tmp_path, better)
         for value, shown in row[3:]:
             assert shown == f"{float(value):.6f}"
     comparison = stats.compare(a, b, n_resamples=300, seed=2)
-    cells = report.tables[1][1]
-    assert cells[0][1] == "MAP@10"
-    numbers = [float(value) for value, _ in cells[3:9]]
+    header, cells = (tuple(shown for _, shown in row) for row in report.tables[1])
+    assert header == (
+        "measure", "B", "A value", "B value", "B - A", "95% interval", "p-value", "test",
+        "B wins / ties / loses",
+    )  # fmt: skip
+    values = [row for row, _ in report.tables[1][1]]
+    numbers = [float(v) for value in values[2:7] for v in value.split()]
     assert numbers == [
         comparison.a,
         comparison.b,
@@ -243,7 +249,16 @@ def test_report_is_self_contained_and_its_numbers_are_the_apis(tmp_path, better)
         comparison.high,
         comparison.p_value,
     ]
-    assert [shown for _, shown in cells[10:]] == ["2", "3", "0"]
+    assert cells[1] == "better.csv"
+    assert "A, the baseline of every row: submission.csv." in out.read_text(encoding="utf-8")
+    assert cells[4:] == (
+        f"{comparison.difference:+.6f}",
+        f"[{comparison.low:+.6f}, {comparison.high:+.6f}]",
+        stats.format_p_value(comparison.p_value),  # as scorer compare prints it
+        "exact",
+        "2 / 3 / 0",
+    )
+    assert cells[4].startswith("+")
     figure = stats.hit_rate_by_rank(a)
     rank_table = next(t for t in report.tables if t[0][1][1] == "hit share")
     assert [float(row[1][0]) for row in rank_table[1:]] == figure.hit_share.tolist()
@@ -377,3 +392,86 @@ def test_report_ticks_are_bounded_for_a_large_k(tmp_path) -> None:
         report.hit_rate_figure(result)
     ticks, patches = drawn
     assert ticks <= 14 and patches <= 2
+
+
+def _report_html(results: dict, tmp_path: Path) -> _Report:
+    from scorer.stats import report
+
+    out = tmp_path / "report.html"
+    out.write_text(report.build_report(results, n_resamples=200, seed=3), encoding="utf-8")
+    return parse_report(out)
+
+
+def test_report_figures_share_their_y_scales(tmp_path, better) -> None:
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from scorer.stats import report
+
+    results = {"a": scorer.evaluate(SOLUTION, SUBMISSION), "b": scorer.evaluate(SOLUTION, better)}
+    shares = [stats.hit_rate_by_rank(r).hit_share.max() for r in results.values()]
+    assert shares[0] != shares[1]  # on their own scales the two would differ
+    tops: list[float] = []
+    original = Figure.savefig
+
+    def spy(self, *args, **kwargs):
+        tops.append(self.axes[0].get_ylim()[1])
+        return original(self, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Figure, "savefig", spy)
+        report.build_report(results, n_resamples=50)
+    hit_a, histogram_a, hit_b, histogram_b = tops
+    assert hit_a == hit_b == max(shares) * 1.25
+    counts = [
+        np.histogram(r.measure_values().values[r.measure_values().scored], np.linspace(0, 1, 21))[0]
+        for r in results.values()
+    ]
+    assert histogram_a == histogram_b == max(c.max() for c in counts) * 1.05
+
+
+def test_report_numbers_are_formatted_for_people(tmp_path, better) -> None:
+    pytest.importorskip("matplotlib")
+    results = {"a": scorer.evaluate(SOLUTION, SUBMISSION), "b": scorer.evaluate(SOLUTION, better)}
+    report = _report_html(results, tmp_path)
+    headline = report.tables[0]
+    assert [row[2][1] for row in headline[1:4]] == ["overall", "Public", "Private"]
+    standings = next(t for t in report.tables if t[0][2][1] == "rank")
+    for row in standings[1:]:
+        for value, shown in (row[2], row[4]):  # the ranks with the real split
+            assert shown == f"{float(value):.0f}" and shown in ("1", "2")
+        for value, shown in row[5:8]:  # the expected rank (a mean) and its quantiles
+            whole = float(value).is_integer()
+            assert shown == (f"{float(value):.0f}" if whole else f"{float(value):.1f}")
+    shake = stats.shake_up(results, n_splits=1000, seed=3)
+    assert [float(row[5][0]) for row in standings[1:]] == [
+        s.expected_private_rank for s in shake.standings.values()
+    ]
+
+
+def test_report_shake_up_differences_are_signed(tmp_path) -> None:
+    pytest.importorskip("matplotlib")
+    report = _report_html({"a": scorer.evaluate(SOLUTION, SUBMISSION)}, tmp_path)
+    shake_table = next(t for t in report.tables if t[0][0][1] == "Private - Public")
+    for value, shown in shake_table[1]:
+        assert shown == f"{float(value):+.6f}"
+
+
+def test_report_tables_fit_the_page(tmp_path, better) -> None:
+    """Each table scrolls inside its own box rather than overflow the page, its names
+    wrap, and the comparison keeps to nine columns (A is named once, above it)."""
+    pytest.importorskip("matplotlib")
+    from scorer.stats import report
+
+    results = {"a" * 60: scorer.evaluate(SOLUTION, SUBMISSION)}
+    results["b" * 60] = scorer.evaluate(SOLUTION, better)
+    text = report.build_report(results, n_resamples=50)
+    assert text.count('<div class="table"><table>') == text.count("<table>")
+    assert ".table { max-width: 100%; overflow-x: auto;" in text
+    assert f'<td class="name">{"b" * 60}</td>' in text
+    assert "td.name { text-align: left; overflow-wrap: anywhere;" in text
+    assert '<th>measure</th><th class="name">B</th><th>A value</th>' in text
+    path = tmp_path / "r.html"
+    path.write_text(text, encoding="utf-8")
+    comparison = next(t for t in parse_report(path).tables if t[0][0][1] == "measure")
+    assert len(comparison[0]) == len(comparison[1]) == 9

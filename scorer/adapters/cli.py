@@ -33,7 +33,7 @@ import scorer
 from scorer.adapters.commands import add_ci_options, format_intervals, intervals, intervals_json
 from scorer.adapters.output import emit, refuse_overwriting_inputs, write_output
 from scorer.adapters.parts import DEFAULT_PART_MEMORY, evaluate_parts
-from scorer.errors import HostVisibleError, ParticipantVisibleError, withheld
+from scorer.errors import HostVisibleError, ParticipantVisibleError, Problem, withheld
 from scorer.measures.registry import describe
 from scorer.options import OPTIONS, Choices, Interval, Option, Weights
 from scorer.read.files import DEFAULT_LIMITS, ReadLimits
@@ -257,18 +257,30 @@ def _by_type_lines(result: ScoreResult) -> list[str]:
     return lines
 
 
+#: The commands, as ``scorer --help`` lists them before its options.
+COMMANDS = (
+    ("scorer SOLUTION SUBMISSION [options]", "score one submission (the options below)"),
+    ("scorer compare SOLUTION A B [options]", "does B beat A? (paired statistics)"),
+    ("scorer report SOLUTION SUBMISSION... --out PATH", "self-contained HTML report"),
+    ("scorer codabench INPUT_DIR OUTPUT_DIR [options]", "Codabench / CodaLab scoring program"),
+    ("scorer recipes [NAME] [--json]", "the real competitions' recipes (--recipe NAME)"),
+)
+
+
 def _score_parser() -> argparse.ArgumentParser:
+    width = max(len(usage) for usage, _ in COMMANDS)
+    commands = "\n".join(f"  {usage:<{width}}  {what}" for usage, what in COMMANDS)
     parser = argparse.ArgumentParser(
         prog="scorer",
-        description="Validate a submission and compute MAP@K (or other measures, --metric).",
-        epilog=(
-            "Codabench / CodaLab scoring program: scorer codabench INPUT_DIR OUTPUT_DIR "
-            "[options] (see scorer codabench --help). Paired comparison: scorer compare "
-            "SOLUTION A B; HTML report: scorer report SOLUTION SUBMISSION... --out PATH; "
-            "real competitions' recipes (--recipe NAME): scorer recipes [NAME]. "
+        usage="scorer SOLUTION SUBMISSION [options]\n"
+        "       scorer {compare,report,codabench,recipes} ... (scorer COMMAND --help)",
+        description=(
+            "Validate a submission and compute MAP@K (or other measures, --metric).\n\n"
+            f"commands (each has its own --help):\n{commands}\n\n"
             "Exit codes: 0 scored, 1 invalid submission, 2 host or usage error, 3 internal "
             "error."
         ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("solution", help="solution file (.csv, .csv.gz, .zip or .parquet)")
     parser.add_argument("submission", help="submission file (.csv, .csv.gz, .zip or .parquet)")
@@ -447,29 +459,75 @@ def _run(args: argparse.Namespace, command: Callable[[argparse.Namespace], None]
         command(args)
     except ParticipantVisibleError as exc:
         print(exc, file=sys.stderr)
+        _emit_error_json(args, "submission", str(exc), exc.problems)
         return EXIT_INVALID_SUBMISSION
     except HostVisibleError as exc:
-        print(f"scorer: host error: {_host_details(exc, args)}", file=sys.stderr)
+        message = _host_details(exc, args)
+        print(f"scorer: host error: {message}", file=sys.stderr)
+        _emit_error_json(args, "host", message, () if _log_is_public(args) else exc.problems)
         return EXIT_HOST_ERROR
     except MemoryError as exc:  # Arrow's too: the machine, not an input, fell short
-        print(
-            f"scorer: host error: out of memory ({exc}). Inputs within the limits need up to "
+        message = (
+            f"out of memory ({exc}). Inputs within the limits need up to "
             "256 MiB plus 4 times their decoded size (README, 'Resource contract'): "
-            "give the scorer more memory or lower --max-decompressed-bytes.",
-            file=sys.stderr,
+            "give the scorer more memory or lower --max-decompressed-bytes."
         )
+        print(f"scorer: host error: {message}", file=sys.stderr)
+        _emit_error_json(args, "host", message, ())
         return EXIT_HOST_ERROR
     except Exception as exc:
         if args.debug:
             traceback.print_exc()
         details = "" if _log_is_public(args) and not args.debug else f": {exc}"
+        message = f"{type(exc).__name__}{details}"
         print(
-            f"scorer: internal error: {type(exc).__name__}{details}"
+            f"scorer: internal error: {message}"
             + ("" if args.debug else " (run again with --debug for the traceback)"),
             file=sys.stderr,
         )
+        _emit_error_json(args, "internal", message, ())
         return EXIT_INTERNAL_ERROR
     return EXIT_SCORED
+
+
+def error_json(kind: str, message: str, problems: Sequence[Problem]) -> str:
+    """The JSON object ``--json`` prints on stdout when a run fails.
+
+    ``kind`` is ``"submission"`` (exit 1), ``"host"`` (exit 2) or ``"internal"``
+    (exit 3); ``message`` is the text printed on stderr; ``problems`` lists each
+    problem as a record.
+
+    Examples
+    --------
+    >>> problem = Problem("Duplicated row ids", "each row id once", "1 row id twice",
+    ...                   "remove the extra rows", ("c01",))
+    >>> print(error_json("submission", "The submission is invalid ...", [problem]))
+    {"error": {"kind": "submission", "message": "The submission is invalid ...", \
+"problems": [{"title": "Duplicated row ids", "expected": "each row id once", \
+"found": "1 row id twice", "examples": ["c01"], "example_label": "row ids", \
+"fix": "remove the extra rows"}]}}
+    """
+    records = [
+        {
+            "title": problem.title,
+            "expected": problem.expected,
+            "found": problem.found,
+            "examples": list(problem.examples),
+            "example_label": problem.example_label,
+            "fix": problem.fix,
+        }
+        for problem in problems
+    ]
+    return json.dumps({"error": {"kind": kind, "message": message, "problems": records}})
+
+
+def _emit_error_json(
+    args: argparse.Namespace, kind: str, message: str, problems: Sequence[Problem]
+) -> None:
+    """With ``--json``, the error as one JSON object on stdout (the exit code is unchanged)."""
+    if getattr(args, "json", False):
+        with contextlib.suppress(HostVisibleError):  # standard output itself failed
+            emit(error_json(kind, message, problems))
 
 
 def _log_is_public(args: argparse.Namespace) -> bool:

@@ -207,7 +207,7 @@ def format_comparisons(comparisons: list[stats.Comparison], args: argparse.Names
                 f"{c.b:.6f}",
                 f"{c.difference:+.6f}",
                 f"[{c.low:+.6f}, {c.high:+.6f}]",
-                f"{c.p_value:.4g}" + ("" if c.exact else "*"),
+                stats.format_p_value(c.p_value) + ("" if c.exact else "*"),
                 f"{c.wins:,} / {c.ties:,} / {c.losses:,}",
             )
         )

@@ -271,6 +271,7 @@ WARNINGS: tuple[str, ...] = (
     "short_rows",
     "empty_rows",
     "leading_zeros_lost",
+    "item_ids_as_numbers",
     "comma_separated_lists",
     "leading_zeros_lost_in_submission",
     "leading_zeros_lost_in_solution",

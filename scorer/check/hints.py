@@ -4,7 +4,8 @@ Two audiences, kept apart by the information boundary (README.md#information-bou
 
 - :func:`prediction_hints`, for the participant, read the submission alone: item ids
   that are all digits and one or two digits shorter than the submission's usual
-  zero-padded ids (read as numbers), lists joined by commas or semicolons. They say
+  zero-padded ids (read as numbers), item ids written as floats (``706016001.0``,
+  ``7.06016001e+08``: read as numbers), lists joined by commas or semicolons. They say
   the same thing whatever the solution holds, so they can never test a guess about it.
 - :func:`solution_hints`, for the host, compare the submission with the solution's
   items: item ids that match a relevant item only once leading zeros are restored
@@ -38,6 +39,8 @@ Hint = tuple[str, str, np.ndarray]
 PROBE_TOKENS = 10_000
 _NUMBER = r"^[0-9]+(\.0*)?$"  # digits, perhaps with the ".0" of a float
 _FLOAT_END = r"\.0*$"
+#: An id as a program writes a number it read as a float: ``706016001.0``, ``7.06016001e+08``.
+_FLOAT_OR_EXPONENT = r"^[0-9]+\.0+$|^[0-9](\.[0-9]+)?[eE][+-]?[0-9]+$"
 
 
 def prediction_hints(predictions: SplitLists, user_of_row: np.ndarray, n_users: int) -> list[Hint]:
@@ -61,10 +64,13 @@ def prediction_hints(predictions: SplitLists, user_of_row: np.ndarray, n_users: 
     Examples
     --------
     >>> from scorer.align.item_lists import split_lists
-    >>> cells = ["0706016001 706016002", "0372860001,0372860002", "0108775015 0108775044"]
+    >>> cells = ["0706016001 706016002", "0372860001,0372860002", "108775015.0 0108775044"]
     >>> hints = prediction_hints(split_lists(pa.array(cells)), np.array([0, 1, 2]), 3)
-    >>> [(code, mask.tolist()) for code, _, mask in hints]
-    [('leading_zeros_lost', [True, False, False]), ('comma_separated_lists', [False, True, False])]
+    >>> for code, _, mask in hints:
+    ...     print(code, mask.tolist())
+    leading_zeros_lost [True, False, True]
+    item_ids_as_numbers [False, False, True]
+    comma_separated_lists [False, True, False]
     """
     hints: list[Hint] = []
     short = _probed(predictions, _short_of_padded)
@@ -80,11 +86,24 @@ def prediction_hints(predictions: SplitLists, user_of_row: np.ndarray, n_users: 
         hints.append(
             ("leading_zeros_lost", sentence, _rows(predictions, short, user_of_row, n_users))
         )
+    floats = _probed(predictions, lambda items: _matches(items, _FLOAT_OR_EXPONENT))
+    if floats is not None:
+        n_tokens = format_count(int(floats.sum()), "predicted item id")
+        sentence = (
+            f"{{rows}} {{have}} item ids written as floating-point numbers, like '706016001.0' "
+            f"or '7.06016001e+08' ({n_tokens} in all): they were probably read as numbers, "
+            "which also drops leading zeros; item ids are compared as exact strings, so keep "
+            "them as text (for example pandas: dtype=str)."
+        )
+        hints.append(
+            ("item_ids_as_numbers", sentence, _rows(predictions, floats, user_of_row, n_users))
+        )
     commas = _probed(predictions, lambda items: _matches(items, "[,;]"))
     if commas is not None:
         sentence = (
-            "{rows} {have} item ids containing a comma or semicolon: item ids must be "
-            "separated by spaces only, so 'a,b' counts as one item id and 'a,' does not match 'a'."
+            "{rows} {have} item ids containing a comma or semicolon: separate items with "
+            "spaces, not commas ('a b c', not 'a,b,c'); 'a,b' counts as one item id and 'a,' "
+            "does not match 'a'."
         )
         hints.append(
             ("comma_separated_lists", sentence, _rows(predictions, commas, user_of_row, n_users))

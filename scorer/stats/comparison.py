@@ -63,6 +63,26 @@ class Comparison:
     level: float
 
 
+#: P-values below this print as ``< 0.0001``: more digits would be noise of the draws.
+SMALLEST_P_VALUE_SHOWN = 1e-4
+
+
+def format_p_value(p_value: float) -> str:
+    """A p-value for people, the same in ``scorer compare`` and the report.
+
+    Four decimals; below 0.0001, ``< 0.0001`` (the full value stays in the JSON and in
+    the report's ``data-value``).
+
+    Examples
+    --------
+    >>> format_p_value(0.0312), format_p_value(1.0), format_p_value(9.999e-05)
+    ('0.0312', '1.0000', '< 0.0001')
+    """
+    if p_value < SMALLEST_P_VALUE_SHOWN:
+        return "< 0.0001"
+    return f"{p_value:.4f}"
+
+
 def compare(
     result_a: ScoreResult,
     result_b: ScoreResult,

@@ -1,8 +1,10 @@
 """One self-contained HTML report: tables, and PNG figures embedded as base64.
 
 No JavaScript, no network: the file opens anywhere and can be attached to an email.
-Every number is printed with six decimals and carries its full value in a
-``data-value`` attribute. Plots need matplotlib, an optional extra
+Numbers are printed for people (values with six decimals, differences signed, ranks as
+integers where they are whole, p-values as ``scorer compare`` prints them) and each
+carries its full value in a ``data-value`` attribute. Every submission's figures share
+their y scales, so they compare by eye. Plots need matplotlib, an optional extra
 (``pip install "rankscore[report]"``); nothing else in :mod:`scorer` imports it.
 """
 
@@ -28,11 +30,19 @@ MISSING_MATPLOTLIB = (
     f'{INSTALL_LINE} (from a checkout of the source: python -m pip install ".[report]").'
 )
 
+#: The names of the splits in the tables.
+SPLIT_NAMES = {"score": "overall", "public": "Public", "private": "Private"}
+
 _STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em;
+       color: #222; }
+.table { max-width: 100%; overflow-x: auto; margin: 0.5em 0 1.5em; }
+table { border-collapse: collapse; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right;
+         font-variant-numeric: tabular-nums; }
 th:first-child, td:first-child { text-align: left; }
+td.name { text-align: left; overflow-wrap: anywhere; min-width: 10em; }
+th.name { text-align: left; }
 img { max-width: 100%; }
 .note { color: #555; font-size: 0.9em; }
 """
@@ -97,9 +107,10 @@ def build_report(
     if first.public_score is not None and first.private_score is not None:
         shake_up = _shake_up(results, measures[0], seed)
         parts += ["<h2>Shake-up: Public against Private</h2>", shake_up]
+    tops = shared_tops(results, measures[0])
     for index, name in enumerate(names, start=1):
         parts.append(f"<h2>Submission {_text(name)}</h2>")
-        parts.append(_diagnostics(results[name], measures, index, figures))
+        parts.append(_diagnostics(results[name], measures, index, figures, tops))
     body = "\n".join(parts)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -108,10 +119,29 @@ def build_report(
     )
 
 
-def hit_rate_figure(result: ScoreResult) -> bytes:
+def shared_tops(results: Mapping[str, ScoreResult], metric: str) -> tuple[float, float]:
+    """The tops of the y axes every submission's figures share: the hit-rate figure's
+    (the largest hit share of any submission, plus a quarter for the legend) and the
+    histogram's (its tallest bar in any submission, plus a twentieth)."""
+    hit_share = max(
+        float(stats.hit_rate_by_rank(r).hit_share.max(initial=0)) for r in results.values()
+    )
+    tallest = max(int(_histogram_counts(r, metric).max(initial=0)) for r in results.values())
+    return _hit_rate_top(hit_share), max(1, tallest) * 1.05
+
+
+def _hit_rate_top(largest_share: float) -> float:
+    """The hit-rate figure's y top: room above the largest bar for the legend."""
+    return max(1e-9, largest_share) * 1.25
+
+
+def hit_rate_figure(result: ScoreResult, top: float | None = None) -> bytes:
     """The hit-rate-by-rank figure as PNG: bars of the hit share at each rank and the
-    cumulative precision as a line over them."""
+    cumulative precision as a line over them; the y axis up to ``top`` (default: this
+    result's own :func:`shared_tops`)."""
     figure = stats.hit_rate_by_rank(result)
+    if top is None:
+        top = _hit_rate_top(float(figure.hit_share.max(initial=0)))
 
     def draw(axes: Any) -> None:
         from matplotlib.ticker import MaxNLocator
@@ -133,20 +163,34 @@ def hit_rate_figure(result: ScoreResult) -> bytes:
         axes.set_ylabel(f"share of {figure.n_users:,} scored users")
         # At most a dozen ticks, whatever K is.
         axes.xaxis.set_major_locator(MaxNLocator(nbins=12, integer=True))
-        axes.set_ylim(0, max(1e-9, float(max(figure.hit_share.max(), 1e-9))) * 1.25)
+        axes.set_ylim(0, top)
         axes.legend(loc="upper right")
         axes.set_title("Hit rate by rank")
 
     return _png(draw)
 
 
-def values_histogram(result: ScoreResult, metric: str | None = None) -> bytes:
-    """The distribution of the scored users' values as a PNG histogram."""
+#: The histogram's bins: twenty of width 0.05 over [0, 1].
+_BINS = np.linspace(0, 1, 21)
+
+
+def _histogram_counts(result: ScoreResult, metric: str | None) -> np.ndarray:
+    values = result.measure_values(metric)
+    return np.histogram(values.values[values.scored], bins=_BINS)[0]
+
+
+def values_histogram(
+    result: ScoreResult, metric: str | None = None, top: float | None = None
+) -> bytes:
+    """The distribution of the scored users' values as a PNG histogram, the y axis up
+    to ``top`` (default: matplotlib's choice)."""
     values = result.measure_values(metric)
     scored = values.values[values.scored]
 
     def draw(axes: Any) -> None:
-        axes.hist(scored, bins=np.linspace(0, 1, 21), color="#55a868")
+        axes.hist(scored, bins=_BINS, color="#55a868")
+        if top is not None:
+            axes.set_ylim(0, top)
         axes.set_xlabel(f"per-user {values.name}")
         axes.set_ylabel("users")
         axes.set_title(f"Distribution of per-user {values.name} ({len(scored):,} users)")
@@ -220,7 +264,7 @@ def _headline(results: Mapping[str, ScoreResult], measures: list[str], settings:
         for measure in measures:
             for split, interval in stats.bootstrap(result, measure, **settings).items():
                 numbers = [_number(v) for v in (interval.value, interval.low, interval.high)]
-                rows.append([_text(name), _text(measure), split, *numbers])
+                rows.append([_name(name), _text(measure), SPLIT_NAMES[split], *numbers])
     level = f"{settings['level']:.0%}"
     header = ["submission", "measure", "split", "value", f"{level} low", f"{level} high"]
     return _table(header, rows)
@@ -232,35 +276,34 @@ def _comparisons(results: Mapping[str, ScoreResult], measures: list[str], settin
     rows = []
     for name in names[1:]:
         for measure in measures:
-            rows.append(_comparison_row(names[0], name, baseline, results[name], measure, settings))
-    header = ["measure", "A", "B", "A value", "B value", "B - A", "low", "high", "p-value"]
+            rows.append(_comparison_row(name, baseline, results[name], measure, settings))
+    level = f"{settings['level']:.0%}"
+    header = ["measure", "B", "A value", "B value", "B - A", f"{level} interval"]
+    baseline_note = f'<p class="note">A, the baseline of every row: {_text(names[0])}.</p>'
     note = (
         '<p class="note">Paired percentile bootstrap of B - A; two-sided sign-flip '
         "randomisation test, exact over every sign pattern when at most "
         f"{stats.EXACT_SIGN_FLIP_MAX_USERS} users differ, else Monte-Carlo with "
-        "(b + 1) / (N + 1).</p>"
+        "(b + 1) / (N + 1). Users where B wins / ties / loses against A.</p>"
     )
-    return _table([*header, "test", "B wins", "ties", "B loses"], rows) + note
+    table = _table([*header, "p-value", "test", "B wins / ties / loses"], rows)
+    return baseline_note + table + note
 
 
 def _comparison_row(
-    name_a: str, name_b: str, a: ScoreResult, b: ScoreResult, measure: str, settings: dict
+    name_b: str, a: ScoreResult, b: ScoreResult, measure: str, settings: dict
 ) -> list[str]:
     c = stats.compare(a, b, measure, **settings)
     return [
         _text(measure),
-        _text(name_a),
-        _text(name_b),
+        _name(name_b),
         _number(c.a),
         _number(c.b),
-        _number(c.difference),
-        _number(c.low),
-        _number(c.high),
-        _number(c.p_value),
+        _signed(c.difference),
+        _cell(f"[{c.low:+.6f}, {c.high:+.6f}]", c.low, c.high),
+        _cell(stats.format_p_value(c.p_value), c.p_value),
         "exact" if c.exact else "Monte-Carlo",
-        f"{c.wins:,}",
-        f"{c.ties:,}",
-        f"{c.losses:,}",
+        f"{c.wins:,} / {c.ties:,} / {c.losses:,}",
     ]
 
 
@@ -273,19 +316,19 @@ def _shake_up(results: Mapping[str, ScoreResult], metric: str, seed: int) -> str
     if len(results) == 1:
         shake = stats.shake_up(next(iter(results.values())), metric, n_splits=splits, seed=seed)
         header = ["Private - Public", "re-split mean", "5 %", "95 %"]
-        row = [_number(v) for v in (shake.observed, shake.mean, shake.low, shake.high)]
+        row = [_signed(v) for v in (shake.observed, shake.mean, shake.low, shake.high)]
         return _table(header, [row]) + note
     table = stats.shake_up(dict(results), metric, n_splits=splits, seed=seed)
     rows = [
         [
-            _text(name),
+            _name(name),
             _number(s.public),
-            str(s.public_rank),
+            _rank(s.public_rank),
             _number(s.private),
-            str(s.private_rank),
-            _number(s.expected_private_rank),
-            _number(s.private_rank_low),
-            _number(s.private_rank_high),
+            _rank(s.private_rank),
+            _rank(s.expected_private_rank),
+            _rank(s.private_rank_low),
+            _rank(s.private_rank_high),
         ]
         for name, s in table.standings.items()
     ]
@@ -293,7 +336,7 @@ def _shake_up(results: Mapping[str, ScoreResult], metric: str, seed: int) -> str
     standings = _table([*header, "5 %", "95 %"], rows)
     swaps = _table(
         ["submission", "submission", "probability of swapping"],
-        [[_text(a), _text(b), _number(p)] for (a, b), p in table.swap_probability.items()],
+        [[_name(a), _name(b), _number(p)] for (a, b), p in table.swap_probability.items()],
     )
     return standings + swaps + note
 
@@ -303,10 +346,11 @@ def _diagnostics(
     measures: list[str],
     index: int,
     figures: dict[str, bytes] | None,
+    tops: tuple[float, float],
 ) -> str:
     measure = measures[0]
-    hit_png = hit_rate_figure(result)
-    histogram_png = values_histogram(result, measure)
+    hit_png = hit_rate_figure(result, tops[0])
+    histogram_png = values_histogram(result, measure, tops[1])
     if figures is not None:
         hit_name, histogram_name = figure_names(index)[-2:]
         figures[hit_name] = hit_png
@@ -355,12 +399,20 @@ def _breakdown_table(
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{_text(h)}</th>" for h in header)
+    """A table in its own scrolling box; a column of names has its header aligned as
+    its names are (left)."""
+    names = [bool(rows) and cell.startswith('<td class="name"') for cell in (rows or [[]])[0]]
+    head = "".join(
+        f'<th class="name">{_text(h)}</th>'
+        if i < len(names) and names[i]
+        else f"<th>{_text(h)}</th>"
+        for i, h in enumerate(header)
+    )
     body = "".join(
         "<tr>" + "".join(cell if cell.startswith("<td") else f"<td>{cell}</td>" for cell in row)
         for row in rows
     )
-    return f"<table><tr>{head}</tr>{body}</table>"
+    return f'<div class="table"><table><tr>{head}</tr>{body}</table></div>'
 
 
 def _number(value: float | None) -> str:
@@ -373,7 +425,43 @@ def _number(value: float | None) -> str:
     """
     if value is None or not np.isfinite(value):
         return "<td>-</td>"
-    return f'<td data-value="{float(value)!r}">{value:.6f}</td>'
+    return _cell(f"{value:.6f}", value)
+
+
+def _signed(value: float | None) -> str:
+    """A difference: signed, six decimals.
+
+    Examples
+    --------
+    >>> _signed(0.0123), _signed(-0.5)
+    ('<td data-value="0.0123">+0.012300</td>', '<td data-value="-0.5">-0.500000</td>')
+    """
+    if value is None or not np.isfinite(value):
+        return "<td>-</td>"
+    return _cell(f"{value:+.6f}", value)
+
+
+def _rank(value: float) -> str:
+    """A rank: an integer when it is whole, else one decimal (a mean or a quantile).
+
+    Examples
+    --------
+    >>> _rank(2.0), _rank(1.25)
+    ('<td data-value="2.0">2</td>', '<td data-value="1.25">1.2</td>')
+    """
+    shown = f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+    return _cell(shown, float(value))
+
+
+def _cell(shown: str, *values: float) -> str:
+    """A table cell showing ``shown``, its full value(s) in ``data-value``."""
+    exact = " ".join(repr(float(v)) for v in values)
+    return f'<td data-value="{exact}">{_text(shown)}</td>'
+
+
+def _name(name: str) -> str:
+    """A submission's name: a file name, wrapped wherever needed to fit the page."""
+    return f'<td class="name">{_text(name)}</td>'
 
 
 def _text(value: object) -> str:
