@@ -106,9 +106,6 @@ class ScoreResult:
         (``nDCG(gain=linear)@10`` -> ``ndcg_gain_linear_at_10``); without ``metrics``
         the MAP measure keeps ``map_at_K`` whatever its normalization.
 
-    The per-user arrays below are always kept (cheap numpy arrays, solution order,
-    one entry per solution row), for statistics over users:
-
     user_values : dict of str to ndarray of float64
         Each measure's value per user, NaN where the user is not scored.
     exact_values : dict of str to ExactMean or Floats
@@ -131,11 +128,6 @@ class ScoreResult:
     segments : Segments or None
         The host's segment column (``segment_column_name=``): each user's segment.
 
-    With several targets per row id (``target_type_column_name=`` or
-    ``row_id_type_separator=``), a "user" above is one (row id, type) row, and
-    :attr:`score`, :attr:`metrics` and the split tables hold the weighted totals
-    Σ w_t · value_t:
-
     by_type : dict of str to dict of str to float, or None
         Type -> measure name -> the type's value over its own scored rows.
     public_by_type : dict or None
@@ -153,7 +145,15 @@ class ScoreResult:
         Each row's bare row id as a code (the rows of one session share it): the
         statistics draw whole sessions.
 
-    :mod:`scorer.stats` reads these arrays through :meth:`measure_values`.
+    Notes
+    -----
+    The per-user arrays (from ``user_values`` on) are always kept (cheap numpy arrays,
+    solution order, one entry per solution row), for statistics over users;
+    :mod:`scorer.stats` reads them through :meth:`measure_values`.
+
+    With several targets per row id (``target_type_column_name=`` or
+    ``row_id_type_separator=``), a "user" is one (row id, type) row, and :attr:`score`,
+    :attr:`metrics` and the split tables hold the weighted totals Σ w_t · value_t.
     """
 
     score: float
