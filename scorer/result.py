@@ -70,9 +70,11 @@ class ScoreResult:
     ----------
     score : float
         MAP@K over every scored user (``Usage`` ``Public`` and ``Private`` together).
-    public_score, private_score : float or None
-        MAP@K over the Public and Private rows, when the solution has a ``Usage``
-        column and the split has a scorable user.
+    public_score : float or None
+        MAP@K over the Public rows, when the solution has a ``Usage`` column and the
+        split has a scorable user.
+    private_score : float or None
+        The same over the Private rows.
     n_users : int
         Rows in the solution.
     n_scored : int
@@ -92,18 +94,17 @@ class ScoreResult:
     metrics : dict of str to float
         Each measure's canonical name -> its value over every scored user, in the
         order asked; the first is :attr:`score`.
-    public_metrics, private_metrics : dict of str to float, or None
-        The same over the Public / Private rows (``None`` without ``Usage`` or
-        without a scorable user in the split).
+    public_metrics : dict of str to float, or None
+        The same over the Public rows (``None`` without ``Usage`` or without a
+        scorable user in the split).
+    private_metrics : dict of str to float, or None
+        The same over the Private rows.
     measures : tuple of str
         The canonical names, in order.
     keys : dict of str to str
         Each canonical name's key in JSON, Codabench and EvalAI output
         (``nDCG(gain=linear)@10`` -> ``ndcg_gain_linear_at_10``); without ``metrics``
         the MAP measure keeps ``map_at_K`` whatever its normalization.
-
-    The per-user arrays below are always kept (cheap numpy arrays, solution order,
-    one entry per solution row), for statistics over users:
 
     user_values : dict of str to ndarray of float64
         Each measure's value per user, NaN where the user is not scored.
@@ -117,38 +118,47 @@ class ScoreResult:
         ``None`` without a ``Usage`` column.
     row_ids : pyarrow.Array
         The solution's row ids.
-    user_hits, user_n_relevant : ndarray of int64
-        Credited hits within k, and ``|R|``.
+    user_hits : ndarray of int64
+        Credited hits within k.
+    user_n_relevant : ndarray of int64
+        ``|R|``.
     hits_at_rank : ndarray of int64, shape (k,)
         Per rank, the scored users whose prediction there is a credited hit (when k
         is over 1,000, only up to the widest row or rank 1,000, whichever is longer).
     segments : Segments or None
         The host's segment column (``segment_column_name=``): each user's segment.
 
-    With several targets per row id (``target_type_column_name=`` or
-    ``row_id_type_separator=``), a "user" above is one (row id, type) row, and
-    :attr:`score`, :attr:`metrics` and the split tables hold the weighted totals
-    Σ w_t · value_t:
-
     by_type : dict of str to dict of str to float, or None
         Type -> measure name -> the type's value over its own scored rows.
-    public_by_type, private_by_type : dict or None
-        The same over the Public / Private rows (``None`` without ``Usage``, or when a
-        type has no scored row in the split).
+    public_by_type : dict or None
+        The same over the Public rows (``None`` without ``Usage``, or when a type has
+        no scored row in the split).
+    private_by_type : dict or None
+        The same over the Private rows.
     types : tuple of str
         The solution's target types, in byte order (empty without types).
     weights : dict of str to float, or None
         Each type's weight w_t.
-    user_type, user_group : ndarray of int64 or None
-        Each row's type (an index into :attr:`types`) and its bare row id as a code
-        (the rows of one session share it): the bootstrap resamples whole sessions.
+    user_type : ndarray of int64 or None
+        Each row's type (an index into :attr:`types`).
+    user_group : ndarray of int64 or None
+        Each row's bare row id as a code (the rows of one session share it): the
+        statistics draw whole sessions.
     intervals : dict of str to dict of str to Interval, or None
         A run scored in parts with ``resamples=`` (:func:`scorer.partial.finish`):
         per measure, its Poisson bootstrap intervals (``"score"``, and ``"public"``
         and ``"private"`` with ``Usage``; :class:`scorer.stats.Interval` with
         ``method="poisson"``). ``None`` otherwise.
 
-    :mod:`scorer.stats` reads these arrays through :meth:`measure_values`.
+    Notes
+    -----
+    The per-user arrays (from ``user_values`` on) are always kept (cheap numpy arrays,
+    solution order, one entry per solution row), for statistics over users;
+    :mod:`scorer.stats` reads them through :meth:`measure_values`.
+
+    With several targets per row id (``target_type_column_name=`` or
+    ``row_id_type_separator=``), a "user" is one (row id, type) row, and :attr:`score`,
+    :attr:`metrics` and the split tables hold the weighted totals Σ w_t · value_t.
     """
 
     score: float

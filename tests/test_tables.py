@@ -1,8 +1,9 @@
-"""The README's generated sections equal their renderers (``python tools/tables.py``)."""
+"""The documentation's generated sections equal their renderers (``python tools/tables.py``)."""
 
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,30 +24,35 @@ def run(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_the_readme_is_up_to_date() -> None:
+def test_the_pages_are_up_to_date() -> None:
     done = run("--check")
     assert (done.returncode, done.stderr) == (0, "")
 
 
+def _copy_pages(root: Path) -> None:
+    shutil.copytree(ROOT / "docs", root / "docs", ignore=shutil.ignore_patterns("figures"))
+
+
 @pytest.mark.parametrize("name", list(tables.SECTIONS))
 def test_a_stale_section_is_named_and_rewritten(tmp_path: Path, name: str) -> None:
-    readme = tmp_path / "README.md"
-    readme.write_text(tables.rewrite((ROOT / "README.md").read_text(), name, "| stale |"))
-    done = run("--check", "--file", str(readme))
+    _copy_pages(tmp_path)
+    page = tmp_path / tables.SECTIONS[name][0]
+    page.write_text(tables.rewrite(page.read_text(), name, "| stale |"))
+    done = run("--check", "--root", str(tmp_path))
     assert done.returncode == 1
     assert f"section {name!r} differs" in done.stderr
-    assert "| stale |" in readme.read_text()  # --check changes nothing
-    assert run("--file", str(readme)).returncode == 0
-    assert readme.read_text() == (ROOT / "README.md").read_text()
-    assert tables.render(tables.SECTIONS[name]) in readme.read_text()
+    assert "| stale |" in page.read_text()  # --check changes nothing
+    assert run("--root", str(tmp_path)).returncode == 0
+    assert page.read_text() == (ROOT / tables.SECTIONS[name][0]).read_text()
+    assert tables.render(tables.SECTIONS[name][1]) in page.read_text()
 
 
 def test_missing_markers_are_an_error(tmp_path: Path) -> None:
-    readme = tmp_path / "README.md"
-    readme.write_text("# no generated sections\n")
-    done = run("--check", "--file", str(readme))
+    _copy_pages(tmp_path)
+    (tmp_path / tables.SECTIONS["options"][0]).write_text("# no generated sections\n")
+    done = run("--check", "--root", str(tmp_path))
     assert done.returncode == 1
-    assert "must hold the markers of section" in done.stderr
+    assert "must hold the markers of section 'options'" in done.stderr
 
 
 def test_the_tools_examples_run() -> None:

@@ -107,15 +107,6 @@ def compare(
     level : float, default 0.95
     seed : int, default 0
 
-    A measure with ``avg=micro`` is a ratio of sums: the bootstrap resamples users with
-    both submissions' numerators and denominators and recomputes the two ratios, and
-    the test swaps each user's parts between A and B (:func:`swap_p_value`); wins,
-    ties and losses compare each user's own ratios.
-
-    With several targets per row id the statistic is the weighted total over the
-    types, and what is drawn, flipped and counted is a session (a row id with all its
-    types): :func:`_typed_comparison`.
-
     Returns
     -------
     Comparison
@@ -125,6 +116,17 @@ def compare(
     HostVisibleError
         The results come from different solutions, row orders or options, or the
         measure was not computed for both.
+
+    Notes
+    -----
+    A measure with ``avg=micro`` is a ratio of sums: the bootstrap resamples users with
+    both submissions' numerators and denominators and recomputes the two ratios, and
+    the test swaps each user's parts between A and B (:func:`swap_p_value`); wins,
+    ties and losses compare each user's own ratios.
+
+    With several targets per row id the statistic is the weighted total over the
+    types, and what is drawn, flipped and counted is a session (a row id with all its
+    types): :func:`_typed_comparison`.
 
     Examples
     --------

@@ -69,16 +69,18 @@ def bootstrap(
         The intervals' confidence level.
     seed : int, default 0
 
-    With several targets per row id, the statistic is the weighted total
-    Σ w_t · value_t, and what is resampled is a row id (a session) with all its
-    target types together, so the interval reflects that a session's types move
-    together (:func:`_typed_bootstrap`).
-
     Returns
     -------
     dict of str to Interval
         ``"score"``, and ``"public"`` and ``"private"`` when the solution has
         ``Usage`` (a split without a scored user is left out).
+
+    Notes
+    -----
+    With several targets per row id, the statistic is the weighted total
+    Σ w_t · value_t, and what is resampled is a row id (a session) with all its
+    target types together, so the interval reflects that a session's types move
+    together (:func:`_typed_bootstrap`).
 
     Examples
     --------
