@@ -190,7 +190,7 @@ def evaluate(
         the largest cut-off among ``metrics`` (``["MAP@12"]`` alone: 12).
     metrics : str or list of str, optional
         Measures to compute in one pass, e.g. ``["MAP@12", "nDCG@12", "R@20"]``
-        (README, "Measures"); the first is ``result.score``. Default ``MAP@k``.
+        (docs/measures.md, "Measures"); the first is ``result.score``. Default ``MAP@k``.
     empty_ground_truth : {"skip", "zero"}, default "skip"
         Users with no relevant item are left out of the mean, or score 0.
     extra_predictions : {"error", "truncate"}, default "error"
@@ -206,7 +206,7 @@ def evaluate(
     target_type_column_name : str, optional
         A column of the solution and the submission holding each row's target type
         (several targets per row id): each type is scored on its own rows, and
-        ``result.score`` is the weighted total (README, "Several targets per row id").
+        ``result.score`` is the weighted total (docs/shapes.md, "Several targets per row id").
     row_id_type_separator : str, optional
         Instead of a type column: split each row id at its last separator into the row
         id and its type (OTTO: ``"_"``, ``42_clicks``).
@@ -219,7 +219,7 @@ def evaluate(
         The smallest grade the binary measures count as relevant.
     layout : {"wide", "long"}, default "wide"
         The submission's shape: one row per row id with its items separated by
-        spaces, or one row per (row id, item) (README, "Long layout").
+        spaces, or one row per (row id, item) (docs/shapes.md, "Long layout").
     solution_layout : {"wide", "long"}, default "wide"
         The solution's shape: one row per row id, or one row per (row id, relevant
         item) with an optional grade; a row id with no relevant item listed once with
@@ -231,9 +231,9 @@ def evaluate(
         ascending). With neither, each row id's rows in file order.
     format : {"table", "trec"}, default "table"
         Tables with a header (CSV, gzip, zip, Parquet, DataFrames), or paths of
-        trec_eval's qrels (solution) and run (submission) files (README, "TREC files").
+        trec_eval's qrels (solution) and run (submission) files (docs/shapes.md, "TREC files").
     candidates_column_name : str, optional
-        A solution column of each row's candidate items (README, "Candidates").
+        A solution column of each row's candidate items (docs/shapes.md, "Candidates").
     candidates : DataFrame, pyarrow.Table or path, optional
         The candidates as a table of their own: the row-id column and one column of
         items.
@@ -245,7 +245,7 @@ def evaluate(
         are kept, or dropped and the ranks closed up before scoring (trec_eval ``-J``).
     empty_token : str, optional
         An empty solution cell and an empty submission cell both stand for this one
-        item (Instacart: ``"None"``; README, "Empty cells as a token").
+        item (Instacart: ``"None"``; docs/measures.md#empty-cells-as-a-token).
     segment_column_name : str, optional
         A solution column of segment labels (e.g. a country), set aside before
         validation and kept in ``result.segments`` for :func:`scorer.stats.by_segment`.
@@ -254,7 +254,7 @@ def evaluate(
         columns); :class:`scorer.read.files.ReadLimits` defaults otherwise.
     recipe : str, optional
         A real competition's measures and options in one word (``"otto-2023"``;
-        :func:`scorer.list_recipes`, README "Competitions"). Options given with it win;
+        :func:`scorer.list_recipes`, docs/recipes.md). Options given with it win;
         each one that replaced the recipe's is named in a host warning
         (``recipe_overrides``).
     per_user : bool, default False
@@ -507,7 +507,7 @@ def _read_and_check(
     keep_candidates: bool = False,
     known_types: tuple[str, ...] | None = None,
 ) -> _Checked:
-    """Read both inputs (any shape: README, "Long layout", "TREC files") and check
+    """Read both inputs (any shape: docs/shapes.md, "Long layout", "TREC files") and check
     them; every problem is raised here, each input's problems at once (``exponential``:
     the requested measures with exponential gains, for the grades' bound;
     ``every_quote``: :func:`~scorer.check.validate.check_submission`'s;
@@ -538,7 +538,7 @@ def _read_and_check(
         # prints (numpy and Arrow release the GIL). All are pure, so the result is the
         # same whatever the timing. An invalid solution or submission still raises
         # here, once the other core is done. At H&M scale the two cores' shares now
-        # take about as long (README, "Where the time goes").
+        # take about as long (docs/performance.md, "Where the time goes").
         targets = solution_table.column(columns.target_name)
         if grade_name is None:
             truth_later = other_core.submit(_ground_truth, targets)
@@ -600,8 +600,9 @@ def _read_and_check(
 
 
 def _with_empty_token(table: StringTable, target_name: str, options: Options) -> StringTable:
-    """The table with each empty cell of its target column as ``empty_token`` (README,
-    "Empty cells as a token"): the one place the option acts, for both inputs."""
+    """The table with each empty cell of its target column as ``empty_token``
+    (docs/measures.md#empty-cells-as-a-token): the one place the option acts, for both
+    inputs."""
     token = options.empty_token
     if token is None or target_name not in table.names:
         return table  # a missing column is the checks' to report
@@ -672,7 +673,7 @@ def _align(checked: _Checked, k: int) -> _Aligned:
 
     Takes the checked submission out of ``checked``: the predictions' keys and bytes
     are most of the memory per user, so they are freed once ranked (the resource
-    contract, README).
+    contract, docs/formats-and-limits.md).
     """
     submission: Submission = checked.submission  # type: ignore[assignment]
     checked.submission = None
@@ -1004,7 +1005,7 @@ def _submission_findings(
 
     Every submitted row counts, ``Ignored`` rows and users with no relevant item
     included: counting only the scored rows would tell the participant which they are
-    (README.md#information-boundary). With ``unknown_row_ids="ignore"`` the solution's
+    (docs/decisions.md#information-boundary). With ``unknown_row_ids="ignore"`` the solution's
     row ids are not public, so no example row id is given (as for "Missing rows").
     """
     k = options.k

@@ -1,5 +1,5 @@
-"""Score Dask DataFrames exactly, part by part: :func:`evaluate` (README, "Beyond one
-machine"). Needs the ``dask`` extra (``pip install "rankscore[dask]"``); nothing else
+"""Score Dask DataFrames exactly, part by part: :func:`evaluate` (docs/beyond-one-machine.md,
+"Beyond one machine"). Needs the ``dask`` extra (``pip install "rankscore[dask]"``); nothing else
 in :mod:`scorer` imports dask.
 
 Dask only moves rows: both frames get each row's part (:func:`scorer.partial.partition`

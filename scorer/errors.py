@@ -285,7 +285,7 @@ def withheld(error: HostVisibleError, reason: str) -> str:
     ``Usage`` values and the row ids holding them, how many rows are Ignored). It
     depends on the solution and the options alone, so the host sees the details by
     scoring the sample submission with the same solution and options
-    (README.md#information-boundary).
+    (docs/decisions.md#information-boundary).
 
     Examples
     --------

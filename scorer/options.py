@@ -4,7 +4,7 @@
 name, its constraint (type or choices, and the message for a bad value), its default,
 a one-line doc, and its command-line flag. :class:`Options` checks its fields against
 these records; the command line builds its flags from them, the EvalAI adapter accepts
-exactly their names, the README's table of options is :func:`markdown_table`, and
+exactly their names, the docs' table of options is :func:`markdown_table`, and
 tests keep ``evaluate``'s and ``score``'s signatures equal to them. Adding an option
 is its record here, the place it acts, and its tests.
 """
@@ -230,7 +230,7 @@ class Option:
     default : object
         The value when not given.
     doc : str
-        One line: the README's table and the command line's help.
+        One line: the docs' table and the command line's help.
     flags : tuple of str
         The command-line flags; none for an option given by flags of its own (``limits``).
     metavar : str, optional
@@ -265,7 +265,7 @@ class Option:
         return self.constraint.check(self.name, value)
 
     def shown_default(self) -> str:
-        """The default as the help and the README say it."""
+        """The default as the help and the docs say it."""
         return self.default_doc if self.default_doc is not None else str(self.default)
 
     def help(self) -> str:
@@ -304,8 +304,8 @@ OPTIONS: tuple[Option, ...] = (
         "metrics",
         CheckedWhereUsed("measure names, e.g. `MAP@12`, `nDCG(gain=linear)@10`"),
         None,
-        "the measures computed in one pass (see [Measures](#measures)); the first is the "
-        "leaderboard score",
+        "the measures computed in one pass (see [Measures](measures.md#measures)); the first "
+        "is the leaderboard score",
         ("-m", "--metric"),
         "NAME",
         default_doc="MAP@K",
@@ -361,7 +361,7 @@ OPTIONS: tuple[Option, ...] = (
         CheckedWhereUsed("a column of the solution and the submission"),
         None,
         "a column holding each row's target type (several targets per row id, see "
-        "[Several targets per row id](#several-targets-per-row-id)); each type is scored "
+        "[Several targets per row id](shapes.md#several-targets-per-row-id)); each type is scored "
         "on its own rows",
         ("--target-type-column",),
         "NAME",
@@ -413,7 +413,7 @@ OPTIONS: tuple[Option, ...] = (
         "wide",
         "the submission's shape: one row per row id with a list of items, or one row per "
         "(row id, item) ranked by `rank_column_name`, `score_column_name` or file order "
-        "(see [Long layout](#long-layout))",
+        "(see [Long layout](shapes.md#long-layout))",
         ("--layout",),
     ),
     Option(
@@ -449,14 +449,14 @@ OPTIONS: tuple[Option, ...] = (
         "table",
         "how files are read: tables with a header (CSV, gzip, zip, Parquet, DataFrames), or "
         "trec_eval's headerless qrels (solution) and run (submission) files (see "
-        "[TREC files](#trec-files))",
+        "[TREC files](shapes.md#trec-files))",
         ("--format",),
     ),
     Option(
         "candidates_column_name",
         CheckedWhereUsed("a column of the solution"),
         None,
-        "a solution column of each row's candidate items (see [Candidates](#candidates))",
+        "a solution column of each row's candidate items (see [Candidates](shapes.md#candidates))",
         ("--candidates-column",),
         "NAME",
         default_doc="none",
@@ -514,7 +514,7 @@ OPTIONS: tuple[Option, ...] = (
         CheckedWhereUsed("a `ReadLimits`"),
         None,
         "bounds on input files read from a path: sizes, line and cell length, columns "
-        "(see [File formats and limits](#file-formats-and-limits))",
+        "(see [File formats and limits](formats-and-limits.md#file-formats-and-limits))",
         default_doc="`ReadLimits()`",
         setting=False,
         flag_doc="`--max-input-bytes`, `--max-columns`, ... (one per field)",
@@ -524,7 +524,7 @@ OPTIONS: tuple[Option, ...] = (
         CheckedWhereUsed("a recipe's name (`scorer recipes` lists them)"),
         None,
         "a real competition's measures and options in one word (see "
-        "[Competitions](#competitions)); options given with it win, and a host warning "
+        "[Competitions](recipes.md#competitions)); options given with it win, and a host warning "
         "names each one that replaced the recipe's",
         ("--recipe",),
         "NAME",
@@ -672,7 +672,7 @@ be given: a long submission is ranked by its ranks or by its scores. Got 'rank' 
 
 
 def markdown_table() -> str:
-    """The README's table of options, from :data:`OPTIONS` (``python tools/tables.py``).
+    """The docs' table of options, from :data:`OPTIONS` (``python tools/tables.py``).
 
     Examples
     --------

@@ -7,7 +7,7 @@ function for both inputs), each part is scored alone (:func:`score_part`) into a
 order and grouping) and the sum is put into words (:func:`finish`): the same
 :class:`~scorer.result.ScoreResult` as :func:`scorer.evaluate` on the whole data,
 value for value (``==``), with the same warnings and, for invalid input, the same
-error and message (README, "Beyond one machine").
+error and message (docs/beyond-one-machine.md, "Beyond one machine").
 
 Why the values agree: every user's value is computed from that user's row alone
 (exact or float by the measure's cut-off, never by the data), and a partial holds,
@@ -463,7 +463,7 @@ def score_part(
 
     With ``resamples=N`` the partial also carries, for ``N`` replicates of the Poisson
     bootstrap (``seed``), each split's exact weighted sums, and :func:`finish` fills
-    ``result.intervals`` (README, "Beyond one machine").
+    ``result.intervals`` (docs/beyond-one-machine.md, "Beyond one machine").
 
     Examples
     --------

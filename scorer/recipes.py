@@ -4,7 +4,7 @@
 sets, the shape of its files, its source (the host's evaluation page or reference code),
 its quirks and a command that scores it. ``recipe="otto-2023"`` (``--recipe``) applies
 one; :func:`apply_recipe` merges it with the options given explicitly, which win and
-are reported. The README's "Competitions" table is :func:`markdown_table`.
+are reported. The docs' competitions table is :func:`markdown_table`.
 """
 
 from __future__ import annotations
@@ -434,7 +434,7 @@ RECIPE: dict[str, Recipe] = {recipe.name: recipe for recipe in RECIPES}
 
 
 def list_recipes() -> list[Recipe]:
-    """Every recipe, in the order of the README's "Competitions" table.
+    """Every recipe, in the order of the docs' competitions table.
 
     Examples
     --------
@@ -545,7 +545,7 @@ def override_message(name: str, overrides: list[Override]) -> str:
 
 
 def markdown_table() -> str:
-    """The README's table of competitions and their quirks, from :data:`RECIPES`
+    """The docs' table of competitions and their quirks, from :data:`RECIPES`
     (``python tools/tables.py``).
 
     Examples

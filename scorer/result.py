@@ -38,7 +38,7 @@ class ScoreWarning:
         Up to five example row ids.
     audience : {"participant", "host"}
         Who may see it. A participant warning is a function of the submission and the
-        solution's row ids alone (README.md#information-boundary); a host warning may read
+        solution's row ids alone (docs/decisions.md#information-boundary); a host warning may read
         the solution (its items, ``Usage``, empty users) and must not be shown to
         participants.
 

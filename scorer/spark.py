@@ -1,5 +1,5 @@
-"""Score Spark DataFrames exactly, part by part: :func:`evaluate` (README, "Beyond one
-machine"). Needs the ``spark`` extra (``pip install "rankscore[spark]"``, Spark 3.5 or
+"""Score Spark DataFrames exactly, part by part: :func:`evaluate` (docs/beyond-one-machine.md,
+"Beyond one machine"). Needs the ``spark`` extra (``pip install "rankscore[spark]"``, Spark 3.5 or
 later); nothing else in :mod:`scorer` imports pyspark.
 
 Spark only moves rows: both frames get each row's part (:func:`scorer.partial.partition`,

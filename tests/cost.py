@@ -29,8 +29,8 @@ import pyarrow.csv as pacsv
 #: The address-space cap for every child: the interpreter, numpy, pyarrow and the allocator's
 #: reservations fit well inside it, and no input the tests make may need more.
 DEFAULT_CAP_BYTES = 3 * 2**30
-#: The resource contract's memory bound (README, "Resource contract"): a run's peak resident
-#: memory stays within this constant plus this multiple of the inputs' decoded size
+#: The resource contract's memory bound (docs/formats-and-limits.md, "Resource contract"): a run's
+#: peak resident memory stays within this constant plus this multiple of the inputs' decoded size
 #: (:func:`decoded_size`).
 MEMORY_CONSTANT_BYTES = 256 * 2**20
 MEMORY_PER_INPUT_BYTE = 4

@@ -117,8 +117,9 @@ def engine_outcome(evaluate: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def readme_examples() -> list[str]:
-    """The Python blocks of the README's "On Spark and Dask": the Dask example, then the
-    Spark one (which reuses the Dask example's frames)."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### On Spark and Dask") : readme.index("**Which route.**")]
+    """The Python blocks of docs/beyond-one-machine.md, "On Spark and Dask": the Dask
+    example, then the Spark one (which reuses the Dask example's frames)."""
+    page = Path(__file__).resolve().parents[1] / "docs" / "beyond-one-machine.md"
+    section = page.read_text(encoding="utf-8")
+    section = section[section.index("## On Spark and Dask") : section.index("**Which route.**")]
     return [block.split("```", 1)[0] for block in section.split("```python\n")[1:]]

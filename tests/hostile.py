@@ -7,7 +7,7 @@ The solution holds sentinel item ids. The *hidden* ones never appear in any gene
 submission, so finding one in a participant-visible message or warning is a leak; the
 *visible* ones may be drawn, so that some submissions really score. Every submission is
 also scored against a shadow solution with the same row ids and other items, Usage and
-empty users: what the participant sees must not change (README.md#information-boundary).
+empty users: what the participant sees must not change (docs/decisions.md#information-boundary).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ SOLUTION = pd.DataFrame(
 )
 # The same row ids, and everything a participant must not learn changed: other items
 # (zero-padded, so the lost-zero paths differ), other Usage, other users without items.
-# Participant-visible text must be identical against both (README.md#information-boundary).
+# Participant-visible text must be identical against both (docs/decisions.md#information-boundary).
 SHADOW_SOLUTION = pd.DataFrame(
     {
         "customer_id": ROW_IDS,

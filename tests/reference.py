@@ -1,5 +1,5 @@
 """A deliberately slow, obviously correct MAP@K: the definition of AP@K
-(README.md#what-it-computes) read literally, in Fractions.
+(docs/getting-started.md#what-it-computes) read literally, in Fractions.
 
 Nothing here is shared with the package: the point is an independent second opinion.
 """

@@ -1,4 +1,4 @@
-"""Deliberately slow, obviously correct measures: the definitions of README.md#measures read
+"""Deliberately slow, obviously correct measures: the definitions of docs/measures.md#measures read
 literally, per user,
 in Fractions (nDCG in floats). Nothing here is shared with the package."""
 

@@ -1,5 +1,5 @@
 """The fast path against the reference, by hypothesis, and the invariants of the results
-(README.md#python-api)."""
+(docs/python-api.md#python-api)."""
 
 from __future__ import annotations
 

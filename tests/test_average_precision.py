@@ -1,5 +1,5 @@
-"""The worked examples of README.md#what-it-computes, exact, and the pure maths against the
-reference."""
+"""The worked examples of docs/getting-started.md#what-it-computes, exact, and the pure maths
+against the reference."""
 
 from __future__ import annotations
 

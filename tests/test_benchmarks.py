@@ -118,7 +118,7 @@ def test_generator_doctests() -> None:
 
 def test_second_submission_and_statistics_benchmark(dataset) -> None:
     """The statistics benchmark's second submission is valid and differs; its rows
-    hold the ratios the README reports."""
+    hold the ratios docs/performance.md reports."""
     other = run.second_submission(dataset)
     assert run.second_submission(dataset) == other  # written once
     first = pd.read_csv(dataset.submission, dtype=str, keep_default_na=False)

@@ -1,5 +1,5 @@
-"""Attacks on the information boundary (README.md#information-boundary) that its property test
-did not try.
+"""Attacks on the information boundary (docs/decisions.md#information-boundary) that its property
+test did not try.
 
 Each test plays a hostile participant: two solutions that share their row ids and
 differ in what must stay hidden, one submission, and the participant's view of both

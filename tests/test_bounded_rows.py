@@ -1,8 +1,8 @@
 """The per-row work that bounds memory: the same answers a chunk at a time.
 
 Duplicate and first-occurrence finding, emptiness, prints and hits are made in chunks
-(README, "Resource contract"); these tests compare them with plain references at chunk
-sizes small enough for every loop to take several turns.
+(docs/formats-and-limits.md, "Resource contract"); these tests compare them with plain references
+at chunk sizes small enough for every loop to take several turns.
 """
 
 from __future__ import annotations

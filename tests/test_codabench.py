@@ -153,7 +153,8 @@ def test_the_example_metadata_command(tmp_path):
 
 
 def _readme_block(after: str, language: str = "bash") -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The first ``language`` block after ``after`` in docs/hosting.md."""
+    text = (ROOT / "docs" / "hosting.md").read_text(encoding="utf-8")
     start = text.index(f"```{language}\n", text.index(after)) + len(language) + 4
     return text[start : text.index("```", start)]
 
@@ -178,7 +179,7 @@ def test_the_readme_bundle_recipe_leaves_python_m_build_working(tmp_path):
 
 
 def test_the_sample_competition_runs_the_readmes_docker_image(tmp_path):
-    """competition.yaml names the image the README's Docker section builds; its scoring
+    """competition.yaml names the image docs/hosting.md's Docker section builds; its scoring
     program's command, after the Dockerfile's entry point, writes the leaderboard's keys."""
     yaml = pytest.importorskip("yaml")
     competition = yaml.safe_load((ROOT / "examples" / "codabench" / "competition.yaml").read_text())

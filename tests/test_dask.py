@@ -96,7 +96,7 @@ def test_other_inputs_are_refused() -> None:
 
 
 def test_the_readmes_example_runs() -> None:
-    """README, "On Spark and Dask": the Dask example asserts what it shows."""
+    """docs/beyond-one-machine.md, "On Spark and Dask": the Dask example asserts what it shows."""
     namespace: dict = {}
-    exec(compile(readme_examples()[0], "README.md", "exec"), namespace)
+    exec(compile(readme_examples()[0], "docs/beyond-one-machine.md", "exec"), namespace)
     assert namespace["result"].score == float(Fraction(5, 6))  # (1 + 1/2 + 1) / 3, u4 skipped

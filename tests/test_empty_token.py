@@ -1,4 +1,4 @@
-"""``empty_token`` (README.md#empty-cells-as-a-token): an empty solution cell and an empty
+"""``empty_token`` (docs/measures.md#empty-cells-as-a-token): an empty solution cell and an empty
 submission cell both stand for one item (Instacart's ``None``)."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Hostile-cost suite for containers and encodings (README, "Resource contract").
+"""Hostile-cost suite for containers and encodings (docs/formats-and-limits.md, "Resource
+contract").
 
 Each test runs the command line as a child under an address-space cap (``tests/cost.py``)
 on a crafted input and on a random input of the same stored size, in the same test. It

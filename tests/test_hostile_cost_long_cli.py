@@ -3,8 +3,9 @@
 Long files are many short rows: each family is a file of a million rows run by
 ``python -m scorer --layout long ...`` (or with target types in the row ids, which
 make three short rows of each session) under an address-space cap, and must end as
-documented (scored, or refused with its message) within the memory contract (README,
-"Resource contract": 256 MiB + 4 x the decoded inputs, each cell's text plus 8 bytes).
+documented (scored, or refused with its message) within the memory contract
+(docs/formats-and-limits.md, "Resource contract": 256 MiB + 4 x the decoded inputs, each cell's
+text plus 8 bytes).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hostile-cost suite for the Parquet reader (README, "Resource contract").
+"""Hostile-cost suite for the Parquet reader (docs/formats-and-limits.md, "Resource contract").
 
 Each family is a crafted Parquet file of a few kilobytes that once cost quadratic time,
 memory over the contract or an internal error. Each test runs the command line as a

@@ -2,8 +2,8 @@
 
 Each file has a few million rows of a few bytes: what a row costs whatever its length
 (offsets, indices, masks) is then most of a run's memory, and what the contract bounds
-(README, "Resource contract": 256 MiB + 4 x the decoded inputs, each cell's text plus 8
-bytes). Every family runs the command line under an address-space cap and must end as
+(docs/formats-and-limits.md, "Resource contract": 256 MiB + 4 x the decoded inputs, each cell's
+text plus 8 bytes). Every family runs the command line under an address-space cap and must end as
 documented within that bound.
 """
 

@@ -1,4 +1,4 @@
-"""The information boundary (README.md#information-boundary): what a participant sees never
+"""The information boundary (docs/decisions.md#information-boundary): what a participant sees never
 depends on hidden data.
 
 Two solutions share their row ids and differ in everything else a participant must not
@@ -325,7 +325,8 @@ def test_with_unknown_row_ids_ignored_nothing_names_the_solutions_ids() -> None:
         assert "examples (row ids): 'c2'" in str(caught.value)  # known or not
         texts.add(str(caught.value))
         result = evaluate(solution, submission, "id", extra_predictions="truncate", **options)
-        # Counts still follow the solution's ids there (README, "Decisions"); examples not.
+        # Counts still follow the solution's ids there (docs/decisions.md, "Decisions"); examples
+        # not.
         texts.add(repr([(w.code, w.examples) for w in result.warnings]))
     assert len(texts) == 2  # one error text and one warnings text for both solutions
     assert "[('empty_rows', ())]" in texts
@@ -729,7 +730,7 @@ def test_the_hints_never_hash_the_participants_strings(monkeypatch: pytest.Monke
     ]
 
 
-# --- the long layout, trec_eval files and candidates (README, "Long layout", "TREC files",
+# --- the long layout, trec_eval files and candidates (docs/shapes.md, "Long layout", "TREC files",
 # "Candidates") --------------------------------------------------------------------------
 
 

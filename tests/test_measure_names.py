@@ -1,4 +1,4 @@
-"""The measures' worked examples (README.md#measures) (fixtures/measures/), the parser,
+"""The measures' worked examples (docs/measures.md#measures) (fixtures/measures/), the parser,
 graded-relevance
 validation and the interfaces' keys."""
 
@@ -333,11 +333,11 @@ def test_cli_metric_option_json_and_human_output(tmp_path: Path) -> None:
         assert family.name in help_text
 
 
-def test_readme_table_is_the_registrys() -> None:
+def test_the_docs_table_is_the_registrys() -> None:
     from scorer.measures.registry import markdown_table
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    assert markdown_table() in readme
+    page = (Path(__file__).resolve().parent.parent / "docs" / "measures.md").read_text()
+    assert markdown_table() in page
 
 
 def test_codabench_command_writes_every_measure(tmp_path: Path) -> None:

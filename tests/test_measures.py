@@ -1,4 +1,5 @@
-"""The metric family (README.md#measures): every measure against a slow reference, end to end."""
+"""The metric family (docs/measures.md#measures): every measure against a slow reference, end to
+end."""
 
 from __future__ import annotations
 

@@ -212,7 +212,7 @@ def test_evalai_passes_every_option_on(tmp_path: Path) -> None:
 
 
 def test_readme_options_table_is_generated() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "options.md").read_text(encoding="utf-8")
     start, end = "<!-- generated: options -->\n", "\n<!-- end generated: options -->"
     assert readme.count(start) == 1 and readme.count(end) == 1
     assert readme.split(start)[1].split(end)[0] == markdown_table()

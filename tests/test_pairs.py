@@ -1,5 +1,5 @@
-"""The pair measure AUC (README.md#measures): MIND's per-impression AUC, exact, against a slow
-pair-by-pair reference; its sources of non-relevant items; its invariants and boundary."""
+"""The pair measure AUC (docs/measures.md#measures): MIND's per-impression AUC, exact, against a
+slow pair-by-pair reference; its sources of non-relevant items; its invariants and boundary."""
 
 from __future__ import annotations
 

@@ -90,7 +90,7 @@ def runs(draw: st.DrawFn) -> dict:
     options = {
         "k": k,
         # A max_grade below a part's largest grade is refused by that part alone
-        # (README, "Beyond one machine"): drawn only below the steep grades.
+        # (docs/beyond-one-machine.md, "Beyond one machine"): drawn only below the steep grades.
         "metrics": _measure_names(draw, k, max_grades=not steep, graded=graded),
         "empty_ground_truth": draw(st.sampled_from(["skip", "zero"])),
         "extra_predictions": draw(st.sampled_from(["error", "truncate"])),
@@ -180,7 +180,7 @@ def test_parts_merged_in_any_order_give_the_whole_runs_result(run, n_parts, seed
 
     Item ids keep no leading zero and no comma: those hints compare a row with the
     other rows (the usual zero-padded width, the first predicted ids) and are computed
-    within each part (README, "Beyond one machine")."""
+    within each part (docs/beyond-one-machine.md, "Beyond one machine")."""
     expected = _outcome(run)
     partials = _partials(run, n_parts, seed, _largest_grade(run))
     _assert_same(expected, run, partials, rng)
@@ -414,14 +414,14 @@ def test_a_solutions_problems_name_its_columns_from_any_part() -> None:
 
 
 def test_the_readmes_example_runs() -> None:
-    """README, "Beyond one machine": its example asserts what it shows."""
+    """docs/beyond-one-machine.md, "Beyond one machine": its example asserts what it shows."""
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Beyond one machine") :]
+    page = Path(__file__).resolve().parents[1] / "docs" / "beyond-one-machine.md"
+    section = page.read_text(encoding="utf-8")
     code = section[section.index("```python") + len("```python") : section.index("```\n\n")]
     namespace: dict = {}
-    exec(compile(code, "README.md", "exec"), namespace)
+    exec(compile(code, "docs/beyond-one-machine.md", "exec"), namespace)
     assert namespace["result"].score == float(Fraction(5, 6))  # (1 + 1/2 + 1) / 3, u4 skipped
 
 

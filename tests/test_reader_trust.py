@@ -1,7 +1,7 @@
 """Every reader route, attacked: crafted Parquet files, typed columns and in-memory tables.
 
-Each test here failed before the reader was fixed for it (see the README, "Resource
-contract"); the capped, timed families are in ``tests/test_hostile_cost_parquet.py``.
+Each test here failed before the reader was fixed for it (see the docs/formats-and-limits.md,
+"Resource contract"); the capped, timed families are in ``tests/test_hostile_cost_parquet.py``.
 """
 
 from __future__ import annotations

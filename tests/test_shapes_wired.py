@@ -544,7 +544,7 @@ def test_score_takes_every_shape() -> None:
     assert value == 0.5
 
 
-# --- the README's examples ----------------------------------------------------------------
+# --- the documentation's examples -----------------------------------------------------------
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -127,10 +127,10 @@ def test_the_docstrings_example_runs(spark) -> None:
 
 
 def test_the_readmes_example_runs(spark) -> None:
-    """README, "On Spark and Dask": the Spark example (after the Dask one, whose frames
-    it reuses) asserts what it shows, in this module's session."""
+    """docs/beyond-one-machine.md, "On Spark and Dask": the Spark example (after the Dask one,
+    whose frames it reuses) asserts what it shows, in this module's session."""
     namespace: dict = {}
     for block in readme_examples():
-        exec(compile(block, "README.md", "exec"), namespace)
+        exec(compile(block, "docs/beyond-one-machine.md", "exec"), namespace)
     assert namespace["spark"] is spark
     assert namespace["result"].score == float(Fraction(5, 6))  # (1 + 1/2 + 1) / 3, u4 skipped

@@ -1,5 +1,5 @@
 """Intervals, paired comparison, shake-up and diagnostics against brute force
-(README.md#how-sure-is-a-score-intervals-comparisons-shake-up)."""
+(docs/statistics.md#how-sure-is-a-score-intervals-comparisons-shake-up)."""
 
 from __future__ import annotations
 

@@ -596,10 +596,10 @@ def test_score_takes_the_type_options():
 
 
 def test_the_readme_example_prints_what_it_says(capsys):
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    readme = (Path(__file__).resolve().parent.parent / "docs" / "shapes.md").read_text()
     section = readme.split("## Several targets per row id", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
-    exec(compile(code, "README.md", "exec"), {})
+    exec(compile(code, "docs/shapes.md", "exec"), {})
     printed = capsys.readouterr().out.splitlines()
     comments = [line.split("# ", 1)[1] for line in code.splitlines() if line.startswith("# ")]
     assert printed == [

@@ -1,4 +1,4 @@
-"""Every error of README.md#validation-and-errors, with its message; all problems at once; no
+"""Every error of docs/errors.md#validation-and-errors, with its message; all problems at once; no
 solution value leaks."""
 
 from __future__ import annotations

@@ -402,8 +402,8 @@ def _score(args: argparse.Namespace) -> None:
 
 
 def _score_parts(args: argparse.Namespace) -> None:
-    """Directories of Parquet parts, scored part by part (README, "Beyond one machine");
-    ``--ci`` gives the Poisson bootstrap's intervals."""
+    """Directories of Parquet parts, scored part by part (docs/beyond-one-machine.md, "Beyond one
+    machine"); ``--ci`` gives the Poisson bootstrap's intervals."""
     if args.per_user is not None:
         raise HostVisibleError("--per-user is not available when the inputs are scored in parts.")
     if args.parts is not None and args.parts < 1:
@@ -469,8 +469,8 @@ def _run(args: argparse.Namespace, command: Callable[[argparse.Namespace], None]
     except MemoryError as exc:  # Arrow's too: the machine, not an input, fell short
         message = (
             f"out of memory ({exc}). Inputs within the limits need up to "
-            "256 MiB plus 4 times their decoded size (README, 'Resource contract'): "
-            "give the scorer more memory or lower --max-decompressed-bytes."
+            "256 MiB plus 4 times their decoded size (docs/formats-and-limits.md, 'Resource "
+            "contract'): give the scorer more memory or lower --max-decompressed-bytes."
         )
         print(f"scorer: host error: {message}", file=sys.stderr)
         _emit_error_json(args, "host", message, ())

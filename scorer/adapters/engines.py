@@ -1,5 +1,5 @@
-"""What the Spark and Dask front ends share (README, "Beyond one machine"): a part
-scored into text an engine can ship, and the driver's side of a run (the checks
+"""What the Spark and Dask front ends share (docs/beyond-one-machine.md, "Beyond one machine"): a
+part scored into text an engine can ship, and the driver's side of a run (the checks
 before any part runs, the merge, ERR's data-wide ``max_grade``, the result).
 
 The engines only move rows: every value, count and message comes from

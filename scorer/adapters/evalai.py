@@ -61,7 +61,7 @@ def evaluate(
     **options
         The options of :func:`scorer.evaluate` (``k``, ``metrics``,
         ``empty_ground_truth``, ... : every name in :data:`scorer.options.OPTIONS`,
-        README "Options"); every measure gets an entry in each split, labelled by its
+        docs/options.md); every measure gets an entry in each split, labelled by its
         key (``ndcg_gain_linear_at_10``). What EvalAI itself passes
         (``submission_metadata``) is ignored. Any other keyword is a
         :class:`~scorer.errors.HostVisibleError`, so that a typo such as ``K=3`` or
@@ -91,7 +91,7 @@ def evaluate(
         result = scorer.evaluate(test_annotation_file, user_submission_file, **given)
     except HostVisibleError as error:
         # EvalAI shows a failed submission's error to its participant
-        # (README.md#information-boundary).
+        # (docs/decisions.md#information-boundary).
         raise HostVisibleError(
             withheld(error, "EvalAI shows this message to participants")
         ) from None

@@ -6,7 +6,7 @@ batch, only the rows whose row id falls in part ``p`` (:func:`scorer.partial.par
 the same for both inputs), scores them (:func:`scorer.partial.score_part`) and frees
 them. The partials are merged and finished: the result is :func:`scorer.evaluate`'s on
 the whole data, and the memory held at once is one part's, not the whole run's
-(README, "Beyond one machine").
+(docs/beyond-one-machine.md, "Beyond one machine").
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from scorer.result import ScoreResult
 #: The memory one part may take by default (``--part-memory``).
 DEFAULT_PART_MEMORY = 2 * 2**30
 #: Bytes a scorer process holds per stored byte of Parquet input: 3.6 measured at H&M
-#: scale (1,090 MiB for 307 MB; README, "Beyond one machine"), rounded up. The parts are
-#: chosen so that one part's share stays within the budget.
+#: scale (1,090 MiB for 307 MB; docs/beyond-one-machine.md, "Beyond one machine"), rounded up. The
+#: parts are chosen so that one part's share stays within the budget.
 PARQUET_EXPANSION = 4
 #: The most parts a run is split into when their number is chosen from the sizes.
 MAX_AUTO_PARTS = 256

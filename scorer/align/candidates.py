@@ -95,7 +95,7 @@ def candidate_problems(
     candidate_items: pa.Array,
 ) -> list[Finding]:
     """What breaks ``rule`` in a submission's rankings, given each row's candidates, as
-    records (README, "Candidates", for their words).
+    records (docs/shapes.md, "Candidates", for their words).
 
     Parameters
     ----------

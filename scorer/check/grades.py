@@ -1,4 +1,4 @@
-"""Graded relevance (README.md#measures): the solution's grade column, and the judgements
+"""Graded relevance (docs/measures.md#measures): the solution's grade column, and the judgements
 the measures read when grades are given.
 
 Binary relevance never comes here: its fast path is :meth:`GroundTruth.relevance`.

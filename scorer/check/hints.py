@@ -1,6 +1,6 @@
 """Warnings for prediction lists that were probably damaged on their way to the file.
 
-Two audiences, kept apart by the information boundary (README.md#information-boundary):
+Two audiences, kept apart by the information boundary (docs/decisions.md#information-boundary):
 
 - :func:`prediction_hints`, for the participant, read the submission alone: item ids
   that are all digits and one or two digits shorter than the submission's usual

@@ -4,7 +4,7 @@ A long table (one row per row id and item) is pivoted, a trec_eval qrels or run 
 is read and pivoted, and the candidates of a re-ranking competition are gathered as
 (solution row, item) pairs. Nothing here raises a problem found in the rows: each
 comes back as a :class:`~scorer.errors.Problem`, and the caller reports it with every
-other problem of the same input at once (README, "Long layout", "TREC files",
+other problem of the same input at once (docs/shapes.md, "Long layout", "TREC files",
 "Candidates"). A header that stops a long table from being pivoted at all is raised
 here, with every problem of the header.
 """

@@ -541,7 +541,7 @@ def _list_like_row_id_findings(row_ids: pa.Array) -> list[Finding]:
     """Row ids holding whitespace-separated tokens: the row-id column is probably the items.
 
     Scored so, item lists would be quoted to participants as "row ids"
-    (README.md#information-boundary). No example is given, for the same reason: a host
+    (docs/decisions.md#information-boundary). No example is given, for the same reason: a host
     error may end up in a log participants read.
 
     Examples
@@ -721,7 +721,7 @@ def check_grades(
     target_name: str,
     exponential: tuple[str, ...] = (),
 ) -> np.ndarray:
-    """Check a solution's grade column against its target column (README.md#measures).
+    """Check a solution's grade column against its target column (docs/measures.md#measures).
 
     Parameters
     ----------

@@ -54,7 +54,7 @@ def average_precision(
     Parameters
     ----------
     relevance : ndarray of bool, shape (n_users, width)
-        ``rel(i)`` of the definition (README.md#what-it-computes): a hit that is
+        ``rel(i)`` of the definition (docs/getting-started.md#what-it-computes): a hit that is
         the first occurrence of its item.
         ``width`` must be at most ``k``.
     n_relevant : ndarray of int, shape (n_users,)

@@ -20,7 +20,8 @@ from scorer.measures.exact_means import INT64_MAX, Ratios
 
 
 def mean_average_precision(j: Judgements, cutoff: int, norm: str = "min_k") -> AveragePrecision:
-    """AP@K (README.md#what-it-computes) with denominator ``min(|R|, K)``, ``|R|`` or the hits.
+    """AP@K (docs/getting-started.md#what-it-computes) with denominator ``min(|R|, K)``, ``|R|`` or
+    the hits.
 
     Examples
     --------

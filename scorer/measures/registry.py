@@ -3,7 +3,7 @@
 Names are written ``Name(param=value,...)@cutoff`` (ir_measures' syntax), matched
 without regard to case; a parsed :class:`Measure` prints back to its canonical name
 (``str(parse("ndcg@10")) == "nDCG@10"``). The parser, the command line's help, the
-Codabench keys, the EvalAI entries and the README's table all read :data:`REGISTRY`:
+Codabench keys, the EvalAI entries and the docs' table all read :data:`REGISTRY`:
 adding a measure is one pure function over
 :class:`~scorer.align.judgements.Judgements` plus one :class:`Family` here.
 """
@@ -149,7 +149,7 @@ class Perfect:
     Attributes
     ----------
     text : str
-        The value in words, for the README's table.
+        The value in words, for the docs' table.
     value : callable
         ``value(relevant, cutoff, **params)``: the value for a user with |R| =
         ``relevant`` whose first ``min(relevant, cutoff)`` predictions are relevant
@@ -225,10 +225,10 @@ class Family:
     perfect : Perfect
         The value of a perfect ranking (1 for most families).
     definition : str
-        One line for the command line's help and the README's table.
+        One line for the command line's help and the docs' table.
     examples : tuple of Example
         Worked examples with their exact values, checked by a test and shown in the
-        README's table.
+        docs' table.
     exponential : callable
         ``exponential(**params)``: whether the gains are ``2^grade - 1`` (then grades
         stop at 30; linear gains take grades up to 2^31).
@@ -812,7 +812,7 @@ def describe(families: Mapping[str, Family] | None = None) -> str:
 
 
 def markdown_table() -> str:
-    """The README's table of measures, from the registry (``python tools/tables.py``
+    """The docs' table of measures, from the registry (``python tools/tables.py``
     writes it there; a test keeps them equal).
 
     Examples

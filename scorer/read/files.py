@@ -779,7 +779,8 @@ class _Reader:
         an offset of 8 bytes for each cell (the cells counted from the line ends, unless
         ``lines`` is known, before anything is parsed or copied), as a Parquet file's
         cells are counted. What bounds a run's memory is what its inputs decode to
-        (README, "Resource contract"), and a row of a few bytes decodes to many more."""
+        (docs/formats-and-limits.md, "Resource contract"), and a row of a few bytes
+        decodes to many more."""
         limit = self.limits.max_decompressed_bytes
         size = len(data) - start
         if size + _OFFSET_BYTES * n_columns * size <= limit:
