@@ -621,7 +621,8 @@ def test_a_value_without_one_truth_value_beside_a_recipe_is_a_host_error(
     given = {option: value}
     with pytest.raises(HostVisibleError, match=expected):
         scorer.evaluate(SOLUTION, SUBMISSION, recipe="santander-2016", **given)
-    with pytest.raises(HostVisibleError, match=expected):
+    overridden = pytest.warns(UserWarning, match=rf"replace its own: {option}=")
+    with overridden, pytest.raises(HostVisibleError, match=expected):
         scorer.score(SOLUTION, SUBMISSION, recipe="santander-2016", **given)
 
 
