@@ -680,12 +680,17 @@ be given: a long submission is ranked by its ranks or by its scores. Got 'rank' 
                 f"layout={self.layout!r}, format={self.format!r}. Pass layout='long', or "
                 f"leave {ranked_by[0]} out (a trec_eval run is always ranked by its scores)."
             )
-        if self.empty_token is not None and self.grade_column_name is not None:
+        graded: dict[str, str] = {}  # each option that makes the relevance graded, as given
+        if self.grade_column_name is not None:
+            graded["grade_column_name"] = f"grade_column_name={self.grade_column_name!r}"
+        if self.format == "trec":
+            graded["format"] = "format='trec' (trec_eval's qrels are graded)"
+        if self.empty_token is not None and graded:
             raise HostVisibleError(
                 "empty_token applies to binary relevance: an empty cell stands for one item, "
                 "which a grade column cannot grade. Leave out empty_token or "
-                f"grade_column_name. Got empty_token={self.empty_token!r}, "
-                f"grade_column_name={self.grade_column_name!r}."
+                f"{next(iter(graded))}. Got empty_token={self.empty_token!r}, "
+                f"{', '.join(graded.values())}."
             )
         if self.format == "trec" and (self.layout, self.solution_layout) != ("wide", "wide"):
             raise HostVisibleError(
