@@ -317,12 +317,32 @@ def evaluate(
     exponential = tuple(str(m) for m in measures if m.exponential)  # grades up to 30
     inputs = _Inputs(solution, submission, row_id_column_name, segment_column_name, candidates)
     pairs = any(m.family.needs_non_relevant for m in measures)  # AUC: keep the candidates
+    if pairs:
+        _refuse_dropped_candidates(options, candidates)
     checked = _read_and_check(inputs, options, limits, exponential, keep_candidates=pairs)
     options = checked.options
     aligned = _align(checked, options.k)  # takes the submission: freed once ranked
     values = {str(m): m.compute(aligned.judgements) for m in measures}
     users = users_to_score(checked.solution, aligned.truth.n_relevant, options.empty_ground_truth)
     return _result(checked, aligned, values, users, measures, options, per_user, metrics is None)
+
+
+def _refuse_dropped_candidates(options: Options, candidates: TableLike | None) -> None:
+    """Refuse a pair measure on binary relevance whose non-relevant items are the
+    candidates when unjudged items are dropped: a binary solution lists only relevant
+    items, so every candidate that is not relevant would be dropped and no ranking
+    could order a pair wrongly (each would score as the best)."""
+    given = options.candidates_column_name is not None or candidates is not None
+    binary = options.grade_column_name is None and options.format != "trec"
+    if given and binary and options.unjudged == "drop":
+        raise HostVisibleError(
+            "AUC with unjudged='drop' needs a grade column: a binary solution judges only "
+            "its relevant items, so dropping the unjudged ones drops every candidate that "
+            "is not relevant, and every ranking of the candidates would score as the best. "
+            "Leave unjudged at 'keep' (the candidates that are not relevant are the "
+            "non-relevant items), or give the solution a grade column (grade_column_name, "
+            "--grade-column) that judges them with grade 0."
+        )
 
 
 @_score_takes_recipes

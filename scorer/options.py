@@ -130,7 +130,7 @@ str or None. Got '' instead.
 
     def check(self, name: str, value: Any) -> Any:
         if value is None or (isinstance(value, str) and value):
-            return value
+            return encodable(name, value)
         raise HostVisibleError(
             f"The {name!r} parameter must be a non-empty str or None. Got {value!r} instead."
         )
@@ -156,7 +156,7 @@ non-empty str without whitespace) or None. Got 'no order' instead.
 
     def check(self, name: str, value: Any) -> Any:
         if value is None or (isinstance(value, str) and value and not any_space(value)):
-            return value
+            return encodable(name, value)
         raise HostVisibleError(
             f"The {name!r} parameter must be one item id (a non-empty str without whitespace) "
             f"or None. Got {value!r} instead."
@@ -164,6 +164,30 @@ non-empty str without whitespace) or None. Got 'no order' instead.
 
     def describe(self) -> str:
         return "one item id (no whitespace)"
+
+
+def encodable(name: str, value: str | None) -> str | None:
+    """``value`` if UTF-8 can encode it: a command line turns bytes that are not UTF-8
+    into lone surrogates, which no Arrow string can hold.
+
+    Examples
+    --------
+    >>> encodable("empty_token", "N\\udcff")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: The 'empty_token' parameter must be text that UTF-8 can \
+encode. Got 'N\\udcff' instead (bytes that are not UTF-8 on a command line give this): \
+write it in UTF-8.
+    """
+    try:
+        if value is not None:
+            value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise HostVisibleError(
+            f"The {name!r} parameter must be text that UTF-8 can encode. Got {value!r} "
+            "instead (bytes that are not UTF-8 on a command line give this): write it in UTF-8."
+        ) from None
+    return value
 
 
 def any_space(text: str) -> bool:
@@ -656,12 +680,17 @@ be given: a long submission is ranked by its ranks or by its scores. Got 'rank' 
                 f"layout={self.layout!r}, format={self.format!r}. Pass layout='long', or "
                 f"leave {ranked_by[0]} out (a trec_eval run is always ranked by its scores)."
             )
-        if self.empty_token is not None and self.grade_column_name is not None:
+        graded: dict[str, str] = {}  # each option that makes the relevance graded, as given
+        if self.grade_column_name is not None:
+            graded["grade_column_name"] = f"grade_column_name={self.grade_column_name!r}"
+        if self.format == "trec":
+            graded["format"] = "format='trec' (trec_eval's qrels are graded)"
+        if self.empty_token is not None and graded:
             raise HostVisibleError(
                 "empty_token applies to binary relevance: an empty cell stands for one item, "
                 "which a grade column cannot grade. Leave out empty_token or "
-                f"grade_column_name. Got empty_token={self.empty_token!r}, "
-                f"grade_column_name={self.grade_column_name!r}."
+                f"{next(iter(graded))}. Got empty_token={self.empty_token!r}, "
+                f"{', '.join(graded.values())}."
             )
         if self.format == "trec" and (self.layout, self.solution_layout) != ("wide", "wide"):
             raise HostVisibleError(

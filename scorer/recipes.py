@@ -523,13 +523,32 @@ def apply_recipe(name: object, given: Mapping[str, Any]) -> tuple[dict[str, Any]
     overrides = [
         Override(option, settings[option], value)
         for option, value in given.items()
-        if option in settings and settings[option] != value
+        if option in settings and _differs(settings[option], value)
     ]
     for pair in EXCLUSIVE:
         for option, other in (pair, pair[::-1]):
             if given.get(option) is not None and other in settings and other not in given:
                 overrides.append(Override(other, settings.pop(other), None))
     return {**settings, **given}, overrides
+
+
+def _differs(recipe_value: Any, given_value: Any) -> bool:
+    """Whether a given value replaces the recipe's: any value that is not plainly equal,
+    such as an array, whose comparison has no one truth value (the options' checks then
+    say what is wrong with it).
+
+    Examples
+    --------
+    >>> _differs(7, 7), _differs(["MAP@7"], ["MRR"])
+    (False, True)
+    >>> import numpy as np
+    >>> _differs(7, np.array([3, 4]))
+    True
+    """
+    try:
+        return bool(recipe_value != given_value)
+    except (TypeError, ValueError):
+        return True
 
 
 def override_message(name: str, overrides: list[Override]) -> str:

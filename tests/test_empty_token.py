@@ -118,6 +118,17 @@ def test_a_grade_column_with_the_token_is_refused() -> None:
         evaluate("unread.csv", "unread.csv", empty_token=TOKEN, grade_column_name="g")
 
 
+def test_trec_files_with_the_token_are_refused_before_any_file_is_read() -> None:
+    # trec_eval's qrels are graded: refused once the qrels were read, the message named a
+    # grade_column_name='rel' that the host never gave.
+    expected = (
+        r"^empty_token applies to binary relevance: .* Got empty_token='None', "
+        r"format='trec' \(trec_eval's qrels are graded\)\.$"
+    )
+    with pytest.raises(HostVisibleError, match=expected):
+        evaluate("unread.txt", "unread.txt", empty_token=TOKEN, format="trec")
+
+
 def test_the_command_line_takes_empty_token(tmp_path: Path) -> None:
     solution, submission = tmp_path / "solution.csv", tmp_path / "submission.csv"
     solution.write_text("order_id,products\n1,\n2,p1 p2\n")

@@ -129,7 +129,8 @@ def test_normalization_is_maps_default_norm() -> None:
         ("MAP@11", r"cut-off of 'MAP@11' must be an int in the range \[1, 10\].*Got 11 instead"),
         ("MAP@0", r"cut-off of 'MAP@0' must be an int in the range \[1, 10\]"),
         ("MAP@x", r"cut-off of 'MAP@x' must be an int in the range \[1, 10\]. Got 'x'"),
-        ("RPrec@5", r"RPrec takes no cut-off"),
+        ("RPrec@5", r"RPrec takes no cut-off: it reads each user's first \|R\| predictions"),
+        ("AUC@5", r"AUC takes no cut-off: it reads each user's whole ranking\. Write 'AUC'"),
     ],
 )
 def test_parser_errors_list_the_valid_choices(written: str, message: str) -> None:
@@ -449,3 +450,7 @@ def test_err_grade_scale_stops_where_grades_stop(name: str) -> None:
     at_most = evaluate(solution, solution, metrics=[name.replace("31", "30").replace("9999", "30")])
     # A hit of grade 1 stops the user with probability (2 - 1) / 2^30; nERR divides by that.
     assert at_most.score == (1.0 if name.startswith("n") else float(Fraction(1, 2**30)))
+
+
+def test_every_family_without_a_cut_off_says_what_it_reads() -> None:
+    assert all(family.reads for family in REGISTRY if not family.has_cutoff)

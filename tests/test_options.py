@@ -227,3 +227,16 @@ def test_options_in_a_result_are_the_settings() -> None:
     table = pd.DataFrame({"id": ["u1"], "items": ["a"]})
     result = scorer.evaluate(table, table)
     assert list(result.to_dict()["options"]) == [o.name for o in OPTIONS if o.setting]
+
+
+@pytest.mark.parametrize("option", ["empty_token", "row_id_type_separator"])
+def test_text_an_encoding_cannot_write_is_a_host_error(option: str, tmp_path: Path) -> None:
+    # A command line gets a lone surrogate from bytes that are not UTF-8 (--empty-token
+    # with a Latin-1 byte); Arrow cannot hold it, so it must be refused with the options.
+    expected = rf"^The {option!r} parameter must be text that UTF-8 can encode"
+    with pytest.raises(HostVisibleError, match=expected):
+        Options(**{option: "N\udcff"})
+    solution = tmp_path / "solution.csv"
+    solution.write_text("id,items\n1_a,x\n2_a,\n")
+    with pytest.raises(HostVisibleError, match=expected):
+        scorer.evaluate(solution, solution, "id", **{option: "N\udcff"})

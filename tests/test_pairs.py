@@ -115,6 +115,37 @@ def test_binary_relevance_without_candidates_is_refused() -> None:
         evaluate(solution, submission, "id", metrics=["MAP", "AUC"])
 
 
+def test_candidates_with_unjudged_items_dropped_are_refused_under_binary_relevance() -> None:
+    # A binary solution lists only relevant items, so unjudged="drop" drops every
+    # candidate that is not relevant: nothing is left to order, and the worst
+    # permutation of the candidates scored AUC 1, as the best did.
+    solution = pd.DataFrame({"id": ["i1"], "items": ["a"], "cands": ["a b c"]})
+    worst = pd.DataFrame({"id": ["i1"], "items": ["b c a"]})
+    options = {"metrics": ["AUC"], "candidate_rule": "permutation", "unjudged": "drop"}
+    expected = r"^AUC with unjudged='drop' needs a grade column: a binary solution judges"
+    with pytest.raises(HostVisibleError, match=expected):
+        evaluate(solution, worst, "id", candidates_column_name="cands", **options)
+    with pytest.raises(HostVisibleError, match=expected):
+        evaluate(solution, worst, "id", candidates=solution[["id", "cands"]], **options)
+    kept = evaluate(
+        solution, worst, "id", **{**options, "unjudged": "keep"}, candidates_column_name="cands"
+    )
+    assert kept.score == 0.0
+    graded = pd.DataFrame({"id": ["i1"] * 3, "items": ["a", "b", "c"], "g": ["1", "0", "0"]})
+    long_worst = pd.DataFrame({"id": ["i1"] * 3, "items": ["b", "c", "a"]})
+    dropped = evaluate(
+        graded,
+        long_worst,
+        "id",
+        metrics=["AUC"],
+        unjudged="drop",
+        grade_column_name="g",
+        layout="long",
+        solution_layout="long",
+    )
+    assert dropped.score == 0.0  # graded 0 is judged: kept and ordered
+
+
 @pytest.mark.parametrize("k", [2**63 - 1, 2**64 + 7])
 def test_auc_takes_a_k_past_int64(k: int) -> None:
     solution = pd.DataFrame({"id": ["i1", "i2"], "items": ["a b c", "d e"], "g": ["1 0 0", "0 2"]})

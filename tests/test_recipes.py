@@ -13,6 +13,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -602,6 +603,27 @@ def test_an_exclusive_option_replaces_the_recipes_other() -> None:
         "clicks": {"R(norm=min_k,avg=micro)@20": 1.0},
         "orders": {"R(norm=min_k,avg=micro)@20": 0.5},
     }
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "expected"),
+    [
+        ("k", np.array([3, 4]), r"^The 'k' parameter must be an int"),
+        ("empty_ground_truth", pd.Series(["zero", "skip"]), r"^The 'empty_ground_truth' param"),
+    ],
+    ids=["k", "empty_ground_truth"],
+)
+def test_a_value_without_one_truth_value_beside_a_recipe_is_a_host_error(
+    option: str, value: object, expected: str
+) -> None:
+    # Comparing it with the recipe's own value (to report an override) raised numpy's
+    # or pandas' ValueError ("truth value ... is ambiguous") before the options' check.
+    given = {option: value}
+    with pytest.raises(HostVisibleError, match=expected):
+        scorer.evaluate(SOLUTION, SUBMISSION, recipe="santander-2016", **given)
+    overridden = pytest.warns(UserWarning, match=rf"replace its own: {option}=")
+    with overridden, pytest.raises(HostVisibleError, match=expected):
+        scorer.score(SOLUTION, SUBMISSION, recipe="santander-2016", **given)
 
 
 @pytest.mark.parametrize(

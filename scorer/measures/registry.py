@@ -236,6 +236,9 @@ class Family:
         Whether the values need judged, non-relevant items (a grade below the
         threshold, or candidates that are not relevant): a solution with neither is
         refused (``AUC``).
+    reads : str
+        For a family without a cut-off, what of each ranking it reads (the message
+        refusing a cut-off says it).
 
     A family declares ``avg=macro|micro`` by listing :data:`AVG` among its ``params``
     (its values must then be the natural parts of a ratio of counts).
@@ -256,6 +259,7 @@ class Family:
     whole_row: bool = False
     exponential: Callable[..., bool] = lambda **params: False
     needs_non_relevant: bool = False
+    reads: str = ""
 
     def param(self, name: str) -> Param | None:
         """The parameter of this name (case-insensitive), if any."""
@@ -389,6 +393,7 @@ REGISTRY: tuple[Family, ...] = (
         binary.r_precision,
         (AVG,),
         has_cutoff=False,
+        reads="each user's first |R| predictions",
         perfect=Perfect(
             "min(|R|,k) / |R|: 1 unless |R| is above the row's k",
             lambda relevant, cutoff: _retrieved_share(relevant, cutoff),
@@ -534,6 +539,7 @@ REGISTRY: tuple[Family, ...] = (
         ("gauc", "group_auc"),
         pairs.auc,
         has_cutoff=False,
+        reads="each user's whole ranking",
         needs_non_relevant=True,
         definition="share of (relevant, judged non-relevant) pairs ranked in order; unranked "
         "items after ranked ones, a pair of two unranked ones counts half; 1 without a "
@@ -770,7 +776,7 @@ def _parse_cutoff(family: Family, text: str | None, k: int, whole: str) -> int |
     if not family.has_cutoff:
         if text is not None:
             raise HostVisibleError(
-                f"{family.name} takes no cut-off: it reads each user's first |R| predictions. "
+                f"{family.name} takes no cut-off: it reads {family.reads}. "
                 f"Write {family.name!r}. Got {whole!r} instead."
             )
         return None
