@@ -3,7 +3,7 @@
 The command line runs under an address-space cap (``tests.cost``) on a solution of 4,000
 rows of 1,000 candidates each (half of them relevant) and a submission ranking each row's
 candidates, every non-relevant one first, and must stay within the resource contract's
-memory (README, "Resource contract").
+memory (docs/formats-and-limits.md, "Resource contract").
 """
 
 from __future__ import annotations
