@@ -87,8 +87,11 @@ def smallest_values(values: pa.Array, mask: np.ndarray | None = None) -> tuple[s
     ('b', 'u10', 'u9')
     >>> smallest_values(pa.array(["b", "a", "b", "a", "c"]))
     ('a', 'b', 'c')
+    >>> smallest_values(pa.array([None, "b", None]))
+    ('b',)
     """
     chosen = values if mask is None else values.filter(to_arrow(mask))
+    chosen = chosen.drop_null()  # a missing value is no example (pyarrow 14 selects none)
     found: list[str] = []
     while len(found) < MAX_EXAMPLES and len(chosen):
         order = pc.select_k_unstable(

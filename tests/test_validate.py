@@ -312,3 +312,13 @@ def test_no_solution_value_in_participant_visible_text(
         return
     participant_text = " ".join(str(w) for w in result.warnings if w.audience == "participant")
     assert SENTINEL not in participant_text
+
+
+def test_missing_row_ids_beside_an_open_quote_are_listed_not_an_index_error() -> None:
+    """Found at the minimum versions: pyarrow 14 selects no null, so the examples of the
+    open-quote problem, all of them missing row ids, once indexed an empty selection."""
+    solution = pd.DataFrame({"customer_id": ["u0"], "prediction": ["a"]})
+    row_ids = pd.array([pd.NA] * 6, dtype="string")
+    submission = pd.DataFrame({"customer_id": row_ids, "prediction": ["u0"] * 5 + ['"\n']})
+    with pytest.raises(ParticipantVisibleError, match=r"6 rows of the submission with an empty"):
+        evaluate(solution, submission)
