@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.align.candidates import CandidateRule, candidate_problems
+from scorer.align.candidates import CandidateRule, candidate_problems, token_rows
 from scorer.align.item_lists import ListCells, SplitLists, split_lists
 from scorer.align.joins import StringIndex, first_index_of
 from scorer.arrays import CHUNK_ROWS, empty_strings, string_bytes, to_arrow, to_numpy, to_strings
@@ -346,8 +346,8 @@ class Candidates:
     ----------
     rule : {"permutation", "subset"}
         What a row may rank.
-    rows : ndarray of int64
-        The solution row of each candidate.
+    rows : ndarray of int
+        The solution row of each candidate (int32 when it fits).
     items : pyarrow.Array
         The candidate items.
     """
@@ -366,13 +366,11 @@ def _candidate_findings(
 ) -> list[Finding]:
     """The aligned rankings against each row's candidates. With unknown_row_ids="ignore"
     no example is given: they would tell which submitted row ids the solution holds."""
-    rows = user_of_row[predictions.row_of_token]
-    known = rows >= 0
     found = candidate_problems(
         candidates.rule,
         solution.row_ids,
-        rows[known],
-        predictions.tokens.filter(to_arrow(known)),
+        token_rows(predictions.lengths, user_of_row),
+        predictions.tokens,
         candidates.rows,
         candidates.items,
     )
