@@ -12,7 +12,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer import evaluate
+from scorer import ParticipantVisibleError, evaluate
 from scorer.align.candidates import candidate_problems, drop_unjudged
 from scorer.align.item_lists import split_lists
 from scorer.align.target_types import (
@@ -250,3 +250,46 @@ def test_otto_scores_as_its_reference_once_split_by_type():
         total += weights[kind] * recall
     assert total == expected_total
     pd.testing.assert_index_equal(pd.Index(known), pd.Index(["carts", "clicks", "orders"]))
+
+
+def _outcome(solution, submission, **options):
+    """What a run says: the error's words, or every value and warning."""
+    try:
+        result = evaluate(solution, submission, "id", k=6, **options)
+    except ParticipantVisibleError as error:
+        return str(error)
+    return result.score, result.metrics, [(w.code, w.message) for w in result.warnings]
+
+
+rows_of_items = st.tuples(
+    st.integers(0, len(ROW_IDS) - 1), st.lists(st.sampled_from([*ITEMS, "x"]), max_size=4)
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(rows_of_items, min_size=1, max_size=8),
+    st.lists(rows_of_items, min_size=1, max_size=8),
+    st.sampled_from(["permutation", "subset"]),
+    st.randoms(use_true_random=False),
+)
+def test_candidate_checks_do_not_depend_on_row_order(submitted, candidates, rule, random):
+    # A row id may be listed twice in the submission (a problem of its own) and in a
+    # table of candidates (its items gathered): whichever row comes first, the same words.
+    solution = pd.DataFrame({"id": ROW_IDS, "items": ["a", "b", "c", "z"]})
+    submission = pd.DataFrame(
+        {"id": [ROW_IDS[r] for r, _ in submitted], "items": [" ".join(i) for _, i in submitted]}
+    )
+    table = pd.DataFrame(
+        {"id": [ROW_IDS[r] for r, _ in candidates], "cands": [" ".join(i) for _, i in candidates]}
+    )
+
+    def shuffled(frame):
+        order = list(range(len(frame)))
+        random.shuffle(order)
+        return frame.iloc[order].reset_index(drop=True)
+
+    options = {"candidates": table, "candidate_rule": rule, "missing_rows": "empty"}
+    once = _outcome(solution, submission, **options)
+    again = _outcome(solution, shuffled(submission), **{**options, "candidates": shuffled(table)})
+    assert once == again

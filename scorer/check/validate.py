@@ -314,11 +314,12 @@ def submission_findings(
     public_ids = solution.row_ids if options.unknown_row_ids == "error" else solution.row_ids[:0]
     findings = [stated(p) for p in (*found, *column_problems(table.names, expected, public_ids))]
     user_of_row = valid_id = None
-    row_ids = None
+    row_ids = ids = None
     if solution.row_id_name in table.names:
         row_ids = table.column(solution.row_id_name)
-        row_findings, user_of_row, valid_id = _row_id_findings(row_ids, solution, options)
+        row_findings, ids = _row_id_findings(row_ids, solution, options)
         findings += row_findings
+        user_of_row, valid_id = ids.user_of_row, ids.valid
     cells = None
     if solution.target_name in table.names:
         cells = table.column(solution.target_name)
@@ -330,9 +331,9 @@ def submission_findings(
         if options.extra_predictions == "error" and row_ids is not None and valid_id is not None:
             findings += _too_many_findings(cells.lengths, row_ids, valid_id, options.k)
     predictions = None
-    if candidates is not None and cells is not None and user_of_row is not None:
+    if candidates is not None and cells is not None and ids is not None:
         predictions = cells.split()
-        findings += _candidate_findings(predictions, user_of_row, solution, options, candidates)
+        findings += _candidate_findings(predictions, ids, solution, options, candidates)
     if cells is None or user_of_row is None or problems(findings, Wording()):
         return findings, None
     return findings, Submission(user_of_row, cells.split() if predictions is None else predictions)
@@ -359,20 +360,23 @@ class Candidates:
 
 def _candidate_findings(
     predictions: SplitLists,
-    user_of_row: np.ndarray,
+    ids: _RowIds,
     solution: Solution,
     options: Options,
     candidates: Candidates,
 ) -> list[Finding]:
-    """The aligned rankings against each row's candidates. With unknown_row_ids="ignore"
-    no example is given: they would tell which submitted row ids the solution holds."""
+    """The aligned rankings against each row's candidates. A row id listed twice is
+    left out (its duplication is a problem of its own; which listing to check is no
+    question for the order of the file). With unknown_row_ids="ignore" no example is
+    given: they would tell which submitted row ids the solution holds."""
     found = candidate_problems(
         candidates.rule,
         solution.row_ids,
-        token_rows(predictions.lengths, user_of_row),
+        token_rows(predictions.lengths, ids.user_of_row),
         predictions.tokens,
         candidates.rows,
         candidates.items,
+        skipped=ids.repeated,
     )
     if options.unknown_row_ids != "error":
         found = [replace(finding, examples=()) for finding in found]
@@ -587,7 +591,7 @@ def _own_firsts(first: np.ndarray) -> np.ndarray:
 
 def _row_id_findings(
     row_ids: pa.Array, solution: Solution, options: Options
-) -> tuple[list[Finding], np.ndarray, np.ndarray]:
+) -> tuple[list[Finding], _RowIds]:
     findings = _empty_row_id_findings(row_ids, "submission")
     empty = empty_strings(row_ids)
     index = StringIndex(row_ids)
@@ -609,10 +613,32 @@ def _row_id_findings(
     if n_unknown and options.unknown_row_ids == "error":
         examples = smallest_values(row_ids, unknown)
         findings.append(Finding("unknown_row_ids", (("rows", n_unknown), *hints), examples))
+    repeated = np.zeros(solution.n_rows, dtype=bool)
+    repeated[user_of_row[~is_first & (user_of_row >= 0)]] = True
     user_of_row = np.where(is_first, user_of_row, -1)
     # Examples may name any non-empty submitted id, known or not: leaving the unknown
     # ones out would tell which ids the solution holds (unknown_row_ids="ignore").
-    return findings, user_of_row, ~empty
+    return findings, _RowIds(user_of_row, ~empty, repeated)
+
+
+@dataclass(frozen=True)
+class _RowIds:
+    """What a submission's row ids say about its rows.
+
+    Attributes
+    ----------
+    user_of_row : ndarray of int64
+        The solution row of each submission row: -1 for an unknown id and for every
+        listing of a row id but its first.
+    valid : ndarray of bool
+        Whether each row's id is non-empty.
+    repeated : ndarray of bool
+        Whether each solution row's id is listed more than once.
+    """
+
+    user_of_row: np.ndarray
+    valid: np.ndarray
+    repeated: np.ndarray
 
 
 # (the repair, a regex a submitted id must match for it to apply), in the order of
