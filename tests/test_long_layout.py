@@ -17,6 +17,13 @@ from hypothesis import strategies as st
 
 from scorer import evaluate
 from scorer.align.long_layout import long_solution_to_wide, long_to_wide
+from scorer.check.findings import Wording, problems
+
+
+def words(records):
+    """The pivot's records in words, as a message gives them."""
+    return problems(records, Wording())
+
 
 ROW_IDS = ["a", "b", "B", "é", "a b", "10", "9", "ß"]
 ITEMS = ["x", "y", "X", "é", "z1", "", "  ", " x ", "x y", "\u3000y"]
@@ -97,8 +104,8 @@ def _check(rows, mode, ties="ascending"):
     expected_ids, expected_lists, expected_problems = reference_long_to_wide(rows, mode, ties)
     wide = fast(rows, mode, ties)
     assert wide.row_ids.to_pylist() == expected_ids
-    problems = {p.title: p.examples for p in wide.problems}
-    assert problems == expected_problems
+    found = {p.title: p.examples for p in words(wide.problems)}
+    assert found == expected_problems
     if not expected_problems:
         assert wide.items.to_pylist() == expected_lists
     return wide
@@ -165,7 +172,7 @@ def test_messages_are_exact():
     ids = pa.array(["u2", "u1", "u1", "u3", "u3", "u4"])
     items = pa.array(["a", "b c", "d", "e", "f", "g"])
     ranks = pa.array(["1", "1", "x", "2", "2", "0"])
-    text = "\n".join(p.render() for p in long_to_wide(ids, items, ranks=ranks).problems)
+    text = "\n".join(p.render() for p in words(long_to_wide(ids, items, ranks=ranks).problems))
     assert text == (
         "Several items in one cell\n"
         "   expected: one item id per row in 'item' (the long layout: one row per row id and "
@@ -186,7 +193,9 @@ def test_messages_are_exact():
         "   fix:      give each of a row id's items its own rank"
     )
     scores = pa.array(["nan", "1", "inf", "1e999", "", "2"])
-    (problem,) = long_to_wide(ids, pa.array(["a"] * 6), scores=scores, score_name="s").problems
+    (problem,) = words(
+        long_to_wide(ids, pa.array(["a"] * 6), scores=scores, score_name="s").problems
+    )
     assert problem.render() == (
         "Invalid scores\n"
         "   expected: each 's' a finite decimal number (higher ranks first)\n"
@@ -245,7 +254,7 @@ def test_long_solution_grade_cells_hold_one_value():
     wide = long_solution_to_wide(
         pa.array(["q1", "q2", "q3"]), pa.array(["a", "b", ""]), pa.array(["1 2", "", ""])
     )
-    (problem,) = wide.problems
+    (problem,) = words(wide.problems)
     assert problem.render() == (
         "Not one grade per item\n"
         "   expected: one value in 'grade' on each row with an item\n"

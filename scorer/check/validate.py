@@ -27,9 +27,9 @@ from scorer.check.findings import (
     MAX_GRADE,
     USAGE_VALUES,
     Wording,
+    as_finding,
     problems,
     raise_findings,
-    stated,
 )
 from scorer.errors import (
     MAX_EXAMPLES,
@@ -184,7 +184,7 @@ def solution_columns(names: Sequence[str], row_id_column_name: str | None) -> So
 
 
 def check_solution(
-    table: StringTable, columns: SolutionColumns, found: Sequence[Problem] = ()
+    table: StringTable, columns: SolutionColumns, found: Sequence[Problem | Finding] = ()
 ) -> Solution:
     """Check the solution's rows: row ids present and unique, Usage values known.
 
@@ -194,8 +194,9 @@ def check_solution(
         The solution.
     columns : SolutionColumns
         Its column roles (:func:`solution_columns` of its header).
-    found : sequence of Problem
-        Problems already found in the solution (a long one's pivot), raised with these.
+    found : sequence of Problem or Finding
+        Problems already found in the solution (a long one's pivot: records; a header's:
+        words), raised with these.
 
     Raises
     ------
@@ -216,12 +217,12 @@ def wording(
 
 
 def solution_findings(
-    table: StringTable, columns: SolutionColumns, found: Sequence[Problem] = ()
+    table: StringTable, columns: SolutionColumns, found: Sequence[Problem | Finding] = ()
 ) -> tuple[list[Finding], Solution]:
     """:func:`check_solution` without raising: the records of every problem found (those
     already ``found`` kept in words, first), and the solution (whose ``usage`` is
     ``None`` when a Usage value is unknown)."""
-    findings: list[Finding] = [stated(problem) for problem in found]
+    findings: list[Finding] = [as_finding(problem) for problem in found]
     row_ids = table.column(columns.row_id_name)
     findings += _empty_row_id_findings(row_ids, "solution")
     findings += _list_like_row_id_findings(row_ids)
@@ -253,7 +254,7 @@ def check_submission(
     table: StringTable,
     solution: Solution,
     options: Options,
-    found: Sequence[Problem] = (),
+    found: Sequence[Problem | Finding] = (),
     candidates: Candidates | None = None,
     *,
     every_quote: bool = False,
@@ -271,8 +272,9 @@ def check_submission(
         The checked solution.
     options : Options
         The scoring options.
-    found : sequence of Problem
-        Problems already found in the submission (a long one's pivot), raised with these.
+    found : sequence of Problem or Finding
+        Problems already found in the submission (a long one's pivot: records; a
+        header's: words), raised with these.
     candidates : Candidates, optional
         Each row's candidates: the rankings are checked against them once aligned.
     every_quote : bool
@@ -298,7 +300,7 @@ def submission_findings(
     table: StringTable,
     solution: Solution,
     options: Options,
-    found: Sequence[Problem] = (),
+    found: Sequence[Problem | Finding] = (),
     candidates: Candidates | None = None,
     *,
     every_quote: bool = False,
@@ -312,7 +314,8 @@ def submission_findings(
     expected = (solution.row_id_name, solution.target_name)
     # With unknown_row_ids="ignore" the solution may list only some users: not public.
     public_ids = solution.row_ids if options.unknown_row_ids == "error" else solution.row_ids[:0]
-    findings = [stated(p) for p in (*found, *column_problems(table.names, expected, public_ids))]
+    header = column_problems(table.names, expected, public_ids)
+    findings = [as_finding(p) for p in (*found, *header)]
     user_of_row = valid_id = None
     row_ids = ids = None
     if solution.row_id_name in table.names:
