@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer import evaluate
+from scorer import ParticipantVisibleError, evaluate
 from scorer.align.long_layout import long_solution_to_wide, long_to_wide
 from scorer.check.findings import Wording, problems
 
@@ -305,3 +305,28 @@ def test_a_long_file_scores_exactly_as_its_wide_equivalent(mode, seed):
     expected = evaluate(solution, wide, "id", metrics=metrics)
     got = evaluate(solution, pivoted, "id", metrics=metrics)
     assert got.metrics == expected.metrics
+
+
+def test_a_rank_of_more_than_18_digits_is_refused_as_too_large():
+    solution = pd.DataFrame({"id": ["u1", "u2", "u3"], "items": ["a", "c", "d"]})
+    submission = pd.DataFrame(
+        {
+            "id": ["u1", "u1", "u2", "u3", "u3"],
+            "items": ["a", "b", "c", "d", "e"],
+            "rank": ["1", "1" + "0" * 18, "9" * 25, "0" * 30 + "2", "x"],
+        }
+    )
+    options = {"layout": "long", "rank_column_name": "rank", "k": 3}
+    too_large = (
+        r"Ranks too large\n"
+        r"   expected: each 'rank' at most 999,999,999,999,999,999 \(only the order counts\)\n"
+        r"   found:    2 rows whose rank has more than 18 digits\n"
+        r"   examples \(row ids\): 'u1', 'u2'\n"
+        r"   fix:      number each row id's items 1, 2, 3, ... from the best"
+    )
+    with pytest.raises(ParticipantVisibleError, match=too_large) as caught:
+        evaluate(solution, submission, "id", **options)
+    # Only the 'x' is no whole number; leading zeros are no digits of the value.
+    assert "1 row whose rank is not a whole number of at least 1\n   examples (row ids): 'u3'" in (
+        str(caught.value)
+    )

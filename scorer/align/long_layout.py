@@ -35,9 +35,11 @@ from scorer.errors import MAX_EXAMPLES, Finding
 
 TieOrder = Literal["ascending", "descending"]
 
-#: A rank or a grade: a whole number of at most this many digits (fits an int64).
-_MAX_DIGITS = 18
-_WHOLE_NUMBER = rf"^[0-9]{{1,{_MAX_DIGITS}}}$"
+#: A rank or a grade: a whole number of at most this many digits (fits an int64),
+#: leading zeros aside.
+MAX_RANK_DIGITS = 18
+_WHOLE_NUMBER = rf"^0*[0-9]{{1,{MAX_RANK_DIGITS}}}$"
+_TOO_MANY_DIGITS = rf"^0*[1-9][0-9]{{{MAX_RANK_DIGITS},}}$"
 _DECIMAL_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 
 
@@ -311,18 +313,23 @@ def _rank_order(
 ) -> tuple[np.ndarray, list[Finding]]:
     """Item rows in order of row id, then rank; problems with the ranks."""
     item_rows = rows.row_code[rows.with_item]
-    valid, values = _whole_numbers(pc.utf8_trim_whitespace(ranks))
+    ranks = pc.utf8_trim_whitespace(ranks)
+    valid, values = _whole_numbers(ranks)
     valid &= values >= 1
     problems = []
     if not valid.all():
-        problems.append(
-            Finding(
-                "invalid_ranks",
-                (("rows", int(np.count_nonzero(~valid))),),
-                smallest_flagged(rows.row_ids, item_rows, ~valid),
-                (rank_name,),
-            )
+        too_large = np.zeros(len(valid), dtype=bool)
+        too_large[~valid] = to_numpy(
+            pc.match_substring_regex(ranks.filter(to_arrow(~valid)), _TOO_MANY_DIGITS), fill=False
         )
+        for kind, flagged in (
+            ("invalid_ranks", ~valid & ~too_large),
+            ("ranks_too_large", too_large),
+        ):
+            if flagged.any():
+                counts = (("rows", int(np.count_nonzero(flagged))),)
+                examples = smallest_flagged(rows.row_ids, item_rows, flagged)
+                problems.append(Finding(kind, counts, examples, (rank_name,)))
     values = np.where(valid, values, 0)
     order = sort_order(item_rows, values)
     ordered_rows, ordered_ranks = item_rows[order], values[order]
@@ -409,7 +416,8 @@ def _one_value_each(rows: _LongRows, cells: pa.Array, name: str) -> tuple[pa.Arr
 
 
 def _whole_numbers(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Which texts are whole numbers (up to 18 digits), and their values (0 elsewhere)."""
+    """Which texts are whole numbers (up to 18 digits, leading zeros aside), and their values
+    (0 elsewhere)."""
     valid = to_numpy(pc.match_substring_regex(texts, _WHOLE_NUMBER), fill=False)
     values = np.zeros(len(texts), dtype=np.int64)
     if valid.any():

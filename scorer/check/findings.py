@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from scorer.align.long_layout import MAX_RANK_DIGITS
 from scorer.errors import (
     ROW_IDS,
     Finding,
@@ -267,6 +268,18 @@ def _invalid_ranks(finding: Finding, wording: Wording) -> Problem:
     )
 
 
+def _ranks_too_large(finding: Finding, wording: Wording) -> Problem:
+    (rank_name,) = finding.values
+    return Problem(
+        "Ranks too large",
+        f"each {rank_name!r} at most {10**MAX_RANK_DIGITS - 1:,} (only the order counts)",
+        f"{format_count(finding.count('rows'), 'row')} whose rank has more than "
+        f"{MAX_RANK_DIGITS} digits",
+        "number each row id's items 1, 2, 3, ... from the best",
+        finding.examples,
+    )
+
+
 def _invalid_scores(finding: Finding, wording: Wording) -> Problem:
     (score_name,) = finding.values
     return Problem(
@@ -355,6 +368,7 @@ PROBLEMS: dict[str, Callable[[Finding, Wording], Problem]] = {
     "malformed_lines": _malformed_lines,
     "several_items_in_cell": _several_items_in_cell,
     "invalid_ranks": _invalid_ranks,
+    "ranks_too_large": _ranks_too_large,
     "invalid_scores": _invalid_scores,
     "duplicated_ranks": _duplicated_ranks,
     "docnos_repeated": _docnos_repeated,
@@ -427,6 +441,7 @@ _WORDED = frozenset(
         "malformed_lines",
         "several_items_in_cell",
         "invalid_ranks",
+        "ranks_too_large",
         "invalid_scores",
         "duplicated_ranks",
         "not_one_grade",
