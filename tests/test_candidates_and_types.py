@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -12,8 +13,9 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import scorer.align.candidates as candidates_module
 from scorer import ParticipantVisibleError, evaluate
-from scorer.align.candidates import candidate_problems, drop_unjudged
+from scorer.align.candidates import candidate_problems, drop_unjudged, non_relevant_counts
 from scorer.align.item_lists import split_lists
 from scorer.align.target_types import (
     solution_types,
@@ -86,6 +88,26 @@ def test_candidate_problems_match_the_reference(submitted, candidates, rule):
         assert count in numbers
         if items is not None:
             assert problem.found.endswith(", ".join(repr(i) for i in items))
+
+
+@settings(max_examples=200, deadline=None)
+@given(lists, lists, st.sampled_from(["permutation", "subset"]), st.integers(1, 4))
+def test_candidate_problems_are_the_same_a_few_pairs_at_a_time(submitted, candidates, rule, chunk):
+    # The pairs are numbered and looked up a chunk at a time: chunks of 1 to 4 pairs
+    # cross every boundary these small lists have.
+    whole = candidate_problems(rule, pa.array(ROW_IDS), *_flat(submitted), *_flat(candidates))
+    with mock.patch.object(candidates_module, "LOOKUP_ROWS", chunk):
+        chunked = candidate_problems(rule, pa.array(ROW_IDS), *_flat(submitted), *_flat(candidates))
+    assert chunked == whole
+
+
+@settings(max_examples=200, deadline=None)
+@given(lists, lists, st.integers(1, 4))
+def test_non_relevant_candidates_are_counted_as_the_reference(candidates, relevant, chunk):
+    with mock.patch.object(candidates_module, "LOOKUP_ROWS", chunk):
+        counts = non_relevant_counts(*_flat(candidates), *_flat(relevant), len(ROW_IDS))
+    expected = [len(set(c) - set(r)) for c, r in zip(candidates, relevant, strict=True)]
+    assert counts.tolist() == expected
 
 
 def test_no_rule_checks_nothing_and_a_valid_permutation_passes():

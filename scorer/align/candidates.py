@@ -40,7 +40,8 @@ class PairIndex:
     number), and the keys are sorted and deduplicated in place. A looked-up item is
     found among the dictionary's strings by keyed prints (never an unseeded hash of a
     participant's strings) and its key by a binary search: no temporary holds more than
-    a chunk of the looked-up pairs, and the index itself takes 8 bytes a distinct pair.
+    a chunk of the looked-up pairs, and the index itself takes 4 bytes a distinct pair
+    (8 past 2**31 keys).
 
     Parameters
     ----------
