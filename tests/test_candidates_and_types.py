@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -12,8 +13,9 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer import evaluate
-from scorer.align.candidates import candidate_problems, drop_unjudged
+import scorer.align.candidates as candidates_module
+from scorer import ParticipantVisibleError, evaluate
+from scorer.align.candidates import candidate_problems, drop_unjudged, non_relevant_counts
 from scorer.align.item_lists import split_lists
 from scorer.align.target_types import (
     solution_types,
@@ -86,6 +88,26 @@ def test_candidate_problems_match_the_reference(submitted, candidates, rule):
         assert count in numbers
         if items is not None:
             assert problem.found.endswith(", ".join(repr(i) for i in items))
+
+
+@settings(max_examples=200, deadline=None)
+@given(lists, lists, st.sampled_from(["permutation", "subset"]), st.integers(1, 4))
+def test_candidate_problems_are_the_same_a_few_pairs_at_a_time(submitted, candidates, rule, chunk):
+    # The pairs are numbered and looked up a chunk at a time: chunks of 1 to 4 pairs
+    # cross every boundary these small lists have.
+    whole = candidate_problems(rule, pa.array(ROW_IDS), *_flat(submitted), *_flat(candidates))
+    with mock.patch.object(candidates_module, "LOOKUP_ROWS", chunk):
+        chunked = candidate_problems(rule, pa.array(ROW_IDS), *_flat(submitted), *_flat(candidates))
+    assert chunked == whole
+
+
+@settings(max_examples=200, deadline=None)
+@given(lists, lists, st.integers(1, 4))
+def test_non_relevant_candidates_are_counted_as_the_reference(candidates, relevant, chunk):
+    with mock.patch.object(candidates_module, "LOOKUP_ROWS", chunk):
+        counts = non_relevant_counts(*_flat(candidates), *_flat(relevant), len(ROW_IDS))
+    expected = [len(set(c) - set(r)) for c, r in zip(candidates, relevant, strict=True)]
+    assert counts.tolist() == expected
 
 
 def test_no_rule_checks_nothing_and_a_valid_permutation_passes():
@@ -250,3 +272,46 @@ def test_otto_scores_as_its_reference_once_split_by_type():
         total += weights[kind] * recall
     assert total == expected_total
     pd.testing.assert_index_equal(pd.Index(known), pd.Index(["carts", "clicks", "orders"]))
+
+
+def _outcome(solution, submission, **options):
+    """What a run says: the error's words, or every value and warning."""
+    try:
+        result = evaluate(solution, submission, "id", k=6, **options)
+    except ParticipantVisibleError as error:
+        return str(error)
+    return result.score, result.metrics, [(w.code, w.message) for w in result.warnings]
+
+
+rows_of_items = st.tuples(
+    st.integers(0, len(ROW_IDS) - 1), st.lists(st.sampled_from([*ITEMS, "x"]), max_size=4)
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(rows_of_items, min_size=1, max_size=8),
+    st.lists(rows_of_items, min_size=1, max_size=8),
+    st.sampled_from(["permutation", "subset"]),
+    st.randoms(use_true_random=False),
+)
+def test_candidate_checks_do_not_depend_on_row_order(submitted, candidates, rule, random):
+    # A row id may be listed twice in the submission (a problem of its own) and in a
+    # table of candidates (its items gathered): whichever row comes first, the same words.
+    solution = pd.DataFrame({"id": ROW_IDS, "items": ["a", "b", "c", "z"]})
+    submission = pd.DataFrame(
+        {"id": [ROW_IDS[r] for r, _ in submitted], "items": [" ".join(i) for _, i in submitted]}
+    )
+    table = pd.DataFrame(
+        {"id": [ROW_IDS[r] for r, _ in candidates], "cands": [" ".join(i) for _, i in candidates]}
+    )
+
+    def shuffled(frame):
+        order = list(range(len(frame)))
+        random.shuffle(order)
+        return frame.iloc[order].reset_index(drop=True)
+
+    options = {"candidates": table, "candidate_rule": rule, "missing_rows": "empty"}
+    once = _outcome(solution, submission, **options)
+    again = _outcome(solution, shuffled(submission), **{**options, "candidates": shuffled(table)})
+    assert once == again

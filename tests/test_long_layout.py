@@ -15,8 +15,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer import evaluate
+from scorer import ParticipantVisibleError, evaluate
 from scorer.align.long_layout import long_solution_to_wide, long_to_wide
+from scorer.check.findings import Wording, problems
+
+
+def words(records):
+    """The pivot's records in words, as a message gives them."""
+    return problems(records, Wording())
+
 
 ROW_IDS = ["a", "b", "B", "é", "a b", "10", "9", "ß"]
 ITEMS = ["x", "y", "X", "é", "z1", "", "  ", " x ", "x y", "\u3000y"]
@@ -97,8 +104,8 @@ def _check(rows, mode, ties="ascending"):
     expected_ids, expected_lists, expected_problems = reference_long_to_wide(rows, mode, ties)
     wide = fast(rows, mode, ties)
     assert wide.row_ids.to_pylist() == expected_ids
-    problems = {p.title: p.examples for p in wide.problems}
-    assert problems == expected_problems
+    found = {p.title: p.examples for p in words(wide.problems)}
+    assert found == expected_problems
     if not expected_problems:
         assert wide.items.to_pylist() == expected_lists
     return wide
@@ -165,7 +172,7 @@ def test_messages_are_exact():
     ids = pa.array(["u2", "u1", "u1", "u3", "u3", "u4"])
     items = pa.array(["a", "b c", "d", "e", "f", "g"])
     ranks = pa.array(["1", "1", "x", "2", "2", "0"])
-    text = "\n".join(p.render() for p in long_to_wide(ids, items, ranks=ranks).problems)
+    text = "\n".join(p.render() for p in words(long_to_wide(ids, items, ranks=ranks).problems))
     assert text == (
         "Several items in one cell\n"
         "   expected: one item id per row in 'item' (the long layout: one row per row id and "
@@ -186,7 +193,9 @@ def test_messages_are_exact():
         "   fix:      give each of a row id's items its own rank"
     )
     scores = pa.array(["nan", "1", "inf", "1e999", "", "2"])
-    (problem,) = long_to_wide(ids, pa.array(["a"] * 6), scores=scores, score_name="s").problems
+    (problem,) = words(
+        long_to_wide(ids, pa.array(["a"] * 6), scores=scores, score_name="s").problems
+    )
     assert problem.render() == (
         "Invalid scores\n"
         "   expected: each 's' a finite decimal number (higher ranks first)\n"
@@ -245,7 +254,7 @@ def test_long_solution_grade_cells_hold_one_value():
     wide = long_solution_to_wide(
         pa.array(["q1", "q2", "q3"]), pa.array(["a", "b", ""]), pa.array(["1 2", "", ""])
     )
-    (problem,) = wide.problems
+    (problem,) = words(wide.problems)
     assert problem.render() == (
         "Not one grade per item\n"
         "   expected: one value in 'grade' on each row with an item\n"
@@ -296,3 +305,28 @@ def test_a_long_file_scores_exactly_as_its_wide_equivalent(mode, seed):
     expected = evaluate(solution, wide, "id", metrics=metrics)
     got = evaluate(solution, pivoted, "id", metrics=metrics)
     assert got.metrics == expected.metrics
+
+
+def test_a_rank_of_more_than_18_digits_is_refused_as_too_large():
+    solution = pd.DataFrame({"id": ["u1", "u2", "u3"], "items": ["a", "c", "d"]})
+    submission = pd.DataFrame(
+        {
+            "id": ["u1", "u1", "u2", "u3", "u3"],
+            "items": ["a", "b", "c", "d", "e"],
+            "rank": ["1", "1" + "0" * 18, "9" * 25, "0" * 30 + "2", "x"],
+        }
+    )
+    options = {"layout": "long", "rank_column_name": "rank", "k": 3}
+    too_large = (
+        r"Ranks too large\n"
+        r"   expected: each 'rank' at most 999,999,999,999,999,999 \(only the order counts\)\n"
+        r"   found:    2 rows whose rank has more than 18 digits\n"
+        r"   examples \(row ids\): 'u1', 'u2'\n"
+        r"   fix:      number each row id's items 1, 2, 3, ... from the best"
+    )
+    with pytest.raises(ParticipantVisibleError, match=too_large) as caught:
+        evaluate(solution, submission, "id", **options)
+    # Only the 'x' is no whole number; leading zeros are no digits of the value.
+    assert "1 row whose rank is not a whole number of at least 1\n   examples (row ids): 'u3'" in (
+        str(caught.value)
+    )

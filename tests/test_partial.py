@@ -783,3 +783,102 @@ def test_no_resamples_no_intervals_and_bad_settings_are_refused() -> None:
         _sharded(run, 1, seed=-2)
     with pytest.raises(HostVisibleError, match="different options"):
         merge(*_sharded(run, 1, seed=1), *_sharded(run, 1, seed=2))
+
+
+# Problems of the long layout's pivot and of trec_eval's files, in parts: counted over the
+# whole run, their examples the smallest row ids (a trec line names its query, the first
+# field: line numbers of a part's file are no line numbers of the whole).
+
+
+def _long_problems_run() -> dict:
+    """A long solution and submission with every problem their pivots find, spread over
+    many row ids (so that any split puts some in each part)."""
+    ids = [f"u{i:02d}" for i in range(40)]
+    solution_rows, submission_rows = [], []
+    for n, i in enumerate(ids):
+        usage = "Public" if n % 2 else "Private"
+        solution_rows.append((i, "i1", "1", usage))
+        solution_rows.append((i, "i2 i3" if n % 9 == 0 else "i2", "" if n % 7 == 0 else "2",
+                              "Private" if n % 5 == 0 else usage))  # fmt: skip
+        ranks = ["1", "2", "3"]
+        if n % 3 == 0:
+            ranks[1] = "0" if n % 2 else "x"
+        if n % 4 == 0:
+            ranks[2] = ranks[0]
+        cells = ["i1", "i4 i5" if n % 11 == 0 else "i2", "i3"]
+        submission_rows += [(i, c, r) for c, r in zip(cells, ranks, strict=True)]
+    solution = pd.DataFrame(solution_rows, columns=["id", "items", "grades", "Usage"])
+    submission = pd.DataFrame(submission_rows, columns=["id", "items", "rank"])
+    options = {"solution_layout": "long", "layout": "long", "rank_column_name": "rank",
+               "grade_column_name": "grades", "k": 3}  # fmt: skip
+    return {"solution": solution, "submission": submission, "options": options}
+
+
+@pytest.mark.parametrize("invalid", ["solution", "submission"])
+def test_long_pivot_problems_in_parts_are_the_whole_runs(invalid) -> None:
+    run = _long_problems_run()
+    if invalid == "submission":  # the solution made valid: the submission's turn
+        valid = run["solution"].assign(items="i1", grades="1", Usage="Public")
+        run = {**run, "solution": valid}
+    expected = _outcome(run)
+    kind = HostVisibleError if invalid == "solution" else ParticipantVisibleError
+    assert isinstance(expected, kind)
+    titles = {
+        "solution": ["Several items in one cell", "Not one grade per item",
+                     "Several values of 'Usage' for one row id"],
+        "submission": ["Several items in one cell", "Invalid ranks", "Duplicated ranks"],
+    }[invalid]  # fmt: skip
+    for title in titles:
+        assert title in str(expected)
+    for n_parts, seed in [(1, 0), (2, 1), (3, 2), (5, 3), (16, 4)]:
+        partials = _partials(run, n_parts, seed, None)
+        with pytest.raises(kind) as caught:
+            finish(merge(*partials))
+        assert str(caught.value) == str(expected)
+
+
+def test_invalid_scores_in_parts_are_the_whole_runs() -> None:
+    run = _long_problems_run()
+    run["solution"] = run["solution"].assign(items="i1", grades="1", Usage="Public")
+    submission = run["submission"].rename(columns={"rank": "score"})
+    submission["score"] = ["nan" if n % 5 == 0 else str(n) for n in range(len(submission))]
+    options = {**run["options"], "score_column_name": "score"}
+    del options["rank_column_name"]
+    run = {**run, "submission": submission, "options": options}
+    expected = _outcome(run)
+    assert "Invalid scores" in str(expected)
+    for n_parts, seed in [(2, 1), (3, 2), (7, 3)]:
+        with pytest.raises(ParticipantVisibleError) as caught:
+            finish(merge(*_partials(run, n_parts, seed, None)))
+        assert str(caught.value) == str(expected)
+
+
+@pytest.mark.parametrize("invalid", ["qrels", "run"])
+def test_malformed_trec_lines_in_parts_are_the_whole_runs(tmp_path, invalid) -> None:
+    qrels = [f"q{q:02d} 0 d{d} {d % 3}" for q in range(30) for d in range(4)]
+    run = [f"q{q:02d} Q0 d{d} {d} {10 - d} tag" for q in range(30) for d in range(6)]
+    lines = qrels if invalid == "qrels" else run
+    for q in range(0, 30, 4):  # a field short on some lines, and a docno given twice
+        lines[q * 4 + 1] = lines[q * 4 + 1].rsplit(" ", 1)[0]
+        if invalid == "run":
+            lines.append(f"q{q:02d} Q0 d0 9 0.5 tag")
+    whole = [tmp_path / "qrels", tmp_path / "run"]
+    for path, text in zip(whole, (qrels, run), strict=True):
+        path.write_text("\n".join(text) + "\n")
+    options = {"format": "trec", "k": 5, "metrics": ["MAP"]}
+    kind = HostVisibleError if invalid == "qrels" else ParticipantVisibleError
+    with pytest.raises(kind, match="Malformed lines") as expected:
+        scorer.evaluate(*whole, **options)
+    for n_parts, seed in [(1, 0), (2, 1), (3, 2), (6, 3)]:
+        partials = []
+        for part in range(n_parts):
+            paths = [tmp_path / f"qrels{part}", tmp_path / f"run{part}"]
+            for path, text in zip(paths, (qrels, run), strict=True):
+                ids = [line.split()[0] for line in text]
+                mine = [t for t, p in zip(text, partition(ids, n_parts, seed), strict=True)
+                        if p == part]  # fmt: skip
+                path.write_text("".join(line + "\n" for line in mine))
+            partials.append(score_part(*paths, **options))
+        with pytest.raises(kind) as caught:
+            finish(merge(*partials))
+        assert str(caught.value) == str(expected.value)

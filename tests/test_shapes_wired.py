@@ -271,7 +271,8 @@ def test_a_run_that_repeats_a_docno_is_invalid(tmp_path) -> None:
     done = run(tmp_path / "qrels", tmp_path / "run", "--format", "trec")
     assert done.returncode == 1
     assert "The submission is invalid (3 problems):" in done.stderr
-    assert "1. Malformed lines" in done.stderr and "examples (line numbers): '5'" in done.stderr
+    assert "1. Malformed lines" in done.stderr
+    assert "examples (row ids): 'q3'" in done.stderr  # a line's first field
     assert "2. Invalid scores" in done.stderr
     assert "3. Documents retrieved twice for a query" in done.stderr
     assert "2 qids retrieving a docno more than once (2 extra lines)" in done.stderr

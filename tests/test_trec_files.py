@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from scorer import evaluate
 from scorer.align.long_layout import long_solution_to_wide, long_to_wide
+from scorer.check.findings import Wording, problems
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.read.files import ReadLimits
 from scorer.read.trec import parse_trec, read_trec
@@ -25,16 +26,17 @@ pytrec_eval = pytest.importorskip(
 
 
 def reference_parse(text: bytes, kind: str):
-    """trec_eval's rules, one line at a time: (columns, malformed line numbers, unjudged)."""
+    """trec_eval's rules, one line at a time: (columns, malformed lines' first fields,
+    unjudged)."""
     n_fields, kept = (4, (0, 2, 3)) if kind == "qrels" else (6, (0, 2, 4))
     columns: list[list[str]] = [[], [], []]
     malformed, unjudged = [], 0
-    for number, line in enumerate(text.split(b"\n"), start=1):
+    for line in text.split(b"\n"):
         fields = line.split()  # bytes.split(): ASCII whitespace, as C's isspace
         if not fields or (kind == "run" and fields[0].startswith(b"#")):
             continue
         if len(fields) < n_fields or (kind == "qrels" and len(fields) > n_fields):
-            malformed.append(number)
+            malformed.append(fields[0].decode())
             continue
         values = [fields[i].decode() for i in kept]
         if kind == "qrels" and values[2].startswith("-") and values[2].lstrip("-0")[:1].isdigit():
@@ -70,9 +72,9 @@ def test_lines_split_as_trec_eval_splits_them(text, kind):
     assert [c.to_pylist() for c in parsed.table.columns] == columns
     assert parsed.n_unjudged == unjudged
     if malformed:
-        (problem,) = parsed.problems
-        assert problem.examples == tuple(str(n) for n in malformed[:5])
-        assert problem.found.startswith(f"{len(malformed):,} line")
+        (record,) = parsed.problems
+        assert record.examples == tuple(sorted(set(malformed), key=str.encode)[:5])
+        assert record.count("lines") == len(malformed)
     else:
         assert parsed.problems == ()
 
@@ -84,17 +86,18 @@ def test_blocks_of_lines_join_without_losing_a_line(monkeypatch):
     text = b"".join(b"q%d Q0 d%d 1 %d.5 t\n" % (i, i, i) for i in range(50)) + b"q9 Q0"
     parsed = parse_trec(text, "run")
     assert parsed.table.column("docno").to_pylist() == [f"d{i}" for i in range(50)]
-    assert parsed.problems[0].examples == ("51",)
+    assert parsed.problems[0].examples == ("q9",)
+    assert parsed.problems[0].count("lines") == 1
 
 
 def test_malformed_lines_message_is_exact():
-    (run,) = parse_trec(b"q1 Q0 d1 1 0.5\nq1 Q0 d2 2 0.4 t\n", "run").problems
+    (run,) = problems(parse_trec(b"q1 Q0 d1 1 0.5\nq1 Q0 d2 2 0.4 t\n", "run").problems, Wording())
     assert run.render() == (
         "Malformed lines\n"
         "   expected: lines of at least the 6 of qid Q0 docno rank score tag (fields after the "
         "sixth are ignored), separated by spaces or tabs\n"
         "   found:    1 line with fewer fields than the 6 of qid Q0 docno rank score tag\n"
-        "   examples (line numbers): '1'\n"
+        "   examples (row ids): 'q1'\n"
         "   fix:      write each line as qid Q0 docno rank score tag"
     )
 

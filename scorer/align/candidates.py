@@ -2,9 +2,10 @@
 predictions the solution does not judge dropped (trec_eval ``-J``).
 
 Both compare (row, item) pairs of two flat lists: a submission's predicted items and
-the candidates (or the solution's judged items) of the same rows. The pairs are
-matched by one sort over integer codes (:func:`pair_groups`), never by a hash of the
-participant's strings, and counted with numpy: no loop over rows or items.
+the candidates (or the solution's judged items) of the same rows. The host's pairs are
+numbered once, sorted (:class:`PairIndex`); the submission's are looked up among them a
+chunk at a time, never by an unseeded hash of the participant's strings, and counted with
+numpy: no loop over rows or items, and no temporary the size of both lists together.
 
 Candidates are public in these competitions (participants are given them), so a
 problem may quote the submitted items that are not candidates; it never says which
@@ -20,70 +21,135 @@ import numpy as np
 import pyarrow as pa
 
 from scorer.align.item_lists import SplitLists
-from scorer.align.joins import byte_order_codes, sorted_codes
-from scorer.arrays import text_column, to_arrow
-from scorer.errors import MAX_EXAMPLES, Finding, smallest_values
+from scorer.align.joins import DistinctIndex, encode
+from scorer.arrays import CHUNK_ROWS, text_column, to_arrow
+from scorer.errors import Finding, smallest_of, smallest_values
 from scorer.options import CandidateRule
 
+#: Pairs looked up at a time: a quarter of a chunk, since each takes some 40 bytes of
+#: temporaries (its row, item number, print, key and position).
+LOOKUP_ROWS = CHUNK_ROWS // 4
 
-@dataclass(frozen=True)
-class PairGroups:
-    """Each (row, item) pair of two flat lists, numbered.
 
-    Attributes
+class PairIndex:
+    """The distinct (row, item) pairs of a host's lists (candidates, judged or relevant
+    items), sorted, for looking pairs up a chunk at a time.
+
+    The host's items are numbered by a dictionary (:func:`~scorer.align.joins.encode`),
+    each pair becomes one integer key (row times the dictionary's size plus the item's
+    number), and the keys are sorted and deduplicated in place. A looked-up item is
+    found among the dictionary's strings by keyed prints (never an unseeded hash of a
+    participant's strings) and its key by a binary search: no temporary holds more than
+    a chunk of the looked-up pairs, and the index itself takes 4 bytes a distinct pair
+    (8 past 2**31 keys).
+
+    Parameters
     ----------
-    left, right : ndarray of int32 (int64 past 2**31 entries)
-        The pair number of each entry of the first and of the second list.
-    n_left, n_right : ndarray of int64
-        For each pair number, how many entries of each list hold it.
-    """
-
-    left: np.ndarray
-    right: np.ndarray
-    n_left: np.ndarray
-    n_right: np.ndarray
-
-
-def pair_groups(
-    left_rows: np.ndarray, left_items: pa.Array, right_rows: np.ndarray, right_items: pa.Array
-) -> PairGroups:
-    """Number the distinct (row, item) pairs of two flat lists by one sort.
+    rows : ndarray of int
+        The row of each of the host's pairs.
+    items : pyarrow.Array
+        The item of each pair.
 
     Examples
     --------
-    >>> groups = pair_groups(np.array([0, 0, 1]), pa.array(["a", "a", "a"]),
-    ...                      np.array([0, 1, 1]), pa.array(["a", "b", "a"]))
-    >>> groups.left.tolist(), groups.right.tolist()
-    ([0, 0, 1], [0, 2, 1])
-    >>> groups.n_left.tolist(), groups.n_right.tolist()
-    ([2, 1, 0], [1, 1, 1])
+    >>> pairs = PairIndex(np.array([1, 0, 1, 1]), pa.array(["b", "a", "a", "b"]))
+    >>> pairs.n_pairs, pairs.rows().tolist()
+    (3, [0, 1, 1])
+    >>> pairs.find(np.array([1, 1, 0, -1, 0]), pa.array(["a", "z", "b", "a", "a"])).tolist()
+    [2, -1, -1, -1, 0]
     """
-    n_left = len(left_rows)
-    items = pa.concat_arrays([text_column(left_items), text_column(right_items)])
-    codes = sorted_codes(items)  # equal items, equal codes: the numbering itself is unused
-    del items
-    width = int(codes.max(initial=0)) + 1
-    keys = np.concatenate([left_rows, right_rows]).astype(np.int64)
-    keys *= width
-    keys += codes
-    del codes
-    order = np.argsort(keys)
-    keys = keys[order]
-    starts = np.ones(len(keys), dtype=bool)
-    np.not_equal(keys[1:], keys[:-1], out=starts[1:])
-    del keys
-    kind = np.int32 if len(order) < 2**31 else np.int64
-    numbers = np.empty(len(order), dtype=kind)
-    numbers[order] = np.cumsum(starts, dtype=kind) - 1
-    del order
-    n_pairs = int(np.count_nonzero(starts))
-    left, right = numbers[:n_left], numbers[n_left:]
-    return PairGroups(
-        left,
-        right,
-        np.bincount(left, minlength=n_pairs),
-        np.bincount(right, minlength=n_pairs),
-    )
+
+    def __init__(self, rows: np.ndarray, items: pa.Array) -> None:
+        codes, dictionary = encode(text_column(items))
+        self._items = DistinctIndex(dictionary)
+        self._width = max(len(dictionary), 1)
+        #: Keys run up to (the largest row + 1) times the width: int32 when that fits.
+        self._end = (int(rows.max(initial=-1)) + 1) * self._width
+        keys = np.empty(len(codes), dtype=np.int32 if self._end < 2**31 else np.int64)
+        for start in range(0, len(keys), LOOKUP_ROWS):
+            chunk = keys[start : start + LOOKUP_ROWS]
+            chunk[:] = rows[start : start + LOOKUP_ROWS]
+            chunk *= self._width
+            chunk += codes[start : start + LOOKUP_ROWS]
+        del codes
+        keys.sort()
+        self._keys = _distinct_in_place(keys)
+
+    @property
+    def n_pairs(self) -> int:
+        """The number of distinct pairs."""
+        return len(self._keys)
+
+    def rows(self, selected: np.ndarray | None = None) -> np.ndarray:
+        """The row of each distinct pair (of the selected ones, a boolean mask)."""
+        keys = self._keys if selected is None else self._keys[selected]
+        return keys // self._width
+
+    def find(self, rows: np.ndarray, items: pa.Array) -> np.ndarray:
+        """The number of each (row, item) pair among the distinct pairs, or -1 (a row
+        below 0 is never found). For a chunk of pairs at a time (:data:`LOOKUP_ROWS`):
+        the temporaries are a few times its size."""
+        if self.n_pairs == 0 or len(rows) == 0:
+            return np.full(len(rows), -1, dtype=np.int64)
+        codes = self._items.find(items)
+        keys = rows.astype(np.int64)
+        keys *= self._width
+        keys += codes
+        hit = (codes >= 0) & (rows >= 0) & (keys < self._end)
+        del codes
+        keys[~hit] = 0  # in range for the keys' type; never counted as found
+        keys = keys.astype(self._keys.dtype, copy=False)
+        # Searched in sorted order: each search then starts where the last one ended,
+        # several times faster than random probes of a large array.
+        order = np.argsort(keys)
+        found = np.empty(len(keys), dtype=np.int64)
+        found[order] = np.searchsorted(self._keys, keys[order])
+        del order
+        np.minimum(found, self.n_pairs - 1, out=found)
+        hit &= self._keys[found] == keys
+        found[~hit] = -1
+        return found
+
+
+def _distinct_in_place(keys: np.ndarray) -> np.ndarray:
+    """The distinct values of a sorted array, moved to its front a chunk at a time
+    (a view of that front, or a copy when far smaller).
+
+    Examples
+    --------
+    >>> _distinct_in_place(np.array([1, 1, 2, 5, 5, 5])).tolist()
+    [1, 2, 5]
+    """
+    n_kept = 0
+    for start in range(0, len(keys), LOOKUP_ROWS):
+        chunk = keys[start : start + LOOKUP_ROWS + 1]
+        if start == 0:
+            new = np.concatenate(([True], chunk[1:] != chunk[:-1]))
+        else:
+            new = chunk[1:] != chunk[:-1]
+            chunk = chunk[1:]
+        kept = chunk[new]  # a copy: the front it is written to may overlap the chunk
+        keys[n_kept : n_kept + len(kept)] = kept
+        n_kept += len(kept)
+    return keys[:n_kept].copy() if 2 * n_kept < len(keys) else keys[:n_kept]
+
+
+def _add_counts(counts: np.ndarray, found: np.ndarray) -> None:
+    """Add to ``counts`` one for each entry of ``found`` (a chunk of pair numbers), by
+    a sort of the chunk: no temporary the size of ``counts``.
+
+    Examples
+    --------
+    >>> counts = np.zeros(4, dtype=np.int32)
+    >>> _add_counts(counts, np.array([3, 0, 3]))
+    >>> counts.tolist()
+    [1, 0, 0, 2]
+    """
+    if len(found) == 0:
+        return
+    found = np.sort(found)
+    starts = np.flatnonzero(np.concatenate(([True], found[1:] != found[:-1])))
+    counts[found[starts]] += np.diff(np.append(starts, len(found))).astype(counts.dtype)
 
 
 def candidate_problems(
@@ -93,6 +159,7 @@ def candidate_problems(
     submitted_items: pa.Array,
     candidate_rows: np.ndarray,
     candidate_items: pa.Array,
+    skipped: np.ndarray | None = None,
 ) -> list[Finding]:
     """What breaks ``rule`` in a submission's rankings, given each row's candidates, as
     records (docs/shapes.md, "Candidates", for their words).
@@ -105,9 +172,13 @@ def candidate_problems(
     row_ids : pyarrow.Array
         The public row id of each row number (for examples: the smallest in byte order).
     submitted_rows, submitted_items : ndarray of int, pyarrow.Array
-        The row number and item of each submitted prediction.
+        The row number and item of each submitted prediction (a row below 0: not checked).
     candidate_rows, candidate_items : ndarray of int, pyarrow.Array
         The row number and item of each candidate (a candidate listed twice counts once).
+    skipped : ndarray of bool, optional
+        Rows not checked at all (their row id is duplicated in the submission: that is
+        a problem of its own, and which of its rankings to check is no question to
+        answer by the order of the file).
 
     Returns
     -------
@@ -131,34 +202,60 @@ values=('z',))
     if rule == "none":
         return []
     n_rows = len(row_ids)
-    groups = pair_groups(submitted_rows, submitted_items, candidate_rows, candidate_items)
-    found = []
-    foreign = groups.n_right[groups.left] == 0
-    if foreign.any():
-        rows = _rows_of(submitted_rows, foreign, n_rows)
-        counts = (("items", int(np.count_nonzero(foreign))), ("rows", int(np.count_nonzero(rows))))
-        items = tuple(_smallest_items(submitted_items, foreign))
-        found.append(Finding("not_candidates", counts, smallest_values(row_ids, rows), items))
-    repeated = ~foreign & (groups.n_left[groups.left] > 1)
+    if skipped is None:
+        skipped = np.zeros(n_rows, dtype=bool)
+    pairs = PairIndex(candidate_rows, candidate_items)
+    ranked, foreign = _ranked_candidates(pairs, submitted_rows, submitted_items, skipped)
+    found = [] if foreign is None else [foreign.with_examples(row_ids)]
+    repeated = ranked > 1
     if repeated.any():
-        rows = _rows_of(submitted_rows, repeated, n_rows)
-        n_extra = int(np.count_nonzero(repeated)) - int(
-            np.count_nonzero(np.bincount(groups.left[repeated]))
-        )
+        rows = _marked(pairs.rows(repeated), n_rows)
+        n_extra = int(ranked[repeated].sum(dtype=np.int64)) - int(np.count_nonzero(repeated))
         counts = (("rows", int(np.count_nonzero(rows))), ("extra", n_extra))
         found.append(Finding("candidates_repeated", counts, smallest_values(row_ids, rows)))
-    if rule == "permutation":
-        missing = groups.n_left[groups.right] == 0
-        if missing.any():
-            left_out = np.zeros(len(groups.n_left), dtype=bool)
-            left_out[groups.right[missing]] = True  # a candidate listed twice counts once
-            rows = _rows_of(candidate_rows, missing, n_rows)
-            counts = (
-                ("rows", int(np.count_nonzero(rows))),
-                ("candidates", int(np.count_nonzero(left_out))),
-            )
-            found.append(Finding("candidates_missing", counts, smallest_values(row_ids, rows)))
+    missing = pairs.rows(ranked == 0) if rule == "permutation" else np.zeros(0, np.int64)
+    missing = missing[~skipped[missing]]
+    if len(missing):
+        rows = _marked(missing, n_rows)
+        counts = (("rows", int(np.count_nonzero(rows))), ("candidates", len(missing)))
+        found.append(Finding("candidates_missing", counts, smallest_values(row_ids, rows)))
     return found
+
+
+@dataclass(frozen=True)
+class _Foreign:
+    """Submitted items that are not their row's candidates, gathered chunk by chunk."""
+
+    n_items: int
+    rows: np.ndarray  # of each solution row, whether it ranks one
+    items: tuple[str, ...]  # the five smallest, in byte order
+
+    def with_examples(self, row_ids: pa.Array) -> Finding:
+        counts = (("items", self.n_items), ("rows", int(np.count_nonzero(self.rows))))
+        return Finding("not_candidates", counts, smallest_values(row_ids, self.rows), self.items)
+
+
+def _ranked_candidates(
+    pairs: PairIndex, submitted_rows: np.ndarray, submitted_items: pa.Array, skipped: np.ndarray
+) -> tuple[np.ndarray, _Foreign | None]:
+    """How often each candidate is ranked, and the items that are no candidate of their
+    row, looked up a chunk of predictions at a time."""
+    ranked = np.zeros(pairs.n_pairs, dtype=np.int32 if len(submitted_rows) < 2**31 else np.int64)
+    foreign_rows = np.zeros(len(skipped), dtype=bool)
+    n_foreign, shown, skip_any = 0, (), bool(skipped.any())
+    for start in range(0, len(submitted_rows), LOOKUP_ROWS):
+        rows = submitted_rows[start : start + LOOKUP_ROWS]
+        if skip_any:
+            rows = np.where(skipped[np.maximum(rows, 0)], -1, rows)
+        items = submitted_items.slice(start, len(rows))
+        found = pairs.find(rows, items)
+        foreign = (found < 0) & (rows >= 0)
+        if foreign.any():
+            foreign_rows[rows[foreign]] = True
+            n_foreign += int(np.count_nonzero(foreign))
+            shown = smallest_of(shown, smallest_values(items, foreign))
+        _add_counts(ranked, found[found >= 0])
+    return ranked, _Foreign(n_foreign, foreign_rows, shown) if n_foreign else None
 
 
 def drop_unjudged(
@@ -189,12 +286,17 @@ def drop_unjudged(
     >>> kept.lengths.tolist(), kept.tokens.to_pylist()
     ([2, 0], ['a', 'b'])
     """
-    token_rows = predictions.row_of_token
-    users = user_of_row[token_rows]
-    groups = pair_groups(users, predictions.tokens, judged.row_of_token, judged.tokens)
-    keep = (groups.n_right[groups.left] > 0) & (users >= 0)
-    lengths = np.bincount(token_rows[keep], minlength=len(predictions.lengths)).astype(np.int64)
-    return SplitLists(lengths, predictions.tokens.filter(to_arrow(keep)))
+    pairs = PairIndex(judged.row_of_token, judged.tokens)
+    users = token_rows(predictions.lengths, user_of_row)
+    tokens = predictions.tokens
+    keep = np.empty(len(users), dtype=bool)
+    for start in range(0, len(users), LOOKUP_ROWS):
+        rows = users[start : start + LOOKUP_ROWS]
+        keep[start : start + len(rows)] = pairs.find(rows, tokens.slice(start, len(rows))) >= 0
+    del users
+    rows = token_rows(predictions.lengths)[keep]
+    lengths = np.bincount(rows, minlength=len(predictions.lengths)).astype(np.int64)
+    return SplitLists(lengths, tokens.filter(to_arrow(keep)))
 
 
 def non_relevant_counts(
@@ -209,9 +311,9 @@ def non_relevant_counts(
 
     Parameters
     ----------
-    candidate_rows, candidate_items : ndarray of int64, pyarrow.Array
+    candidate_rows, candidate_items : ndarray of int, pyarrow.Array
         Each candidate's solution row and item.
-    truth_rows, truth_items : ndarray of int64, pyarrow.Array
+    truth_rows, truth_items : ndarray of int, pyarrow.Array
         Each relevant pair's solution row and item.
     n_users : int
         The solution's rows.
@@ -222,21 +324,34 @@ def non_relevant_counts(
     ...                     np.array([0, 1]), pa.array(["a", "e"]), 2).tolist()
     [2, 1]
     """
-    groups = pair_groups(candidate_rows, candidate_items, truth_rows, truth_items)
-    other = groups.n_right[groups.left] == 0  # a candidate that is not relevant
-    first = np.zeros(len(other), dtype=bool)
-    first[np.unique(groups.left, return_index=True)[1]] = True  # each pair once
-    return np.bincount(candidate_rows[other & first], minlength=n_users).astype(np.int64)
+    pairs = PairIndex(candidate_rows, candidate_items)
+    relevant = np.zeros(pairs.n_pairs, dtype=bool)
+    for start in range(0, len(truth_rows), LOOKUP_ROWS):
+        rows = truth_rows[start : start + LOOKUP_ROWS]
+        found = pairs.find(rows, truth_items.slice(start, len(rows)))
+        relevant[found[found >= 0]] = True
+    return np.bincount(pairs.rows(~relevant), minlength=n_users).astype(np.int64)
 
 
-def _rows_of(rows: np.ndarray, flags: np.ndarray, n_rows: int) -> np.ndarray:
-    """Which of ``n_rows`` rows hold a flagged entry."""
+def token_rows(lengths: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """The row of each item of lists of these lengths (``rows[i]`` for list ``i`` when
+    given), in the narrowest integer type that holds them.
+
+    Examples
+    --------
+    >>> token_rows(np.array([2, 0, 1])).tolist()
+    [0, 0, 2]
+    >>> token_rows(np.array([1, 2]), np.array([7, -1])).tolist()
+    [7, -1, -1]
+    """
+    if rows is None:
+        rows = np.arange(len(lengths))
+    kind = np.int32 if len(lengths) < 2**31 and rows.max(initial=0) < 2**31 else np.int64
+    return np.repeat(rows.astype(kind, copy=False), lengths)
+
+
+def _marked(rows: np.ndarray, n_rows: int) -> np.ndarray:
+    """Which of ``n_rows`` rows are listed in ``rows``."""
     marked = np.zeros(n_rows, dtype=bool)
-    marked[rows[flags]] = True
+    marked[rows] = True
     return marked
-
-
-def _smallest_items(items: pa.Array, flags: np.ndarray) -> list[str]:
-    """Up to five distinct flagged items, the smallest first (byte order)."""
-    _, distinct = byte_order_codes(text_column(items).filter(to_arrow(flags)))
-    return [str(v) for v in distinct.slice(0, MAX_EXAMPLES).to_pylist()]

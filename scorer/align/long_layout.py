@@ -11,9 +11,11 @@ grades, for a solution), which the rest of the scorer already takes.
 Everything is a sort over integer codes (:func:`~scorer.align.joins.byte_order_codes`,
 never a hash of the participant's strings) and numpy over whole columns: no loop over
 rows. Row ids come out in byte order, so the wide form is the same bit for bit in any
-row order. Problems are returned as :class:`~scorer.errors.Problem` records, never
-raised, so that validation can report them with every other problem at once; their
-example row ids are the smallest in byte order.
+row order. Problems are returned as :class:`~scorer.errors.Finding` records (a kind,
+counts, the smallest example row ids in byte order, the column's name), never raised
+and put into words only at the end (:mod:`scorer.check.findings`), so that validation
+can report them with every other problem at once and a run scored in parts adds its
+parts' records up into the whole run's words.
 """
 
 from __future__ import annotations
@@ -29,13 +31,15 @@ import pyarrow.compute as pc
 from scorer.align.item_lists import ListCells
 from scorer.align.joins import byte_order_codes
 from scorer.arrays import text_column, to_arrow, to_numpy
-from scorer.errors import MAX_EXAMPLES, Problem, format_count
+from scorer.errors import MAX_EXAMPLES, Finding
 
 TieOrder = Literal["ascending", "descending"]
 
-#: A rank or a grade: a whole number of at most this many digits (fits an int64).
-_MAX_DIGITS = 18
-_WHOLE_NUMBER = rf"^[0-9]{{1,{_MAX_DIGITS}}}$"
+#: A rank or a grade: a whole number of at most this many digits (fits an int64),
+#: leading zeros aside.
+MAX_RANK_DIGITS = 18
+_WHOLE_NUMBER = rf"^0*[0-9]{{1,{MAX_RANK_DIGITS}}}$"
+_TOO_MANY_DIGITS = rf"^0*[1-9][0-9]{{{MAX_RANK_DIGITS},}}$"
 _DECIMAL_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 
 
@@ -53,7 +57,7 @@ class WideRankings:
         Rows that repeat an earlier (row id, item) pair (None unless asked for).
     repeated : ndarray of bool or None
         Which row ids hold a repeated pair (None unless asked for).
-    problems : tuple of Problem
+    problems : tuple of Finding
         What is wrong with the ranks, scores or item cells (empty when valid).
     """
 
@@ -61,7 +65,7 @@ class WideRankings:
     items: pa.LargeListArray
     n_repeated_pairs: int | None
     repeated: np.ndarray | None
-    problems: tuple[Problem, ...]
+    problems: tuple[Finding, ...]
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,7 @@ class WideSolution:
         Rows that repeat an earlier (row id, item) pair (a host warning: counted once).
     repeated : ndarray of bool
         Which row ids hold a repeated pair.
-    problems : tuple of Problem
+    problems : tuple of Finding
         What is wrong with the item or grade cells (empty when valid).
     """
 
@@ -91,7 +95,7 @@ class WideSolution:
     grades: pa.LargeListArray | None
     n_repeated_pairs: int
     repeated: np.ndarray
-    problems: tuple[Problem, ...]
+    problems: tuple[Finding, ...]
 
 
 @dataclass
@@ -103,7 +107,7 @@ class _LongRows:
     row_code: np.ndarray
     with_item: np.ndarray
     items: pa.Array
-    problems: list[Problem]
+    problems: list[Finding]
 
     @cached_property
     def item_code(self) -> np.ndarray:
@@ -120,15 +124,11 @@ class _LongRows:
         several = lengths > 1
         if several.any():
             problems.append(
-                Problem(
-                    "Several items in one cell",
-                    f"one item id per row in {item_name!r} (the long layout: one row per "
-                    "row id and item)",
-                    f"{format_count(int(several.sum()), 'row')} whose {item_name!r} cell holds "
-                    "several whitespace-separated items",
-                    "write one row per item, or use the wide layout (one row per row id, "
-                    "items separated by spaces)",
+                Finding(
+                    "several_items_in_cell",
+                    (("rows", int(np.count_nonzero(several))),),
                     smallest_flagged(distinct, row_code, several),
+                    (item_name,),
                 )
             )
         one = lengths == 1
@@ -218,13 +218,8 @@ def long_to_wide(
     [['x', 'y'], ['a', 'b'], []]
     >>> long_to_wide(ids, items).items.to_pylist()
     [['x', 'y'], ['b', 'a'], []]
-    >>> ranks = pa.array(["1", "1", "0", "1", ""])
-    >>> print(long_to_wide(ids, items, ranks=ranks).problems[0].render())
-    Invalid ranks
-       expected: each 'rank' a whole number from 1, best first
-       found:    1 row whose rank is not a whole number of at least 1
-       examples (row ids): 'u2'
-       fix:      number each row id's items 1, 2, 3, ... from the best
+    >>> long_to_wide(ids, items, ranks=pa.array(["1", "1", "0", "1", ""])).problems[0]
+    Finding(kind='invalid_ranks', counts=(('rows', 1),), examples=('u2',), values=('rank',))
     """
     if ranks is not None and scores is not None:
         raise ValueError("give ranks or scores, not both")
@@ -315,23 +310,26 @@ def long_solution_to_wide(
 
 def _rank_order(
     rows: _LongRows, ranks: pa.Array, rank_name: str
-) -> tuple[np.ndarray, list[Problem]]:
+) -> tuple[np.ndarray, list[Finding]]:
     """Item rows in order of row id, then rank; problems with the ranks."""
     item_rows = rows.row_code[rows.with_item]
-    valid, values = _whole_numbers(pc.utf8_trim_whitespace(ranks))
+    ranks = pc.utf8_trim_whitespace(ranks)
+    valid, values = _whole_numbers(ranks)
     valid &= values >= 1
     problems = []
     if not valid.all():
-        problems.append(
-            Problem(
-                "Invalid ranks",
-                f"each {rank_name!r} a whole number from 1, best first",
-                f"{format_count(int(np.count_nonzero(~valid)), 'row')} whose rank is not a "
-                "whole number of at least 1",
-                "number each row id's items 1, 2, 3, ... from the best",
-                smallest_flagged(rows.row_ids, item_rows, ~valid),
-            )
+        too_large = np.zeros(len(valid), dtype=bool)
+        too_large[~valid] = to_numpy(
+            pc.match_substring_regex(ranks.filter(to_arrow(~valid)), _TOO_MANY_DIGITS), fill=False
         )
+        for kind, flagged in (
+            ("invalid_ranks", ~valid & ~too_large),
+            ("ranks_too_large", too_large),
+        ):
+            if flagged.any():
+                counts = (("rows", int(np.count_nonzero(flagged))),)
+                examples = smallest_flagged(rows.row_ids, item_rows, flagged)
+                problems.append(Finding(kind, counts, examples, (rank_name,)))
     values = np.where(valid, values, 0)
     order = sort_order(item_rows, values)
     ordered_rows, ordered_ranks = item_rows[order], values[order]
@@ -343,15 +341,9 @@ def _rank_order(
     if twice.any():
         flagged = np.zeros(rows.n_rows, dtype=bool)
         flagged[ordered_rows[1:][twice]] = True
+        counts = (("row_ids", int(np.count_nonzero(flagged))), ("extra", int(twice.sum())))
         problems.append(
-            Problem(
-                "Duplicated ranks",
-                f"each {rank_name!r} at most once within a row id",
-                f"{format_count(int(np.count_nonzero(flagged)), 'row id')} giving a rank to "
-                f"several items ({format_count(int(np.count_nonzero(twice)), 'extra row')})",
-                "give each of a row id's items its own rank",
-                _smallest(rows.row_ids, flagged),
-            )
+            Finding("duplicated_ranks", counts, _smallest(rows.row_ids, flagged), (rank_name,))
         )
     return order, problems
 
@@ -382,7 +374,7 @@ def sort_order(*keys: np.ndarray) -> np.ndarray:
 
 def _score_order(
     rows: _LongRows, scores: pa.Array, score_name: str, ties: TieOrder
-) -> tuple[np.ndarray, list[Problem]]:
+) -> tuple[np.ndarray, list[Finding]]:
     """Item rows in order of row id, then score (higher first), then item id."""
     item_rows = rows.row_code[rows.with_item]
     scores = pc.utf8_trim_whitespace(scores)
@@ -394,13 +386,11 @@ def _score_order(
     problems = []
     if not valid.all():
         problems.append(
-            Problem(
-                "Invalid scores",
-                f"each {score_name!r} a finite decimal number (higher ranks first)",
-                f"{format_count(int(np.count_nonzero(~valid)), 'row')} whose score is not a "
-                "finite number (empty, text, NaN, infinite or too large)",
-                "write every score as a plain decimal number such as 0.25 or -1.5e-3",
+            Finding(
+                "invalid_scores",
+                (("rows", int(np.count_nonzero(~valid))),),
                 smallest_flagged(rows.row_ids, item_rows, ~valid),
+                (score_name,),
             )
         )
     values = np.where(valid, values, 0.0)
@@ -408,7 +398,7 @@ def _score_order(
     return np.lexsort((tie_key, -values, item_rows)), problems
 
 
-def _one_value_each(rows: _LongRows, cells: pa.Array, name: str) -> tuple[pa.Array, list[Problem]]:
+def _one_value_each(rows: _LongRows, cells: pa.Array, name: str) -> tuple[pa.Array, list[Finding]]:
     """Each item row's one value of a cell column (trimmed); problems with cells that
     hold none or several."""
     lists = ListCells(cells)
@@ -416,18 +406,18 @@ def _one_value_each(rows: _LongRows, cells: pa.Array, name: str) -> tuple[pa.Arr
     if not wrong.any():
         return pc.utf8_trim_whitespace(cells), []
     item_rows = rows.row_code[rows.with_item]
-    problem = Problem(
-        "Not one grade per item",
-        f"one value in {name!r} on each row with an item",
-        f"{format_count(int(np.count_nonzero(wrong)), 'row')} with an empty cell or several values",
-        "write one whole-number grade on each row with an item",
+    problem = Finding(
+        "not_one_grade",
+        (("rows", int(np.count_nonzero(wrong))),),
         smallest_flagged(rows.row_ids, item_rows, wrong),
+        (name,),
     )
     return pc.if_else(to_arrow(wrong), "", pc.utf8_trim_whitespace(cells)), [problem]
 
 
 def _whole_numbers(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Which texts are whole numbers (up to 18 digits), and their values (0 elsewhere)."""
+    """Which texts are whole numbers (up to 18 digits, leading zeros aside), and their values
+    (0 elsewhere)."""
     valid = to_numpy(pc.match_substring_regex(texts, _WHOLE_NUMBER), fill=False)
     values = np.zeros(len(texts), dtype=np.int64)
     if valid.any():

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from scorer.align.long_layout import MAX_RANK_DIGITS
 from scorer.errors import (
     ROW_IDS,
     Finding,
@@ -21,6 +22,7 @@ from scorer.errors import (
     format_example,
     format_problems,
 )
+from scorer.read.trec import TREC_FORMATS, TREC_LAYOUTS
 
 USAGE_VALUES: tuple[str, ...] = ("Public", "Private", "Ignored")
 #: The largest grade a solution's grade column may hold: linear gains (``gain=linear``)
@@ -65,6 +67,11 @@ def stated(problem: Problem) -> Finding:
     """A problem that reads no row (a header's), kept in words: equal in every part."""
     text = (problem.title, problem.expected, problem.found, problem.fix, problem.example_label)
     return Finding("stated", (), problem.examples, text)
+
+
+def as_finding(problem: Problem | Finding) -> Finding:
+    """A record as it is, a problem in words :func:`stated`."""
+    return problem if isinstance(problem, Finding) else stated(problem)
 
 
 def _id_hints(finding: Finding) -> str:
@@ -236,6 +243,119 @@ def _candidates_missing(finding: Finding, wording: Wording) -> Problem:
     )
 
 
+def _several_items_in_cell(finding: Finding, wording: Wording) -> Problem:
+    (item_name,) = finding.values
+    return Problem(
+        "Several items in one cell",
+        f"one item id per row in {item_name!r} (the long layout: one row per row id and item)",
+        f"{format_count(finding.count('rows'), 'row')} whose {item_name!r} cell holds several "
+        "whitespace-separated items",
+        "write one row per item, or use the wide layout (one row per row id, items separated "
+        "by spaces)",
+        finding.examples,
+    )
+
+
+def _invalid_ranks(finding: Finding, wording: Wording) -> Problem:
+    (rank_name,) = finding.values
+    return Problem(
+        "Invalid ranks",
+        f"each {rank_name!r} a whole number from 1, best first",
+        f"{format_count(finding.count('rows'), 'row')} whose rank is not a whole number of at "
+        "least 1",
+        "number each row id's items 1, 2, 3, ... from the best",
+        finding.examples,
+    )
+
+
+def _ranks_too_large(finding: Finding, wording: Wording) -> Problem:
+    (rank_name,) = finding.values
+    return Problem(
+        "Ranks too large",
+        f"each {rank_name!r} at most {10**MAX_RANK_DIGITS - 1:,} (only the order counts)",
+        f"{format_count(finding.count('rows'), 'row')} whose rank has more than "
+        f"{MAX_RANK_DIGITS} digits",
+        "number each row id's items 1, 2, 3, ... from the best",
+        finding.examples,
+    )
+
+
+def _invalid_scores(finding: Finding, wording: Wording) -> Problem:
+    (score_name,) = finding.values
+    return Problem(
+        "Invalid scores",
+        f"each {score_name!r} a finite decimal number (higher ranks first)",
+        f"{format_count(finding.count('rows'), 'row')} whose score is not a finite number "
+        "(empty, text, NaN, infinite or too large)",
+        "write every score as a plain decimal number such as 0.25 or -1.5e-3",
+        finding.examples,
+    )
+
+
+def _duplicated_ranks(finding: Finding, wording: Wording) -> Problem:
+    (rank_name,) = finding.values
+    return Problem(
+        "Duplicated ranks",
+        f"each {rank_name!r} at most once within a row id",
+        f"{format_count(finding.count('row_ids'), 'row id')} giving a rank to several items "
+        f"({format_count(finding.count('extra'), 'extra row')})",
+        "give each of a row id's items its own rank",
+        finding.examples,
+    )
+
+
+def _docnos_repeated(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Documents retrieved twice for a query",
+        "each docno at most once per qid (trec_eval refuses a run that repeats one)",
+        f"{format_count(finding.count('qids'), 'qid')} retrieving a docno more than once "
+        f"({format_count(finding.count('extra'), 'extra line')})",
+        "keep one line per qid and docno",
+        finding.examples,
+    )
+
+
+def _not_one_grade(finding: Finding, wording: Wording) -> Problem:
+    (grade_name,) = finding.values
+    return Problem(
+        "Not one grade per item",
+        f"one value in {grade_name!r} on each row with an item",
+        f"{format_count(finding.count('rows'), 'row')} with an empty cell or several values",
+        "write one whole-number grade on each row with an item",
+        finding.examples,
+    )
+
+
+def _differing_values(finding: Finding, wording: Wording) -> Problem:
+    (name,) = finding.values
+    return Problem(
+        f"Several values of {name!r} for one row id",
+        f"one {name!r} value for all the rows of a row id (a long solution)",
+        f"{format_count(finding.count('row_ids'), 'row id')} with different values",
+        f"give every row of a row id the same {name!r}",
+        finding.examples,
+    )
+
+
+def _malformed_lines(finding: Finding, wording: Wording) -> Problem:
+    (kind,) = finding.values
+    n_fields, more_allowed, _ = TREC_LAYOUTS[kind]
+    shape = f"the {n_fields} of {TREC_FORMATS[kind]}"
+    expected = (
+        f"at least {shape} (fields after the sixth are ignored)"
+        if more_allowed
+        else f"exactly {shape}"
+    )
+    return Problem(
+        "Malformed lines",
+        f"lines of {expected}, separated by spaces or tabs",
+        f"{format_count(finding.count('lines'), 'line')} with "
+        f"{'fewer' if more_allowed else 'another number of'} fields than {shape}",
+        f"write each line as {TREC_FORMATS[kind]}",
+        finding.examples,  # the row ids of a trec_eval file: its lines' first fields
+    )
+
+
 def _stated(finding: Finding, wording: Wording) -> Problem:
     title, expected, found, fix, label = finding.values
     return Problem(title, expected, found, fix, finding.examples, label or ROW_IDS)
@@ -244,6 +364,17 @@ def _stated(finding: Finding, wording: Wording) -> Problem:
 #: Every kind of problem in the order a message lists them, with its words.
 PROBLEMS: dict[str, Callable[[Finding, Wording], Problem]] = {
     "stated": _stated,
+    # a long or trec_eval file's pivot to one row per row id
+    "malformed_lines": _malformed_lines,
+    "several_items_in_cell": _several_items_in_cell,
+    "invalid_ranks": _invalid_ranks,
+    "ranks_too_large": _ranks_too_large,
+    "invalid_scores": _invalid_scores,
+    "duplicated_ranks": _duplicated_ranks,
+    "docnos_repeated": _docnos_repeated,
+    "not_one_grade": _not_one_grade,
+    "usage_differs": _differing_values,
+    "segment_differs": _differing_values,
     "solution_empty_row_ids": _empty_row_ids("the solution", "fill in or drop those rows"),
     "list_like_row_ids": _list_like,
     "solution_duplicated_row_ids": _duplicates("solution", "keep one row per id"),
@@ -301,17 +432,34 @@ examples=('u1', 'u2', 'u4'), values=())]
     return sorted(merged.values(), key=lambda f: _ORDER.get(f.kind, len(_ORDER)))
 
 
-#: Kinds whose values are their words (kept whole, never merged as examples).
-_WORDED = frozenset({"stated", "exponential_grades", *WARNINGS})
+#: Kinds whose values are their words (kept whole, never merged as examples): with a
+#: long file's pivot, the column's name.
+_WORDED = frozenset(
+    {
+        "stated",
+        "exponential_grades",
+        "malformed_lines",
+        "several_items_in_cell",
+        "invalid_ranks",
+        "ranks_too_large",
+        "invalid_scores",
+        "duplicated_ranks",
+        "not_one_grade",
+        "usage_differs",
+        "segment_differs",
+        *WARNINGS,
+    }
+)
 
 
 def problems(findings: Sequence[Finding], wording: Wording) -> list[Problem]:
     """The problems' words. Open quotes are named only beside missing rows (a quote
     left open swallows the lines after it, so rows seem missing)."""
     kinds = {f.kind for f in findings}
+    listed = sorted(findings, key=lambda f: _ORDER.get(f.kind, len(_ORDER)))  # as merged
     return [
         PROBLEMS[f.kind](f, wording)
-        for f in findings
+        for f in listed
         if f.kind in PROBLEMS and (f.kind != "open_quotes" or "missing_rows" in kinds)
     ]
 

@@ -3,8 +3,9 @@
 A long table (one row per row id and item) is pivoted, a trec_eval qrels or run file
 is read and pivoted, and the candidates of a re-ranking competition are gathered as
 (solution row, item) pairs. Nothing here raises a problem found in the rows: each
-comes back as a :class:`~scorer.errors.Problem`, and the caller reports it with every
-other problem of the same input at once (docs/shapes.md, "Long layout", "TREC files",
+comes back as a record (:class:`~scorer.errors.Finding`, put into words once, at the
+end; a header's as a :class:`~scorer.errors.Problem`), and the caller reports it with
+every other problem of the same input at once (docs/shapes.md, "Long layout", "TREC files",
 "Candidates"). A header that stops a long table from being pivoted at all is raised
 here, with every problem of the header.
 """
@@ -18,10 +19,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.align.candidates import CandidateRule
+from scorer.align.candidates import CandidateRule, token_rows
 from scorer.align.item_lists import split_lists
 from scorer.align.joins import StringIndex, byte_order_codes
-from scorer.align.long_layout import long_solution_to_wide, long_to_wide, smallest_flagged
+from scorer.align.long_layout import long_solution_to_wide, long_to_wide
 from scorer.arrays import text_column, to_arrow
 from scorer.check.validate import (
     SUBMISSION,
@@ -32,6 +33,7 @@ from scorer.check.validate import (
     solution_columns,
 )
 from scorer.errors import (
+    Finding,
     HostVisibleError,
     ParticipantVisibleError,
     Problem,
@@ -58,7 +60,7 @@ class ShapedSolution:
     table : StringTable
         One row per row id; a pivoted long solution keeps its side columns (``Usage``,
         segments, candidates) as one value (or list) per row id.
-    problems : tuple of Problem
+    problems : tuple of Finding
         What the pivot found wrong (host problems, reported with the solution's others).
     n_unjudged : int
         trec_eval qrels lines with a negative ``rel``, left out.
@@ -67,7 +69,7 @@ class ShapedSolution:
     """
 
     table: StringTable
-    problems: tuple[Problem, ...]
+    problems: tuple[Finding, ...]
     n_unjudged: int
     row_id_column_name: str | None
     grade_column_name: str | None
@@ -159,7 +161,8 @@ def _pivot_solution(
             else:
                 values, differ = _one_per_row_id(codes, table.column(name))
                 cells.append(values)
-                problems += _differing_problem(name, wide.row_ids, differ)
+                kind = "usage_differs" if name == USAGE_COLUMN else "segment_differs"
+                problems += _differing_problem(kind, name, wide.row_ids, differ)
             names.append(name)
     return ShapedSolution(
         StringTable(tuple(names), tuple(cells)),
@@ -182,18 +185,13 @@ def _one_per_row_id(codes: np.ndarray, values: pa.Array) -> tuple[pa.Array, np.n
     return distinct.take(to_arrow(low)), low != high
 
 
-def _differing_problem(name: str, row_ids: pa.Array, differ: np.ndarray) -> list[Problem]:
+def _differing_problem(
+    kind: str, name: str, row_ids: pa.Array, differ: np.ndarray
+) -> list[Finding]:
     if not differ.any():
         return []
-    return [
-        Problem(
-            f"Several values of {name!r} for one row id",
-            f"one {name!r} value for all the rows of a row id (a long solution)",
-            f"{format_count(int(np.count_nonzero(differ)), 'row id')} with different values",
-            f"give every row of a row id the same {name!r}",
-            smallest_values(row_ids, differ),
-        )
-    ]
+    counts = (("row_ids", int(np.count_nonzero(differ))),)
+    return [Finding(kind, counts, smallest_values(row_ids, differ), (name,))]
 
 
 def _gathered(codes: np.ndarray, cells: pa.Array, n_rows: int) -> pa.LargeListArray:
@@ -221,7 +219,7 @@ def joined(lists: pa.LargeListArray | None) -> pa.Array:
 
 def read_submission(
     data: TableLike, options: Options, solution: Solution, limits: ReadLimits | None
-) -> tuple[StringTable, tuple[Problem, ...]]:
+) -> tuple[StringTable, tuple[Problem | Finding, ...]]:
     """The submission in the wide form (a long one pivoted) and the pivot's problems.
 
     Raises
@@ -259,7 +257,7 @@ def read_submission(
 
 def _read_run(
     data: TableLike, solution: Solution, limits: ReadLimits | None
-) -> tuple[StringTable, tuple[Problem, ...]]:
+) -> tuple[StringTable, tuple[Problem | Finding, ...]]:
     """A trec_eval run, ranked by score, ties by docno descending (as trec_eval)."""
     run = read_trec(_path(data, "run"), "run", ParticipantVisibleError, limits)
     qid, docno, score = run.table.columns
@@ -268,16 +266,9 @@ def _read_run(
     )
     problems = list(run.problems) + list(wide.problems)
     if wide.n_repeated_pairs:
-        problems.append(
-            Problem(
-                "Documents retrieved twice for a query",
-                "each docno at most once per qid (trec_eval refuses a run that repeats one)",
-                f"{format_count(int(np.count_nonzero(wide.repeated)), 'qid')} retrieving a "
-                f"docno more than once ({format_count(wide.n_repeated_pairs, 'extra line')})",
-                "keep one line per qid and docno",
-                smallest_flagged(wide.row_ids, np.arange(len(wide.row_ids)), wide.repeated),  # type: ignore[arg-type]
-            )
-        )
+        repeated: np.ndarray = wide.repeated  # type: ignore[assignment]
+        counts = (("qids", int(np.count_nonzero(repeated))), ("extra", wide.n_repeated_pairs))
+        problems.append(Finding("docnos_repeated", counts, smallest_values(wide.row_ids, repeated)))
     names = (solution.row_id_name, solution.target_name)
     return StringTable(names, (wide.row_ids, joined(wide.items))), tuple(problems)
 
@@ -372,7 +363,7 @@ def read_candidates(
     """
     if cells is not None:
         lists = split_lists(text_column(cells))
-        return Candidates(rule, lists.row_of_token.astype(np.int64), lists.tokens)
+        return Candidates(rule, token_rows(lists.lengths), lists.tokens)
     if data is None:
         return None
     table = as_string_table(data, HostVisibleError, limits)
@@ -400,4 +391,4 @@ def read_candidates(
         )
         raise_if_any([problem], HostVisibleError, subject)
     lists = split_lists(text_column(table.column(others[0])))
-    return Candidates(rule, rows[lists.row_of_token].astype(np.int64), lists.tokens)
+    return Candidates(rule, token_rows(lists.lengths, rows), lists.tokens)

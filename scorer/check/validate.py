@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.align.candidates import CandidateRule, candidate_problems
+from scorer.align.candidates import CandidateRule, candidate_problems, token_rows
 from scorer.align.item_lists import ListCells, SplitLists, split_lists
 from scorer.align.joins import StringIndex, first_index_of
 from scorer.arrays import CHUNK_ROWS, empty_strings, string_bytes, to_arrow, to_numpy, to_strings
@@ -27,9 +27,9 @@ from scorer.check.findings import (
     MAX_GRADE,
     USAGE_VALUES,
     Wording,
+    as_finding,
     problems,
     raise_findings,
-    stated,
 )
 from scorer.errors import (
     MAX_EXAMPLES,
@@ -184,7 +184,7 @@ def solution_columns(names: Sequence[str], row_id_column_name: str | None) -> So
 
 
 def check_solution(
-    table: StringTable, columns: SolutionColumns, found: Sequence[Problem] = ()
+    table: StringTable, columns: SolutionColumns, found: Sequence[Problem | Finding] = ()
 ) -> Solution:
     """Check the solution's rows: row ids present and unique, Usage values known.
 
@@ -194,8 +194,9 @@ def check_solution(
         The solution.
     columns : SolutionColumns
         Its column roles (:func:`solution_columns` of its header).
-    found : sequence of Problem
-        Problems already found in the solution (a long one's pivot), raised with these.
+    found : sequence of Problem or Finding
+        Problems already found in the solution (a long one's pivot: records; a header's:
+        words), raised with these.
 
     Raises
     ------
@@ -216,12 +217,12 @@ def wording(
 
 
 def solution_findings(
-    table: StringTable, columns: SolutionColumns, found: Sequence[Problem] = ()
+    table: StringTable, columns: SolutionColumns, found: Sequence[Problem | Finding] = ()
 ) -> tuple[list[Finding], Solution]:
     """:func:`check_solution` without raising: the records of every problem found (those
     already ``found`` kept in words, first), and the solution (whose ``usage`` is
     ``None`` when a Usage value is unknown)."""
-    findings: list[Finding] = [stated(problem) for problem in found]
+    findings: list[Finding] = [as_finding(problem) for problem in found]
     row_ids = table.column(columns.row_id_name)
     findings += _empty_row_id_findings(row_ids, "solution")
     findings += _list_like_row_id_findings(row_ids)
@@ -253,7 +254,7 @@ def check_submission(
     table: StringTable,
     solution: Solution,
     options: Options,
-    found: Sequence[Problem] = (),
+    found: Sequence[Problem | Finding] = (),
     candidates: Candidates | None = None,
     *,
     every_quote: bool = False,
@@ -271,8 +272,9 @@ def check_submission(
         The checked solution.
     options : Options
         The scoring options.
-    found : sequence of Problem
-        Problems already found in the submission (a long one's pivot), raised with these.
+    found : sequence of Problem or Finding
+        Problems already found in the submission (a long one's pivot: records; a
+        header's: words), raised with these.
     candidates : Candidates, optional
         Each row's candidates: the rankings are checked against them once aligned.
     every_quote : bool
@@ -298,7 +300,7 @@ def submission_findings(
     table: StringTable,
     solution: Solution,
     options: Options,
-    found: Sequence[Problem] = (),
+    found: Sequence[Problem | Finding] = (),
     candidates: Candidates | None = None,
     *,
     every_quote: bool = False,
@@ -312,13 +314,15 @@ def submission_findings(
     expected = (solution.row_id_name, solution.target_name)
     # With unknown_row_ids="ignore" the solution may list only some users: not public.
     public_ids = solution.row_ids if options.unknown_row_ids == "error" else solution.row_ids[:0]
-    findings = [stated(p) for p in (*found, *column_problems(table.names, expected, public_ids))]
+    header = column_problems(table.names, expected, public_ids)
+    findings = [as_finding(p) for p in (*found, *header)]
     user_of_row = valid_id = None
-    row_ids = None
+    row_ids = ids = None
     if solution.row_id_name in table.names:
         row_ids = table.column(solution.row_id_name)
-        row_findings, user_of_row, valid_id = _row_id_findings(row_ids, solution, options)
+        row_findings, ids = _row_id_findings(row_ids, solution, options)
         findings += row_findings
+        user_of_row, valid_id = ids.user_of_row, ids.valid
     cells = None
     if solution.target_name in table.names:
         cells = table.column(solution.target_name)
@@ -330,9 +334,9 @@ def submission_findings(
         if options.extra_predictions == "error" and row_ids is not None and valid_id is not None:
             findings += _too_many_findings(cells.lengths, row_ids, valid_id, options.k)
     predictions = None
-    if candidates is not None and cells is not None and user_of_row is not None:
+    if candidates is not None and cells is not None and ids is not None:
         predictions = cells.split()
-        findings += _candidate_findings(predictions, user_of_row, solution, options, candidates)
+        findings += _candidate_findings(predictions, ids, solution, options, candidates)
     if cells is None or user_of_row is None or problems(findings, Wording()):
         return findings, None
     return findings, Submission(user_of_row, cells.split() if predictions is None else predictions)
@@ -346,8 +350,8 @@ class Candidates:
     ----------
     rule : {"permutation", "subset"}
         What a row may rank.
-    rows : ndarray of int64
-        The solution row of each candidate.
+    rows : ndarray of int
+        The solution row of each candidate (int32 when it fits).
     items : pyarrow.Array
         The candidate items.
     """
@@ -359,22 +363,23 @@ class Candidates:
 
 def _candidate_findings(
     predictions: SplitLists,
-    user_of_row: np.ndarray,
+    ids: _RowIds,
     solution: Solution,
     options: Options,
     candidates: Candidates,
 ) -> list[Finding]:
-    """The aligned rankings against each row's candidates. With unknown_row_ids="ignore"
-    no example is given: they would tell which submitted row ids the solution holds."""
-    rows = user_of_row[predictions.row_of_token]
-    known = rows >= 0
+    """The aligned rankings against each row's candidates. A row id listed twice is
+    left out (its duplication is a problem of its own; which listing to check is no
+    question for the order of the file). With unknown_row_ids="ignore" no example is
+    given: they would tell which submitted row ids the solution holds."""
     found = candidate_problems(
         candidates.rule,
         solution.row_ids,
-        rows[known],
-        predictions.tokens.filter(to_arrow(known)),
+        token_rows(predictions.lengths, ids.user_of_row),
+        predictions.tokens,
         candidates.rows,
         candidates.items,
+        skipped=ids.repeated,
     )
     if options.unknown_row_ids != "error":
         found = [replace(finding, examples=()) for finding in found]
@@ -589,7 +594,7 @@ def _own_firsts(first: np.ndarray) -> np.ndarray:
 
 def _row_id_findings(
     row_ids: pa.Array, solution: Solution, options: Options
-) -> tuple[list[Finding], np.ndarray, np.ndarray]:
+) -> tuple[list[Finding], _RowIds]:
     findings = _empty_row_id_findings(row_ids, "submission")
     empty = empty_strings(row_ids)
     index = StringIndex(row_ids)
@@ -611,10 +616,32 @@ def _row_id_findings(
     if n_unknown and options.unknown_row_ids == "error":
         examples = smallest_values(row_ids, unknown)
         findings.append(Finding("unknown_row_ids", (("rows", n_unknown), *hints), examples))
+    repeated = np.zeros(solution.n_rows, dtype=bool)
+    repeated[user_of_row[~is_first & (user_of_row >= 0)]] = True
     user_of_row = np.where(is_first, user_of_row, -1)
     # Examples may name any non-empty submitted id, known or not: leaving the unknown
     # ones out would tell which ids the solution holds (unknown_row_ids="ignore").
-    return findings, user_of_row, ~empty
+    return findings, _RowIds(user_of_row, ~empty, repeated)
+
+
+@dataclass(frozen=True)
+class _RowIds:
+    """What a submission's row ids say about its rows.
+
+    Attributes
+    ----------
+    user_of_row : ndarray of int64
+        The solution row of each submission row: -1 for an unknown id and for every
+        listing of a row id but its first.
+    valid : ndarray of bool
+        Whether each row's id is non-empty.
+    repeated : ndarray of bool
+        Whether each solution row's id is listed more than once.
+    """
+
+    user_of_row: np.ndarray
+    valid: np.ndarray
+    repeated: np.ndarray
 
 
 # (the repair, a regex a submitted id must match for it to apply), in the order of

@@ -15,7 +15,10 @@ As in trec_eval, fields are separated by runs of ASCII whitespace (space, tab, C
 vertical tab, form feed), lines by LF, and blank lines are skipped. The text is read
 and bounded as a CSV file's is (:func:`scorer.read.files.read_lines_text`), then split
 with numpy a block of lines at a time and cut into strings by Arrow: no loop over
-lines. Malformed lines are returned as a problem naming their line numbers, not raised.
+lines. Malformed lines are returned as a record (:class:`~scorer.errors.Finding`: their
+count and the smallest of their first fields, the qids, in byte order), not raised: a
+run scored in parts, each part a file of its own, then says what the whole run says,
+where line numbers would be the part files' own.
 """
 
 from __future__ import annotations
@@ -29,12 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.arrays import to_arrow, to_numpy
-from scorer.errors import (
-    MAX_EXAMPLES,
-    Problem,
-    ScorerError,
-    format_count,
-)
+from scorer.errors import Finding, ScorerError, smallest_of, smallest_values
 from scorer.read.columns import StringTable
 from scorer.read.files import ReadLimits, Text, read_lines_text
 
@@ -43,10 +41,11 @@ TrecKind = Literal["qrels", "run"]
 #: The columns of the long tables: the row id, the item, and the grade or score.
 QRELS_COLUMNS = ("qid", "docno", "rel")
 RUN_COLUMNS = ("qid", "docno", "score")
-# Per kind: the number of fields a line needs, whether it may hold more, and which
-# fields are kept (row id, item, value).
-_LAYOUT = {"qrels": (4, False, (0, 2, 3)), "run": (6, True, (0, 2, 4))}
-_FORMAT = {"qrels": "qid iter docno rel", "run": "qid Q0 docno rank score tag"}
+#: Per kind: the number of fields a line needs, whether it may hold more, and which
+#: fields are kept (row id, item, value).
+TREC_LAYOUTS = {"qrels": (4, False, (0, 2, 3)), "run": (6, True, (0, 2, 4))}
+#: Per kind: a line's fields, in words.
+TREC_FORMATS = {"qrels": "qid iter docno rel", "run": "qid Q0 docno rank score tag"}
 _BLOCK_BYTES = 1 << 20
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[ord(" "), ord("\t"), ord("\n"), ord("\r"), 0x0B, 0x0C]] = True
@@ -61,14 +60,14 @@ class TrecTable:
     ----------
     table : StringTable
         :data:`QRELS_COLUMNS` or :data:`RUN_COLUMNS`, one row per well-formed line.
-    problems : tuple of Problem
-        Malformed lines (line numbers, the count, the fix).
+    problems : tuple of Finding
+        Malformed lines (the count, the smallest qids: their first fields).
     n_unjudged : int
         Qrels lines with a negative ``rel`` (in the pool, not judged), left out.
     """
 
     table: StringTable
-    problems: tuple[Problem, ...]
+    problems: tuple[Finding, ...]
     n_unjudged: int = 0
 
 
@@ -95,7 +94,7 @@ def read_trec(
     >>> [run.table.column(name).to_pylist() for name in run.table.names]
     [['q1', 'q1'], ['d2', 'd1'], ['0.5', '0.25']]
     """
-    n_fields = _LAYOUT[kind][0]
+    n_fields = TREC_LAYOUTS[kind][0]
     text, start = read_lines_text(path, error, limits, n_fields, f"a trec_eval {kind} file")
     return parse_trec(text, kind, start)
 
@@ -108,12 +107,11 @@ def parse_trec(text: Text, kind: TrecKind, start: int = 0) -> TrecTable:
     >>> qrels = parse_trec(b"q1 0 d1 2\\nq1 0 d2 -1\\n q2\\t0 d3  0 \\r\\nq3 0 d4\\n", "qrels")
     >>> [qrels.table.column(name).to_pylist() for name in qrels.table.names]
     [['q1', 'q2'], ['d1', 'd3'], ['2', '0']]
-    >>> qrels.n_unjudged, qrels.problems[0].found
-    (1, '1 line with another number of fields than the 4 of qid iter docno rel')
-    >>> qrels.problems[0].examples
-    ('4',)
+    >>> qrels.n_unjudged, qrels.problems
+    (1, (Finding(kind='malformed_lines', counts=(('lines', 1),), examples=('q3',), \
+values=('qrels',)),))
     """
-    n_fields, more_allowed, kept = _LAYOUT[kind]
+    n_fields, more_allowed, kept = TREC_LAYOUTS[kind]
     view = np.frombuffer(text, dtype=np.uint8)[start:]
     blocks = _Blocks(n_fields, more_allowed, kind == "run", kept)
     begin = start
@@ -148,8 +146,7 @@ class _Blocks:
         )
         self.ranges: list[np.ndarray] = []
         self.n_malformed = 0
-        self.examples: list[int] = []
-        self.lines_before = 0
+        self.examples: tuple[str, ...] = ()
 
     def add(self, block: np.ndarray, offset: int) -> None:
         """Split one block of whole lines starting at byte ``offset``."""
@@ -177,14 +174,14 @@ class _Blocks:
             blank |= comment
         fits = counts >= self.n_fields if self.more_allowed else counts == self.n_fields
         malformed = ~blank & ~fits
-        self.n_malformed += int(np.count_nonzero(malformed))
-        if len(self.examples) < MAX_EXAMPLES:
-            found = np.flatnonzero(malformed)[: MAX_EXAMPLES - len(self.examples)]
-            self.examples += (found + self.lines_before + 1).tolist()
+        if malformed.any():
+            self.n_malformed += int(np.count_nonzero(malformed))
+            first = first_of_line[malformed]  # a malformed line is not blank: it has one
+            qids = _cut(block, np.stack([starts[first], ends[first]], axis=1), 1)[0]
+            self.examples = smallest_of(self.examples, smallest_values(qids))
         good = fits & ~blank
         chosen = good[line] & np.isin(field, self.kept)
         self.ranges.append(np.stack([starts[chosen], ends[chosen]], axis=1) + offset)
-        self.lines_before += n_lines - (0 if len(block) and block[-1] == _NEWLINE else 1)
 
     def bounds(self) -> np.ndarray:
         """The (start, stop) byte range of every kept field, in text order."""
@@ -192,26 +189,11 @@ class _Blocks:
             return np.zeros((0, 2), dtype=np.int64)
         return np.concatenate(self.ranges).astype(np.int64, copy=False)
 
-    def problems(self, kind: str) -> tuple[Problem, ...]:
+    def problems(self, kind: TrecKind) -> tuple[Finding, ...]:
+        """The malformed lines as a record (none when every line is well formed)."""
         if not self.n_malformed:
             return ()
-        shape = f"the {self.n_fields} of {_FORMAT[kind]}"
-        expected = (
-            f"at least {shape} (fields after the sixth are ignored)"
-            if self.more_allowed
-            else f"exactly {shape}"
-        )
-        return (
-            Problem(
-                "Malformed lines",
-                f"lines of {expected}, separated by spaces or tabs",
-                f"{format_count(self.n_malformed, 'line')} with "
-                f"{'fewer' if self.more_allowed else 'another number of'} fields than {shape}",
-                f"write each line as {_FORMAT[kind]}",
-                tuple(str(n) for n in self.examples),
-                "line numbers",
-            ),
-        )
+        return (Finding("malformed_lines", (("lines", self.n_malformed),), self.examples, (kind,)),)
 
 
 def _block_end(text: Text, begin: int) -> int:
