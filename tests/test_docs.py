@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import re
 from pathlib import Path
 
 import pytest
+
+from scorer.measures.registry import REGISTRY, RUNNING
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -46,3 +49,53 @@ def test_relative_links_lead_to_files(path: Path) -> None:
     targets = re.findall(r"\]\(([^)#:\s]+)(?:#[^)]*)?\)", text)
     missing = [t for t in targets if not (path.parent / t).exists()]
     assert not missing, missing
+
+
+#: Values written in the pages' prose, each a worked example of the registry: (page, the
+#: text with ``{}`` for each value, each value's (measure, ranking, |R|)).
+PROSE_VALUES = [
+    ("measures.md", "AUC = 12/16 = {}", [("AUC", RUNNING, 4)]),
+    (
+        "measures.md",
+        "unranked loses its 4 pairs to the ranked non-relevant items: 12/20 = {}",
+        [("AUC", RUNNING, 5)],
+    ),
+    (
+        "measures.md",
+        "`SetF` = {}, where `F1@10` gives 2/12 = {}",
+        [("SetF", "1 0 0", 2), ("F1@10", "1 0 0", 2)],
+    ),
+    (
+        "measures.md",
+        "give micro {} where macro gives {}.",
+        [("R(norm=min_k,avg=micro)@20", "1 | 0", (1, 10)), ("R(norm=min_k)@20", "1 | 0", (1, 10))],
+    ),
+]
+
+
+def _registry_value(measure: str, ranked: str, relevant: int | tuple[int, ...]) -> object:
+    (value,) = [
+        example.value
+        for family in REGISTRY
+        for example in family.examples
+        if (example.measure, example.ranked, example.relevant) == (measure, ranked, relevant)
+    ]
+    return value
+
+
+@pytest.mark.parametrize(("page", "text", "examples"), PROSE_VALUES)
+def test_values_in_the_prose_are_the_registrys_worked_examples(
+    page: str, text: str, examples: list
+) -> None:
+    written = text.format(*(_registry_value(*example) for example in examples))
+    assert written in " ".join((DOCS / page).read_text(encoding="utf-8").split())
+
+
+def test_the_ideal_built_from_the_hits_gives_the_value_the_page_shows() -> None:
+    """measures.md's counter-example: on the running ranking, nDCG@3 with the ideal built
+    from the hits (ranks 1 and 3 moved up to ranks 1 and 2) instead of the full truth."""
+    gains = [int(grade) for grade in RUNNING.split()][:3]
+    dcg = sum(gain / math.log2(rank + 2) for rank, gain in enumerate(gains))
+    ideal_of_hits = sum(1 / math.log2(rank + 2) for rank in range(sum(gains)))
+    written = f"that ideal gives nDCG@3 = {dcg / ideal_of_hits:.12f}"
+    assert written in " ".join((DOCS / "measures.md").read_text(encoding="utf-8").split())
