@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import math
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -23,13 +25,68 @@ def _python_blocks(text: str) -> list[str]:
     return re.findall(r"```python\n(.*?)```", text, re.DOTALL)
 
 
-def test_the_readmes_python_example_prints_what_its_comments_say() -> None:
-    (code,) = _python_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
+def _prints_what_its_comments_say(code: str, name: str) -> None:
+    """Run ``code``; each ``print(...)  # text`` line must print ``text``."""
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        exec(compile(code, "README.md", "exec"), {})
+        exec(compile(code, name, "exec"), {"__name__": name})
     promised = [line.split("  # ", 1)[1] for line in code.splitlines() if "print(" in line]
     assert printed.getvalue().splitlines() == promised
+
+
+def test_the_readmes_python_example_prints_what_its_comments_say() -> None:
+    (code,) = _python_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
+    _prints_what_its_comments_say(code, "README.md")
+
+
+#: Pages whose Python examples run from the repository's root on its fixtures.
+RUNNABLE_PYTHON = ["hosting.md", "pipelines.md"]
+
+
+@pytest.mark.parametrize("page", RUNNABLE_PYTHON)
+def test_the_pages_python_examples_print_what_their_comments_say(
+    page: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    blocks = [
+        code
+        for code in _python_blocks((DOCS / page).read_text(encoding="utf-8"))
+        if "print(" in code
+        and all("  # " in line for line in code.splitlines() if "print(" in line)
+    ]
+    assert blocks, f"{page} has no example that promises its output"
+    for code in blocks:
+        _prints_what_its_comments_say(code, page)
+
+
+def _command_samples() -> list[tuple[str, str, str]]:
+    """Every ``scorer ...`` command alone in a bash block, followed by a JSON block."""
+    pattern = re.compile(r"```bash\nscorer ([^\n]*)\n```\n\n```json\n(.*?)```", re.DOTALL)
+    return [
+        (page.name, command, shown)
+        for page in [ROOT / "README.md", *PAGES]
+        for command, shown in pattern.findall(page.read_text(encoding="utf-8"))
+    ]
+
+
+def test_there_are_command_samples_to_check() -> None:
+    assert len(_command_samples()) >= 2
+
+
+@pytest.mark.parametrize(("page", "command", "shown"), _command_samples())
+def test_each_json_sample_is_what_its_command_prints(
+    page: str,
+    command: str,
+    shown: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Run from the repository's root, the command prints the page's JSON (as data)."""
+    from scorer.adapters.cli import main
+
+    monkeypatch.chdir(ROOT)
+    main(shlex.split(command))
+    assert json.loads(capsys.readouterr().out) == json.loads(shown)
 
 
 def test_the_readme_stays_a_front_door() -> None:
