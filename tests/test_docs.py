@@ -156,3 +156,25 @@ def test_the_ideal_built_from_the_hits_gives_the_value_the_page_shows() -> None:
     ideal_of_hits = sum(1 / math.log2(rank + 2) for rank in range(sum(gains)))
     written = f"that ideal gives nDCG@3 = {dcg / ideal_of_hits:.12f}"
     assert written in " ".join((DOCS / "measures.md").read_text(encoding="utf-8").split())
+
+
+def test_the_docker_page_matches_the_dockerfile() -> None:
+    """The image's name, base and user as the Dockerfile says, and each ``docker run``'s
+    arguments after the image's name are a valid ``scorer`` command line."""
+    from scorer.adapters.cli import _score_parser, parse_scoring_args
+
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    page = " ".join((DOCS / "pipelines.md").read_text(encoding="utf-8").split())
+    (name,) = re.findall(r'image\.title="([^"]+)"', dockerfile)
+    (base,) = re.findall(r"^FROM (\S+)", dockerfile, re.MULTILINE)
+    (user,) = re.findall(r"^USER (\d+)", dockerfile, re.MULTILINE)
+    assert f"docker build -t {name} ." in page
+    assert f"(`{base}`)" in page
+    assert f"user id {user}" in page
+    text = (DOCS / "pipelines.md").read_text(encoding="utf-8").replace("\\\n", " ")
+    runs = [line for line in text.splitlines() if line.startswith("docker run ")]
+    assert len(runs) >= 2
+    for run in runs:
+        words = shlex.split(run)
+        arguments = words[words.index(name) + 1 :]
+        parse_scoring_args(_score_parser(), arguments)  # exits 2 on a bad command line
