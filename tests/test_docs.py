@@ -59,9 +59,9 @@ def test_the_pages_python_examples_print_what_their_comments_say(
         _prints_what_its_comments_say(code, page)
 
 
-def _command_samples() -> list[tuple[str, str, str]]:
-    """Every ``scorer ...`` command alone in a bash block, followed by a JSON block."""
-    pattern = re.compile(r"```bash\nscorer ([^\n]*)\n```\n\n```json\n(.*?)```", re.DOTALL)
+def _command_samples(kind: str = "json") -> list[tuple[str, str, str]]:
+    """Every ``scorer ...`` command alone in a bash block, followed by a ``kind`` block."""
+    pattern = re.compile(rf"```bash\nscorer ([^\n]*)\n```\n\n```{kind}\n(.*?)```", re.DOTALL)
     return [
         (page.name, command, shown)
         for page in [ROOT / "README.md", *PAGES]
@@ -71,6 +71,22 @@ def _command_samples() -> list[tuple[str, str, str]]:
 
 def test_there_are_command_samples_to_check() -> None:
     assert len(_command_samples()) >= 2
+    assert _command_samples("text")
+
+
+@pytest.mark.parametrize(("page", "command", "shown"), _command_samples("text"))
+def test_each_output_sample_is_what_its_command_prints(
+    page: str,
+    command: str,
+    shown: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from scorer.adapters.cli import main
+
+    monkeypatch.chdir(ROOT)
+    main(shlex.split(command))
+    assert capsys.readouterr().out == shown
 
 
 @pytest.mark.parametrize(("page", "command", "shown"), _command_samples())
@@ -178,3 +194,76 @@ def test_the_docker_page_matches_the_dockerfile() -> None:
         words = shlex.split(run)
         arguments = words[words.index(name) + 1 :]
         parse_scoring_args(_score_parser(), arguments)  # exits 2 on a bad command line
+
+
+def _commented_commands() -> list[tuple[str, str, list[str]]]:
+    """Every ``scorer ...`` command of a bash block whose comment states values:
+    (page, the command, the numbers of its comment)."""
+    found = []
+    for page in [ROOT / "README.md", *PAGES]:
+        for block in re.findall(r"```bash\n(.*?)```", page.read_text(encoding="utf-8"), re.DOTALL):
+            for line in block.replace("\\\n", " ").splitlines():
+                command, _, comment = line.partition("  # ")
+                numbers = re.findall(r"(?<![\w@.])\d+\.\d+(?![\w.])", comment)
+                if command.startswith("scorer ") and numbers:
+                    found.append((page.name, command.removeprefix("scorer "), numbers))
+    return found
+
+
+@pytest.mark.parametrize(("page", "command", "numbers"), _commented_commands())
+def test_each_value_a_commands_comment_states_is_what_it_prints(
+    page: str,
+    command: str,
+    numbers: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from scorer.adapters.cli import main
+
+    monkeypatch.chdir(ROOT)
+    assert main([*shlex.split(command), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    printed = {repr(value) for value in result["metrics"].values()}
+    assert set(numbers) <= printed
+
+
+def _interactive_blocks() -> list[tuple[str, str]]:
+    """Every Python block of a page written as an interactive session (``>>>``)."""
+    return [
+        (page.name, code)
+        for page in PAGES
+        for code in _python_blocks(page.read_text(encoding="utf-8"))
+        if code.startswith(">>> ")
+    ]
+
+
+@pytest.mark.parametrize(("page", "code"), _interactive_blocks())
+def test_the_pages_interactive_examples_print_what_they_show(
+    page: str, code: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import doctest
+
+    monkeypatch.chdir(ROOT)
+    test = doctest.DocTestParser().get_doctest(code, {}, page, page, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
+
+
+def test_the_gallery_table_states_each_cases_checked_outcome() -> None:
+    """security.md's table of broken submissions against fixtures/malformed/cases.json,
+    which tests/test_malformed.py checks: every case, its error class or its exact score
+    and warnings in order."""
+    manifest = json.loads((ROOT / "fixtures" / "malformed" / "cases.json").read_text())
+    cases = {case["file"]: case for case in manifest["cases"]}
+    page = (DOCS / "security.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| [^|]+ \| `([^`]+)`[^|]* \| (.+) \|$", page, re.MULTILINE)
+    assert sorted(file for file, _ in rows) == sorted(cases)
+    for file, outcome in rows:
+        case = cases[file]
+        if "error" in case:
+            assert outcome.startswith(f"`{case['error']}`: "), file
+        else:
+            score, _, warnings = outcome.partition("; warnings ")
+            assert score == f"score {case['score']}", file
+            assert re.findall(r"`(\w+)`", warnings) == case["warnings"], file
