@@ -5,6 +5,7 @@ a file that exists (``mkdocs build --strict`` in CI checks the pages' anchors to
 from __future__ import annotations
 
 import contextlib
+import doctest
 import io
 import json
 import math
@@ -227,6 +228,14 @@ def test_each_value_a_commands_comment_states_is_what_it_prints(
     assert set(numbers) <= printed
 
 
+def doctest_parser() -> doctest.DocTestParser:
+    return doctest.DocTestParser()
+
+
+def doctest_runner() -> doctest.DocTestRunner:
+    return doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+
+
 def _interactive_blocks() -> list[tuple[str, str]]:
     """Every Python block of a page written as an interactive session (``>>>``)."""
     return [
@@ -241,11 +250,9 @@ def _interactive_blocks() -> list[tuple[str, str]]:
 def test_the_pages_interactive_examples_print_what_they_show(
     page: str, code: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import doctest
-
     monkeypatch.chdir(ROOT)
-    test = doctest.DocTestParser().get_doctest(code, {}, page, page, 0)
-    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    test = doctest_parser().get_doctest(code, {}, page, page, 0)
+    runner = doctest_runner()
     runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
 
@@ -267,3 +274,39 @@ def test_the_gallery_table_states_each_cases_checked_outcome() -> None:
             score, _, warnings = outcome.partition("; warnings ")
             assert score == f"score {case['score']}", file
             assert re.findall(r"`(\w+)`", warnings) == case["warnings"], file
+
+
+@pytest.fixture(scope="module")
+def statistics_data() -> None:
+    """The data statistics.md's examples run on, as the page's first command makes it."""
+    from tests.benchmark_modules import load
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        load("generate").main(["13720", "--second"])
+
+
+def _console_sessions(page: str) -> list[tuple[str, str]]:
+    """Each ``$ scorer ...`` command of the page's console blocks and what it prints."""
+    text = (DOCS / page).read_text(encoding="utf-8")
+    return re.findall(r"```console\n\$ scorer ([^\n]*)\n(.*?)```", text, re.DOTALL)
+
+
+def test_the_statistics_pages_sessions_print_what_they_show(
+    statistics_data: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Whole-output samples on 13,720 users (a few seconds): the console sessions, then
+    the interactive one."""
+    from scorer.adapters.cli import main
+
+    monkeypatch.chdir(ROOT)
+    sessions = _console_sessions("statistics.md")
+    assert len(sessions) >= 3
+    for command, shown in sessions:
+        assert main(shlex.split(command)) == 0
+        assert capsys.readouterr().out == shown, command
+    text = (DOCS / "statistics.md").read_text(encoding="utf-8")
+    (code,) = re.findall(r"```pycon\n(.*?)```", text, re.DOTALL)
+    test = doctest_parser().get_doctest(code, {}, "statistics.md", "statistics.md", 0)
+    runner = doctest_runner()
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
