@@ -257,25 +257,6 @@ def test_the_pages_interactive_examples_print_what_they_show(
     assert runner.summarize(verbose=False).failed == 0
 
 
-def test_the_gallery_table_states_each_cases_checked_outcome() -> None:
-    """security.md's table of broken submissions against fixtures/malformed/cases.json,
-    which tests/test_malformed.py checks: every case, its error class or its exact score
-    and warnings in order."""
-    manifest = json.loads((ROOT / "fixtures" / "malformed" / "cases.json").read_text())
-    cases = {case["file"]: case for case in manifest["cases"]}
-    page = (DOCS / "security.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| [^|]+ \| `([^`]+)`[^|]* \| (.+) \|$", page, re.MULTILINE)
-    assert sorted(file for file, _ in rows) == sorted(cases)
-    for file, outcome in rows:
-        case = cases[file]
-        if "error" in case:
-            assert outcome.startswith(f"`{case['error']}`: "), file
-        else:
-            score, _, warnings = outcome.partition("; warnings ")
-            assert score == f"score {case['score']}", file
-            assert re.findall(r"`(\w+)`", warnings) == case["warnings"], file
-
-
 @pytest.fixture(scope="module")
 def statistics_data() -> None:
     """The data statistics.md's examples run on, as the page's first command makes it."""
