@@ -58,12 +58,14 @@ def examples_of(name: str) -> list[Example]:
 
 
 def run_case(name: str, metrics: list[str]):
+    """The fixture scored with its ``k``, raised to the largest cut-off asked for."""
     case = CASES[name]
     folder = FIXTURES / name
+    cutoffs = [parse(metric, k=10**6).cutoff or 0 for metric in metrics]
     return evaluate(
         folder / "solution.csv",
         folder / "submission.csv",
-        k=case["k"],
+        k=max(case["k"], *cutoffs),
         metrics=metrics,
         grade_column_name=case.get("grade_column"),
     )
