@@ -152,9 +152,9 @@ def test_the_example_metadata_command(tmp_path):
     }
 
 
-def _readme_block(after: str, language: str = "bash") -> str:
-    """The first ``language`` block after ``after`` in docs/hosting.md."""
-    text = (ROOT / "docs" / "hosting.md").read_text(encoding="utf-8")
+def _readme_block(after: str, language: str = "bash", page: str = "hosting.md") -> str:
+    """The first ``language`` block after ``after`` in the docs' ``page``."""
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
     start = text.index(f"```{language}\n", text.index(after)) + len(language) + 4
     return text[start : text.index("```", start)]
 
@@ -179,11 +179,11 @@ def test_the_readme_bundle_recipe_leaves_python_m_build_working(tmp_path):
 
 
 def test_the_sample_competition_runs_the_readmes_docker_image(tmp_path):
-    """competition.yaml names the image docs/hosting.md's Docker section builds; its scoring
+    """competition.yaml names the image docs/pipelines.md's Docker section builds; its scoring
     program's command, after the Dockerfile's entry point, writes the leaderboard's keys."""
     yaml = pytest.importorskip("yaml")
     competition = yaml.safe_load((ROOT / "examples" / "codabench" / "competition.yaml").read_text())
-    docker = _readme_block("### Docker")
+    docker = _readme_block("## Docker", page="pipelines.md")
     (image,) = re.findall(r"docker build -t (\S+) \.", docker)
     assert competition["docker_image"] == image == "rankscore"
     dockerfile = (ROOT / "Dockerfile").read_text()

@@ -141,12 +141,21 @@ def test_every_gallery_file_is_documented() -> None:
 
 
 def test_readme_gallery_table_lists_every_case() -> None:
+    """docs/security.md's table: every case in order, with the outcome checked here (its
+    error class, or its exact score and its warnings in order)."""
     page = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
     section = page.split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| ")][1:]
     assert len(rows) == len(CASES)
     for case, row in zip(CASES, rows, strict=True):
         assert f"`{case['file']}`" in row, row
+        outcome = row.rstrip(" |").rsplit(" | ", 1)[1]
+        if "error" in case:
+            assert outcome.startswith(f"`{case['error']}`: "), row
+        else:
+            score, _, warnings = outcome.partition("; warnings ")
+            assert score == f"score {case['score']}", row
+            assert re.findall(r"`(\w+)`", warnings) == case["warnings"], row
 
 
 def test_zip_bomb_builder_writes_a_valid_archive(tmp_path: Path) -> None:

@@ -1,6 +1,5 @@
-"""The measures' worked examples (docs/measures.md#measures) (fixtures/measures/), the parser,
-graded-relevance
-validation and the interfaces' keys."""
+"""The measures' worked examples (docs/measures.md#measures) on the files of
+fixtures/measures/, the parser, graded-relevance validation and the interfaces' keys."""
 
 from __future__ import annotations
 
@@ -19,40 +18,94 @@ from scorer import HostVisibleError, ParticipantVisibleError, evaluate, score
 from scorer.adapters.codabench import scores
 from scorer.adapters.evalai import to_evalai
 from scorer.measures import REGISTRY, parse, parse_all
+from scorer.measures.registry import Example
 from tests.test_measures import MEASURES
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "measures"
+#: Each fixture folder's ranking, written as the registry's examples write theirs; the
+#: values come from the registry, the one place they are written.
 CASES = json.loads((FIXTURES / "cases.json").read_text())
 
 
+def case_example(name: str) -> Example:
+    """The fixture's ranking as an (unvalued) registry example."""
+    case = CASES[name]
+    return Example(
+        "",
+        case["ranked"],
+        case["relevant"],
+        Fraction(0),
+        missed_grade=case.get("missed_grade", 1),
+        judged_zeros="grade_column" in case,
+    )
+
+
+def ranking_key(example: Example) -> tuple:
+    return (
+        [user.split() for user in example.ranked.split("|")],
+        example.relevant_counts(),
+        example.missed_grade,
+        example.graded(),
+    )
+
+
+def examples_of(name: str) -> list[Example]:
+    """The registry's worked examples on the ranking of fixture ``name``."""
+    key = ranking_key(case_example(name))
+    found = [e for f in REGISTRY for e in f.examples if ranking_key(e) == key]
+    assert found, f"no worked example in the registry is on fixture {name}'s ranking"
+    return found
+
+
 def run_case(name: str, metrics: list[str]):
+    """The fixture scored with its ``k``, raised to the largest cut-off asked for."""
     case = CASES[name]
     folder = FIXTURES / name
+    cutoffs = [parse(metric, k=10**6).cutoff or 0 for metric in metrics]
     return evaluate(
         folder / "solution.csv",
         folder / "submission.csv",
-        k=case["k"],
+        k=max(case["k"], *cutoffs),
         metrics=metrics,
         grade_column_name=case.get("grade_column"),
     )
 
 
-@pytest.mark.parametrize(
-    ("case", "metric", "value"),
-    [(c, m, v) for c, case in CASES.items() for m, v in case["exact"].items()],
-)
-def test_worked_examples_are_exact(case: str, metric: str, value: str) -> None:
-    result = run_case(case, [metric])
-    assert result.score == float(Fraction(value))  # the correctly rounded exact mean
-    assert list(result.metrics) == [metric]  # written canonically in the fixture
+@pytest.mark.parametrize("name", list(CASES))
+def test_each_fixture_holds_the_ranking_it_declares(name: str) -> None:
+    """Read back from the files: each user's grades in rank order, |R|, the missed grades."""
+    case, folder = CASES[name], FIXTURES / name
+    solution = pd.read_csv(folder / "solution.csv", dtype=str).set_index("user_id")
+    submission = pd.read_csv(folder / "submission.csv", dtype=str).set_index("user_id")
+    ranked, relevant, missed = [], [], set()
+    for user, row in solution.iterrows():
+        items = row["items"].split()
+        grades = row[case["grade_column"]].split() if "grade_column" in case else ["1"] * len(items)
+        judged = dict(zip(items, map(int, grades), strict=True))
+        predicted = submission.loc[user, "items"].split()
+        ranked.append(" ".join(str(judged.get(item, 0)) for item in predicted))
+        relevant.append(sum(grade > 0 for grade in judged.values()))
+        missed |= {g for item, g in judged.items() if item not in predicted and g > 0}
+    declared = case_example(name)
+    assert " | ".join(ranked) == declared.ranked
+    assert relevant == declared.relevant_counts()
+    assert missed <= {declared.missed_grade}
 
 
 @pytest.mark.parametrize(
-    ("case", "metric", "value"),
-    [(c, m, v) for c, case in CASES.items() for m, v in case["float"].items()],
+    ("case", "example"),
+    [(c, e) for c in CASES for e in examples_of(c)],
+    ids=lambda x: getattr(x, "measure", x),
 )
-def test_worked_ndcg_values(case: str, metric: str, value: str) -> None:
-    assert abs(run_case(case, [metric]).score - float(value)) < 1e-12
+def test_the_registrys_worked_examples_hold_on_the_fixtures_files(
+    case: str, example: Example
+) -> None:
+    result = run_case(case, [example.measure])
+    assert list(result.metrics) == [example.measure]
+    if isinstance(example.value, Fraction):
+        assert result.score == float(example.value)  # the correctly rounded exact mean
+    else:
+        assert abs(result.score - example.value) <= example.tolerance
 
 
 def test_the_ideal_is_never_built_from_the_hits() -> None:
@@ -61,8 +114,7 @@ def test_the_ideal_is_never_built_from_the_hits() -> None:
 
 
 def test_one_pass_gives_every_measure_the_same_values_as_alone() -> None:
-    case = CASES["binary_10110100"]
-    names = [*case["exact"], *case["float"]]
+    names = list(dict.fromkeys(e.measure for e in examples_of("binary_10110100")))
     together = run_case("binary_10110100", names)
     for name in names:
         assert together.metrics[name] == run_case("binary_10110100", [name]).score

@@ -459,7 +459,8 @@ def test_report_shake_up_differences_are_signed(tmp_path) -> None:
 
 def test_report_tables_fit_the_page(tmp_path, better) -> None:
     """Each table scrolls inside its own box rather than overflow the page, its names
-    wrap, and the comparison keeps to nine columns (A is named once, above it)."""
+    wrap (so do the headings and notes that name a submission), and the comparison keeps
+    to nine columns (A is named once, above it)."""
     pytest.importorskip("matplotlib")
     from scorer.stats import report
 
@@ -470,6 +471,7 @@ def test_report_tables_fit_the_page(tmp_path, better) -> None:
     assert ".table { max-width: 100%; overflow-x: auto;" in text
     assert f'<td class="name">{"b" * 60}</td>' in text
     assert "td.name { text-align: left; overflow-wrap: anywhere;" in text
+    assert "color: #222; overflow-wrap: break-word; }" in text  # headings and notes wrap too
     assert '<th>measure</th><th class="name">B</th><th>A value</th>' in text
     path = tmp_path / "r.html"
     path.write_text(text, encoding="utf-8")

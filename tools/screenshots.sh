@@ -4,7 +4,8 @@
 # (installed here when missing; Debian's chromium). Run from a checkout with the docs
 # and report extras installed:
 #   python -m pip install -e ".[docs,report]" && tools/screenshots.sh
-# Writes docs/figures/site_home.png and docs/figures/report.png.
+# Writes docs/figures/site_home.png and docs/figures/report.png, then checks that a report
+# with long submission names does not scroll sideways at 800 px (exit 1 if it does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v chromium >/dev/null 2>&1; then
@@ -26,3 +27,21 @@ shot() { # page, png, window size
 shot "$work/site/index.html" docs/figures/site_home.png 1280,900
 shot "$work/report.html" docs/figures/report.png 1280,1800
 echo "wrote docs/figures/site_home.png and docs/figures/report.png"
+
+# A report of two submissions with 70-character names must not scroll sideways at 800 px
+# (each table may scroll in its own box; the page may not).
+long_a=$data/lightgbm_ranker_with_recent_purchases_and_popularity_features_v12_final.csv
+long_b=$data/lightgbm_ranker_with_recent_purchases_and_popularity_features_v13_rotated.csv
+cp "$data/submission.csv" "$long_a" && cp "$data/submission_b.csv" "$long_b"
+python -m scorer report "$data/solution.csv" "$long_a" "$long_b" --out "$work/long.html" >/dev/null
+sed 's#</body>#<script>document.title = "overflow=" + (document.documentElement.scrollWidth - document.documentElement.clientWidth);</script></body>#' \
+    "$work/long.html" >"$work/probe.html"
+overflow=$(chromium --headless --no-sandbox --disable-gpu --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$work/profile" --window-size=800,900 --dump-dom "file://$work/probe.html" \
+    2>/dev/null | grep -o "<title>overflow=-*[0-9]*" | cut -d= -f2)
+if [ "$overflow" != "0" ]; then
+    echo "the report scrolls sideways at 800 px with long names (by ${overflow:-?} px)" >&2
+    exit 1
+fi
+echo "the report fits 800 px with long submission names"

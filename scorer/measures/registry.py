@@ -439,6 +439,7 @@ REGISTRY: tuple[Family, ...] = (
         definition="Σ (1/i)·Pr_i·Π_{j<i}(1 - Pr_j), Pr = (2^grade - 1) / 2^max_grade",
         examples=(
             Example("ERR@4", GRADED, 3, F(1845, 2048)),
+            Example("ERR(max_grade=3)@4", GRADED, 3, F(1845, 2048)),  # G defaults to 3
             Example("ERR(max_grade=4)@4", GRADED, 3, F(8149, 16384)),
         ),
     ),

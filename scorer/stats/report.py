@@ -35,10 +35,10 @@ SPLIT_NAMES = {"score": "overall", "public": "Public", "private": "Private"}
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em;
-       color: #222; }
+       color: #222; overflow-wrap: break-word; }
 .table { max-width: 100%; overflow-x: auto; margin: 0.5em 0 1.5em; }
-table { border-collapse: collapse; font-size: 0.9em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right;
+table { border-collapse: collapse; font-size: 0.85em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.4em; text-align: right;
          font-variant-numeric: tabular-nums; }
 th:first-child, td:first-child { text-align: left; }
 td.name { text-align: left; overflow-wrap: anywhere; min-width: 10em; }
