@@ -271,6 +271,31 @@ RECIPES: tuple[Recipe, ...] = (
         _command("expedia-2013"),
     ),
     Recipe(
+        "spotify-2018",
+        "Spotify Million Playlist Dataset Challenge (ACM RecSys Challenge 2018, AIcrowd)",
+        ("RPrec", "nDCG(discount=log2_i,ideal=hits)@500"),
+        {"k": 500},
+        "pid,tracks: one row per challenge playlist, its 500 recommended track URIs "
+        "space-separated, best first (the host's file is `pid, trackuri_1, ..., trackuri_500` "
+        "after a team_info line: join the URIs into one cell); the solution pid,tracks, the "
+        "withheld tracks",
+        "https://recsys-challenge.spotify.com/rules",
+        "The track level of the rules: R-precision |G ∩ R_{1:|G|}| / |G|, and NDCG = DCG / "
+        "IDCG with DCG = rel_1 + Σ_{i≥2} rel_i / log2(i) over the 500 tracks and IDCG = 1 + "
+        "Σ_{i=2}^{|G∩R|} 1 / log2(i), the ideal of the retrieved relevant tracks only; a "
+        "playlist with none retrieved has IDCG 0 and scores NDCG 0. The organisers' "
+        "metrics.py (github.com/plamere/RecsysChallengeTools) divides rank i by log2(i + 1) "
+        "and takes the IDCG over min(|G|, 500) tracks: that is plain nDCG@500 "
+        "(-m RPrec -m nDCG@500); the recipe follows the rules, the definition the "
+        "participants were given. Not computed: the artist-level match, the Recommended "
+        "Songs clicks and the Borda count that ranked the teams over the three measures. "
+        "The host rejected a row without exactly 500 distinct tracks: here more than 500 is "
+        "an error, fewer a warning, and a repeated track keeps its rank and earns nothing. "
+        "Every challenge playlist has withheld tracks (a row with none would be left out). "
+        "Seed tracks in a submission, which the host refused, are not checked.",
+        _command("spotify-2018"),
+    ),
+    Recipe(
         "humpback-whale-2019",
         "Humpback Whale Identification (Kaggle, 2019)",
         ("MAP@5",),
