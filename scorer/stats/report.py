@@ -236,7 +236,8 @@ def _summary(result: ScoreResult, measures: list[str], settings: dict) -> str:
         f'<p class="note">{label} {_text(", ".join(measures))}; '
         f"{result.n_scored:,} users scored, "
         f"{result.n_skipped:,} skipped (no relevant item), {result.n_ignored:,} ignored, "
-        f"{result.n_users:,} in the solution. Options: k={options.k}, "
+        f"{result.n_users:,} in the solution. Options: "
+        f"k={'none (whole rows)' if options.k is None else options.k}, "
         f"normalization={options.normalization}, "
         f"empty_ground_truth={options.empty_ground_truth}. Intervals: percentile "
         f"bootstrap over users within each split, {settings['n_resamples']:,} resamples, "
