@@ -399,10 +399,6 @@ def distinct_items(rankings: Rankings | SparseRankings, first: np.ndarray) -> Di
 
 #: Rankings wider than this, and mostly padding, are kept sparse (:class:`SparseRankings`).
 SPARSE_MIN_WIDTH = 4
-#: Rankings wider than this are kept sparse whatever their padding: a dense matrix is
-#: read rank by rank, so its width must stay a bound of the code's, never a row's length
-#: (rows read whole have no ``k``: one row of a million items is a million ranks).
-DENSE_MAX_RANKS = 1024
 
 
 def _sparse_rankings(
@@ -426,13 +422,11 @@ def _sparse_rankings(
 
 
 def _is_sparse(lists: SplitLists, user_of_row: np.ndarray, n_users: int, width: int) -> bool:
-    """Whether a ``n_users x width`` matrix would be wider than :data:`DENSE_MAX_RANKS`,
-    or wider than :data:`SPARSE_MIN_WIDTH` and mostly padding (as wide as one long row,
-    say): more than four cells per prediction."""
+    """Whether a ``n_users x width`` matrix would be wider than :data:`SPARSE_MIN_WIDTH`
+    and mostly padding (as wide as one long row, say): more than four cells per
+    prediction."""
     if width <= SPARSE_MIN_WIDTH:
         return False
-    if width > DENSE_MAX_RANKS:
-        return True
     kept_rows = user_of_row >= 0
     return n_users * width > 4 * int(np.minimum(lists.lengths[kept_rows], width).sum())
 
