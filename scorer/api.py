@@ -67,6 +67,7 @@ from scorer.options import (
     Options,
     Unjudged,
     UnknownRowIds,
+    row_bound,
 )
 from scorer.per_user import Segments, take_segment_column
 from scorer.policy import (
@@ -321,7 +322,7 @@ def evaluate(
         _refuse_dropped_candidates(options, candidates)
     checked = _read_and_check(inputs, options, limits, exponential, keep_candidates=pairs)
     options = checked.options
-    aligned = _align(checked, options.k)  # takes the submission: freed once ranked
+    aligned = _align(checked, row_bound(options.k))  # takes the submission: freed once ranked
     values = {str(m): m.compute(aligned.judgements) for m in measures}
     users = users_to_score(checked.solution, aligned.truth.n_relevant, options.empty_ground_truth)
     return _result(checked, aligned, values, users, measures, options, per_user, metrics is None)
@@ -438,7 +439,7 @@ def _options_and_measures(
     _check_type_options(options)
     if options.k is None:
         options = replace(options, k=_default_k(metrics))
-    return options, parse_all(metrics, options.k, options.normalization)
+    return options, parse_all(metrics, row_bound(options.k), options.normalization)
 
 
 def _check_type_options(options: Options) -> None:
@@ -462,10 +463,11 @@ def _check_type_options(options: Options) -> None:
 _UNWRITTEN = 10**100
 
 
-def _default_k(metrics: str | Measure | Sequence[str | Measure] | None) -> int:
+def _default_k(metrics: str | Measure | Sequence[str | Measure] | None) -> int | None:
     """``k`` when not given: :data:`DEFAULT_K`, raised to the largest cut-off among the
     measures (``MAP@12`` alone: 12). Never lowered: a smaller cut-off (``MAP@5``) still
-    accepts rows of 10, as it always has.
+    accepts rows of 10, as it always has. ``None`` when no measure has a cut-off (``SetF``,
+    ``RPrec``, ``AUC``): rows are read whole (:func:`~scorer.options.row_bound`).
 
     A name the parser refuses is left to the parse with the settled ``k``, which refuses
     it with the message it always gave (a bound ``k`` only adds refusals).
@@ -474,13 +476,17 @@ def _default_k(metrics: str | Measure | Sequence[str | Measure] | None) -> int:
     --------
     >>> _default_k(["MAP@12"]), _default_k(["P@3", "nDCG@20", "RPrec"]), _default_k(["MAP@5"])
     (12, 20, 10)
-    >>> _default_k(None), _default_k(["RPrec"]), _default_k(["mapp@12"])
+    >>> _default_k(None), _default_k(["MAP"]), _default_k(["mapp@12"])
     (10, 10, 10)
+    >>> _default_k(["SetF", "Jaccard", "RPrec"]), _default_k(["SetF", "SetP@3"])
+    (None, 10)
     """
     try:
         measures = parse_all(metrics, _UNWRITTEN)
     except HostVisibleError:
         return DEFAULT_K
+    if all(m.cutoff is None for m in measures):
+        return None
     written = [m.cutoff for m in measures if m.cutoff is not None and m.cutoff != _UNWRITTEN]
     return max([DEFAULT_K, *written])
 
@@ -599,7 +605,7 @@ def _read_and_check(
         del submission_table, candidates
         n_users = checked_solution.n_rows
         predictions = checked_submission.predictions
-        width = int(min(options.k, predictions.lengths.max(initial=0)))  # type: ignore[type-var]
+        width = int(min(row_bound(options.k), predictions.lengths.max(initial=0)))
         # Made while the other core may still be encoding: prints need no vocabulary.
         prints = item_prints(predictions, checked_submission.user_of_row, n_users, width)
         truth = truth_later.result()
@@ -795,7 +801,7 @@ def _result(
     warnings = _warnings(solution, aligned, split_scores, options)
     warnings += unjudged_lines_warnings(checked.n_unjudged_lines)
     user_values = {name: unscored_as_nan(value.values(), scored) for name, value in values.items()}
-    hits = aligned.judgements.n_hits(options.k)
+    hits = aligned.judgements.n_hits(row_bound(options.k))
     per_user_table = None
     if per_user:
         per_user_table = _per_user_table(
@@ -1043,7 +1049,7 @@ def _submission_findings(
         (
             "short_rows",
             f"{{rows}} {{have}} fewer than {k} predictions; an unused slot can never earn credit.",
-            present & (lengths < k),
+            present & (lengths < row_bound(k)) if k is not None else np.zeros_like(present),
         ),
         ("empty_rows", "{rows} {have} no prediction and score 0.", covered & ~present),
         *hints,

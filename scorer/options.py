@@ -32,6 +32,22 @@ MissingRows = Literal["error", "empty"]
 #: ``k`` when the host does not give it and no measure's cut-off is larger.
 DEFAULT_K = 10
 
+#: The most predictions a row may hold when rows are read whole (no ``k`` given and no
+#: measure with a cut-off: ``k`` stays ``None``). No row a file within its limits can
+#: hold comes near it, so those limits alone bound a row.
+WHOLE_ROW = 2**62
+
+
+def row_bound(k: int | None) -> int:
+    """The most predictions a row may hold: ``k``, or :data:`WHOLE_ROW` for whole rows.
+
+    Examples
+    --------
+    >>> row_bound(12), row_bound(None) == WHOLE_ROW
+    (12, True)
+    """
+    return WHOLE_ROW if k is None else k
+
 
 @dataclass(frozen=True)
 class Interval:
@@ -317,12 +333,17 @@ OPTIONS: tuple[Option, ...] = (
         None,
         "the cut-off, and the most predictions a row may hold: MAP@5 (Expedia), MAP@7 "
         "(Santander), MAP@12 (H&M). When not given: 10, raised to the largest cut-off among "
-        "the measures (`-m MAP@12` alone: 12)",
+        "the measures (`-m MAP@12` alone: 12); when no measure has a cut-off (`SetF`, "
+        "`Jaccard`, `RPrec`, `AUC` without `@K`), none: rows are read whole, bounded only by "
+        "the file limits. A `k` given always bounds every row",
         ("-k", "--k"),
         "K",
-        default_doc=f"`{DEFAULT_K}`, or the measures' largest cut-off if larger",
+        default_doc=f"`{DEFAULT_K}`, or the measures' largest cut-off if larger; none (whole "
+        "rows) when no measure has a cut-off",
         cli_help=f"the cut-off: MAP@K (default: {DEFAULT_K}); when not given and a --metric "
-        "measure names a larger cut-off, the largest of them (-m MAP@12 alone: 12)",
+        "measure names a larger cut-off, the largest of them (-m MAP@12 alone: 12); when no "
+        "measure has a cut-off (-m SetF), none: rows are read whole, bounded only by the file "
+        "limits",
     ),
     Option(
         "metrics",
@@ -571,7 +592,9 @@ class Options:
     k : int, optional
         Cut-off: only the first ``k`` predictions of a row are scored, and no row may
         hold more. ``None``: :func:`scorer.evaluate` sets it to 10, raised to the largest
-        cut-off among the measures (a result's ``options.k`` is always an int).
+        cut-off among the measures; when no measure has a cut-off (``SetF``, ``Jaccard``,
+        ``RPrec``, ``AUC`` without ``@K``) it stays ``None`` in the result: rows are read
+        whole, bounded only by the file limits.
     empty_ground_truth : {"skip", "zero"}, default "skip"
         Users with no relevant item: excluded from the mean (H&M) or counted as AP 0
         (Santander).

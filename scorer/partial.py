@@ -59,7 +59,7 @@ from scorer.check.validate import (
 from scorer.errors import Finding, HostVisibleError, ParticipantVisibleError, ScorerError
 from scorer.measures import Measure, parse_all
 from scorer.measures.exact_means import ExactSums, MicroRatios, MicroSums, SplitMeans
-from scorer.options import Options
+from scorer.options import Options, row_bound
 from scorer.policy import (
     SPLITS,
     no_scorable_user,
@@ -504,7 +504,7 @@ def score_part(
         return _invalid(settings, error, _n_rows(inputs, option_values, limits, error))
     option_values = checked.options
     notes = checked.submission.notes if checked.submission is not None else ()
-    aligned = _align(checked, option_values.k)
+    aligned = _align(checked, row_bound(option_values.k))
     judgements = aligned.judgements
     if max_grade is not None:
         judgements = replace(judgements, max_grade=_checked_max_grade(max_grade, judgements))
@@ -833,7 +833,7 @@ def finish(partial: Partial, *, level: float = 0.95) -> ScoreResult:
         )
     # The canonical names write every parameter but the family's default: parsed back
     # with that default (not the run's normalization), they are the same measures.
-    measures = parse_all(settings["measures"], options.k)
+    measures = parse_all(settings["measures"], row_bound(options.k))
     names = [str(m) for m in measures]
     has_usage = counts.get("usage", 0) > 0
     typed = bool(options.target_type_column_name or options.row_id_type_separator)
@@ -864,7 +864,7 @@ def finish(partial: Partial, *, level: float = 0.95) -> ScoreResult:
         private_metrics=means.splits["Private"],
         measures=tuple(names),
         keys=_keys(measures, settings["legacy"]),
-        hits_at_rank=_hits_at_rank(partial, options.k),
+        hits_at_rank=_hits_at_rank(partial, row_bound(options.k)),
         by_type=means.by_type,
         public_by_type=means.split_by_type["Public"],
         private_by_type=means.split_by_type["Private"],

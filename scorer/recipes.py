@@ -78,11 +78,17 @@ def _kaggle(slug: str) -> str:
     return f"https://www.kaggle.com/competitions/{slug}/overview/evaluation"
 
 
-#: ``k`` of the set recipes, whose hosts read whole rows: the most ids a row may hold.
+#: ``k`` of MIND, whose host reads whole impressions but whose nDCG@10 has a cut-off
+#: (so ``k`` would otherwise be 10): the most candidates an impression may rank.
 _WHOLE_ROWS = 1000
 _WHOLE_ROWS_NOTE = (
     f"The host reads whole rows; here a row may hold up to k = {_WHOLE_ROWS:,} ids (raise "
     "--k for longer rows)."
+)
+#: The set recipes set no ``k``: with no cut-off among their measures, rows are read whole.
+_READ_WHOLE = (
+    "The recipe sets no k: rows are read whole, bounded only by the file limits (a --k "
+    "given bounds every row)."
 )
 _REPEATS = "A repeated id keeps its rank and earns nothing (the Kaggle rule)."
 _ONE_LABEL = "One true label per row, so MAP@K equals MRR@K."
@@ -271,6 +277,31 @@ RECIPES: tuple[Recipe, ...] = (
         _command("expedia-2013"),
     ),
     Recipe(
+        "spotify-2018",
+        "Spotify Million Playlist Dataset Challenge (ACM RecSys Challenge 2018, AIcrowd)",
+        ("RPrec", "nDCG(discount=log2_i,ideal=hits)@500"),
+        {"k": 500},
+        "pid,tracks: one row per challenge playlist, its 500 recommended track URIs "
+        "space-separated, best first (the host's file is `pid, trackuri_1, ..., trackuri_500` "
+        "after a team_info line: join the URIs into one cell); the solution pid,tracks, the "
+        "withheld tracks",
+        "https://recsys-challenge.spotify.com/rules",
+        "The track level of the rules: R-precision |G ∩ R_{1:|G|}| / |G|, and NDCG = DCG / "
+        "IDCG with DCG = rel_1 + Σ_{i≥2} rel_i / log2(i) over the 500 tracks and IDCG = 1 + "
+        "Σ_{i=2}^{|G∩R|} 1 / log2(i), the ideal of the retrieved relevant tracks only; a "
+        "playlist with none retrieved has IDCG 0 and scores NDCG 0. The organisers' "
+        "metrics.py (github.com/plamere/RecsysChallengeTools) divides rank i by log2(i + 1) "
+        "and takes the IDCG over min(|G|, 500) tracks: that is plain nDCG@500 "
+        "(-m RPrec -m nDCG@500); the recipe follows the rules, the definition the "
+        "participants were given. Not computed: the artist-level match, the Recommended "
+        "Songs clicks and the Borda count that ranked the teams over the three measures. "
+        "The host rejected a row without exactly 500 distinct tracks: here more than 500 is "
+        "an error, fewer a warning, and a repeated track keeps its rank and earns nothing. "
+        "Every challenge playlist has withheld tracks (a row with none would be left out). "
+        "Seed tracks in a submission, which the host refused, are not checked.",
+        _command("spotify-2018"),
+    ),
+    Recipe(
         "humpback-whale-2019",
         "Humpback Whale Identification (Kaggle, 2019)",
         ("MAP@5",),
@@ -357,37 +388,36 @@ RECIPES: tuple[Recipe, ...] = (
         "learning-equality-2023",
         "Learning Equality - Curriculum Recommendations (Kaggle, 2023)",
         ("SetF(beta=2)",),
-        {"k": _WHOLE_ROWS},
+        {},
         "topic_id,content_ids: one row per topic, its content ids space-separated, no limit",
         _kaggle("learning-equality-curriculum-recommendations"),
         "The mean over topics of F2 = 5·|S∩R| / (4|R| + |S|), the submitted ids as a set "
-        "(a repeat counts once), no cut-off. " + _WHOLE_ROWS_NOTE,
+        "(a repeat counts once), no cut-off. " + _READ_WHOLE,
         _command("learning-equality-2023"),
     ),
     Recipe(
         "shopee-2021",
         "Shopee - Price Match Guarantee (Kaggle, 2021)",
         ("SetF",),
-        {"k": _WHOLE_ROWS},
+        {},
         "posting_id,matches: one row per posting, its matching posting ids space-separated "
         "(the posting itself included: posts always self-match)",
         _kaggle("shopee-product-matching"),
         "The mean over postings of F1 = 2·|S∩R| / (|S| + |R|), the submitted ids as a set, "
-        "no cut-off (groups are capped at 50, so more than 50 matches cannot help). "
-        + _WHOLE_ROWS_NOTE,
+        "no cut-off (groups are capped at 50, so more than 50 matches cannot help). " + _READ_WHOLE,
         _command("shopee-2021"),
     ),
     Recipe(
         "instacart-2017",
         "Instacart Market Basket Analysis (Kaggle, 2017)",
         ("SetF",),
-        {"k": _WHOLE_ROWS, "empty_token": "None"},
+        {"empty_token": "None"},
         "order_id,products: one row per order, its reordered product ids space-separated, or None",
         _kaggle("instacart-market-basket-analysis"),
         "The mean over orders of F1 = 2·|S∩R| / (|S| + |R|), the submitted ids as a set, "
         "no cut-off. None is an item like the others (predicting None for an order with no "
         "reorder is a hit, None beside products is allowed), and an empty cell in either "
-        "file stands for None (empty_token='None'). " + _WHOLE_ROWS_NOTE,
+        "file stands for None (empty_token='None'). " + _READ_WHOLE,
         _command("instacart-2017"),
     ),
     Recipe(
@@ -419,12 +449,12 @@ RECIPES: tuple[Recipe, ...] = (
         "foursquare-2022",
         "Foursquare - Location Matching (Kaggle, 2022)",
         ("Jaccard",),
-        {"k": _WHOLE_ROWS},
+        {},
         "id,matches: one row per place, its matching place ids space-separated (the place "
         "itself included: places always self-match)",
         _kaggle("foursquare-location-matching"),
         "The mean over places of IoU = |S∩R| / (|S| + |R| - |S∩R|), the submitted ids as a "
-        "set, no cut-off. " + _WHOLE_ROWS_NOTE,
+        "set, no cut-off. " + _READ_WHOLE,
         _command("foursquare-2022"),
     ),
 )

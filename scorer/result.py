@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 
 from scorer.errors import MAX_EXAMPLES, HostVisibleError, format_example
-from scorer.options import Options
+from scorer.options import Options, row_bound
 from scorer.per_user import MeasureValues, Segments
 
 if TYPE_CHECKING:
@@ -323,7 +323,7 @@ def measure_name(result: ScoreResult, metric: object = None) -> str:
 
     options = result.options
     try:
-        name = str(parse(metric, options.k, options.normalization))  # type: ignore[arg-type]
+        name = str(parse(metric, row_bound(options.k), options.normalization))  # type: ignore[arg-type]
     except HostVisibleError as exc:
         raise HostVisibleError(f"{exc} This result has {list(computed)}.") from exc
     if name not in computed:

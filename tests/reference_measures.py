@@ -60,10 +60,12 @@ def reference_value(
         found = sum(1 for g in within if g >= threshold)
         return Fraction(found, n_relevant) if n_relevant else Fraction(0)
     if name == "nDCG":
-        gain = (lambda g: g) if params.get("gain", "exp") == "linear" else (lambda g: 2**g - 1)
-        dcg = sum(gain(g) / math.log2(i + 2) for i, g in enumerate(earned))
-        ideal_grades = sorted(grades.values(), reverse=True)[:cutoff]
-        ideal = sum(gain(g) / math.log2(i + 2) for i, g in enumerate(ideal_grades))
+        dcg = discounted_gain(earned, params)
+        if params.get("ideal", "truth") == "hits":  # the retrieved relevant items, best first
+            ideal_grades = sorted((g for g in earned if g > 0), reverse=True)
+        else:
+            ideal_grades = sorted(grades.values(), reverse=True)[:cutoff]
+        ideal = discounted_gain(ideal_grades, params)
         return dcg / ideal if ideal > 0 else 0.0
     if name in ("ERR", "nERR"):
         top = params.get("max_grade")
@@ -83,14 +85,27 @@ def reference_value(
         ideal = err(sorted(grades.values(), reverse=True)[:cutoff])
         return value / ideal if ideal else Fraction(0)
     if name == "DCG":
-        gain = (lambda g: g) if params.get("gain", "exp") == "linear" else (lambda g: 2**g - 1)
-        return sum((gain(g) / math.log2(i + 2) for i, g in enumerate(earned)), 0.0)
+        return discounted_gain(earned, params)
     if name == "AUC":
         return reference_auc(predictions, grades, threshold)
     if name in MICRO:
         numerator, denominator = reference_parts(name, cutoff, params, predictions, relevant)
         return numerator / denominator if denominator else Fraction(0)
     raise ValueError(name)
+
+
+def discounted_gain(ranked: list[int], params: dict) -> float:
+    """Σ gain(g_i) / discount(i) over the 1-based ranks i: log2(i + 1), or with
+    ``discount=log2_i`` 1 at rank 1 and log2(i) after (rel_1 + Σ_{i≥2} rel_i / log2 i)."""
+    linear = params.get("gain", "exp") == "linear"
+    total = 0.0
+    for i, g in enumerate(ranked, start=1):
+        gain = g if linear else 2**g - 1
+        if params.get("discount", "log2_i_plus_1") == "log2_i":
+            total += gain if i == 1 else gain / math.log2(i)
+        else:
+            total += gain / math.log2(i + 1)
+    return total
 
 
 def reference_auc(predictions: list[str], grades: dict[str, int], threshold: int = 1) -> Fraction:

@@ -54,11 +54,12 @@ def _padded(rng: np.random.Generator, n: int) -> list[str]:
 
 @dataclass(frozen=True)
 class Case:
-    """Two solutions with the same row ids, one submission, the options."""
+    """Two solutions with the same row ids, one submission, the options (``k`` None:
+    no ``k`` and the set measure ``SetF``, rows read whole)."""
 
     solutions: tuple[pd.DataFrame, pd.DataFrame]
     submission: pd.DataFrame
-    k: int
+    k: int | None
     truncate: bool
     ignore_unknown: bool
 
@@ -136,15 +137,16 @@ def make_case(seed: int) -> Case:
     )
     if rng.random() < 0.2:  # one of them has no Usage column at all (API only)
         solutions = (solutions[0].drop(columns="Usage"), solutions[1])
-    k = int(rng.choice([3, 5]))
+    k = int(rng.choice([3, 5, 0])) or None  # None: whole rows, no k
+    longest = k or 8
     # Items drawn from both solutions and from nowhere: lost zeros that match a
     # solution item, and lost zeros that match none.
     pool = padded + unpadded + _padded(rng, 6) + ["a", "b,c"]
-    rows = [_prediction_row(rng, pool, k) for _ in ids]
+    rows = [_prediction_row(rng, pool, longest) for _ in ids]
     order = rng.permutation(n)
     submission = pd.DataFrame({ROW_ID: [ids[i] for i in order], TARGET: [rows[i] for i in order]})
     if rng.random() < 0.4:
-        submission = _damage(rng, submission, k)
+        submission = _damage(rng, submission, longest)
     if TARGET in submission and rng.random() < 0.25:  # item lists as list cells
         lists = [cell.split() for cell in submission[TARGET]]
         if lists and rng.random() < 0.4:  # one cell that cannot be an item list
@@ -161,7 +163,7 @@ def invalid_view(error: ParticipantVisibleError) -> tuple[str, str, str]:
 def participant_view(solution: pd.DataFrame, case: Case) -> tuple:
     """Everything the API shows the participant."""
     options = {
-        "k": case.k,
+        **({"metrics": ["SetF"]} if case.k is None else {"k": case.k}),
         "extra_predictions": "truncate" if case.truncate else "error",
         "unknown_row_ids": "ignore" if case.ignore_unknown else "error",
     }
@@ -185,6 +187,7 @@ def test_participant_text_does_not_depend_on_hidden_data() -> None:
     """Through the API; and the submissions tried provoke every warning and error."""
     codes: set[str] = set()
     problems: set[str] = set()
+    whole_rows_scored = 0
     for seed in range(N_CASES):
         case = make_case(seed)
         first, second = (participant_view(s, case) for s in case.solutions)
@@ -192,6 +195,7 @@ def test_participant_text_does_not_depend_on_hidden_data() -> None:
         kind, shown, *_ = first
         if kind == "scored":
             codes.update(code for code, *_ in shown)
+            whole_rows_scored += case.k is None
         else:
             problems.update(re.findall(r"^\d+\. (.+)$", shown, flags=re.MULTILINE))
     # The property is only as good as the submissions it tries.
@@ -213,6 +217,7 @@ def test_participant_text_does_not_depend_on_hidden_data() -> None:
         "Extra columns",
         f"Cells that are neither text nor item lists in column {TARGET!r}",
     }
+    assert whole_rows_scored >= 10, whole_rows_scored
 
 
 def _codabench_log(tmp_path: Path, solution: pd.DataFrame, case: Case) -> tuple[int, str]:
@@ -223,7 +228,8 @@ def _codabench_log(tmp_path: Path, solution: pd.DataFrame, case: Case) -> tuple[
     solution.to_csv(ref / "solution.csv", index=False)
     case.submission.to_csv(res / "submission.csv", index=False)
     stdout, stderr = io.StringIO(), io.StringIO()
-    argv = ["codabench", str(tmp_path / "in"), str(out), "--public-only", "--k", str(case.k)]
+    argv = ["codabench", str(tmp_path / "in"), str(out), "--public-only"]
+    argv += ["-m", "SetF"] if case.k is None else ["--k", str(case.k)]
     if case.truncate:
         argv += ["--extra-predictions", "truncate"]
     if case.ignore_unknown:
@@ -233,7 +239,7 @@ def _codabench_log(tmp_path: Path, solution: pd.DataFrame, case: Case) -> tuple[
     log = stdout.getvalue() + "\n--- stderr ---\n" + stderr.getvalue()
     if (out / "scores.json").exists():
         log += "\n--- scores.json ---\n" + (out / "scores.json").read_text()
-    return code, re.sub(r"(map_at_\d+_public\"?: )[0-9.e+-]+", r"\1<score>", log)
+    return code, re.sub(r"((?:map_at_\d+|setf)_public\"?: )[0-9.e+-]+", r"\1<score>", log)
 
 
 def test_the_codabench_log_does_not_depend_on_hidden_data(tmp_path: Path) -> None:

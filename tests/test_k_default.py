@@ -1,5 +1,6 @@
 """``k``, when not given, is 10 raised to the largest cut-off among the measures, in every
-interface; a ``k`` given explicitly still bounds every row."""
+interface, and none (rows read whole) when no measure has a cut-off; a ``k`` given
+explicitly still bounds every row."""
 
 from __future__ import annotations
 
@@ -53,12 +54,36 @@ def test_the_largest_cut_off_sets_k_and_names_without_one_take_it(files) -> None
     assert result.metrics["MAP@12"] == MAP_AT_12
 
 
-@pytest.mark.parametrize("metrics", [None, ["RPrec"], ["MAP"], ["MAP@k", "RPrec"]])
+@pytest.mark.parametrize("metrics", [None, ["MAP"], ["MAP@k", "RPrec"], ["SetF", "SetP@3"]])
 def test_without_a_cut_off_k_is_10(files, metrics) -> None:
     with pytest.raises(ParticipantVisibleError, match="keep only your best 10 item ids"):
         scorer.evaluate(*files, metrics=metrics)
     result = scorer.evaluate(*files, metrics=metrics, extra_predictions="truncate")
     assert result.options.k == 10
+
+
+# SetF over the fixture's whole rows of 12: u1 2·2 / (2 + 12), u2 2·1 / (1 + 12).
+SET_F = float((Fraction(4, 14) + Fraction(2, 13)) / 2)
+
+
+@pytest.mark.parametrize("metrics", [["SetF"], ["RPrec"], ["SetF", "Jaccard", "RPrec"]])
+def test_without_any_cut_off_rows_are_read_whole(files, metrics) -> None:
+    solution, submission = files
+    result = scorer.evaluate(*files, metrics=metrics)
+    assert result.options.k is None and result.to_dict()["options"]["k"] is None
+    assert not any(w.kind == "short_rows" for w in result.warnings)
+    if "SetF" in metrics:
+        assert result.metrics["SetF"] == SET_F
+    longer = " ".join(f"j{n}" for n in range(5000))  # past any k a recipe ever set
+    submission.write_text(f"id,items\nu1,i10 {longer}\nu2,i00\n")
+    assert scorer.evaluate(solution, submission, metrics=metrics).options.k is None
+
+
+def test_a_given_k_still_bounds_whole_row_measures(files) -> None:
+    with pytest.raises(ParticipantVisibleError, match="keep only your best 11 item ids"):
+        scorer.evaluate(*files, k=11, metrics=["SetF"])
+    result = scorer.evaluate(*files, k=12, metrics=["SetF"])
+    assert result.options.k == 12 and result.metrics["SetF"] == SET_F
 
 
 @pytest.mark.parametrize("metrics", [["MAP@5"], ["RPrec", "MAP@3"], ["P@1", "MAP"]])
@@ -120,6 +145,13 @@ def test_command_line(files) -> None:
     done = run(*files)
     assert done.returncode == 1
     assert "keep only your best 10 item ids" in done.stderr
+    done = run(*files, "-m", "SetF", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["options"]["k"] is None and data["metrics"] == {"SetF": SET_F}
+    done = run(*files, "-m", "SetF", "--k", "11")
+    assert done.returncode == 1
+    assert "keep only your best 11 item ids" in done.stderr
 
 
 def test_codabench(files, tmp_path: Path) -> None:
@@ -131,8 +163,20 @@ def test_codabench(files, tmp_path: Path) -> None:
     assert json.loads((tmp_path / "out2" / "scores.json").read_text()) == values
 
 
+def test_codabench_reads_whole_rows(files, tmp_path: Path) -> None:
+    values, result = score_directories(tmp_path, tmp_path / "out", metrics=["SetF"])
+    assert values == {"setf": SET_F} and result.options.k is None
+    done = run("codabench", tmp_path, tmp_path / "out2", "-m", "SetF")
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "out2" / "scores.json").read_text()) == values
+
+
 def test_evalai(files) -> None:
     output = evalai_evaluate(*files, "test", metrics=["MAP@12"])
     assert output["submission_result"] == {"map_at_12": MAP_AT_12}
     with pytest.raises(HostVisibleError, match="the options are invalid; details are withheld"):
         evalai_evaluate(*files, "test", k=10, metrics=["MAP@12"])
+    output = evalai_evaluate(*files, "test", metrics=["SetF"])
+    assert output["submission_result"] == {"setf": SET_F}
+    with pytest.raises(ParticipantVisibleError, match="keep only your best 11 item ids"):
+        evalai_evaluate(*files, "test", k=11, metrics=["SetF"])

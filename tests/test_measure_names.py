@@ -174,7 +174,10 @@ def test_normalization_is_maps_default_norm() -> None:
         ("mapp@10", r"must name a measure among \['MAP', 'P', 'R', 'F1', 'MRR', 'HitRate', "),
         ("", r"must name a measure among .* Got '' instead"),
         ("MAP@@3", r"written Name\(param=value,...\)@cutoff"),
-        ("nDCG(norm=min_k)@5", r"parameters of nDCG must be among \['gain'\].*Got 'norm=min_k'"),
+        (
+            "nDCG(norm=min_k)@5",
+            r"parameters of nDCG must be among \['gain', 'discount', 'ideal'\].*Got 'norm=min_k'",
+        ),
         ("MRR(norm=min_k)@5", r"parameters of MRR must be among \[\] \(it takes none\)"),
         ("MAP(norm=kaggle)", r"'norm' parameter of MAP must be a str among \['min_k', 'relevant'"),
         ("ERR(max_grade=-1)", r"'max_grade' parameter of ERR must be an int in the range \[0, inf"),

@@ -207,6 +207,26 @@ def test_one_part_or_many_give_the_same_partial_sums(run, n_parts) -> None:
     assert merged.counts == whole.counts
 
 
+@pytest.mark.parametrize("n_parts", [1, 3, 8])
+def test_whole_rows_in_parts_give_the_whole_runs_result(n_parts: int) -> None:
+    """No k and no measure with a cut-off: rows are read whole in every part (a row far
+    longer in one part than in any other included), and k stays None after the merge."""
+    rng = random.Random(n_parts)
+    ids = [f"u{i}" for i in range(40)]
+    truths = [" ".join(map(str, rng.sample(range(60), rng.randint(0, 6)))) for _ in ids]
+    lengths = [rng.randint(0, 30) for _ in ids]
+    lengths[7] = 3000
+    cells = [" ".join(str(rng.randrange(80)) for _ in range(n)) for n in lengths]
+    run = {
+        "solution": pd.DataFrame({"id": ids, "items": truths}),
+        "submission": pd.DataFrame({"id": ids, "items": cells}),
+        "options": {"metrics": ["SetF(beta=2)", "Jaccard", "RPrec", "SetP(avg=micro)"]},
+    }
+    expected = _outcome(run)
+    assert expected.options.k is None
+    _assert_same(expected, run, _partials(run, n_parts, 5, None), random.Random(1))
+
+
 def test_map_at_30_in_32_parts_is_bit_for_bit_the_single_run() -> None:
     """The measured regression: K = 30, most rows 10 wide, three 25 wide, 32 parts.
     Parts without a wide row took AP's exact route, the whole run the float one: the

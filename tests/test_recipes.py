@@ -430,6 +430,56 @@ def test_expedia_2013_graded_ndcg_at_38(name: str) -> None:
     assert result.score == pytest.approx(math.fsum(values) / len(values), rel=1e-12)
 
 
+def spotify_rules(truth: set[str], recommended: list[str]) -> tuple[Fraction, float]:
+    """The rules of the RecSys Challenge 2018 at the track level, read literally:
+    R-precision = |G ∩ R_{1:|G|}| / |G|; DCG = rel_1 + Σ_{i=2}^{|R|} rel_i / log2 i;
+    IDCG = 1 + Σ_{i=2}^{|G ∩ R|} 1 / log2 i, 0 when G ∩ R is empty; NDCG = DCG / IDCG
+    (0 when the IDCG is 0: then no track is relevant and the DCG is 0 too)."""
+    r_precision = Fraction(len(truth & set(recommended[: len(truth)])), len(truth))
+    rel = [1 if track in truth else 0 for track in recommended]
+    dcg = rel[0] + sum(rel[i - 1] / math.log2(i) for i in range(2, len(rel) + 1))
+    found = len(truth & set(recommended))
+    idcg = 0.0 if not found else 1 + sum(1 / math.log2(i) for i in range(2, found + 1))
+    return r_precision, dcg / idcg if idcg else 0.0
+
+
+def spotify_metrics_py_ndcg(truth: set[str], recommended: list[str]) -> float:
+    """The organisers' metrics.py (RecsysChallengeTools): DCG = Σ rel_i / log2(i + 1) over
+    the first 500, IDCG the same of min(|G|, 500) ones."""
+    dcg = sum(1 / math.log2(i + 2) for i, t in enumerate(recommended[:500]) if t in truth)
+    idcg = sum(1 / math.log2(i + 2) for i in range(min(len(truth), 500)))
+    return dcg / idcg
+
+
+@pytest.mark.parametrize("name", covers("spotify-2018"))
+def test_spotify_equals_the_rules_track_level(name: str) -> None:
+    rng = random.Random(name)
+    pids = [str(1000 + 7 * n) for n in range(40)]
+    tracks = [f"spotify:track:{n:022d}" for n in range(900)]
+    common, rare = tracks[:700], tracks[700:]
+    truths = {pid: set(rng.sample(common, rng.randint(1, 250))) for pid in pids}
+    truths[pids[0]] = set(rng.sample(rare, 5))  # nothing retrieved: IDCG 0, NDCG 0
+    recommended = {pid: rng.sample(common, 500) for pid in pids}
+    solution = pd.DataFrame({"pid": pids, "tracks": [" ".join(sorted(truths[p])) for p in pids]})
+    submission = pd.DataFrame({"pid": pids, "tracks": [" ".join(recommended[p]) for p in pids]})
+    rules = [spotify_rules(truths[p], recommended[p]) for p in pids]
+    result = scorer.evaluate(solution, submission.sample(frac=1, random_state=2), recipe=name)
+    ndcg_name = "nDCG(discount=log2_i,ideal=hits)@500"
+    assert result.measures == ("RPrec", ndcg_name) and result.options.k == 500
+    assert result.metrics["RPrec"] == float(mean([r for r, _ in rules]))
+    expected_ndcg = math.fsum(n for _, n in rules) / len(rules)
+    assert result.metrics[ndcg_name] == pytest.approx(expected_ndcg, rel=1e-12)
+    assert result.user_values[ndcg_name][pids.index(pids[0])] == 0.0
+    # The organisers' metrics.py differs from the rules: its NDCG is plain nDCG@500.
+    code = scorer.evaluate(solution, submission, recipe=name, metrics=["nDCG@500"])
+    expected_code = math.fsum(spotify_metrics_py_ndcg(truths[p], recommended[p]) for p in pids)
+    assert code.score == pytest.approx(expected_code / len(pids), rel=1e-12)
+    assert code.score != pytest.approx(expected_ndcg, rel=1e-3)
+    too_long = submission.assign(tracks=submission.tracks + " spotify:track:" + "9" * 22)
+    with pytest.raises(ParticipantVisibleError, match="keep only your best 500 item ids"):
+        scorer.evaluate(solution, too_long, recipe=name)
+
+
 def trec_eval_ndcg_j_c(qrels: dict[str, dict[str, int]], run: dict[str, list[str]]) -> float:
     """trec_eval -J -c ndcg (the host's baseline): each query of the qrels, its ranked
     products with the unjudged ones dropped, DCG = Σ gain_i / log2(i + 1) over the whole
@@ -746,6 +796,7 @@ WIDE_COLUMNS = {
     "otto-2023": ("session_type", "labels"),
     "kdd-cup-2023": ("session_id", "next_item_prediction"),
     "trivago-2019": ("key", "item_recommendations"),
+    "spotify-2018": ("pid", "tracks"),
 }
 
 

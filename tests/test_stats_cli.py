@@ -394,6 +394,25 @@ def test_report_ticks_are_bounded_for_a_large_k(tmp_path) -> None:
     assert ticks <= 14 and patches <= 2
 
 
+def test_report_of_rows_read_whole_shows_the_first_ten_thousand_ranks(tmp_path) -> None:
+    """No k and a set measure: one row of 30,000 items makes 30,000 ranks; the figure
+    and table keep the first 10,000 and say so (a million ranks overflowed the
+    figure's renderer: an internal error)."""
+    pytest.importorskip("matplotlib")
+    import pandas as pd
+
+    solution = pd.DataFrame({"id": ["a", "b"], "items": ["x5 x20000", "y"]})
+    row = " ".join(f"x{n}" for n in range(30_000))
+    submission = pd.DataFrame({"id": ["a", "b"], "items": [row, "y"]})
+    result = scorer.evaluate(solution, submission, metrics=["SetF"])
+    assert result.options.k is None and len(result.hits_at_rank) == 30_000
+    parsed = _report_html({"a": result}, tmp_path)
+    assert "Ranks 1 to 10,000 of 30,000 shown." in (tmp_path / "report.html").read_text()
+    rank_table = next(t for t in parsed.tables if t[0][1][1] == "hit share")
+    assert len(rank_table) == 1 + 10_000
+    assert "k=none (whole rows)" in (tmp_path / "report.html").read_text()
+
+
 def _report_html(results: dict, tmp_path: Path) -> _Report:
     from scorer.stats import report
 

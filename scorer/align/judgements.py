@@ -12,9 +12,27 @@ either form.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
+
+#: The dense passes read this many ranks (matrix columns) at a time: their loops turn
+#: once per block, never once per rank of a row as long as a file makes it (rows read
+#: whole have no ``k``: one row of a million items is a million ranks).
+RANK_BLOCK = 256
+
+
+def rank_blocks(stop: int) -> Iterator[slice]:
+    """Slices of at most :data:`RANK_BLOCK` ranks, in order, covering ranks ``0 .. stop - 1``.
+
+    Examples
+    --------
+    >>> [(block.start, block.stop) for block in rank_blocks(600)]
+    [(0, 256), (256, 512), (512, 600)]
+    """
+    for start in range(0, stop, RANK_BLOCK):
+        yield slice(start, min(start + RANK_BLOCK, stop))
 
 
 @dataclass(frozen=True)
@@ -102,8 +120,8 @@ class Distinct:
         """Each user's distinct items within the first ``cutoff`` ranks (int64)."""
         if self.first is not None:
             total = np.zeros(n_users, dtype=np.int64)
-            for rank in range(min(cutoff, self.first.shape[1])):  # ranks, never users
-                total += self.first[:, rank]
+            for block in rank_blocks(min(cutoff, self.first.shape[1])):  # ranks, never users
+                total += np.count_nonzero(self.first[:, block], axis=1)
             return total
         if self.users is None or self.ranks is None:
             raise ValueError("a Distinct holds either the matrix or the flat entries")
@@ -258,8 +276,8 @@ class Judgements:
                 total = np.bincount(users, minlength=self.n_users).astype(np.int64)
             else:
                 total = np.zeros(self.n_users, dtype=np.int64)
-                for rank in range(cutoff):  # one contiguous column at a time
-                    total += self._matrix[:, rank]
+                for block in rank_blocks(cutoff):  # contiguous columns, a block at a time
+                    total += np.count_nonzero(self._matrix[:, block], axis=1)
             self._n_hits[cutoff] = total
         return self._n_hits[cutoff]
 
@@ -295,8 +313,9 @@ class Judgements:
             within = users[ranks < depths[users]]
             return np.bincount(within, minlength=self.n_users).astype(np.int64)
         total = np.zeros(self.n_users, dtype=np.int64)
-        for rank in range(self.width):
-            total += self._matrix[:, rank] & (rank < depths)
+        for block in rank_blocks(self.width):
+            ranks = np.arange(block.start, block.stop)
+            total += np.count_nonzero(self._matrix[:, block] & (ranks < depths[:, None]), axis=1)
         return total
 
     def first_hit_rank(self, cutoff: int) -> np.ndarray:
@@ -315,8 +334,9 @@ class Judgements:
             first[users[starts]] = ranks[starts] + 1
             return first
         hits = self.hits_at(cutoff)
-        for rank in range(hits.shape[1] - 1, -1, -1):  # ranks only: the last write wins
-            first[hits[:, rank]] = rank + 1
+        for block in reversed(list(rank_blocks(hits.shape[1]))):  # the last write wins
+            found = hits[:, block].any(axis=1)
+            first[found] = block.start + hits[found, block].argmax(axis=1) + 1
         return first
 
     def hits_by_rank(self, counted: np.ndarray, length: int) -> np.ndarray:
@@ -332,8 +352,8 @@ class Judgements:
             users, ranks = self.flat.hit_entries(length)
             return np.bincount(ranks[counted[users]], minlength=length).astype(np.int64)
         counts = np.zeros(length, dtype=np.int64)
-        for rank in range(min(self.width, length)):  # contiguous columns
-            counts[rank] = np.count_nonzero(self._matrix[:, rank] & counted)
+        for block in rank_blocks(min(self.width, length)):  # contiguous columns
+            counts[block] = np.count_nonzero(self._matrix[:, block] & counted[:, None], axis=0)
         return counts
 
     def ranked_misses(self) -> tuple[np.ndarray, np.ndarray]:

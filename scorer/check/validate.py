@@ -42,7 +42,7 @@ from scorer.errors import (
     raise_if_any,
     smallest_values,
 )
-from scorer.options import Options
+from scorer.options import Options, row_bound
 from scorer.read.columns import StringTable
 
 USAGE_COLUMN = "Usage"
@@ -212,7 +212,7 @@ def wording(
     columns: SolutionColumns, options: Options | None = None, grade_name: str = ""
 ) -> Wording:
     """What the problems' sentences need: the column names and ``k``."""
-    k = 10 if options is None else options.k
+    k = 10 if options is None else row_bound(options.k)
     return Wording(k, columns.row_id_name, columns.target_name, grade_name)
 
 
@@ -332,7 +332,7 @@ def submission_findings(
         # Items are counted from the bytes: a row over k is refused before any is split.
         cells = ListCells(cells)
         if options.extra_predictions == "error" and row_ids is not None and valid_id is not None:
-            findings += _too_many_findings(cells.lengths, row_ids, valid_id, options.k)
+            findings += _too_many_findings(cells.lengths, row_ids, valid_id, row_bound(options.k))
     predictions = None
     if candidates is not None and cells is not None and ids is not None:
         predictions = cells.split()

@@ -2,7 +2,8 @@
 
 With binary relevance every relevant item has grade 1, so these read the same
 shared arrays as the binary measures; the ideal ordering is built from the **full**
-ground truth, never from the hits inside the predicted list.
+ground truth, never from the hits inside the predicted list, unless nDCG is asked for
+exactly that (``ideal=hits``, Spotify's RecSys Challenge 2018).
 
 Only credited entries of grade above 0 change a value (a zero gain adds 0.0, a zero
 probability multiplies by 1), so every measure here reads them as flat entries
@@ -33,9 +34,22 @@ _INT64_SAFE = 2**62
 ERR_EXACT_MAX_RANKS = 256
 
 
-def _discounts(cutoff: int) -> np.ndarray:
-    """log2(i + 1) for ranks i = 1..cutoff."""
-    return np.log2(np.arange(2, cutoff + 2, dtype=np.float64))
+#: The discount of rank i: ``log2_i_plus_1`` divides gain_i by log2(i + 1) (the usual
+#: DCG); ``log2_i`` by log2(i) from rank 2 on, rank 1 undiscounted (Järvelin and
+#: Kekäläinen's first DCG, base 2: rel_1 + Σ_{i≥2} rel_i / log2(i), Spotify's 2018 rules).
+DISCOUNTS = ("log2_i_plus_1", "log2_i")
+
+
+def _discounts(cutoff: int, discount: str = "log2_i_plus_1") -> np.ndarray:
+    """The divisor of each rank i = 1..cutoff: log2(i + 1), or log2(max(i, 2)).
+
+    Examples
+    --------
+    >>> _discounts(4).tolist(), _discounts(4, "log2_i").tolist()
+    ([1.0, 1.584962500721156, 2.0, 2.321928094887362], [1.0, 1.0, 1.584962500721156, 2.0])
+    """
+    ranks = np.arange(1, cutoff + 1, dtype=np.float64)
+    return np.log2(ranks + 1.0 if discount == "log2_i_plus_1" else np.maximum(ranks, 2.0))
 
 
 def _gains(grades: np.ndarray, gain: str) -> np.ndarray:
@@ -75,46 +89,80 @@ def _retrieved_dcg(j: Judgements, n_ranks: int, discounts: np.ndarray, gain: str
     return dcg if len(dcg) else np.zeros(j.n_users)
 
 
-def dcg(j: Judgements, cutoff: int, gain: str = "exp") -> Floats:
-    """DCG@K = Σ_{i<=K} gain_i / log2(i + 1), unnormalised (nDCG's numerator).
+def dcg(j: Judgements, cutoff: int, gain: str = "exp", discount: str = "log2_i_plus_1") -> Floats:
+    """DCG@K = Σ_{i<=K} gain_i / log2(i + 1) (or the ``log2_i`` discount), unnormalised
+    (nDCG's numerator).
 
     Examples
     --------
     >>> j = Judgements(np.array([[1, 0, 1]], bool), np.array([4]), k=3)
     >>> float(dcg(j, 3).mean())  # 1 + 1/2
     1.5
+    >>> float(dcg(j, 3, discount="log2_i").mean())  # 1 + 1/log2(3)
+    1.6309297535714575
     """
     n_ranks = min(cutoff, j.width)
-    return Floats(_retrieved_dcg(j, n_ranks, _discounts(n_ranks), gain))
+    return Floats(_retrieved_dcg(j, n_ranks, _discounts(n_ranks, discount), gain))
 
 
-def ndcg(j: Judgements, cutoff: int, gain: str = "exp") -> Floats:
-    """DCG@K / IDCG@K, IDCG@K from the full ground truth sorted by grade, cut at K.
+def _hit_entries_by_grade(j: Judgements, n_ranks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The credited entries within ``n_ranks``, each user's sorted by grade, best first,
+    and ranked 0, 1, ... in that order: the ideal ordering of the retrieved relevant items."""
+    users, _, grades = j.entries(n_ranks)
+    order = np.lexsort((-grades, users))
+    users, grades = users[order], grades[order]
+    starts = np.searchsorted(users, np.arange(j.n_users))
+    return users, np.arange(len(users)) - starts[users], grades
+
+
+def _binary_ideal(counts: np.ndarray, discounts: np.ndarray) -> np.ndarray:
+    """IDCG of ``counts`` ones per user: a table of running sums, built with the same
+    operations, in the same order, as :func:`_dcg`."""
+    longest = int(counts.max(initial=0))
+    table = np.zeros(longest + 1)
+    for rank in range(longest):
+        table[rank + 1] = table[rank] + 1.0 / discounts[rank]
+    return table[counts]
+
+
+def ndcg(
+    j: Judgements,
+    cutoff: int,
+    gain: str = "exp",
+    discount: str = "log2_i_plus_1",
+    ideal: str = "truth",
+) -> Floats:
+    """DCG@K / IDCG@K, IDCG@K from the full ground truth sorted by grade, cut at K
+    (``ideal="truth"``), or from the relevant items retrieved within K alone
+    (``ideal="hits"``: Spotify's |G ∩ R|); 0 when the IDCG is 0.
 
     Examples
     --------
     >>> j = Judgements(np.array([[1, 0, 1, 1, 0, 1, 0, 0]], bool), np.array([4]), k=8)
     >>> round(float(ndcg(j, 3).mean()), 12), round(float(ndcg(j, 8).mean()), 12)
     (0.703918089034, 0.89275379077)
+    >>> round(float(ndcg(j, 3, ideal="hits").mean()), 12)  # (1 + 1/2) / (1 + 1/log2(3))
+    0.919720789148
     """
     n_ranks = min(cutoff, j.width)
-    if j.pair_grades is None:  # binary: the ideal is min(|R|, K) ones
-        ideal_entries = None
+    if ideal == "hits":
+        ideal_counts = j.n_hits(n_ranks) if j.pair_grades is None else None
+        ideal_entries = None if j.pair_grades is None else _hit_entries_by_grade(j, n_ranks)
+        ideal_ranks = n_ranks
+    elif j.pair_grades is None:  # binary: the ideal is min(|R|, K) ones
         ideal_ranks = min(cutoff, int(j.n_relevant.max(initial=0)))
+        ideal_counts, ideal_entries = np.minimum(j.n_relevant, ideal_ranks), None
     else:
-        ideal_entries = j.ideal_entries(cutoff)
+        ideal_counts, ideal_entries = None, j.ideal_entries(cutoff)
         ideal_ranks = int(ideal_entries[1].max(initial=-1)) + 1
-    discounts = _discounts(max(n_ranks, ideal_ranks))
+    discounts = _discounts(max(n_ranks, ideal_ranks), discount)
     dcg = _retrieved_dcg(j, n_ranks, discounts, gain)
-    if ideal_entries is None:
-        table = np.zeros(ideal_ranks + 1)
-        for rank in range(ideal_ranks):  # the same operations, in the same order, as _dcg
-            table[rank + 1] = table[rank] + 1.0 / discounts[rank]
-        ideal = table[np.minimum(j.n_relevant, ideal_ranks)]
+    if ideal_counts is not None:
+        best = _binary_ideal(ideal_counts, discounts)
     else:
-        ideal = _flat_dcg(ideal_entries, j.n_users, discounts, gain)
-    safe = np.where(ideal > 0, ideal, 1.0)
-    return Floats(np.where(ideal > 0, dcg / safe, 0.0))
+        best = _flat_dcg(ideal_entries, j.n_users, discounts, gain)  # type: ignore[arg-type]
+    safe = np.where(best > 0, best, 1.0)
+    return Floats(np.where(best > 0, dcg / safe, 0.0))
 
 
 def _by_ordinal(users: np.ndarray) -> list[np.ndarray]:

@@ -180,10 +180,12 @@ def _perfect_set_f(relevant: int, cutoff: int, beta: Fraction = Fraction(1)) -> 
     return (1 + square) * found / (square * relevant + found)
 
 
-def _perfect_dcg(relevant: int, cutoff: int, gain: str = "exp") -> float:
+def _perfect_dcg(
+    relevant: int, cutoff: int, gain: str = "exp", discount: str = "log2_i_plus_1"
+) -> float:
     total = 0.0
     for rank in range(min(relevant, cutoff)):  # binary: every gain is 1, in rank order
-        total += 1.0 / math.log2(rank + 2)
+        total += 1.0 / math.log2(rank + 2 if discount == "log2_i_plus_1" else max(rank + 1, 2))
     return total
 
 
@@ -277,6 +279,8 @@ GRADED = "3 2 0 1"  # grades in rank order, the same four items judged
 PIN = "1 0 0"  # |S| = 3 with one hit; with |R| = 2: set F1 2/5, F1@10 2/12
 TWO_ROWS = "1 0 0 | 1 1"  # with |R| = 2 each: micro and macro set measures differ
 ORDERED = "0 1 | 1 0 0"  # AUC: one row with a pair wrong, one with every pair right
+GAIN = Param("gain", ("exp", "linear"), "exp")
+DISCOUNT = Param("discount", graded.DISCOUNTS, "log2_i_plus_1")
 F = Fraction
 
 
@@ -409,14 +413,19 @@ REGISTRY: tuple[Family, ...] = (
         "nDCG",
         ("ndcg_cut",),
         graded.ndcg,
-        (Param("gain", ("exp", "linear"), "exp"),),
+        (GAIN, DISCOUNT, Param("ideal", ("truth", "hits"), "truth")),
         exact=False,
         uses_grades=True,
         exponential=_exponential_gain,
-        definition="DCG@K / IDCG@K, gain 2^grade - 1 or grade, ideal from the full truth",
+        definition="DCG@K / IDCG@K, gain 2^grade - 1 or grade, rank i discounted by log2(i+1) "
+        "or (`discount=log2_i`) log2(max(i,2)), the ideal from the full truth or "
+        "(`ideal=hits`) from the hits within K only; 0 when the ideal is 0",
         examples=(
             Example("nDCG@3", RUNNING, 4, 0.703918089034, 1e-12),
             Example("nDCG@8", RUNNING, 4, 0.892753790770, 1e-12),
+            Example("nDCG(ideal=hits)@3", RUNNING, 4, 0.919720789148, 1e-12),
+            Example("nDCG(discount=log2_i)@3", RUNNING, 4, 0.619906233284, 1e-12),
+            Example("nDCG(discount=log2_i,ideal=hits)@3", RUNNING, 4, 0.815464876786, 1e-12),
             Example("nDCG(gain=linear)@3", GRADED, 3, 0.894999002123, 1e-12),
             Example("nDCG@3", GRADED, 3, 0.946767676127, 1e-12),
             Example("nDCG(gain=linear)@4", GRADED, 4, 0.824331372073, 1e-12, missed_grade=2),
@@ -462,15 +471,20 @@ REGISTRY: tuple[Family, ...] = (
         "DCG",
         ("dcg_cut",),
         graded.dcg,
-        (Param("gain", ("exp", "linear"), "exp"),),
+        (GAIN, DISCOUNT),
         exact=False,
         bounded=False,
         uses_grades=True,
         exponential=_exponential_gain,
-        perfect=Perfect("IDCG@K: Σ_{i≤min(|R|,K)} 1 / log2(i+1) (binary)", _perfect_dcg),
-        definition="Σ_{i≤K} gain_i / log2(i+1), unnormalised (nDCG's numerator)",
+        perfect=Perfect(
+            "IDCG@K: Σ_{i≤min(|R|,K)} 1 / log2(i+1) (binary; log2(max(i,2)) with `log2_i`)",
+            _perfect_dcg,
+        ),
+        definition="Σ_{i≤K} gain_i / log2(i+1), or / log2(max(i,2)) with `discount=log2_i`, "
+        "unnormalised (nDCG's numerator)",
         examples=(
             Example("DCG@3", RUNNING, 4, 1.5, 1e-12),
+            Example("DCG(discount=log2_i)@3", RUNNING, 4, 1.630929753571, 1e-12),
             Example("DCG@3", GRADED, 3, 8.892789260714373, 1e-12),
             Example("DCG(gain=linear)@3", GRADED, 3, 4.2618595071429155, 1e-12),
             Example("DCG@4", GRADED, 3, 9.323465818787767, 1e-12),
@@ -581,8 +595,8 @@ class Measure:
     Examples
     --------
     >>> m = parse("ndcg(GAIN=Linear)@10", k=10)
-    >>> str(m), m.key, m.params
-    ('nDCG(gain=linear)@10', 'ndcg_gain_linear_at_10', (('gain', 'linear'),))
+    >>> str(m), m.key, m.params[0]
+    ('nDCG(gain=linear)@10', 'ndcg_gain_linear_at_10', ('gain', 'linear'))
     """
 
     family: Family

@@ -14,6 +14,7 @@ import base64
 import html
 import io
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,9 @@ from scorer.result import ScoreResult, measure_name
 
 #: Ranks drawn as bars in the hit-rate figure; beyond, one filled step line.
 _MAX_BARS = 64
+#: The hit-rate figure and table show at most this many ranks: rows read whole (no k)
+#: may be a million long, and neither a figure nor a table of a million ranks is read.
+_MAX_RANKS = 10_000
 INSTALL_LINE = 'python -m pip install "rankscore[report]"'
 MISSING_MATPLOTLIB = (
     "The report needs matplotlib, an optional extra. Install it with: "
@@ -123,11 +127,30 @@ def shared_tops(results: Mapping[str, ScoreResult], metric: str) -> tuple[float,
     """The tops of the y axes every submission's figures share: the hit-rate figure's
     (the largest hit share of any submission, plus a quarter for the legend) and the
     histogram's (its tallest bar in any submission, plus a twentieth)."""
-    hit_share = max(
-        float(stats.hit_rate_by_rank(r).hit_share.max(initial=0)) for r in results.values()
-    )
+    hit_share = max(float(_hit_rate(r).hit_share.max(initial=0)) for r in results.values())
     tallest = max(int(_histogram_counts(r, metric).max(initial=0)) for r in results.values())
     return _hit_rate_top(hit_share), max(1, tallest) * 1.05
+
+
+def _hit_rate(result: ScoreResult) -> stats.HitRateByRank:
+    """The hit rate by rank, its first :data:`_MAX_RANKS` ranks."""
+    figure = stats.hit_rate_by_rank(result)
+    shown = slice(0, _MAX_RANKS)
+    return replace(
+        figure,
+        rank=figure.rank[shown],
+        hit_share=figure.hit_share[shown],
+        cumulative_precision=figure.cumulative_precision[shown],
+    )
+
+
+def _left_out_ranks(result: ScoreResult) -> str:
+    """A note when the hit-rate figure and table leave ranks out (else nothing)."""
+    hits = result.hits_at_rank
+    total = 0 if hits is None else len(hits)
+    if total <= _MAX_RANKS:
+        return ""
+    return f'<p class="note">Ranks 1 to {_MAX_RANKS:,} of {total:,} shown.</p>'
 
 
 def _hit_rate_top(largest_share: float) -> float:
@@ -138,8 +161,8 @@ def _hit_rate_top(largest_share: float) -> float:
 def hit_rate_figure(result: ScoreResult, top: float | None = None) -> bytes:
     """The hit-rate-by-rank figure as PNG: bars of the hit share at each rank and the
     cumulative precision as a line over them; the y axis up to ``top`` (default: this
-    result's own :func:`shared_tops`)."""
-    figure = stats.hit_rate_by_rank(result)
+    result's own :func:`shared_tops`); at most :data:`_MAX_RANKS` ranks."""
+    figure = _hit_rate(result)
     if top is None:
         top = _hit_rate_top(float(figure.hit_share.max(initial=0)))
 
@@ -236,7 +259,8 @@ def _summary(result: ScoreResult, measures: list[str], settings: dict) -> str:
         f'<p class="note">{label} {_text(", ".join(measures))}; '
         f"{result.n_scored:,} users scored, "
         f"{result.n_skipped:,} skipped (no relevant item), {result.n_ignored:,} ignored, "
-        f"{result.n_users:,} in the solution. Options: k={options.k}, "
+        f"{result.n_users:,} in the solution. Options: "
+        f"k={'none (whole rows)' if options.k is None else options.k}, "
         f"normalization={options.normalization}, "
         f"empty_ground_truth={options.empty_ground_truth}. Intervals: percentile "
         f"bootstrap over users within each split, {settings['n_resamples']:,} resamples, "
@@ -355,7 +379,7 @@ def _diagnostics(
         hit_name, histogram_name = figure_names(index)[-2:]
         figures[hit_name] = hit_png
         figures[histogram_name] = histogram_png
-    figure = stats.hit_rate_by_rank(result)
+    figure = _hit_rate(result)
     rank_rows = [
         [str(r), _number(h), _number(p)]
         for r, h, p in zip(
@@ -368,6 +392,7 @@ def _diagnostics(
     parts = [
         "<h3>Hit rate by rank</h3>",
         _image(hit_png, "hit rate by rank"),
+        _left_out_ranks(result),
         _table(["rank", "hit share", "cumulative precision"], rank_rows),
         f"<h3>Per-user {_text(measure)}</h3>",
         _image(histogram_png, f"distribution of per-user {measure}"),
