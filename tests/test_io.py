@@ -575,3 +575,17 @@ def test_the_decoded_limit_message_says_what_counts(tmp_path):
         r"once decoded \(the text, and 8 bytes for each cell\)",
     ):
         read(path, max_decompressed_bytes=10_000)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"u1,a b\nu2,c\n", b'u1,"a\nb"\nu2,c\n', b'u1,"a, b"\nu2,c\n'],
+    ids=["plain body", "line end inside a quoted value", "comma inside a quoted value"],
+)
+def test_quotes_in_the_header_alone_do_not_change_how_the_body_reads(tmp_path, body):
+    quoted, plain = tmp_path / "quoted.csv", tmp_path / "plain.csv"
+    quoted.write_bytes(b'"id","items"\n' + body)
+    plain.write_bytes(b"id,items\n" + body)
+    read = [read_table(path, HostVisibleError) for path in (quoted, plain)]
+    assert read[0].names == read[1].names == ("id", "items")
+    assert [c.to_pylist() for c in read[0].columns] == [c.to_pylist() for c in read[1].columns]

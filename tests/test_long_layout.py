@@ -27,6 +27,7 @@ def words(records):
 
 ROW_IDS = ["a", "b", "B", "é", "a b", "10", "9", "ß"]
 ITEMS = ["x", "y", "X", "é", "z1", "", "  ", " x ", "x y", "\u3000y"]
+ONE_ITEM = ["x", "y", "X", "é", "z1", " x "]  # one item in each cell
 RANKS = ["1", "2", "3", "10", "01", "0", "-1", "1.5", " 2", "", "x", "999999999999999999"]
 SCORES = ["0", "1", "-1", "0.5", "1e308", "-1e308", "1e-320", "4.9e-324", "-0", "+2", ".5", "5."]
 BAD_SCORES = ["nan", "NaN", "inf", "-inf", "1e999", "abc", "", "0x10", "1_0"]
@@ -103,12 +104,42 @@ def rows_strategy(values):
 def _check(rows, mode, ties="ascending"):
     expected_ids, expected_lists, expected_problems = reference_long_to_wide(rows, mode, ties)
     wide = fast(rows, mode, ties)
-    assert wide.row_ids.to_pylist() == expected_ids
+    # Row ids in byte order, or in the file's order when it is grouped and ranked.
+    ids = wide.row_ids.to_pylist()
+    assert sorted(ids) == expected_ids
     found = {p.title: p.examples for p in words(wide.problems)}
     assert found == expected_problems
     if not expected_problems:
-        assert wide.items.to_pylist() == expected_lists
+        assert dict(zip(ids, wide.items.to_pylist(), strict=True)) == dict(
+            zip(expected_ids, expected_lists, strict=True)
+        )
     return wide
+
+
+@st.composite
+def grouped_ranked_rows(draw):
+    """A long file as most are written: each row id's rows together, ranks rising."""
+    ids = draw(st.lists(st.sampled_from(ROW_IDS), unique=True, max_size=len(ROW_IDS)))
+    rows = []
+    for row_id in ids:
+        n_items = draw(st.integers(1, 5))
+        ranks = sorted(
+            draw(st.lists(st.integers(1, 30), min_size=n_items, max_size=n_items, unique=True))
+        )
+        padded = draw(st.booleans())
+        for rank in ranks:
+            rows.append(
+                (row_id, draw(st.sampled_from(ONE_ITEM)), f"{rank:03d}" if padded else str(rank))
+            )
+    return rows
+
+
+@settings(max_examples=300, deadline=None)
+@given(grouped_ranked_rows())
+def test_grouped_ranked_files_pivot_as_the_reference_without_a_sort(rows):
+    wide = _check(rows, "rank")
+    ids = [r[0] for r in rows]
+    assert wide.row_ids.to_pylist() == list(dict.fromkeys(ids))  # the file's order: no sort
 
 
 @settings(max_examples=300, deadline=None)

@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 
 from scorer.align.item_lists import ListCells
 from scorer.align.joins import byte_order_codes
-from scorer.arrays import text_column, to_arrow, to_numpy
+from scorer.arrays import string_bytes, string_offsets, text_column, to_arrow, to_numpy
 from scorer.errors import MAX_EXAMPLES, Finding
 
 TieOrder = Literal["ascending", "descending"]
@@ -50,7 +50,8 @@ class WideRankings:
     Attributes
     ----------
     row_ids : pyarrow.Array
-        Each row id once, in byte order (``large_string``).
+        Each row id once (``large_string``): in byte order, or, for a file grouped by
+        row id and ranked (:func:`_ranked_runs`), in the file's order.
     items : pyarrow.LargeListArray
         For each row id, its items best first (a repeated item keeps its slot).
     n_repeated_pairs : int or None
@@ -224,6 +225,9 @@ def long_to_wide(
     if ranks is not None and scores is not None:
         raise ValueError("give ranks or scores, not both")
     rows = _LongRows.from_columns(row_ids, items, item_name)
+    starts = None if ranks is None else _ranked_runs(rows, text_column(ranks))
+    if starts is not None:
+        return _wide_from_runs(rows, starts, find_repeats)
     problems = rows.problems
     item_rows = rows.row_code[rows.with_item]
     if ranks is not None:
@@ -245,6 +249,75 @@ def long_to_wide(
         n_repeated,
         repeated,
         tuple(problems),
+    )
+
+
+def _ranked_runs(rows: _LongRows, ranks: pa.Array) -> np.ndarray | None:
+    """Where each row id's rows start, when the file is written as most are: one item
+    on every row, each row id's rows side by side, plain ranks (digits only) rising
+    within each row id; None for any other file, which the general path sorts.
+
+    Such a file is already in the wide form's order: its rankings are its rows, and
+    no sort, take or rank check is needed to pivot it.
+
+    Examples
+    --------
+    >>> rows = _LongRows.from_columns(pa.array(["b", "b", "a"]), pa.array(["x", "y", "z"]), "i")
+    >>> _ranked_runs(rows, pa.array(["1", "2", "7"], pa.large_string())).tolist()
+    [0, 2]
+    >>> _ranked_runs(rows, pa.array(["2", "1", "7"], pa.large_string())) is None
+    True
+    """
+    code = rows.row_code
+    if len(code) == 0 or len(rows.with_item) != len(code):
+        return None
+    starts = np.flatnonzero(np.concatenate(([True], code[1:] != code[:-1])))
+    if len(starts) != rows.n_rows:  # a row id in two places
+        return None
+    values = _plain_whole_numbers(ranks)
+    if values is None or values.min() < 1:
+        return None
+    rising = values[1:] > values[:-1]
+    rising[starts[1:] - 1] = True  # a row id's first rank follows no rank of its own
+    return starts if rising.all() else None
+
+
+def _plain_whole_numbers(texts: pa.Array) -> np.ndarray | None:
+    """The values of ``texts`` (``large_string``) when every one is 1 to 18 plain
+    digits (no sign, space or null), checked on the bytes with no regular expression;
+    None when any is not (the general check then says which and why).
+
+    Examples
+    --------
+    >>> _plain_whole_numbers(pa.array(["12", "007"], pa.large_string())).tolist()
+    [12, 7]
+    >>> _plain_whole_numbers(pa.array(["12", " 7"], pa.large_string())) is None
+    True
+    """
+    offsets = string_offsets(texts)
+    if offsets is None or texts.null_count or len(texts) == 0:
+        return None
+    lengths = np.diff(offsets)
+    if lengths.min() < 1 or lengths.max() > 18:
+        return None
+    digits = string_bytes(texts) - np.uint8(ord("0"))  # wraps below "0": above 9 too
+    if (digits > 9).any():
+        return None
+    return to_numpy(pc.cast(texts, pa.int64()))
+
+
+def _wide_from_runs(rows: _LongRows, starts: np.ndarray, find_repeats: bool) -> WideRankings:
+    """The rankings of a file grouped by row id and ranked (:func:`_ranked_runs`): each
+    run of rows is one row id's list, in the file's order of row ids."""
+    offsets = np.append(starts, len(rows.row_code))
+    codes = rows.row_code[starts]
+    n_repeated, repeated = rows.repeats() if find_repeats else (None, None)
+    return WideRankings(
+        rows.row_ids.take(to_arrow(codes)),
+        pa.LargeListArray.from_arrays(to_arrow(offsets), rows.items),
+        n_repeated,
+        None if repeated is None else repeated[codes],
+        tuple(rows.problems),
     )
 
 

@@ -689,7 +689,10 @@ class _Reader:
                     "remove the blank line(s) before the header, or add the header row",
                 )
             )
-        has_quote = data.find(b'"', start) >= 0
+        # Quotes in the header alone (as pyarrow and other writers put them) cannot put
+        # a line end inside a value: the body's quotes decide how it is parsed.
+        header_end = data.find(b"\n", start)
+        has_quote = data.find(b'"', start if header_end < 0 else header_end + 1) >= 0
         width = len(header)
 
         def check_body(body_lines: int) -> None:  # the header is a line too
