@@ -150,3 +150,19 @@ def test_id_hints_are_the_same_a_chunk_at_a_time() -> None:
     assert "2 submitted row ids would match once surrounding whitespace is removed" in messages[0]
     assert "3 submitted row ids would match once case is ignored" in messages[0]
     assert messages[0] == messages[1] == messages[2]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 6), max_size=40).map(lambda v: np.array(v, dtype=np.uint64)),
+    st.integers(1, 4),
+)
+def test_groups_of_prints_a_chunk_at_a_time_are_numpys_unique(prints, chunk_rows):
+    """The first position and the group of each print, a few prints at a time, equal
+    ``np.unique``'s over the whole array (which holds four arrays of its length)."""
+    _, first, group = np.unique(prints, return_index=True, return_inverse=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(joins, "CHUNK_ROWS", chunk_rows)
+        chunked_first, chunked_group = joins._groups_of_prints(prints)
+    assert chunked_first.tolist() == first.tolist()
+    assert chunked_group.tolist() == group.reshape(-1).tolist()

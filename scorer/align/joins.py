@@ -417,7 +417,7 @@ def sorted_codes(strings: pa.Array) -> np.ndarray:
     """
     rows = fixed_width_bytes(strings) if len(strings) >= FIXED_WIDTH_MIN_ROWS else None
     if rows is not None:
-        _, first, group = np.unique(fingerprints(rows), return_index=True, return_inverse=True)
+        first, group = _groups_of_prints(fingerprints(rows))
         if rows_equal(rows, rows[first], group, same_prints=True):
             return _in_order_of_appearance(first, group)
     strings = _large(strings)
@@ -426,6 +426,30 @@ def sorted_codes(strings: pa.Array) -> np.ndarray:
         return _in_order_of_appearance(grouped[1], grouped[2])
     _, codes = np.unique(sorted_first_index(strings), return_inverse=True)
     return codes.astype(np.int32)
+
+
+def _groups_of_prints(prints: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each distinct print's first position and each print's group (int32), the
+    groups numbered in print order: ``np.unique(prints, return_index=True,
+    return_inverse=True)[1:]``, with the per-print work done a chunk at a time, so
+    that a long array of few distinct prints costs one sorted copy, not four arrays
+    of its length.
+
+    Examples
+    --------
+    >>> first, group = _groups_of_prints(np.array([7, 3, 7, 5, 3], dtype=np.uint64))
+    >>> first.tolist(), group.tolist()
+    ([1, 3, 0], [2, 0, 2, 1, 0])
+    """
+    distinct = np.unique(prints)
+    first = np.full(len(distinct), len(prints), dtype=np.int64)
+    group = np.empty(len(prints), dtype=np.int32)
+    for start in range(0, len(prints), CHUNK_ROWS):
+        chunk = np.searchsorted(distinct, prints[start : start + CHUNK_ROWS])
+        group[start : start + len(chunk)] = chunk
+        seen, at = np.unique(chunk, return_index=True)
+        np.minimum.at(first, seen, at + start)  # a group's first chunk sets it
+    return first, group
 
 
 def _run_starts(strings: pa.Array) -> np.ndarray:
