@@ -497,10 +497,9 @@ def find_recipe(name: object) -> Recipe:
     if found is not None:
         return found
     close = _closest(name.strip().lower())
-    shown = ", ".join(repr(found) for found in close) if close else "none is close"
+    shown = f" The closest: {', '.join(repr(found) for found in close)}." if close else ""
     raise HostVisibleError(
-        f"Unknown recipe {name!r}. The closest: {shown}. Every recipe: `scorer recipes` "
-        "(scorer.list_recipes())."
+        f"Unknown recipe {name!r}.{shown} Every recipe: `scorer recipes` (scorer.list_recipes())."
     )
 
 

@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 Audience = Literal["participant", "host"]
 
 
+#: The splits of a result (its keys in JSON) as people read them: tables, the report, --ci.
+SPLIT_NAMES = {"score": "overall", "public": "Public", "private": "Private"}
+
+
 @dataclass(frozen=True)
 class ScoreWarning:
     """Something worth knowing that does not invalidate the submission.

@@ -679,15 +679,15 @@ def test_a_value_without_one_truth_value_beside_a_recipe_is_a_host_error(
 @pytest.mark.parametrize(
     ("name", "closest"),
     [
-        ("otto", "'otto-2023'"),
-        ("h-and-m", "'h-and-m-2022'"),
-        ("santander-2017", "'santander-2016', 'instacart-2017', 'outbrain-2017'"),
-        ("kdd-cup", "'kdd-cup-2023'"),
-        ("zzz", "none is close"),
+        ("otto", " The closest: 'otto-2023'."),
+        ("h-and-m", " The closest: 'h-and-m-2022'."),
+        ("santander-2017", " The closest: 'santander-2016', 'instacart-2017', 'outbrain-2017'."),
+        ("kdd-cup", " The closest: 'kdd-cup-2023'."),
+        ("zzz", ""),  # nothing is close: no "closest" to name
     ],
 )
 def test_unknown_recipes_name_the_closest(name: str, closest: str) -> None:
-    expected = f"Unknown recipe {name!r}. The closest: {closest}. Every recipe: `scorer recipes`"
+    expected = f"Unknown recipe {name!r}.{closest} Every recipe: `scorer recipes`"
     with pytest.raises(HostVisibleError, match=re.escape(expected)):
         scorer.evaluate(SOLUTION, SUBMISSION, recipe=name)
     with pytest.raises(HostVisibleError, match=re.escape(expected)):

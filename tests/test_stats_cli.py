@@ -62,10 +62,10 @@ def test_ci_human_output_and_json_equal_the_api() -> None:
     lines = done.stdout.splitlines()
     start = lines.index("95% intervals (percentile bootstrap over users, 500 resamples, seed 3):")
     score = expected["score"]
-    assert lines[start + 1] == f"  MAP@10  score    0.650000  [{score.low:.6f}, {score.high:.6f}]"
+    assert lines[start + 1] == f"  MAP@10  overall  0.650000  [{score.low:.6f}, {score.high:.6f}]"
     private = expected["private"]
     assert lines[start + 3].split() == [
-        "private",
+        "Private",
         f"{private.value:.6f}",
         f"[{private.low:.6f},",
         f"{private.high:.6f}]",

@@ -18,7 +18,7 @@ from scorer import stats
 from scorer.adapters.output import emit, refuse_overwriting_inputs, write_output
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.read.inputs import as_string_table
-from scorer.result import ScoreResult
+from scorer.result import SPLIT_NAMES, ScoreResult
 
 DEFAULT_LEVEL = 0.95
 
@@ -81,7 +81,7 @@ def format_intervals(
     >>> args = argparse.Namespace(level=0.95, resamples=1000, seed=0)
     >>> print(format_intervals(found, args))
     95% intervals (percentile bootstrap over users, 1,000 resamples, seed 0):
-      MAP@10  score    0.500000  [0.250000, 0.750000]
+      MAP@10  overall  0.500000  [0.250000, 0.750000]
     """
     lines = [
         f"{args.level:.0%} intervals ({method}, {args.resamples:,} resamples, seed {args.seed}):"
@@ -90,8 +90,9 @@ def format_intervals(
     for name, splits in found.items():
         for position, (split, i) in enumerate(splits.items()):
             label = name if position == 0 else ""
+            shown = SPLIT_NAMES.get(split, split)
             lines.append(
-                f"  {label:<{width}} {split:<8} {i.value:.6f}  [{i.low:.6f}, {i.high:.6f}]"
+                f"  {label:<{width}} {shown:<8} {i.value:.6f}  [{i.low:.6f}, {i.high:.6f}]"
             )
     return "\n".join(lines)
 

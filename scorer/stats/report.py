@@ -21,7 +21,7 @@ import numpy as np
 
 from scorer import stats
 from scorer.errors import HostVisibleError
-from scorer.result import ScoreResult, measure_name
+from scorer.result import SPLIT_NAMES, ScoreResult, measure_name
 
 #: Ranks drawn as bars in the hit-rate figure; beyond, one filled step line.
 _MAX_BARS = 64
@@ -34,8 +34,6 @@ MISSING_MATPLOTLIB = (
     f'{INSTALL_LINE} (from a checkout of the source: python -m pip install ".[report]").'
 )
 
-#: The names of the splits in the tables.
-SPLIT_NAMES = {"score": "overall", "public": "Public", "private": "Private"}
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em;
