@@ -345,7 +345,8 @@ def measure_values(result: ScoreResult, metric: object = None) -> MeasureValues:
     Raises
     ------
     HostVisibleError
-        The measure was not computed, or the result keeps no per-user arrays.
+        The measure was not computed, or the result keeps no per-user arrays, or it is
+        GAP (no mean over rows).
     """
     require_arrays(result)
     name = measure_name(result, metric)
@@ -356,8 +357,16 @@ def measure_values(result: ScoreResult, metric: object = None) -> MeasureValues:
             {label: None if found is None else found[name] for label, found in splits.items()}
         )
     from scorer.measures.exact_means import MicroRatios
+    from scorer.measures.global_precision import NOT_A_MEAN, GlobalPrecision
 
     exact = result.exact_values.get(name)
+    if isinstance(exact, GlobalPrecision):
+        raise HostVisibleError(
+            f"Statistics of {name} (intervals, comparisons, shake-up, diagnostics) are not "
+            "supported: " + NOT_A_MEAN + "resampling rows would have to rank each "
+            "resample anew, which these statistics do not do. Use them with a per-row "
+            "measure scored beside it (P@1 is the share of right labels)."
+        )
     parts = (None, None)
     if isinstance(exact, MicroRatios):  # statistics recompute its ratio of sums
         parts = (exact.numerator.astype(np.float64), exact.denominator.astype(np.float64))
