@@ -50,7 +50,7 @@ class GlobalPrecision:
 
     Examples
     --------
-    >>> gap = GlobalPrecision(np.array([2, 0, 1]), np.array([True, False, True]),
+    >>> gap = GlobalPrecision(np.array([2, 0, 1]), np.array([False, True, True]),
     ...                       np.array([True, True, True]))
     >>> gap.exact_mean()  # places 1 (row 2, hit), 2 (row 0), 3 (row 1, hit): (1 + 2/3) / 3
     Fraction(5, 9)
@@ -141,9 +141,9 @@ def global_average_precision(j: Judgements, cutoff: int) -> GlobalPrecision:
 
     Examples
     --------
-    >>> hits = np.array([[True], [False], [True]])
+    >>> hits = np.array([[True], [False], [False]])  # row 2 has no truth: a false positive
     >>> j = Judgements(hits, np.array([1, 2, 0]), k=1, scored_order=np.array([1, 0, 2]))
-    >>> global_average_precision(j, 1).exact_mean()  # places 1 miss, 2 hit, 3 hit (no truth)
+    >>> global_average_precision(j, 1).exact_mean()  # a miss, then a hit at place 2; M = 2
     Fraction(1, 4)
     """
     if j.scored_order is None:
