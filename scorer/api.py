@@ -757,9 +757,7 @@ def _scored_order(confidence: np.ndarray, user_of_row: np.ndarray, row_ids: pa.A
     by_user = np.full(len(row_ids), np.nan)
     known = user_of_row >= 0
     by_user[user_of_row[known]] = confidence[known]
-    ranks = np.empty(len(row_ids), dtype=np.int64)
-    ranks[to_numpy(pc.sort_indices(row_ids))] = np.arange(len(row_ids), dtype=np.int64)
-    return scored_order(by_user, ranks)
+    return scored_order(by_user, to_numpy(pc.sort_indices(row_ids)).astype(np.int64))
 
 
 def _judged_rankings(

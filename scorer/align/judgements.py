@@ -157,20 +157,21 @@ def user_rank_order(users: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     return np.argsort(users * width + ranks, kind="stable")
 
 
-def scored_order(confidence: np.ndarray, row_id_rank: np.ndarray) -> np.ndarray:
-    """The rows with a confidence (not NaN), by confidence descending, then by
-    ``row_id_rank`` (each row id's place in byte order) ascending. ``-0.0`` and ``0.0``
-    are equal confidences (a tie, broken by the row id), as they are as numbers.
+def scored_order(confidence: np.ndarray, by_row_id: np.ndarray) -> np.ndarray:
+    """The rows with a confidence (not NaN), by confidence descending, then by row id
+    ascending: one stable sort of the rows taken in row-id order (``by_row_id``: every
+    row, its row ids in byte order). ``-0.0`` and ``0.0`` are equal confidences (a tie,
+    broken by the row id), as they are as numbers.
 
     Examples
     --------
     >>> confidence = np.array([0.5, np.nan, -0.0, 0.9, 0.0, 0.5])
-    >>> scored_order(confidence, np.array([5, 4, 1, 3, 2, 0])).tolist()
+    >>> scored_order(confidence, np.array([5, 2, 4, 3, 1, 0])).tolist()
     [3, 5, 0, 2, 4]
     """
-    rows = np.flatnonzero(~np.isnan(confidence))
+    rows = by_row_id[~np.isnan(confidence[by_row_id])]
     descending = -(confidence[rows] + 0.0)  # + 0.0: -0.0 becomes 0.0
-    return rows[np.lexsort((row_id_rank[rows], descending))].astype(np.int64)
+    return rows[np.argsort(descending, kind="stable")].astype(np.int64)
 
 
 def graded_entries(
