@@ -362,10 +362,10 @@ def measure_values(result: ScoreResult, metric: object = None) -> MeasureValues:
     exact = result.exact_values.get(name)
     if isinstance(exact, GlobalPrecision):
         raise HostVisibleError(
-            f"Statistics of {name} (intervals, comparisons, shake-up, diagnostics) are not "
-            "supported: " + NOT_A_MEAN + "resampling rows would have to rank each "
-            "resample anew, which these statistics do not do. Use them with a per-row "
-            "measure scored beside it (P@1 is the share of right labels)."
+            f"Only bootstrap intervals of {name} are supported (comparisons, shake-up and "
+            "diagnostics are not): " + NOT_A_MEAN + "these statistics add per-row values. "
+            "Use them with a per-row measure scored beside it (P@1 is the share of right "
+            "labels)."
         )
     parts = (None, None)
     if isinstance(exact, MicroRatios):  # statistics recompute its ratio of sums
@@ -373,6 +373,19 @@ def measure_values(result: ScoreResult, metric: object = None) -> MeasureValues:
     return MeasureValues(
         name, result.user_values[name], result.user_scored, result.user_usage, means, *parts
     )
+
+
+def whole_data_values(result: ScoreResult, metric: object = None) -> tuple[str, Any] | None:
+    """The name and the judged predictions of ``metric`` when it is a whole-data
+    measure (GAP: :class:`~scorer.measures.global_precision.GlobalPrecision`), which
+    the bootstrap resamples by recomputing it; ``None`` for a measure of per-user values.
+    """
+    require_arrays(result)
+    from scorer.measures.global_precision import GlobalPrecision
+
+    name = measure_name(result, metric)
+    exact = result.exact_values.get(name)
+    return (name, exact) if isinstance(exact, GlobalPrecision) else None
 
 
 def require_arrays(result: ScoreResult) -> None:

@@ -188,13 +188,79 @@ def test_gap_cannot_be_scored_in_parts() -> None:
         score_part(solution, submission, "id", metrics=["GAP"], k=1)
 
 
-def test_statistics_refuse_gap_and_say_why() -> None:
+def resampled_reference(gap: GlobalPrecision, weights: list[int]) -> Fraction:
+    """GAP of a resample, slowly: each row repeated as often as drawn, the copies side by
+    side in the global order, then the loop of P(i)·rel(i) as Fractions."""
+    expanded = [row for row in gap.order.tolist() for _ in range(weights[row])]
+    total, hits = Fraction(0), 0
+    for place, row in enumerate(expanded, start=1):
+        if gap.hit[row]:
+            hits += 1
+            total += Fraction(hits, place)
+    m = sum(w for w, truth in zip(weights, gap.has_truth.tolist(), strict=True) if truth)
+    return total / m if m else Fraction(0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.booleans(),
+            st.booleans(),
+            st.booleans(),
+            st.lists(st.integers(0, 4), min_size=3, max_size=3),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.randoms(),
+)
+def test_a_resamples_gap_equals_the_expanded_reference(rows: list, order_rng) -> None:
+    """Row u: (has a prediction, its label is right, its truth is non-empty, three
+    resamples' draw counts)."""
+    predicted = [u for u, row in enumerate(rows) if row[0]]
+    order_rng.shuffle(predicted)
+    hit = np.array([row[0] and row[1] and row[2] for row in rows])
+    gap = GlobalPrecision(np.array(predicted, np.int64), hit, np.array([row[2] for row in rows]))
+    weights = np.array([row[3] for row in rows]).T  # resamples x rows
+    fast = gap.resampled_means(weights)
+    for resample, value in zip(weights.tolist(), fast.tolist(), strict=True):
+        assert value == pytest.approx(float(resampled_reference(gap, resample)), rel=1e-12)
+    assert gap.resampled_means(np.ones((1, len(rows)), np.int64))[0] == pytest.approx(gap.mean())
+
+
+def test_the_bootstrap_recomputes_gap_per_split_and_ignores_row_order() -> None:
+    rng = np.random.default_rng(3)
+    n = 400
+    ids = [f"i{n:03d}" for n in range(n)]
+    truth = [str(rng.integers(4)) if rng.random() < 0.7 else "" for _ in ids]
+    solution = pd.DataFrame(
+        {"id": ids, "landmarks": truth, "Usage": rng.choice(["Public", "Private"], n)}
+    )
+    cells = [f"{rng.integers(4)} {rng.random():.2f}" for _ in ids]
+    submission = pd.DataFrame({"id": ids, "landmarks": cells})
+    options = {"metrics": ["GAP"], "k": 1, "empty_ground_truth": "zero"}
+    result = evaluate(solution, submission, "id", **options)
+    intervals = stats.bootstrap(result, "GAP", n_resamples=200, seed=5)
+    assert set(intervals) == {"score", "public", "private"}
+    for label, value in (
+        ("score", result.score),
+        ("public", result.public_score),
+        ("private", result.private_score),
+    ):
+        assert intervals[label].value == value
+        assert intervals[label].low < value < intervals[label].high
+    shuffled = evaluate(solution.sample(frac=1, random_state=1), submission, "id", **options)
+    assert stats.bootstrap(shuffled, "GAP", n_resamples=200, seed=5) == intervals
+
+
+def test_other_statistics_refuse_gap_and_say_why() -> None:
     solution = pd.DataFrame({"id": ["a", "b"], "landmarks": ["1", "2"]})
     submission = pd.DataFrame({"id": ["a", "b"], "landmarks": ["1 0.5", "2 0.4"]})
     result = evaluate(solution, submission, "id", metrics=["GAP", "P@1"], k=1)
-    with pytest.raises(HostVisibleError, match=r"Statistics of GAP .* no sum of per-row parts"):
-        stats.bootstrap(result, "GAP", n_resamples=10)
-    assert stats.bootstrap(result, "P@1", n_resamples=10)  # the per-row measure beside it
+    with pytest.raises(HostVisibleError, match=r"Only bootstrap intervals of GAP .* per-row parts"):
+        stats.compare(result, result, "GAP", n_resamples=10)
+    assert stats.compare(result, result, "P@1", n_resamples=10)  # the per-row measure beside it
     with pytest.raises(HostVisibleError, match=r"no sum of per-row parts: a part of a run"):
         result.exact_values["GAP"].split_sums(np.zeros(2, np.int64), 1)
 
