@@ -117,12 +117,13 @@ class GlobalPrecision:
         )
         return SplitMeans(self.mean(labelled) if labelled.any() else None, by_label)
 
-    def resampled_means(self, weights: np.ndarray) -> np.ndarray:
+    def resampled_means(self, weights: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """GAP of each row of ``weights`` (resamples x rows: how often each row is
-        drawn), in float64: a row drawn ``w`` times is ``w`` equal predictions side by
-        side in the global order, so a hit adds Σ_{j=1..w} (H + j) / (N + j), ``H``
-        and ``N`` the hits and predictions before it. One pass per draw count up to
-        the largest (about ten for a million rows), never per row or resample.
+        drawn) over the rows where ``rows`` holds (default all), in float64: a row drawn
+        ``w`` times is ``w`` equal predictions side by side in the global order, so a
+        hit adds Σ_{j=1..w} (H + j) / (N + j), ``H`` and ``N`` the hits and predictions
+        before it. One pass per draw count up to the largest (about ten for a million
+        rows) over the drawn hits only, never a pass per row or resample.
 
         Examples
         --------
@@ -130,17 +131,26 @@ class GlobalPrecision:
         ...                       np.array([True, True]))
         >>> gap.resampled_means(np.array([[1, 1], [2, 0], [0, 2]])).tolist()  # 1/2, 1, 0
         [0.5, 1.0, 0.0]
+        >>> gap.resampled_means(np.array([[1, 1]]), rows=np.array([False, True])).tolist()
+        [0.0]
         """
         weights = np.asarray(weights, dtype=np.int64)
-        drawn = weights[:, self.order]
-        hits = drawn * self.hit[self.order]
-        before = np.cumsum(drawn, axis=1, dtype=np.int64) - drawn
-        hits_before = (np.cumsum(hits, axis=1, dtype=np.int64) - hits).astype(np.float64)
+        chosen = _chosen(len(self.hit), rows)
+        order = self.order[chosen[self.order]]
+        drawn = weights[:, order]
+        hits = drawn * self.hit[order]
+        resample, place = np.nonzero(hits)  # the drawn hits, by resample then place
+        before = (np.cumsum(drawn, axis=1) - drawn)[resample, place].astype(np.float64)
+        hits_before = (np.cumsum(hits, axis=1) - hits)[resample, place].astype(np.float64)
+        copies = hits[resample, place]
         total = np.zeros(len(weights))
-        for copy in range(1, int(hits.max(initial=0)) + 1):  # draw counts, not rows
-            live = hits >= copy
-            total += np.where(live, (hits_before + copy) / (before + copy), 0.0).sum(axis=1)
-        m = weights[:, self.has_truth].sum(axis=1)
+        for copy in range(1, int(copies.max(initial=0)) + 1):  # draw counts, not rows
+            terms = (hits_before + copy) / (before + copy)
+            total += np.bincount(resample, weights=terms, minlength=len(weights))
+            more = copies > copy
+            resample, before, hits_before = resample[more], before[more], hits_before[more]
+            copies = copies[more]
+        m = weights[:, self.has_truth & chosen].sum(axis=1)
         return np.where(m > 0, total / np.maximum(m, 1), 0.0)
 
     def split_sums(self, labels: np.ndarray, n_labels: int) -> None:

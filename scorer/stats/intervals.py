@@ -164,13 +164,12 @@ def _whole_data_bootstrap(
         size = min(block, n_resamples - start)
         weights = np.zeros((size, n_rows), dtype=np.int64)
         for rows in strata.values():
-            weights[:, rows] = rng.multinomial(len(rows), np.full(len(rows), 1 / len(rows)), size)
+            weights[:, rows] = _draw_counts(rng, size, len(rows))
         found["score"].append(gap.resampled_means(weights))
         if usage is not None:
-            for label, rows in strata.items():
-                within = np.zeros_like(weights)
-                within[:, rows] = weights[:, rows]
-                found[label].append(gap.resampled_means(within))
+            for label, mask in masks.items():
+                if label in strata:
+                    found[label].append(gap.resampled_means(weights, mask))
     means = {"score": result.metrics[name]}
     splits = {"public": result.public_metrics, "private": result.private_metrics}
     means |= {label: (splits[label] or {}).get(name) for label in strata if label in splits}
@@ -179,6 +178,13 @@ def _whole_data_bootstrap(
         for label, parts in found.items()
         if parts and means.get(label) is not None
     }
+
+
+def _draw_counts(rng: np.random.Generator, size: int, n: int) -> np.ndarray:
+    """How often each of ``n`` rows is drawn in each of ``size`` resamples of ``n`` draws
+    with replacement (one ``bincount`` of all the draws)."""
+    draws = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
+    return np.bincount(draws.ravel(), minlength=size * n).reshape(size, n)
 
 
 def _typed_bootstrap(
