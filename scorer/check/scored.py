@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.align.item_lists import ListCells
+from scorer.align.item_lists import ListCells, split_lists
 from scorer.arrays import to_arrow, to_numpy
 from scorer.errors import Finding, smallest_values
 
@@ -56,26 +56,35 @@ class ScoredCells:
 
     @classmethod
     def parse(cls, cells: pa.Array) -> ScoredCells:
-        """Split every cell and read the pairs' confidences."""
+        """Count every cell's tokens from its bytes, then split only the cells of two
+        (a cell of a million tokens is counted, never split) and read their confidences."""
         lists = ListCells(cells)
         lengths = np.asarray(lists.lengths, dtype=np.int64)
         pair = lengths == 2
-        tokens = lists.split().tokens
-        starts = np.cumsum(lengths) - lengths
-        texts = tokens.take(to_arrow(starts[pair] + 1)).cast(pa.large_string())
+        n_pairs = int(pair.sum())
+        if n_pairs == len(pair):
+            tokens = lists.split().tokens
+        elif n_pairs:
+            tokens = split_lists(lists.cells.filter(to_arrow(pair))).tokens
+        else:
+            tokens = pa.array([], pa.large_string())
+        firsts = np.arange(0, 2 * n_pairs, 2, dtype=np.int64)
+        texts = tokens.take(to_arrow(firsts + 1)).cast(pa.large_string())
         written = to_numpy(pc.match_substring_regex(texts, DECIMAL), fill=False)
-        values = np.full(len(texts), np.nan)
+        values = np.full(n_pairs, np.nan)
         if written.any():
             values[written] = to_numpy(pc.cast(texts.filter(to_arrow(written)), pa.float64()))
         finite = np.isfinite(values)
-        confidence = np.full(len(lengths), np.nan)
+        pair_rows = np.flatnonzero(pair)
         good = np.zeros(len(lengths), dtype=bool)
-        good[np.flatnonzero(pair)[finite]] = True
+        good[pair_rows[finite]] = True
+        confidence = np.full(len(lengths), np.nan)
         confidence[good] = values[finite]
-        label_at = np.where(good, starts, 0)
-        labels = tokens.take(pa.array(label_at, mask=~good)) if len(tokens) else _nulls(len(good))
+        label_at = np.zeros(len(lengths), dtype=np.int64)
+        label_at[pair_rows] = firsts
+        labels = tokens.take(pa.array(label_at, mask=~good)) if n_pairs else _nulls(len(good))
         bad_confidence = np.zeros(len(lengths), dtype=bool)
-        bad_confidence[np.flatnonzero(pair)[~finite]] = True
+        bad_confidence[pair_rows[~finite]] = True
         return cls(labels, confidence, (lengths != 0) & ~pair, bad_confidence)
 
     def findings(self, row_ids: pa.Array, valid_id: np.ndarray) -> list[Finding]:
