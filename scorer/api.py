@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from scorer.align.candidates import drop_unjudged, non_relevant_counts
 from scorer.align.item_lists import SplitLists, fill_empty_cells, split_lists
-from scorer.align.judgements import FlatHits, NonRelevant
+from scorer.align.judgements import FlatHits, NonRelevant, scored_order
 from scorer.align.rankings import (
     GroundTruth,
     Rankings,
@@ -24,6 +25,7 @@ from scorer.align.rankings import (
     item_prints,
 )
 from scorer.align.target_types import TargetTypes, typed_solution, typed_submission
+from scorer.arrays import to_numpy
 from scorer.check.grades import GradedTruth
 from scorer.check.hints import Hint, prediction_hints, solution_hints
 from scorer.check.shapes import (
@@ -320,12 +322,29 @@ def evaluate(
     pairs = any(m.family.needs_non_relevant for m in measures)  # AUC: keep the candidates
     if pairs:
         _refuse_dropped_candidates(options, candidates)
-    checked = _read_and_check(inputs, options, limits, exponential, keep_candidates=pairs)
+    scored = _scored_predictions(measures, options)
+    checked = _read_and_check(
+        inputs, options, limits, exponential, keep_candidates=pairs, scored=scored
+    )
     options = checked.options
     aligned = _align(checked, row_bound(options.k))  # takes the submission: freed once ranked
     values = {str(m): m.compute(aligned.judgements) for m in measures}
     users = users_to_score(checked.solution, aligned.truth.n_relevant, options.empty_ground_truth)
     return _result(checked, aligned, values, users, measures, options, per_user, metrics is None)
+
+
+def _scored_predictions(measures: Sequence[Measure], options: Options) -> bool:
+    """Whether the submission's cells are scored predictions (a measure such as ``GAP``
+    reads them); refused with target types, where each type would need its own
+    global order."""
+    scored = any(m.family.scored for m in measures)
+    if scored and (options.target_type_column_name or options.row_id_type_separator):
+        raise HostVisibleError(
+            "GAP ranks every row's prediction in one order across the test set, so it "
+            "cannot be weighted over target types. Score each type as a run of its own "
+            "without target_type_column_name / row_id_type_separator."
+        )
+    return scored
 
 
 def _refuse_dropped_candidates(options: Options, candidates: TableLike | None) -> None:
@@ -532,13 +551,15 @@ def _read_and_check(
     every_quote: bool = False,
     keep_candidates: bool = False,
     known_types: tuple[str, ...] | None = None,
+    scored: bool = False,
 ) -> _Checked:
     """Read both inputs (any shape: docs/shapes.md, "Long layout", "TREC files") and check
     them; every problem is raised here, each input's problems at once (``exponential``:
     the requested measures with exponential gains, for the grades' bound;
     ``every_quote``: :func:`~scorer.check.validate.check_submission`'s;
     ``keep_candidates``: keep them for the pair measures' non-relevant items; ``known_types``:
-    the whole solution's target types, for a part of a run)."""
+    the whole solution's target types, for a part of a run; ``scored``: each submission
+    cell is one ``label confidence`` pair, for ``GAP``)."""
     candidate_column, candidate_table = candidate_source(options, inputs.candidates)
     shaped = read_solution(
         inputs.solution, options, inputs.row_id_column_name, inputs.segment_column_name, limits
@@ -600,6 +621,7 @@ def _read_and_check(
             [*found, *typed_found],
             candidates,
             every_quote=every_quote,
+            scored=scored,
         )
         kept_candidates = candidates if keep_candidates else None
         del submission_table, candidates
@@ -706,6 +728,7 @@ def _align(checked: _Checked, k: int) -> _Aligned:
     graded = checked.truth if isinstance(checked.truth, GradedTruth) else None
     truth = graded.truth if graded is not None else checked.truth
     predictions, user_of_row = submission.predictions, submission.user_of_row
+    confidence = submission.confidence  # scored predictions (GAP), else None
     n_users = checked.solution.n_rows
     rankings = build_rankings(
         predictions, user_of_row, n_users, checked.width, truth.vocabulary, checked.prints
@@ -727,7 +750,20 @@ def _align(checked: _Checked, k: int) -> _Aligned:
             judgements = replace(judgements, non_relevant=found)
     else:
         judgements = graded.judgements(rankings, first, k)
+    if confidence is not None:
+        order = _scored_order(confidence, user_of_row, checked.solution.row_ids)
+        judgements = replace(judgements, scored_order=order)
     return _Aligned(judgements, truth, user_of_row, lengths, n_first, hints, host_hints)
+
+
+def _scored_order(confidence: np.ndarray, user_of_row: np.ndarray, row_ids: pa.Array) -> np.ndarray:
+    """The solution rows with a scored prediction in GAP's global order: confidence
+    descending, then row id ascending in byte order (the solution's row order is
+    hidden, the submission's means nothing)."""
+    by_user = np.full(len(row_ids), np.nan)
+    known = user_of_row >= 0
+    by_user[user_of_row[known]] = confidence[known]
+    return scored_order(by_user, to_numpy(pc.sort_indices(row_ids)).astype(np.int64))
 
 
 def _judged_rankings(

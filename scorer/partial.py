@@ -477,6 +477,7 @@ def score_part(
     True
     """
     option_values, measures = _options_and_measures(metrics, **options)
+    _refuse_whole_data(measures)
     _check_max_grade(max_grade, measures)
     known_types = _known_types(target_types, option_values)
     check_settings(resamples if resamples else 1, 0.95, seed, "number of resamples")
@@ -564,6 +565,18 @@ def _replicates(
             found[prefix + name] = tuple(sums[at : at + len(pair)])
             at += len(pair)
     return found
+
+
+def _refuse_whole_data(measures: Sequence[Measure]) -> None:
+    """Refuse a measure that is no sum over rows (GAP): no part's sums merge into it."""
+    for measure in measures:
+        if measure.family.scored:
+            raise HostVisibleError(
+                f"{measure} cannot be scored in parts: it ranks every row's prediction "
+                "against every other row's across the whole test set, so a part's sums "
+                "cannot merge into the whole run's value. Score it in one run "
+                "(scorer.evaluate, or the command line on whole files)."
+            )
 
 
 def _columns(value: Any) -> tuple[np.ndarray, ...]:

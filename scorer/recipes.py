@@ -338,6 +338,30 @@ RECIPES: tuple[Recipe, ...] = (
         "submission check asks for every row: add --missing-rows empty to follow the code.",
         _command("landmark-retrieval-2021"),
     ),
+    *(
+        Recipe(
+            f"landmark-recognition-{year}",
+            f"Google Landmark Recognition {year} (Kaggle)",
+            ("GAP",),
+            {"k": 1, "empty_ground_truth": "zero"},
+            "id,landmarks: one row per test image, one landmark id and its confidence "
+            "('123 0.87') or an empty cell; the solution's landmarks cell empty for an image "
+            "with no landmark",
+            "https://github.com/tensorflow/models/blob/master/research/delf/delf/python/"
+            "datasets/google_landmarks_dataset/metrics.py",
+            "The host's GlobalAveragePrecision: every prediction sorted by confidence "
+            "descending, ties by image id ascending; a right label is one among the image's "
+            "landmarks; predictions on images with no landmark are false positives "
+            "(empty_ground_truth='zero' keeps those rows); M counts the images with a "
+            "landmark, predicted or not. The code reads confidences with float(), so it "
+            "would sort 'nan' and 'inf' anyhow: here a confidence must be a finite number. It "
+            "skips an image missing from the predictions, where Kaggle's check asks for every "
+            "row: add --missing-rows empty to follow the code. The value is exact, where the "
+            "code sums floats. The 2019, 2020 and 2021 editions are scored alike.",
+            _command(f"landmark-recognition-{year}"),
+        )
+        for year in (2019, 2020, 2021)
+    ),
     Recipe(
         "llm-science-exam-2023",
         "Kaggle - LLM Science Exam (2023)",

@@ -349,7 +349,8 @@ def measure_values(result: ScoreResult, metric: object = None) -> MeasureValues:
     Raises
     ------
     HostVisibleError
-        The measure was not computed, or the result keeps no per-user arrays.
+        The measure was not computed, or the result keeps no per-user arrays, or it is
+        GAP (no mean over rows).
     """
     require_arrays(result)
     name = measure_name(result, metric)
@@ -360,14 +361,35 @@ def measure_values(result: ScoreResult, metric: object = None) -> MeasureValues:
             {label: None if found is None else found[name] for label, found in splits.items()}
         )
     from scorer.measures.exact_means import MicroRatios
+    from scorer.measures.global_precision import NOT_A_MEAN, GlobalPrecision
 
     exact = result.exact_values.get(name)
+    if isinstance(exact, GlobalPrecision):
+        raise HostVisibleError(
+            f"Only bootstrap intervals of {name} are supported (comparisons, shake-up and "
+            "diagnostics are not): " + NOT_A_MEAN + "these statistics add per-row values. "
+            "Use them with a per-row measure scored beside it (P@1 is the share of right "
+            "labels)."
+        )
     parts = (None, None)
     if isinstance(exact, MicroRatios):  # statistics recompute its ratio of sums
         parts = (exact.numerator.astype(np.float64), exact.denominator.astype(np.float64))
     return MeasureValues(
         name, result.user_values[name], result.user_scored, result.user_usage, means, *parts
     )
+
+
+def whole_data_values(result: ScoreResult, metric: object = None) -> tuple[str, Any] | None:
+    """The name and the judged predictions of ``metric`` when it is a whole-data
+    measure (GAP: :class:`~scorer.measures.global_precision.GlobalPrecision`), which
+    the bootstrap resamples by recomputing it; ``None`` for a measure of per-user values.
+    """
+    require_arrays(result)
+    from scorer.measures.global_precision import GlobalPrecision
+
+    name = measure_name(result, metric)
+    exact = result.exact_values.get(name)
+    return (name, exact) if isinstance(exact, GlobalPrecision) else None
 
 
 def require_arrays(result: ScoreResult) -> None:

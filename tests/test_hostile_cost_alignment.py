@@ -169,7 +169,9 @@ def test_rows_over_k_are_refused_before_their_items_are_split(tmp_path: Path) ->
 
 
 #: Every family, each on the flat credited hits of sparse rankings.
-WIDE_MEASURES = [family.name for family in REGISTRY if not family.needs_non_relevant]
+WIDE_MEASURES = [
+    family.name for family in REGISTRY if not (family.needs_non_relevant or family.scored)
+]
 
 
 def _at(name: str, cutoff: int) -> str:

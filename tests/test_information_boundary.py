@@ -1087,3 +1087,58 @@ def test_the_typed_codabench_log_does_not_depend_on_hidden_data(tmp_path: Path) 
             logs.append((code, re.sub(r"(_public\"?: )[0-9.e+-]+", r"\1<score>", log)))
         assert logs[0] == logs[1], f"seed {seed}"
         assert logs[0][0] in (0, 1), logs[0]
+
+
+def _scored_submission(rng: np.random.Generator, case: Case) -> pd.DataFrame:
+    """One ``label confidence`` per row (GAP), from the case's submission: labels from
+    its rows (items of both solutions, and of neither), confidences with ties, and
+    malformed cells (one token, three, a confidence that is no finite number)."""
+    ids = list(case.submission.get(ROW_ID, []))
+    confidences = ["0.5", "0.25", "-0.0", "0", "1e-300", ".75"]
+    broken = ["a", "a 0.5 b", "a nan", "a inf", "a x", "a 1e999", ""]
+    cells = []
+    for _ in ids:
+        if rng.random() < 0.15:
+            cells.append(str(rng.choice(broken)))
+        else:
+            label = _padded(rng, 1)[0] if rng.random() < 0.3 else "a"
+            cells.append(f"{label} {rng.choice(confidences)}")
+    return pd.DataFrame({ROW_ID: ids, TARGET: cells})
+
+
+def scored_view(solution: pd.DataFrame, submission: pd.DataFrame, empty: str) -> tuple:
+    """What the API shows the participant of a GAP run (warnings and errors)."""
+    try:
+        result = evaluate(
+            solution, submission, ROW_ID, metrics=["GAP"], k=1, empty_ground_truth=empty
+        )
+    except ParticipantVisibleError as error:
+        return invalid_view(error)
+    except HostVisibleError as error:
+        if "No user can be scored" in str(error):  # the host's, from its own solution
+            return ("host",)
+        raise AssertionError(f"host error on a valid solution: {error}") from error
+    shown = [
+        (w.code, w.message, w.count, w.examples)
+        for w in result.warnings
+        if w.audience == "participant"
+    ]
+    return ("scored", shown)
+
+
+def test_gap_participant_text_does_not_depend_on_hidden_data() -> None:
+    """Scored predictions: the messages about malformed pairs and confidences, beside
+    the row problems, are the same whatever the solution's items, Usage and empty rows."""
+    problems: set[str] = set()
+    for seed in range(N_CASES // 2):
+        case = make_case(seed)
+        rng = np.random.default_rng(seed + 10**6)
+        submission = _scored_submission(rng, case)
+        empty = str(rng.choice(["skip", "zero"]))
+        views = [scored_view(solution, submission, empty) for solution in case.solutions]
+        if "host" in {view[0] for view in views}:
+            continue  # skip: a solution with no scorable row is the host's problem
+        assert views[0] == views[1], f"seed {seed}"
+        if views[0][0] == "invalid":
+            problems.update(re.findall(r"^\d+\. (.+)$", views[0][1], flags=re.MULTILINE))
+    assert {"Not one scored prediction", "Invalid confidences"} <= problems

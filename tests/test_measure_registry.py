@@ -36,6 +36,12 @@ def example_frames(example: Example) -> tuple[pd.DataFrame, pd.DataFrame, int]:
         grades.append(" ".join(str(g) for g in judged.values()))
         predictions.append(" ".join(f"{user}_{r}" for r in range(len(ranking))))
     ids = [f"u{user}" for user in range(len(truth))]
+    if example.confidences:  # one scored prediction per row: "label confidence"
+        scores = [score.strip() for score in example.confidences.split("|")]
+        predictions = [
+            "" if score == "-" else f"{row} {score}"
+            for row, score in zip(predictions, scores, strict=True)
+        ]
     solution = pd.DataFrame({"id": ids, "items": truth} | ({"grades": grades} if graded else {}))
     submission = pd.DataFrame({"id": ids, "items": predictions})
     cutoff = parse(example.measure, k=10**6).cutoff or 0
@@ -57,6 +63,7 @@ def test_every_worked_example_holds(family: Family, example: Example) -> None:
         k=k,
         metrics=[example.measure],
         grade_column_name="grades" if example.graded() else None,
+        empty_ground_truth=example.empty_ground_truth,
     )
     if family.exact:
         assert isinstance(example.value, Fraction) and example.tolerance == 0
@@ -107,7 +114,13 @@ def test_declared_bounds_and_exactness_hold_on_the_running_examples() -> None:
         solution, submission, k = example_frames(example)
         graded = "grades" if example.graded() else None
         result = evaluate(
-            solution, submission, "id", k=k, metrics=[example.measure], grade_column_name=graded
+            solution,
+            submission,
+            "id",
+            k=k,
+            metrics=[example.measure],
+            grade_column_name=graded,
+            empty_ground_truth=example.empty_ground_truth,
         )
         values = result.user_values[example.measure]
         if family.bounded:

@@ -35,7 +35,7 @@ def _measure_names(
     every = draw(st.booleans())
     names = []
     for family in REGISTRY:
-        if family.needs_non_relevant and not graded:
+        if (family.needs_non_relevant and not graded) or family.scored:  # GAP: refused
             continue
         if not every and draw(st.integers(0, 2)):
             continue

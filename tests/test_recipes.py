@@ -563,6 +563,55 @@ def test_esci_equals_trec_eval_j_c(name: str) -> None:
     assert result.score == pytest.approx(trec_eval_ndcg_j_c(scaled, run), rel=1e-12)
 
 
+def landmark_gap(
+    solution: dict[str, list[str]], predictions: dict[str, tuple[str, float]]
+) -> Fraction:
+    """Google's GlobalAveragePrecision (the Landmark Recognition metric): predictions
+    sorted by image id, then by score descending (a stable sort keeps the ids' order on
+    ties), a running count of right labels, each right one adding its precision; divided
+    by the images with a landmark. Summed as Fractions instead of floats."""
+    by_id = sorted(predictions.items())
+    ordered = sorted(by_id, key=lambda item: item[1][1], reverse=True)
+    total, right = Fraction(0), 0
+    for seen, (image, (label, _)) in enumerate(ordered, start=1):
+        if label in solution[image]:
+            right += 1
+            total += Fraction(right, seen)
+    return total / sum(1 for landmarks in solution.values() if landmarks)
+
+
+@pytest.mark.parametrize(
+    "name", covers(*(f"landmark-recognition-{year}" for year in (2019, 2020, 2021)))
+)
+def test_landmark_recognition_equals_the_hosts_gap(name: str) -> None:
+    rng = random.Random(name)
+    images = [f"{rng.getrandbits(64):016x}" for _ in range(300)]
+    classes = [str(c) for c in rng.sample(range(200_000), 40)]
+    solution = {
+        image: rng.sample(classes, rng.choice([0, 0, 1, 1, 1, 2])) for image in images
+    }  # about a third with no landmark
+    scores = [round(rng.random(), 2) for _ in range(20)] + [1e-300, 0.0]  # many ties
+    predictions = {
+        image: (
+            rng.choice(solution[image] or classes) if rng.random() < 0.5 else rng.choice(classes),
+            rng.choice(scores),
+        )
+        for image in images
+        if rng.random() < 0.9  # some images without a prediction: an empty cell
+    }
+    truth = pd.DataFrame(
+        {"id": images, "landmarks": [" ".join(solution[image]) for image in images]}
+    )
+    cells = [
+        f"{predictions[i][0]} {predictions[i][1]!r}" if i in predictions else "" for i in images
+    ]
+    submission = pd.DataFrame({"id": images, "landmarks": cells}).sample(frac=1, random_state=1)
+    result = scorer.evaluate(truth, submission, recipe=name)
+    expected = landmark_gap(solution, predictions)
+    assert result.exact_values["GAP"].exact_mean() == expected
+    assert result.score == float(expected)
+
+
 # ---------------------------------------------------------------------------------------
 # The registry.
 

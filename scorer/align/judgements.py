@@ -175,6 +175,23 @@ def user_rank_order(users: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     return np.argsort(users * width + ranks, kind="stable")
 
 
+def scored_order(confidence: np.ndarray, by_row_id: np.ndarray) -> np.ndarray:
+    """The rows with a confidence (not NaN), by confidence descending, then by row id
+    ascending: one stable sort of the rows taken in row-id order (``by_row_id``: every
+    row, its row ids in byte order). ``-0.0`` and ``0.0`` are equal confidences (a tie,
+    broken by the row id), as they are as numbers.
+
+    Examples
+    --------
+    >>> confidence = np.array([0.5, np.nan, -0.0, 0.9, 0.0, 0.5])
+    >>> scored_order(confidence, np.array([5, 2, 4, 3, 1, 0])).tolist()
+    [3, 5, 0, 2, 4]
+    """
+    rows = by_row_id[~np.isnan(confidence[by_row_id])]
+    descending = -(confidence[rows] + 0.0)  # + 0.0: -0.0 becomes 0.0
+    return rows[np.argsort(descending, kind="stable")].astype(np.int64)
+
+
 def graded_entries(
     users: np.ndarray, ranks: np.ndarray, grades: np.ndarray, cutoff: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -215,6 +232,10 @@ class Judgements:
         The judged, non-relevant items (from grades below the threshold or from the
         candidates): the pair measures' other side. ``None`` when the solution judges
         none (binary relevance without candidates).
+    scored_order : ndarray of int64, optional
+        With scored predictions (one ``label confidence`` per row, read for ``GAP``):
+        the rows with a prediction in the global order, confidence descending, then
+        row id ascending in byte order (:func:`scored_order`).
 
     Examples
     --------
@@ -236,6 +257,7 @@ class Judgements:
     flat: FlatHits | None = None
     distinct: Distinct | None = None
     non_relevant: NonRelevant | None = None
+    scored_order: np.ndarray | None = None
     _n_hits: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @property

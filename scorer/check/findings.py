@@ -174,6 +174,28 @@ def _too_many(finding: Finding, wording: Wording) -> Problem:
     )
 
 
+def _not_one_scored_pair(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Not one scored prediction",
+        "each cell empty or one label and its confidence, separated by a space "
+        "(such as '123 0.87')",
+        f"{format_count(finding.count('rows'), 'row')} with one token alone or more than two",
+        "write one label and its confidence per row, or leave the cell empty",
+        finding.examples,
+    )
+
+
+def _bad_confidences(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Invalid confidences",
+        "each label's confidence as a finite decimal number (such as 0.87, 1, or 3e-5)",
+        f"{format_count(finding.count('rows'), 'row')} whose confidence is not one "
+        "(text, inf, nan, or past the float64 range)",
+        "write each confidence as a plain decimal number",
+        finding.examples,
+    )
+
+
 def _grades_mismatch(finding: Finding, wording: Wording) -> Problem:
     return Problem(
         "Grades do not match the items",
@@ -387,6 +409,8 @@ PROBLEMS: dict[str, Callable[[Finding, Wording], Problem]] = {
     "unknown_row_ids": _unknown_row_ids,
     "open_quotes": _open_quotes,
     "too_many_predictions": _too_many,
+    "not_one_scored_pair": _not_one_scored_pair,
+    "bad_confidences": _bad_confidences,
     # found once the rows are matched, after every other problem of the submission
     "not_candidates": _not_candidates,
     "candidates_repeated": _candidates_repeated,

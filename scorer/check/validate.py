@@ -31,6 +31,7 @@ from scorer.check.findings import (
     problems,
     raise_findings,
 )
+from scorer.check.scored import ScoredCells
 from scorer.errors import (
     MAX_EXAMPLES,
     Finding,
@@ -100,11 +101,15 @@ class Submission:
         Records that are no problem alone: cells spanning several lines, a problem
         only beside missing rows, which another part of a run may have
         (``every_quote``; ``scorer.partial``).
+    confidence : ndarray of float64, or None
+        With scored predictions (``scored``), each submission row's confidence (NaN
+        for an empty cell); ``predictions`` then hold each row's label alone.
     """
 
     user_of_row: np.ndarray
     predictions: SplitLists
     notes: tuple[Finding, ...] = ()
+    confidence: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -258,6 +263,7 @@ def check_submission(
     candidates: Candidates | None = None,
     *,
     every_quote: bool = False,
+    scored: bool = False,
 ) -> Submission:
     """Check the submission's columns and rows against the solution.
 
@@ -280,6 +286,8 @@ def check_submission(
     every_quote : bool
         Look for cells spanning several lines even without missing rows, and keep them
         in the submission's ``notes`` when nothing is raised.
+    scored : bool
+        Read each cell as one scored prediction, ``label confidence`` (for ``GAP``).
 
     Raises
     ------
@@ -287,7 +295,7 @@ def check_submission(
         Listing every problem found, each with counts, examples and the fix.
     """
     findings, submission = submission_findings(
-        table, solution, options, found, candidates, every_quote=every_quote
+        table, solution, options, found, candidates, every_quote=every_quote, scored=scored
     )
     columns = SolutionColumns(solution.row_id_name, solution.target_name)
     raise_findings(findings, ParticipantVisibleError, SUBMISSION, wording(columns, options))
@@ -304,6 +312,7 @@ def submission_findings(
     candidates: Candidates | None = None,
     *,
     every_quote: bool = False,
+    scored: bool = False,
 ) -> tuple[list[Finding], Submission | None]:
     """:func:`check_submission` without raising: the records of every problem found,
     and the submission when both its columns are there.
@@ -323,12 +332,17 @@ def submission_findings(
         row_findings, ids = _row_id_findings(row_ids, solution, options)
         findings += row_findings
         user_of_row, valid_id = ids.user_of_row, ids.valid
-    cells = None
+    cells, confidence = None, None
     if solution.target_name in table.names:
         cells = table.column(solution.target_name)
         missing = any(f.kind == "missing_rows" for f in findings)
         if row_ids is not None and (missing or every_quote):
             findings += _open_quote_findings(cells, row_ids)
+        if scored:  # one "label confidence" per row: the label is the row's ranking
+            pairs = ScoredCells.parse(cells)
+            if row_ids is not None and valid_id is not None:
+                findings += pairs.findings(row_ids, valid_id)
+            cells, confidence = pairs.labels, pairs.confidence
         # Items are counted from the bytes: a row over k is refused before any is split.
         cells = ListCells(cells)
         if options.extra_predictions == "error" and row_ids is not None and valid_id is not None:
@@ -339,7 +353,8 @@ def submission_findings(
         findings += _candidate_findings(predictions, ids, solution, options, candidates)
     if cells is None or user_of_row is None or problems(findings, Wording()):
         return findings, None
-    return findings, Submission(user_of_row, cells.split() if predictions is None else predictions)
+    split = cells.split() if predictions is None else predictions
+    return findings, Submission(user_of_row, split, confidence=confidence)
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,12 @@ from typing import Any
 
 from scorer.align.judgements import Judgements
 from scorer.errors import HostVisibleError
-from scorer.measures import binary, graded, pairs, sets
+from scorer.measures import binary, global_precision, graded, pairs, sets
 from scorer.measures.average_precision import EXACT_MAX_WIDTH
 from scorer.measures.exact_means import ExactMean, Floats, MicroRatios
+from scorer.measures.global_precision import GlobalPrecision
 
-UserValues = ExactMean | Floats
+UserValues = ExactMean | Floats | GlobalPrecision
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,12 @@ class Example:
     judged_zeros : bool
         Give the solution a grade column even without a grade above 1, so that each
         ``0`` is a judged, non-relevant item (the pair measures need them).
+    confidences : str
+        For a measure of scored predictions (``GAP``): each user's confidence, users
+        separated by ``" | "`` as in ``ranked`` (``"-"`` for a user without a
+        prediction, whose ranking is empty).
+    empty_ground_truth : str
+        The run's ``empty_ground_truth`` (``"zero"`` keeps users with |R| = 0).
     """
 
     measure: str
@@ -113,6 +120,8 @@ class Example:
     tolerance: float = 0.0
     missed_grade: int = 1
     judged_zeros: bool = False
+    confidences: str = ""
+    empty_ground_truth: str = "skip"
 
     def rankings(self) -> list[list[int]]:
         """Each user's grades in rank order.
@@ -238,6 +247,9 @@ class Family:
         Whether the values need judged, non-relevant items (a grade below the
         threshold, or candidates that are not relevant): a solution with neither is
         refused (``AUC``).
+    scored : bool
+        Whether it reads each submission cell as one scored prediction,
+        ``label confidence`` (``GAP``): its values are then no mean over rows.
     reads : str
         For a family without a cut-off, what of each ranking it reads (the message
         refusing a cut-off says it).
@@ -262,6 +274,7 @@ class Family:
     exponential: Callable[..., bool] = lambda **params: False
     needs_non_relevant: bool = False
     reads: str = ""
+    scored: bool = False
 
     def param(self, name: str) -> Param | None:
         """The parameter of this name (case-insensitive), if any."""
@@ -281,6 +294,11 @@ TWO_ROWS = "1 0 0 | 1 1"  # with |R| = 2 each: micro and macro set measures diff
 ORDERED = "0 1 | 1 0 0"  # AUC: one row with a pair wrong, one with every pair right
 GAIN = Param("gain", ("exp", "linear"), "exp")
 DISCOUNT = Param("discount", graded.DISCOUNTS, "log2_i_plus_1")
+# GAP: one prediction per row; by confidence the order is rows 2 (hit), 0 (miss),
+# 1 (hit), 3 (a false positive: |R| = 0): (1/1 + 2/3) / 4, M = 4 (row 4 has no
+# prediction and still counts).
+LANDMARKS = "0 | 1 | 1 | 0 | "
+LANDMARK_CONFIDENCES = "0.8 | 0.5 | 0.9 | 0.3 | -"
 F = Fraction
 
 
@@ -565,6 +583,29 @@ REGISTRY: tuple[Family, ...] = (
             Example("AUC", "0 1", 2, F(1, 2), judged_zeros=True, missed_grade=0),
             Example("AUC", ORDERED, 1, F(1, 2), judged_zeros=True),
             Example("AUC", "1 1", 2, F(1), judged_zeros=True),  # no non-relevant item
+        ),
+    ),
+    Family(
+        "GAP",
+        ("global_average_precision", "micro_ap"),
+        global_precision.global_average_precision,
+        has_cutoff=False,
+        reads="each row's one scored prediction",
+        scored=True,
+        definition="(1/M) Σ_i P(i)·rel(i) over every row's one 'label confidence' prediction, "
+        "sorted by confidence descending across rows (ties: row id ascending); M: rows with "
+        "a non-empty truth; no mean over rows (Landmark Recognition's GAP)",
+        examples=(
+            Example("GAP", "1 | 0 | 1", 1, F(5, 9), confidences="0.9 | 0.5 | 0.2"),
+            Example("GAP", "1 | 0 | 1", 1, F(7, 18), confidences="0.2 | 0.5 | 0.2"),  # tie
+            Example(
+                "GAP",
+                LANDMARKS,
+                (1, 1, 1, 0, 1),
+                F(5, 12),
+                confidences=LANDMARK_CONFIDENCES,
+                empty_ground_truth="zero",
+            ),
         ),
     ),
 )
@@ -900,14 +941,25 @@ def _exactness(family: Family) -> str:
 
 def _examples_text(examples: Iterable[Example]) -> str:
     """The worked examples, grouped by ranking: ``ranking, |R|: name = value, ...``."""
-    groups: dict[tuple[str, tuple[int, ...], int], list[str]] = {}
+    groups: dict[tuple[str, tuple[int, ...], int, str], list[str]] = {}
     for example in examples:
         shown = str(example.value) if isinstance(example.value, Fraction) else repr(example.value)
-        key = (example.ranked, tuple(example.relevant_counts()), example.missed_grade)
+        key = (
+            example.ranked,
+            tuple(example.relevant_counts()),
+            example.missed_grade,
+            example.confidences,
+        )
         groups.setdefault(key, []).append(f"{example.measure} = {shown}")
     texts = []
-    for (ranked, relevant, missed_grade), values in groups.items():
+    for (ranked, relevant, missed_grade, confidences), values in groups.items():
         users = [f"`{user.strip()}`" for user in ranked.split("|")]
+        if confidences:  # scored predictions: each row's hit and its confidence
+            scores = [score.strip() for score in confidences.split("|")]
+            users = [
+                "`-`" if score == "-" else f"`{user.strip('`')} {score}`"
+                for user, score in zip(users, scores, strict=True)
+            ]
         missed = f", missed items of grade {missed_grade}" if missed_grade != 1 else ""
         if len(set(relevant)) == 1:
             each = " each" if len(users) > 1 else ""

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import pyarrow.compute as pc
 
+from scorer.arrays import to_numpy
 from scorer.per_user import SPLITS, MeasureValues
-from scorer.result import ScoreResult
+from scorer.result import ScoreResult, whole_data_values
 from scorer.stats.resampling import (
     check_settings,
     percentile_interval,
@@ -55,7 +58,8 @@ def bootstrap(
     overall value of a resample combines its splits' resamples (a stratified
     bootstrap), so all three intervals come from the same draws. A measure with
     ``avg=micro`` resamples users with their numerators and denominators and
-    recomputes the ratio of sums on each resample.
+    recomputes the ratio of sums on each resample; GAP resamples rows and recomputes
+    GAP on each resample (:func:`_whole_data_bootstrap`).
 
     Parameters
     ----------
@@ -93,6 +97,9 @@ def bootstrap(
     (0.5, True)
     """
     check_settings(n_resamples, level, seed)
+    whole = whole_data_values(result, metric)
+    if whole is not None:
+        return _whole_data_bootstrap(result, *whole, n_resamples, level, seed)
     if result.by_type is not None:
         return _typed_bootstrap(result, metric, n_resamples, level, seed)
     values = result.measure_values(metric)
@@ -126,6 +133,58 @@ def _micro_bootstrap(
             ratios = ratio_of_sums(sums[label][:, 0], sums[label][:, 1])
             intervals[label] = Interval(values.means[label], *percentile_interval(ratios, level))
     return intervals
+
+
+#: Cells of the resamples x rows matrices of :func:`_whole_data_bootstrap` (16 MiB each).
+_WHOLE_DATA_CELLS = 2**21
+
+
+def _whole_data_bootstrap(
+    result: ScoreResult, name: str, gap: Any, n_resamples: int, level: float, seed: int
+) -> dict[str, Interval]:
+    """:func:`bootstrap` of GAP: the scored rows of each split drawn with replacement
+    (a multinomial per split and resample), and GAP recomputed on each resample over
+    all its rows and within each split (``gap.resampled_means``), in blocks of
+    resamples. Its cost is resamples x rows, with no grouping of equal values."""
+    scored = np.asarray(result.user_scored, dtype=bool)
+    usage = result.user_usage
+    masks = (
+        {"score": scored}
+        if usage is None
+        else {label: scored & (usage == code) for code, label in enumerate(SPLITS)}
+    )
+    # Rows drawn in their row ids' byte order: the same draws under any row order.
+    by_row_id = to_numpy(pc.sort_indices(result.row_ids)).astype(np.int64)
+    strata = {label: by_row_id[mask[by_row_id]] for label, mask in masks.items() if mask.any()}
+    rng = seeded_generator(seed)
+    n_rows = len(scored)
+    block = max(1, _WHOLE_DATA_CELLS // max(n_rows, 1))
+    found: dict[str, list[np.ndarray]] = {label: [] for label in ["score", *strata]}
+    for start in range(0, n_resamples, block):  # blocks of resamples, never one at a time
+        size = min(block, n_resamples - start)
+        weights = np.zeros((size, n_rows), dtype=np.int64)
+        for rows in strata.values():
+            weights[:, rows] = _draw_counts(rng, size, len(rows))
+        found["score"].append(gap.resampled_means(weights))
+        if usage is not None:
+            for label, mask in masks.items():
+                if label in strata:
+                    found[label].append(gap.resampled_means(weights, mask))
+    means = {"score": result.metrics[name]}
+    splits = {"public": result.public_metrics, "private": result.private_metrics}
+    means |= {label: (splits[label] or {}).get(name) for label in strata if label in splits}
+    return {
+        label: Interval(means[label], *percentile_interval(np.concatenate(parts), level))
+        for label, parts in found.items()
+        if parts and means.get(label) is not None
+    }
+
+
+def _draw_counts(rng: np.random.Generator, size: int, n: int) -> np.ndarray:
+    """How often each of ``n`` rows is drawn in each of ``size`` resamples of ``n`` draws
+    with replacement (one ``bincount`` of all the draws)."""
+    draws = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
+    return np.bincount(draws.ravel(), minlength=size * n).reshape(size, n)
 
 
 def _typed_bootstrap(

@@ -1,0 +1,105 @@
+"""Scored predictions: a submission cell holding one ``label confidence`` pair (GAP).
+
+A cell is empty (no prediction) or two whitespace-separated tokens: the label, then
+its confidence written as a decimal number (``0.87``, ``-1``, ``.5``, ``3e-5``). A
+confidence is read as the float64 it rounds to, as Python's ``float()`` reads it, so
+two spellings of one double (``0.5``, ``5e-1``) tie; ``inf``, ``nan``, a number past
+the float64 range and any other text are refused. The rows are checked all at once
+(Arrow's regular expressions and cast, linear in the bytes), and every problem is a
+record with the five smallest row ids in byte order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scorer.align.item_lists import ListCells, split_lists
+from scorer.arrays import to_arrow, to_numpy
+from scorer.errors import Finding, smallest_values
+
+#: A confidence as written: optional sign, digits with an optional point, optional exponent.
+DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+
+
+@dataclass(frozen=True)
+class ScoredCells:
+    """Each cell's label and confidence, and which cells are malformed.
+
+    Attributes
+    ----------
+    labels : pyarrow.Array
+        Each row's label, null without one (an empty or malformed cell).
+    confidence : ndarray of float64
+        Each row's confidence, NaN without a valid pair.
+    not_one_pair : ndarray of bool
+        Rows whose cell is neither empty nor exactly two tokens.
+    bad_confidence : ndarray of bool
+        Rows with two tokens whose second is no finite decimal number.
+
+    Examples
+    --------
+    >>> cells = ScoredCells.parse(pa.array(["7 0.5", "", "8", "9 inf", " 3  1e2 "]))
+    >>> cells.labels.to_pylist(), cells.confidence.tolist()
+    (['7', None, None, None, '3'], [0.5, nan, nan, nan, 100.0])
+    >>> cells.not_one_pair.tolist(), cells.bad_confidence.tolist()
+    ([False, False, True, False, False], [False, False, False, True, False])
+    """
+
+    labels: pa.Array
+    confidence: np.ndarray
+    not_one_pair: np.ndarray
+    bad_confidence: np.ndarray
+
+    @classmethod
+    def parse(cls, cells: pa.Array) -> ScoredCells:
+        """Count every cell's tokens from its bytes, then split only the cells of two
+        (a cell of a million tokens is counted, never split) and read their confidences."""
+        lists = ListCells(cells)
+        lengths = np.asarray(lists.lengths, dtype=np.int64)
+        pair = lengths == 2
+        n_pairs = int(pair.sum())
+        if n_pairs == len(pair):
+            tokens = lists.split().tokens
+        elif n_pairs:
+            tokens = split_lists(lists.cells.filter(to_arrow(pair))).tokens
+        else:
+            tokens = pa.array([], pa.large_string())
+        firsts = np.arange(0, 2 * n_pairs, 2, dtype=np.int64)
+        texts = tokens.take(to_arrow(firsts + 1)).cast(pa.large_string())
+        written = to_numpy(pc.match_substring_regex(texts, DECIMAL), fill=False)
+        values = np.full(n_pairs, np.nan)
+        if written.any():
+            values[written] = to_numpy(pc.cast(texts.filter(to_arrow(written)), pa.float64()))
+        finite = np.isfinite(values)
+        pair_rows = np.flatnonzero(pair)
+        good = np.zeros(len(lengths), dtype=bool)
+        good[pair_rows[finite]] = True
+        confidence = np.full(len(lengths), np.nan)
+        confidence[good] = values[finite]
+        label_at = np.zeros(len(lengths), dtype=np.int64)
+        label_at[pair_rows] = firsts
+        labels = tokens.take(pa.array(label_at, mask=~good)) if n_pairs else _nulls(len(good))
+        bad_confidence = np.zeros(len(lengths), dtype=bool)
+        bad_confidence[pair_rows[~finite]] = True
+        return cls(labels, confidence, (lengths != 0) & ~pair, bad_confidence)
+
+    def findings(self, row_ids: pa.Array, valid_id: np.ndarray) -> list[Finding]:
+        """The records of the malformed cells (none when every cell is well formed)."""
+        found = []
+        for kind, mask in (
+            ("not_one_scored_pair", self.not_one_pair),
+            ("bad_confidences", self.bad_confidence),
+        ):
+            count = int(mask.sum())
+            if count:
+                examples = smallest_values(row_ids, mask & valid_id)
+                found.append(Finding(kind, (("rows", count),), examples))
+        return found
+
+
+def _nulls(n: int) -> pa.Array:
+    return pa.nulls(n, pa.large_string())
