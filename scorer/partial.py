@@ -478,7 +478,7 @@ def score_part(
     """
     option_values, measures = _options_and_measures(metrics, **options)
     _refuse_whole_data(measures)
-    _check_max_grade(max_grade, measures)
+    _check_max_grade(max_grade)
     known_types = _known_types(target_types, option_values)
     check_settings(resamples if resamples else 1, 0.95, seed, "number of resamples")
     if option_values.format != "trec":
@@ -503,6 +503,7 @@ def score_part(
         if not error.findings:
             raise
         return _invalid(settings, error, _n_rows(inputs, option_values, limits, error))
+    _check_max_grade_bound(max_grade, measures)
     option_values = checked.options
     notes = checked.submission.notes if checked.submission is not None else ()
     aligned = _align(checked, row_bound(option_values.k))
@@ -672,10 +673,9 @@ def _invalid(settings: dict[str, Any], error: ScorerError, n_users: int) -> Part
     return Partial(settings, stage, problems, notes, counts={"n_users": n_users})
 
 
-def _check_max_grade(max_grade: int | None, measures: tuple[Measure, ...]) -> None:
-    """Refuse a ``max_grade`` that is no grade count, or one above the largest grade
-    an exponential gain takes when a measure takes it as its own (2**max_grade would
-    be a number of that many bits: a part would never finish)."""
+def _check_max_grade(max_grade: int | None) -> None:
+    """Refuse a ``max_grade`` that is no grade count (its bound:
+    :func:`_check_max_grade_bound`)."""
     if max_grade is None:
         return
     if isinstance(max_grade, bool) or not isinstance(max_grade, int) or max_grade < 0:
@@ -683,8 +683,15 @@ def _check_max_grade(max_grade: int | None, measures: tuple[Measure, ...]) -> No
             f"The 'max_grade' parameter must be an int in the range [0, inf). Got {max_grade!r} "
             "instead."
         )
+
+
+def _check_max_grade_bound(max_grade: int | None, measures: tuple[Measure, ...]) -> None:
+    """Refuse a ``max_grade`` above the largest grade an exponential gain takes when a
+    measure takes it as its own (2**max_grade would be a number of that many bits: a
+    part would never finish). Checked once the solution is, so that a solution holding
+    such a grade is refused in ``evaluate``'s words."""
     takers = [str(m) for m in measures if ("max_grade", None) in m.params]
-    if takers and max_grade > MAX_EXPONENTIAL_GRADE:
+    if max_grade is not None and takers and max_grade > MAX_EXPONENTIAL_GRADE:
         raise HostVisibleError(
             f"The 'max_grade' parameter must be at most {MAX_EXPONENTIAL_GRADE} with "
             f"{', '.join(takers)}, the largest grade a solution can hold for them. Got "

@@ -266,7 +266,7 @@ def _graded_run() -> dict:
 
 
 @pytest.mark.parametrize("metric", ["ERR", "nERR@3"])
-def test_a_max_grade_above_the_exponential_bound_is_refused_before_any_work(metric) -> None:
+def test_a_max_grade_above_the_exponential_bound_is_refused_before_scoring(metric) -> None:
     table = pd.DataFrame({"id": ["u1"], "items": ["a"], "grades": ["1"]})
     with pytest.raises(HostVisibleError, match=rf"must be at most 30 with {re.escape(metric)}"):
         score_part(
@@ -286,6 +286,20 @@ def test_a_max_grade_above_the_exponential_bound_is_refused_before_any_work(metr
         metrics=["nDCG(gain=linear)@3"],
         grade_column_name="grades",
     )
+
+
+def test_a_solution_grade_above_the_bound_is_refused_in_evaluates_words() -> None:
+    """A front end passes the solution's largest grade as max_grade: when that grade is
+    over the bound, the part says what evaluate says of the solution, not of max_grade."""
+    solution = pd.DataFrame({"id": ["u1", "u2"], "items": ["a", "b"], "grades": ["31", "1"]})
+    submission = solution.drop(columns="grades")
+    options = {"metrics": ["ERR@3"], "grade_column_name": "grades"}
+    with pytest.raises(HostVisibleError) as whole:
+        scorer.evaluate(solution, submission, "id", **options)
+    with pytest.raises(HostVisibleError) as part:
+        finish(score_part(solution, submission, "id", max_grade=31, **options))
+    assert str(part.value) == str(whole.value)
+    assert "max_grade' parameter" not in str(part.value)
 
 
 def test_err_default_max_grade_given_once_is_the_whole_runs() -> None:
