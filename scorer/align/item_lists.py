@@ -232,20 +232,34 @@ def _squeeze_spaces(
     raw: np.ndarray, offsets: np.ndarray, space: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The bytes and offsets of cells with only the spaces that separate two items
-    kept (one per run): one pass over the bytes, work per kept space, none per
-    dropped one."""
-    # The last space of each run followed by an item of the same cell ...
-    before_item = np.flatnonzero(space[:-1] & ~space[1:])
-    cell = np.searchsorted(offsets, before_item, side="right") - 1
-    inside = before_item + 1 < offsets[cell + 1]
-    before_item, cell = before_item[inside], cell[inside]
-    # ... but for the cell's first item, when spaces lead the cell.
-    first_of_cell = np.ones(len(cell), dtype=bool)
-    first_of_cell[1:] = cell[1:] != cell[:-1]
-    leading = first_of_cell & space[offsets[cell]]
-    before_item, cell = before_item[~leading], cell[~leading]
+    kept (one per run): one pass over the bytes, a chunk of them at a time, so that
+    the positions of the kept spaces (8 bytes each, as many as the items) are never
+    all held at once.
+
+    Examples
+    --------
+    >>> raw = np.frombuffer(b" a  b c " b"  d", dtype=np.uint8)
+    >>> kept, offsets = _squeeze_spaces(raw, np.array([0, 8, 11]), raw == ord(" "))
+    >>> bytes(kept), offsets.tolist()
+    (b'a b cd', [0, 5, 6])
+    """
     keep = ~space
-    keep[before_item] = True
+    last_cell = -1  # the cell of the previous chunk's last kept space
+    for start in range(0, max(len(raw) - 1, 0), CHUNK_ROWS):
+        stop = min(start + CHUNK_ROWS, len(raw) - 1)
+        # The last space of each run followed by an item of the same cell ...
+        before_item = start + np.flatnonzero(space[start:stop] & ~space[start + 1 : stop + 1])
+        cell = np.searchsorted(offsets, before_item, side="right") - 1
+        inside = before_item + 1 < offsets[cell + 1]
+        before_item, cell = before_item[inside], cell[inside]
+        # ... but for the cell's first item, when spaces lead the cell.
+        first_of_cell = np.ones(len(cell), dtype=bool)
+        first_of_cell[1:] = cell[1:] != cell[:-1]
+        if len(cell):
+            first_of_cell[0] = cell[0] != last_cell
+            last_cell = int(cell[-1])
+        leading = first_of_cell & space[offsets[cell]]
+        keep[before_item[~leading]] = True
     return raw[keep], _true_before(keep, offsets)
 
 
