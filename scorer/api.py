@@ -605,6 +605,7 @@ def _read_and_check(
         candidates = read_candidates(
             candidate_cells, candidate_table, checked_solution, options.candidate_rule, limits
         )
+        del candidate_cells  # split into the candidates: the raw cells are not read again
         submission_table, found = read_submission(
             inputs.submission, options, checked_solution, limits
         )
@@ -792,8 +793,7 @@ def _candidate_non_relevant(
     candidates: Candidates = checked.candidates  # type: ignore[assignment]
     checked.candidates = None  # freed once used
     counts = non_relevant_counts(
-        candidates.rows,
-        candidates.items,
+        candidates.pairs,
         truth.users,
         truth.vocabulary.take(pa.array(truth.codes)),
         checked.solution.n_rows,

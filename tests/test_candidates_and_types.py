@@ -15,7 +15,12 @@ from hypothesis import strategies as st
 
 import scorer.align.candidates as candidates_module
 from scorer import ParticipantVisibleError, evaluate
-from scorer.align.candidates import candidate_problems, drop_unjudged, non_relevant_counts
+from scorer.align.candidates import (
+    PairIndex,
+    candidate_problems,
+    drop_unjudged,
+    non_relevant_counts,
+)
 from scorer.align.item_lists import split_lists
 from scorer.align.target_types import (
     solution_types,
@@ -74,11 +79,15 @@ def _flat(rows_of_items):
     return rows, items
 
 
+def _pairs(rows_of_items):
+    return PairIndex(*_flat(rows_of_items))
+
+
 @settings(max_examples=300, deadline=None)
 @given(lists, lists, st.sampled_from(["permutation", "subset"]))
 def test_candidate_problems_match_the_reference(submitted, candidates, rule):
     expected = reference_candidate_problems(rule, submitted, candidates)
-    records = candidate_problems(rule, pa.array(ROW_IDS), *_flat(submitted), *_flat(candidates))
+    records = candidate_problems(rule, pa.array(ROW_IDS), *_flat(submitted), _pairs(candidates))
     found = problems(records, Wording())  # the records in words
     assert [p.title for p in found] == list(expected)
     for problem in found:
@@ -95,9 +104,9 @@ def test_candidate_problems_match_the_reference(submitted, candidates, rule):
 def test_candidate_problems_are_the_same_a_few_pairs_at_a_time(submitted, candidates, rule, chunk):
     # The pairs are numbered and looked up a chunk at a time: chunks of 1 to 4 pairs
     # cross every boundary these small lists have.
-    whole = candidate_problems(rule, pa.array(ROW_IDS), *_flat(submitted), *_flat(candidates))
+    whole = candidate_problems(rule, pa.array(ROW_IDS), *_flat(submitted), _pairs(candidates))
     with mock.patch.object(candidates_module, "LOOKUP_ROWS", chunk):
-        chunked = candidate_problems(rule, pa.array(ROW_IDS), *_flat(submitted), *_flat(candidates))
+        chunked = candidate_problems(rule, pa.array(ROW_IDS), *_flat(submitted), _pairs(candidates))
     assert chunked == whole
 
 
@@ -105,23 +114,24 @@ def test_candidate_problems_are_the_same_a_few_pairs_at_a_time(submitted, candid
 @given(lists, lists, st.integers(1, 4))
 def test_non_relevant_candidates_are_counted_as_the_reference(candidates, relevant, chunk):
     with mock.patch.object(candidates_module, "LOOKUP_ROWS", chunk):
-        counts = non_relevant_counts(*_flat(candidates), *_flat(relevant), len(ROW_IDS))
+        counts = non_relevant_counts(_pairs(candidates), *_flat(relevant), len(ROW_IDS))
     expected = [len(set(c) - set(r)) for c, r in zip(candidates, relevant, strict=True)]
     assert counts.tolist() == expected
 
 
 def test_no_rule_checks_nothing_and_a_valid_permutation_passes():
     rows, items = _flat([["a", "b"], [], [], []])
-    assert candidate_problems("none", pa.array(ROW_IDS), rows, items, rows[:0], items[:0]) == []
-    cands = _flat([["b", "a", "a"], [], [], []])
-    assert candidate_problems("permutation", pa.array(ROW_IDS), rows, items, *cands) == []
+    nothing = PairIndex(rows[:0], items[:0])
+    assert candidate_problems("none", pa.array(ROW_IDS), rows, items, nothing) == []
+    cands = _pairs([["b", "a", "a"], [], [], []])
+    assert candidate_problems("permutation", pa.array(ROW_IDS), rows, items, cands) == []
 
 
 def test_messages_do_not_depend_on_which_candidates_are_relevant():
     # The check never sees the solution: its only inputs are public.
     sub = _flat([["a", "x"], ["b"], [], []])
-    cands = _flat([["a", "b"], ["b", "c"], [], []])
-    records = candidate_problems("permutation", pa.array(ROW_IDS), *sub, *cands)
+    cands = _pairs([["a", "b"], ["b", "c"], [], []])
+    records = candidate_problems("permutation", pa.array(ROW_IDS), *sub, cands)
     texts = [p.render() for p in problems(records, Wording())]
     assert texts == [
         "Items that are not candidates\n"

@@ -109,15 +109,16 @@ FAMILIES = {
     "candidate lists a million long": (
         "rows = np.zeros(N, dtype=np.int64); items = strings(np.arange(N))\n"
         "submitted = items.take(pa.array(rng.permutation(N))); names = pa.array(['r'])",
-        "from scorer.align.candidates import candidate_problems\n"
-        "candidate_problems('permutation', names, rows, submitted, rows, items)",
+        "from scorer.align.candidates import PairIndex, candidate_problems\n"
+        "candidate_problems('permutation', names, rows, submitted, PairIndex(rows, items))",
     ),
     "random candidate lists": (
         "rows = rng.integers(0, N // 20, N); items = strings(rng.integers(0, 10**6, N))\n"
         "order = rng.permutation(N); names = strings(np.arange(N // 20))\n"
         "submitted_rows = rows[order]; submitted = items.take(pa.array(order))",
-        "from scorer.align.candidates import candidate_problems\n"
-        "candidate_problems('permutation', names, submitted_rows, submitted, rows, items)",
+        "from scorer.align.candidates import PairIndex, candidate_problems\n"
+        "pairs = PairIndex(rows, items)\n"
+        "candidate_problems('permutation', names, submitted_rows, submitted, pairs)",
     ),
 }
 

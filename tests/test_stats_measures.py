@@ -264,7 +264,7 @@ def test_ci_gives_intervals_for_every_measure() -> None:
         assert splits == {split: [i.low, i.high] for split, i in found.items()}
     assert data["intervals"]["P@5"] != data["intervals"]["MAP@5"]
     human = run(SOLUTION, SUBMISSION, "--ci", "-m", "P@5", "-m", "MAP@5").stdout
-    assert "  P@5     score " in human and "  MAP@5   score " in human
+    assert "  P@5     overall " in human and "  MAP@5   overall " in human
 
 
 def test_compare_compares_every_measure_named(tmp_path) -> None:

@@ -157,8 +157,7 @@ def candidate_problems(
     row_ids: pa.Array,
     submitted_rows: np.ndarray,
     submitted_items: pa.Array,
-    candidate_rows: np.ndarray,
-    candidate_items: pa.Array,
+    candidates: PairIndex,
     skipped: np.ndarray | None = None,
 ) -> list[Finding]:
     """What breaks ``rule`` in a submission's rankings, given each row's candidates, as
@@ -173,8 +172,8 @@ def candidate_problems(
         The public row id of each row number (for examples: the smallest in byte order).
     submitted_rows, submitted_items : ndarray of int, pyarrow.Array
         The row number and item of each submitted prediction (a row below 0: not checked).
-    candidate_rows, candidate_items : ndarray of int, pyarrow.Array
-        The row number and item of each candidate (a candidate listed twice counts once).
+    candidates : PairIndex
+        Each row's candidates, numbered (a candidate listed twice counts once).
     skipped : ndarray of bool, optional
         Rows not checked at all (their row id is duplicated in the submission: that is
         a problem of its own, and which of its rankings to check is no question to
@@ -192,7 +191,7 @@ def candidate_problems(
     >>> ids = pa.array(["s1", "s2"])
     >>> found = candidate_problems("permutation", ids, np.array([0, 0, 1, 1]),
     ...                            pa.array(["a", "z", "c", "c"]),
-    ...                            np.array([0, 0, 1]), pa.array(["a", "b", "c"]))
+    ...                            PairIndex(np.array([0, 0, 1]), pa.array(["a", "b", "c"])))
     >>> [f.kind for f in found]
     ['not_candidates', 'candidates_repeated', 'candidates_missing']
     >>> found[0]
@@ -204,7 +203,7 @@ values=('z',))
     n_rows = len(row_ids)
     if skipped is None:
         skipped = np.zeros(n_rows, dtype=bool)
-    pairs = PairIndex(candidate_rows, candidate_items)
+    pairs = candidates
     ranked, foreign = _ranked_candidates(pairs, submitted_rows, submitted_items, skipped)
     found = [] if foreign is None else [foreign.with_examples(row_ids)]
     repeated = ranked > 1
@@ -300,8 +299,7 @@ def drop_unjudged(
 
 
 def non_relevant_counts(
-    candidate_rows: np.ndarray,
-    candidate_items: pa.Array,
+    candidates: PairIndex,
     truth_rows: np.ndarray,
     truth_items: pa.Array,
     n_users: int,
@@ -311,8 +309,8 @@ def non_relevant_counts(
 
     Parameters
     ----------
-    candidate_rows, candidate_items : ndarray of int, pyarrow.Array
-        Each candidate's solution row and item.
+    candidates : PairIndex
+        Each row's candidates, numbered.
     truth_rows, truth_items : ndarray of int, pyarrow.Array
         Each relevant pair's solution row and item.
     n_users : int
@@ -320,11 +318,12 @@ def non_relevant_counts(
 
     Examples
     --------
-    >>> non_relevant_counts(np.array([0, 0, 0, 0, 1, 1]), pa.array(["a", "b", "c", "b", "d", "e"]),
-    ...                     np.array([0, 1]), pa.array(["a", "e"]), 2).tolist()
+    >>> candidates = PairIndex(np.array([0, 0, 0, 0, 1, 1]),
+    ...                        pa.array(["a", "b", "c", "b", "d", "e"]))
+    >>> non_relevant_counts(candidates, np.array([0, 1]), pa.array(["a", "e"]), 2).tolist()
     [2, 1]
     """
-    pairs = PairIndex(candidate_rows, candidate_items)
+    pairs = candidates
     relevant = np.zeros(pairs.n_pairs, dtype=bool)
     for start in range(0, len(truth_rows), LOOKUP_ROWS):
         rows = truth_rows[start : start + LOOKUP_ROWS]

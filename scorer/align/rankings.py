@@ -101,14 +101,22 @@ class GroundTruth:
                [False,  True, False]])
         """
         codes = np.asarray(codes)
-        valid = (codes >= 0) & (codes < len(self.vocabulary))
-        if len(self.users) == 0:
-            return np.zeros(valid.shape, dtype=bool)
+        users = np.broadcast_to(users, codes.shape)
+        result = np.zeros(codes.shape, dtype=bool)
+        if len(self.users) == 0 or codes.size == 0:
+            return result
         size = max(len(self.vocabulary), 1)
         keys = self.users * size + self.codes  # sorted: users first, then codes
-        probe = np.where(valid, users * size + codes, -1)
-        position = np.minimum(np.searchsorted(keys, probe), len(keys) - 1)
-        return valid & (keys[position] == probe)
+        # A chunk of rows at a time: the probes' four int64 temporaries stay a few MiB.
+        step = max(1, CHUNK_ROWS // max(1, codes.size // max(1, len(codes))))
+        for first in range(0, len(codes), step):
+            rows = slice(first, first + step)
+            valid = (codes[rows] >= 0) & (codes[rows] < len(self.vocabulary))
+            probe = np.where(valid, users[rows] * size + codes[rows], -1)
+            position = np.searchsorted(keys, probe)
+            np.minimum(position, len(keys) - 1, out=position)
+            result[rows] = valid & (keys[position] == probe)
+        return result
 
     def contains_rows(self, codes: np.ndarray) -> np.ndarray:
         """:meth:`contains` for a ``users x width`` matrix whose row ``u`` is user ``u``.

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.align.candidates import CandidateRule, token_rows
+from scorer.align.candidates import CandidateRule, PairIndex, token_rows
 from scorer.align.item_lists import split_lists
 from scorer.align.joins import StringIndex, byte_order_codes
 from scorer.align.long_layout import long_solution_to_wide, long_to_wide
@@ -363,7 +363,7 @@ def read_candidates(
     """
     if cells is not None:
         lists = split_lists(text_column(cells))
-        return Candidates(rule, token_rows(lists.lengths), lists.tokens)
+        return Candidates(rule, PairIndex(token_rows(lists.lengths), lists.tokens))
     if data is None:
         return None
     table = as_string_table(data, HostVisibleError, limits)
@@ -391,4 +391,4 @@ def read_candidates(
         )
         raise_if_any([problem], HostVisibleError, subject)
     lists = split_lists(text_column(table.column(others[0])))
-    return Candidates(rule, token_rows(lists.lengths, rows), lists.tokens)
+    return Candidates(rule, PairIndex(token_rows(lists.lengths, rows), lists.tokens))

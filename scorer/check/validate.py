@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.align.candidates import CandidateRule, candidate_problems, token_rows
+from scorer.align.candidates import CandidateRule, PairIndex, candidate_problems, token_rows
 from scorer.align.item_lists import ListCells, SplitLists, split_lists
 from scorer.align.joins import StringIndex, first_index_of
 from scorer.arrays import CHUNK_ROWS, empty_strings, string_bytes, to_arrow, to_numpy, to_strings
@@ -365,15 +365,13 @@ class Candidates:
     ----------
     rule : {"permutation", "subset"}
         What a row may rank.
-    rows : ndarray of int
-        The solution row of each candidate (int32 when it fits).
-    items : pyarrow.Array
-        The candidate items.
+    pairs : PairIndex
+        The distinct (solution row, item) pairs, numbered once as they are read, so
+        that the candidates' text is freed before the submission is read.
     """
 
     rule: CandidateRule
-    rows: np.ndarray
-    items: pa.Array
+    pairs: PairIndex
 
 
 def _candidate_findings(
@@ -392,8 +390,7 @@ def _candidate_findings(
         solution.row_ids,
         token_rows(predictions.lengths, ids.user_of_row),
         predictions.tokens,
-        candidates.rows,
-        candidates.items,
+        candidates.pairs,
         skipped=ids.repeated,
     )
     if options.unknown_row_ids != "error":
