@@ -5,9 +5,11 @@ directories of Parquet files of strings (``solution_parts/``, ``submission_parts
 ``--files`` files each, rows in the CSV's order, so that every file holds row ids of
 every part). Then each mode runs under the same cap on its memory:
 
-- ``whole``: the command line on the two CSV files, in one process under an
-  address-space cap of ``--cap`` (``prlimit --as``); expected to stop with the scorer's
-  out-of-memory host error (exit 2) when the data exceed the cap;
+- ``reference``: the command line on the two CSV files, in one process, without a cap
+  (the single-machine result every other mode must equal);
+- ``whole``: the same under an address-space cap of ``--cap`` (``prlimit --as``),
+  with the read limits raised to let the files in; expected to fail when the data
+  exceed the cap (at 13.7 M users an allocation refused inside Arrow aborts it);
 - ``parts``: the command line on the two directories, part by part (``--parts``), under
   the same cap;
 - ``dask``: :func:`scorer.dask.evaluate` on ``dask.dataframe.read_parquet`` of the two
@@ -16,13 +18,15 @@ every part). Then each mode runs under the same cap on its memory:
 
 Each mode prints its wall time, its peak memory (the largest process: for ``dask``, the
 largest worker's peak as the workers report it) and whether its MAP@10 (overall, Public,
-Private) is the correctly rounded value of the generator's exact fractions; the script
-exits 1 when a mode that scored gave any other value.
+Private) is the correctly rounded value of the generator's exact fractions (``meta.json``)
+or, where the generator's exact computation did not fit the machine, equal to the
+``reference`` run's (``==``); the script exits 1 when a mode that scored gave any other
+value.
 
 Usage::
 
     python benchmarks/generate.py 13719800 --out /data/n13719800_s0
-    python benchmarks/capped.py /data/n13719800_s0 --cap 4GiB whole parts dask
+    python benchmarks/capped.py /data/n13719800_s0 --cap 4GiB --parts 16 reference whole parts dask
 
 Needs ``prlimit`` (util-linux) and, for ``dask``, ``pip install "rankscore[dask]"
 distributed``.
@@ -32,9 +36,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -80,24 +86,33 @@ def to_parts(directory: Path, n_files: int) -> tuple[Path, Path]:
     return made[0], made[1]
 
 
-def exact_values(directory: Path) -> list[float]:
-    """The generator's exact MAP@10 fractions, correctly rounded."""
-    meta = json.loads((directory / "meta.json").read_text())
+def exact_values(directory: Path) -> list[float] | None:
+    """The generator's exact MAP@10 fractions, correctly rounded (None without them)."""
+    path = directory / "meta.json"
+    if not path.exists():
+        return None
+    meta = json.loads(path.read_text())
     return [float(Fraction(meta[name])) for name in NAMES]
 
 
-def cli(solution: Path, submission: Path, cap: int, extra: list[str]) -> dict:
-    """One command-line run under an address-space cap: its exit code, wall time, peak
-    memory and JSON values."""
-    command = ["prlimit", f"--as={cap}", sys.executable, "-m", "scorer"]
+def cli(solution: Path, submission: Path, cap: int | None, extra: list[str]) -> dict:
+    """One command-line run, under an address-space cap when one is given: its exit
+    code, wall time, peak memory and JSON values."""
+    command = [] if cap is None else ["prlimit", f"--as={cap}"]
+    command += [sys.executable, "-m", "scorer"]
     command += [str(solution), str(submission), "--json", *extra]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    start = time.monotonic()
-    run = subprocess.run(command, capture_output=True, text=True, check=False)
-    seconds = time.monotonic() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.monotonic()
+        child = subprocess.Popen(command, stdout=out, stderr=err, text=True)
+        # Reaped with wait4 for this child's own peak: RUSAGE_CHILDREN gives the largest of
+        # every child so far (prlimit execs the command, so the pid is the scorer's).
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.monotonic() - start
+        out.seek(0), err.seek(0)
+        run = subprocess.CompletedProcess(command, child.returncode, out.read(), err.read())
     report = {"exit": run.returncode, "seconds": round(seconds, 1)}
-    report["peak_mib"] = round(peak / 1024) if peak > before else "not above an earlier run"
+    report["peak_mib"] = round(usage.ru_maxrss / 1024)
     if run.returncode == 0:
         result = json.loads(run.stdout)
         report["values"] = [result["score"], result["public_score"], result["private_score"]]
@@ -144,7 +159,7 @@ def size(text: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory", type=Path)
-    parser.add_argument("modes", nargs="+", choices=["whole", "parts", "dask"])
+    parser.add_argument("modes", nargs="+", choices=["reference", "whole", "parts", "dask"])
     parser.add_argument("--cap", default="4GiB", help="memory cap of a process or worker")
     parser.add_argument("--files", type=int, default=16, help="Parquet files per input")
     parser.add_argument("--parts", type=int, help="the command line's --parts (default: its own)")
@@ -155,18 +170,25 @@ def main(argv: list[str] | None = None) -> int:
     solution_parts, submission_parts = to_parts(args.directory, args.files)
     limits = ["--max-input-bytes", "64GiB", "--max-decompressed-bytes", "64GiB"]
     failed = False
+    csvs = (args.directory / "solution.csv", args.directory / "submission.csv")
     for mode in args.modes:
-        if mode == "whole":
-            csvs = (args.directory / "solution.csv", args.directory / "submission.csv")
-            report = cli(*csvs, cap, limits)
+        if mode in ("reference", "whole"):
+            report = cli(*csvs, None if mode == "reference" else cap, limits)
         elif mode == "parts":
             extra = limits + ([] if args.parts is None else ["--parts", str(args.parts)])
             report = cli(solution_parts, submission_parts, cap, extra)
         else:
             report = dask_run(solution_parts, submission_parts, cap, args.workers)
         if "values" in report:
-            report["exact"] = report.pop("values") == exact
-            failed |= not report["exact"]
+            values = report.pop("values")
+            if exact is None and mode == "reference":
+                exact = values
+            report["values"] = [value.hex() for value in values]
+            if exact is None:  # no meta.json and no reference run before this mode
+                report["unchecked"] = True
+            else:
+                report["exact"] = values == exact
+                failed |= values != exact
         print(json.dumps({"mode": mode, "cap": args.cap, **report}), flush=True)
     return 1 if failed else 0
 

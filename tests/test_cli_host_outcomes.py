@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import scorer
+from scorer.adapters import cli
 from scorer.adapters.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,5 +98,19 @@ def test_running_out_of_memory_is_a_host_error_naming_the_limits(monkeypatch, ca
     assert main([str(SOLUTION), str(SUBMISSION)]) == 2
     assert re.search(
         r"host error: out of memory \(malloc .*\).*lower --max-decompressed-bytes",
+        capsys.readouterr().err,
+    )
+
+
+def test_running_out_of_memory_in_parts_says_to_score_in_more_parts(monkeypatch, capsys):
+    # A part's share is estimated in resident memory: under a tighter cap (an
+    # address-space limit counts reservations too) the fix is more parts.
+    def exhausted(*args, **kwargs):
+        raise MemoryError("Unable to allocate 238. MiB")
+
+    monkeypatch.setattr(cli, "_score_parts", exhausted)
+    assert main([str(SOLUTION), str(SUBMISSION), "--parts", "2"]) == 2
+    assert re.search(
+        r"host error: out of memory \(Unable .*\).*score in more parts \(--parts N\)\.",
         capsys.readouterr().err,
     )

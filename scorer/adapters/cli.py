@@ -377,7 +377,7 @@ def _prefer_jemalloc() -> None:
 
 
 def _score(args: argparse.Namespace) -> None:
-    if args.parts is not None or os.path.isdir(args.solution) or os.path.isdir(args.submission):
+    if _in_parts(args):
         _score_parts(args)
         return
     if args.per_user is not None:
@@ -441,6 +441,14 @@ def _run_statistics_command(name: str, arguments: list[str]) -> int:
     return _run(args, lambda parsed: command(parsed, evaluate_kwargs(parsed)))
 
 
+def _in_parts(args: argparse.Namespace) -> bool:
+    """Whether the command scores its inputs part by part (``--parts`` or a directory)."""
+    if getattr(args, "solution", None) is None or getattr(args, "submission", None) is None:
+        return False
+    given = getattr(args, "parts", None) is not None
+    return given or os.path.isdir(args.solution) or os.path.isdir(args.submission)
+
+
 def _codabench(args: argparse.Namespace) -> None:
     from scorer.adapters.codabench import score_directories
 
@@ -467,10 +475,13 @@ def _run(args: argparse.Namespace, command: Callable[[argparse.Namespace], None]
         _emit_error_json(args, "host", message, () if _log_is_public(args) else exc.problems)
         return EXIT_HOST_ERROR
     except MemoryError as exc:  # Arrow's too: the machine, not an input, fell short
+        fix = "give the scorer more memory or lower --max-decompressed-bytes"
+        if _in_parts(args):  # a part's share is an estimate of resident memory
+            fix = "give the scorer more memory or score in more parts (--parts N)"
         message = (
             f"out of memory ({exc}). Inputs within the limits need up to "
             "256 MiB plus 4 times their decoded size (docs/formats-and-limits.md, 'Resource "
-            "contract'): give the scorer more memory or lower --max-decompressed-bytes."
+            f"contract'): {fix}."
         )
         print(f"scorer: host error: {message}", file=sys.stderr)
         _emit_error_json(args, "host", message, ())
