@@ -104,6 +104,32 @@ def string_bytes(strings: pa.Array) -> np.ndarray | None:
     return np.frombuffer(data, dtype=np.uint8)[int(offsets[0]) : int(offsets[-1])]
 
 
+def holds_any_byte(data: np.ndarray, values: Sequence[int]) -> bool:
+    """Whether any of the byte ``values`` occurs in ``data`` (uint8), a chunk of bytes
+    at a time: a chunk whose bytes all lie above or all below ``values`` is passed by
+    two reductions and no temporary, so that text without them (the usual case) costs
+    no copy of its size.
+
+    Examples
+    --------
+    >>> holds_any_byte(np.frombuffer(b"a b\\tc", dtype=np.uint8), b"\\n\\r")
+    False
+    >>> holds_any_byte(np.frombuffer(b"a\\rb", dtype=np.uint8), b"\\n\\r")
+    True
+    """
+    wanted = np.zeros(256, dtype=bool)
+    wanted[list(values)] = True
+    low, high = min(values), max(values)
+    step = CHUNK_ROWS * 16
+    for start in range(0, len(data), step):
+        chunk = data[start : start + step]
+        if chunk.min() > high or chunk.max() < low:
+            continue
+        if wanted[chunk].any():
+            return True
+    return False
+
+
 def empty_strings(strings: pa.Array, null_is_empty: bool = True) -> np.ndarray:
     """Whether each string is empty (a null counts as empty unless ``null_is_empty``
     is False): from the offsets a chunk at a time for a ``large_string`` array, so that

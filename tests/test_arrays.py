@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from unittest import mock
 
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer.arrays import to_arrow, to_numpy, to_strings
+import scorer.arrays
+from scorer.arrays import holds_any_byte, to_arrow, to_numpy, to_strings
 
 
 @given(st.lists(st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1))), st.integers(0, 5))
@@ -60,3 +62,15 @@ def test_none_of_them_imports_pandas() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+BYTE_SETS = st.sets(st.integers(0, 255), min_size=1, max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64), BYTE_SETS, st.integers(1, 4))
+def test_holds_any_byte_is_a_search_for_each_byte(data, values, chunk):
+    # Chunks of 16 to 64 bytes: the search crosses every boundary these short texts have.
+    with mock.patch.object(scorer.arrays, "CHUNK_ROWS", chunk):
+        found = holds_any_byte(np.frombuffer(data, dtype=np.uint8), sorted(values))
+    assert found == any(bytes([value]) in data for value in values)

@@ -13,6 +13,7 @@ import re
 import shlex
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from scorer.measures.registry import REGISTRY, RUNNING
@@ -272,6 +273,27 @@ def _console_sessions(page: str) -> list[tuple[str, str]]:
     return re.findall(r"```console\n\$ scorer ([^\n]*)\n(.*?)```", text, re.DOTALL)
 
 
+_NUMBER = re.compile(r"-?[0-9][0-9,]*(?:\.[0-9]+)?(?:e[-+][0-9]+)?")
+
+
+def _numpy_draws_as_the_page_was_written() -> bool:
+    """Whether numpy's binomial sampler draws as it did when the page was written
+    (numpy before 2.5): numpy 2.5 changed about 1 draw in 250 for some parameters, so
+    a few resamples of the page's intervals differ there (docs/statistics.md says so)."""
+    params = np.random.default_rng(0)
+    n, p = params.integers(1, 5000, size=200_000)[:9213], params.random(200_000)[:9213]
+    return int(np.random.default_rng(1).binomial(n, p)[-1]) == 2539
+
+
+def _assert_same_but_for_the_draws(printed: str, shown: str, command: str) -> None:
+    """The same words, and the same numbers within 1 % (an interval's bounds are
+    order statistics of the resamples: a few changed draws move them slightly)."""
+    assert _NUMBER.sub("#", printed) == _NUMBER.sub("#", shown), command
+    for found, expected in zip(_NUMBER.findall(printed), _NUMBER.findall(shown), strict=True):
+        found_value, expected_value = (float(x.replace(",", "")) for x in (found, expected))
+        assert found_value == pytest.approx(expected_value, rel=1e-2, abs=1e-4), command
+
+
 def test_the_statistics_pages_sessions_print_what_they_show(
     statistics_data: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -282,9 +304,14 @@ def test_the_statistics_pages_sessions_print_what_they_show(
     monkeypatch.chdir(ROOT)
     sessions = _console_sessions("statistics.md")
     assert len(sessions) >= 3
+    exact = _numpy_draws_as_the_page_was_written()
     for command, shown in sessions:
         assert main(shlex.split(command)) == 0
-        assert capsys.readouterr().out == shown, command
+        printed = capsys.readouterr().out
+        if exact:
+            assert printed == shown, command
+        else:
+            _assert_same_but_for_the_draws(printed, shown, command)
     text = (DOCS / "statistics.md").read_text(encoding="utf-8")
     (code,) = re.findall(r"```pycon\n(.*?)```", text, re.DOTALL)
     test = doctest_parser().get_doctest(code, {}, "statistics.md", "statistics.md", 0)

@@ -20,6 +20,7 @@ from scorer.align.fingerprints import (
 )
 from scorer.arrays import (
     CHUNK_ROWS,
+    holds_any_byte,
     rows_to_strings,
     string_bytes,
     string_offsets,
@@ -311,7 +312,7 @@ def _may_hold_other_whitespace(cells: pa.Array) -> bool:
     raw = string_bytes(cells)
     if raw is None:
         return True  # not a large_string array: let the regex decide
-    return bool(np.count_nonzero((raw - np.uint8(0x1C)) < 4))
+    return holds_any_byte(raw, range(0x1C, 0x20))
 
 
 def _split_uniform(cells: pa.Array) -> SplitLists | None:

@@ -21,7 +21,15 @@ import pyarrow.compute as pc
 from scorer.align.candidates import CandidateRule, PairIndex, candidate_problems, token_rows
 from scorer.align.item_lists import ListCells, SplitLists, split_lists
 from scorer.align.joins import StringIndex, first_index_of
-from scorer.arrays import CHUNK_ROWS, empty_strings, string_bytes, to_arrow, to_numpy, to_strings
+from scorer.arrays import (
+    CHUNK_ROWS,
+    empty_strings,
+    holds_any_byte,
+    string_bytes,
+    to_arrow,
+    to_numpy,
+    to_strings,
+)
 from scorer.check.findings import (
     MAX_EXPONENTIAL_GRADE,
     MAX_GRADE,
@@ -401,7 +409,7 @@ def _candidate_findings(
 def _open_quote_findings(cells: pa.Array, row_ids: pa.Array) -> list[Finding]:
     """Cells holding a line break: with rows missing, probably a quote left open."""
     data = string_bytes(cells)
-    if data is not None and not ((data == 10) | (data == 13)).any():
+    if data is not None and not holds_any_byte(data, b"\n\r"):
         return []
     spans = to_numpy(pc.match_substring_regex(cells, "[\\r\\n]"), fill=False)
     n_cells = int(spans.sum())
