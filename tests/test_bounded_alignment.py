@@ -104,6 +104,16 @@ def test_list_cells_squeeze_whitespace_and_count_items_as_str_split(values: list
     assert lists.tokens.to_pylist() == [t for e in expected for t in e]
 
 
+@pytest.mark.parametrize("at", range(1, 40))
+def test_two_spaces_are_found_across_every_chunk_boundary(at: int) -> None:
+    # Chunks of 16 bytes: the two spaces straddle a boundary at 15 | 16 and 31 | 32.
+    cell = "a" * at + "  " + "b" * (40 - at)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(item_lists, "CHUNK_ROWS", 1)
+        cells = ListCells(pa.array(["c d", cell], pa.large_string()))
+    assert cells.cells.to_pylist() == ["c d", " ".join(cell.split())]
+
+
 def test_blank_cells_make_no_token() -> None:
     lists = split_lists(pa.array([" " * 1000, "  a  ", " " * 5], pa.large_string()))
     assert (lists.lengths.tolist(), len(lists.tokens)) == ([0, 1, 0], 1)

@@ -218,15 +218,37 @@ def _single_spaced(cells: pa.Array) -> pa.Array:
     raw = string_bytes(cells)
     offsets = _from_zero(offsets)
     nonempty = offsets[1:] > offsets[:-1]
-    starts, ends = offsets[:-1][nonempty], offsets[1:][nonempty]
-    space = raw == ord(" ")
-    if space[starts].any() or space[ends - 1].any() or (space[1:] & space[:-1]).any():
-        raw, offsets = _squeeze_spaces(raw, offsets, space)
+    if _badly_spaced(raw, offsets[:-1][nonempty], offsets[1:][nonempty]):
+        raw, offsets = _squeeze_spaces(raw, offsets, raw == ord(" "))
         nonempty = offsets[1:] > offsets[:-1]
     elif nonempty.all():
         return cells  # already single-spaced, and no cell to make null
     valid = nonempty if cells.null_count == 0 else nonempty & to_numpy(cells.is_valid())
     return _with_bytes(cells, offsets, raw, valid)
+
+
+def _badly_spaced(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
+    """Whether a (non-empty) cell starts or ends with a space, or two spaces meet
+    anywhere: the bytes are compared a chunk at a time, so that well-spaced cells (the
+    usual case) cost no temporary of their size.
+
+    Examples
+    --------
+    >>> cells = np.frombuffer(b"a bcd", dtype=np.uint8)  # "a b" and "cd"
+    >>> _badly_spaced(cells, np.array([0, 3]), np.array([3, 5]))
+    False
+    >>> _badly_spaced(np.frombuffer(b"a  b", dtype=np.uint8), np.array([0]), np.array([4]))
+    True
+    """
+    space = ord(" ")
+    if (raw[starts] == space).any() or (raw[ends - 1] == space).any():
+        return True
+    step = CHUNK_ROWS * 16
+    for start in range(0, max(len(raw) - 1, 0), step):
+        spaces = raw[start : start + step + 1] == space  # one byte past: pairs across chunks
+        if (spaces[1:] & spaces[:-1]).any():
+            return True
+    return False
 
 
 def _squeeze_spaces(
