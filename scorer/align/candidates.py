@@ -203,16 +203,15 @@ values=('z',))
     n_rows = len(row_ids)
     if skipped is None:
         skipped = np.zeros(n_rows, dtype=bool)
-    pairs = candidates
-    ranked, foreign = _ranked_candidates(pairs, submitted_rows, submitted_items, skipped)
+    ranked, foreign = _ranked_candidates(candidates, submitted_rows, submitted_items, skipped)
     found = [] if foreign is None else [foreign.with_examples(row_ids)]
     repeated = ranked > 1
     if repeated.any():
-        rows = _marked(pairs.rows(repeated), n_rows)
+        rows = _marked(candidates.rows(repeated), n_rows)
         n_extra = int(ranked[repeated].sum(dtype=np.int64)) - int(np.count_nonzero(repeated))
         counts = (("rows", int(np.count_nonzero(rows))), ("extra", n_extra))
         found.append(Finding("candidates_repeated", counts, smallest_values(row_ids, rows)))
-    missing = pairs.rows(ranked == 0) if rule == "permutation" else np.zeros(0, np.int64)
+    missing = candidates.rows(ranked == 0) if rule == "permutation" else np.zeros(0, np.int64)
     missing = missing[~skipped[missing]]
     if len(missing):
         rows = _marked(missing, n_rows)
@@ -323,13 +322,12 @@ def non_relevant_counts(
     >>> non_relevant_counts(candidates, np.array([0, 1]), pa.array(["a", "e"]), 2).tolist()
     [2, 1]
     """
-    pairs = candidates
-    relevant = np.zeros(pairs.n_pairs, dtype=bool)
+    relevant = np.zeros(candidates.n_pairs, dtype=bool)
     for start in range(0, len(truth_rows), LOOKUP_ROWS):
         rows = truth_rows[start : start + LOOKUP_ROWS]
-        found = pairs.find(rows, truth_items.slice(start, len(rows)))
+        found = candidates.find(rows, truth_items.slice(start, len(rows)))
         relevant[found[found >= 0]] = True
-    return np.bincount(pairs.rows(~relevant), minlength=n_users).astype(np.int64)
+    return np.bincount(candidates.rows(~relevant), minlength=n_users).astype(np.int64)
 
 
 def token_rows(lengths: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

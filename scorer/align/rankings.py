@@ -108,7 +108,8 @@ class GroundTruth:
         size = max(len(self.vocabulary), 1)
         keys = self.users * size + self.codes  # sorted: users first, then codes
         # A chunk of rows at a time: the probes' four int64 temporaries stay a few MiB.
-        step = max(1, CHUNK_ROWS // max(1, codes.size // max(1, len(codes))))
+        row_size = codes[0].size if codes.ndim > 1 else 1
+        step = max(1, CHUNK_ROWS // max(row_size, 1))
         for first in range(0, len(codes), step):
             rows = slice(first, first + step)
             valid = (codes[rows] >= 0) & (codes[rows] < len(self.vocabulary))
