@@ -84,11 +84,7 @@ def test_each_output_sample_is_what_its_command_prints(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from scorer.adapters.cli import main
-
-    monkeypatch.chdir(ROOT)
-    main(shlex.split(command))
-    assert capsys.readouterr().out == shown
+    assert _printed(command, monkeypatch, capsys) == shown
 
 
 @pytest.mark.parametrize(("page", "command", "shown"), _command_samples())
@@ -100,11 +96,18 @@ def test_each_json_sample_is_what_its_command_prints(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Run from the repository's root, the command prints the page's JSON (as data)."""
+    assert json.loads(_printed(command, monkeypatch, capsys)) == json.loads(shown)
+
+
+def _printed(
+    command: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> str:
+    """What the command line prints for ``command``, run from the repository's root."""
     from scorer.adapters.cli import main
 
     monkeypatch.chdir(ROOT)
     main(shlex.split(command))
-    assert json.loads(capsys.readouterr().out) == json.loads(shown)
+    return capsys.readouterr().out
 
 
 def test_the_readme_stays_a_front_door() -> None:

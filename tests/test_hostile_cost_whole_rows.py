@@ -32,10 +32,7 @@ def _files(folder: Path, n_rows: int, name: str) -> tuple[Path, Path]:
         items = [f"n{row}_{j}" for j in range(per_row)]
         solution.append(f"r{row},{' '.join(items[0::2])}\n")
         submission.append(f"r{row},{' '.join(items + items[: per_row // 10])}\n")
-    solution_path, submission_path = folder / f"{name}_solution.csv", folder / f"{name}.csv"
-    solution_path.write_text("".join(solution))
-    submission_path.write_text("".join(submission))
-    return solution_path, submission_path
+    return _write(folder, name, solution, submission)
 
 
 def test_a_million_items_in_one_whole_row_cost_what_spread_rows_cost(tmp_path: Path) -> None:
@@ -62,6 +59,11 @@ def _wide(folder: Path, n_rows: int, width: int, name: str) -> tuple[Path, Path]
         solution.append(f"r{row},{' '.join(f'{j * 7:010d}' for j in range(10))}\n")
         cells = " ".join(f"{(row + j) % 9973:010d}" for j in range(width))
         submission.append(f"r{row},{cells}\n")
+    return _write(folder, name, solution, submission)
+
+
+def _write(folder: Path, name: str, solution: list[str], submission: list[str]) -> tuple[Path, ...]:
+    """The lines written as ``NAME_solution.csv`` and ``NAME.csv``: their paths."""
     solution_path, submission_path = folder / f"{name}_solution.csv", folder / f"{name}.csv"
     solution_path.write_text("".join(solution))
     submission_path.write_text("".join(submission))

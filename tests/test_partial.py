@@ -494,16 +494,8 @@ def test_trec_files_split_by_query_give_the_whole_runs_result(tmp_path, seed) ->
         path.write_text("\n".join(lines) + "\n")
     expected = scorer.evaluate(*whole, **options)
     assert expected.warnings  # missing rows scored as empty, unjudged lines
-    n_parts = 3
-    partials = []
-    for part in range(n_parts):
-        paths = [tmp_path / f"qrels{part}", tmp_path / f"run{part}"]
-        for path, lines in zip(paths, (qrels, run), strict=True):
-            ids = [line.split()[0] for line in lines]
-            mine = [line for line, p in zip(lines, partition(ids, n_parts, seed), strict=True)
-                    if p == part]  # fmt: skip
-            path.write_text("".join(line + "\n" for line in mine))
-        partials.append(score_part(*paths, **options))
+    parts = _trec_parts(tmp_path, qrels, run, 3, seed)
+    partials = [score_part(*paths, **options) for paths in parts]
     result = finish(merge(*partials))
     assert result == expected
     assert result.warnings == expected.warnings and result.options == expected.options
@@ -591,6 +583,21 @@ def shaped_runs(draw: st.DrawFn) -> dict:
         tables["candidates"] = candidates
     types = sorted(set(solution["kind"])) if typed == "column" else None
     return {"tables": tables, "options": options, "separator": separator, "types": types}
+
+
+def _trec_parts(folder, qrels: list[str], run: list[str], n_parts: int, seed: int):
+    """The qrels and run lines of each part (by their qid's ``partition``) written to
+    files of their own: the paths of each part's two files."""
+    parts = []
+    for part in range(n_parts):
+        paths = [folder / f"qrels{part}", folder / f"run{part}"]
+        for path, lines in zip(paths, (qrels, run), strict=True):
+            ids = [line.split()[0] for line in lines]
+            mine = [line for line, p in zip(lines, partition(ids, n_parts, seed), strict=True)
+                    if p == part]  # fmt: skip
+            path.write_text("".join(line + "\n" for line in mine))
+        parts.append(paths)
+    return parts
 
 
 def _joined(table: pd.DataFrame) -> pd.DataFrame:
@@ -904,15 +911,8 @@ def test_malformed_trec_lines_in_parts_are_the_whole_runs(tmp_path, invalid) -> 
     with pytest.raises(kind, match="Malformed lines") as expected:
         scorer.evaluate(*whole, **options)
     for n_parts, seed in [(1, 0), (2, 1), (3, 2), (6, 3)]:
-        partials = []
-        for part in range(n_parts):
-            paths = [tmp_path / f"qrels{part}", tmp_path / f"run{part}"]
-            for path, text in zip(paths, (qrels, run), strict=True):
-                ids = [line.split()[0] for line in text]
-                mine = [t for t, p in zip(text, partition(ids, n_parts, seed), strict=True)
-                        if p == part]  # fmt: skip
-                path.write_text("".join(line + "\n" for line in mine))
-            partials.append(score_part(*paths, **options))
+        parts = _trec_parts(tmp_path, qrels, run, n_parts, seed)
+        partials = [score_part(*paths, **options) for paths in parts]
         with pytest.raises(kind) as caught:
             finish(merge(*partials))
         assert str(caught.value) == str(expected.value)

@@ -15,6 +15,7 @@ report them with every other problem at once.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,6 +110,16 @@ class PairIndex:
         hit &= self._keys[found] == keys
         found[~hit] = -1
         return found
+
+    def find_in_chunks(
+        self, rows: np.ndarray, items: pa.Array
+    ) -> Iterator[tuple[int, np.ndarray, pa.Array, np.ndarray]]:
+        """:meth:`find` over long lists, :data:`LOOKUP_ROWS` pairs at a time: for each
+        chunk, its first position, its rows, its items and what :meth:`find` gives."""
+        for start in range(0, len(rows), LOOKUP_ROWS):
+            chunk_rows = rows[start : start + LOOKUP_ROWS]
+            chunk_items = items.slice(start, len(chunk_rows))
+            yield start, chunk_rows, chunk_items, self.find(chunk_rows, chunk_items)
 
 
 def _distinct_in_place(keys: np.ndarray) -> np.ndarray:
@@ -241,12 +252,10 @@ def _ranked_candidates(
     ranked = np.zeros(pairs.n_pairs, dtype=np.int32 if len(submitted_rows) < 2**31 else np.int64)
     foreign_rows = np.zeros(len(skipped), dtype=bool)
     n_foreign, shown, skip_any = 0, (), bool(skipped.any())
-    for start in range(0, len(submitted_rows), LOOKUP_ROWS):
-        rows = submitted_rows[start : start + LOOKUP_ROWS]
-        if skip_any:
-            rows = np.where(skipped[np.maximum(rows, 0)], -1, rows)
-        items = submitted_items.slice(start, len(rows))
-        found = pairs.find(rows, items)
+    for _, rows, items, found in pairs.find_in_chunks(submitted_rows, submitted_items):
+        if skip_any:  # a skipped row's predictions are neither found nor foreign
+            checked = ~skipped[np.maximum(rows, 0)]
+            rows, found = np.where(checked, rows, -1), np.where(checked, found, -1)
         foreign = (found < 0) & (rows >= 0)
         if foreign.any():
             foreign_rows[rows[foreign]] = True
@@ -288,9 +297,8 @@ def drop_unjudged(
     users = token_rows(predictions.lengths, user_of_row)
     tokens = predictions.tokens
     keep = np.empty(len(users), dtype=bool)
-    for start in range(0, len(users), LOOKUP_ROWS):
-        rows = users[start : start + LOOKUP_ROWS]
-        keep[start : start + len(rows)] = pairs.find(rows, tokens.slice(start, len(rows))) >= 0
+    for start, rows, _, found in pairs.find_in_chunks(users, tokens):
+        keep[start : start + len(rows)] = found >= 0
     del users
     rows = token_rows(predictions.lengths)[keep]
     lengths = np.bincount(rows, minlength=len(predictions.lengths)).astype(np.int64)
@@ -323,9 +331,7 @@ def non_relevant_counts(
     [2, 1]
     """
     relevant = np.zeros(candidates.n_pairs, dtype=bool)
-    for start in range(0, len(truth_rows), LOOKUP_ROWS):
-        rows = truth_rows[start : start + LOOKUP_ROWS]
-        found = candidates.find(rows, truth_items.slice(start, len(rows)))
+    for *_, found in candidates.find_in_chunks(truth_rows, truth_items):
         relevant[found[found >= 0]] = True
     return np.bincount(candidates.rows(~relevant), minlength=n_users).astype(np.int64)
 
