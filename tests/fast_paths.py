@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from scorer import arrays
-from scorer.align import fingerprints, item_lists, joins, rankings
+from scorer.align import fingerprints, integer_items, item_lists, joins, rankings
 from scorer.check import validate
 from scorer.read import files
 
@@ -28,7 +28,7 @@ def force_fast_paths(
     }
     if collide:
         settings["_FINGERPRINT_MULTIPLIER"] = np.uint64(0)
-    for module in (arrays, fingerprints, files, item_lists, joins, rankings, validate):
+    for module in (arrays, fingerprints, files, integer_items, item_lists, joins, rankings, validate):
         for name, value in settings.items():
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, value)

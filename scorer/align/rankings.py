@@ -24,6 +24,7 @@ from scorer.align.fingerprints import (
     take_rows,
     take_strings,
 )
+from scorer.align.integer_items import integer_codes
 from scorer.align.item_lists import SplitLists
 from scorer.align.joins import StringIndex, all_distinct, encode, sorted_codes
 from scorer.align.judgements import Distinct
@@ -421,11 +422,7 @@ def _sparse_rankings(
     kept = np.flatnonzero((users >= 0) & (ranks < width))
     users, ranks = users[kept], ranks[kept]
     tokens = lists.take(kept)
-    index = StringIndex(vocabulary)
-    codes = index.find(tokens, np.int64)
-    unknown = np.flatnonzero(codes < 0)
-    if len(unknown):  # items outside the vocabulary: codes past it, equal for equal items
-        codes[unknown] = sorted_codes(tokens.take(to_arrow(unknown))) + len(vocabulary)
+    codes = _item_codes(tokens, vocabulary).astype(np.int64)
     lengths = np.bincount(users, minlength=n_users).astype(np.int64)
     return SparseRankings(users, ranks, codes, lengths, len(vocabulary), width)
 
@@ -533,28 +530,48 @@ def build_rankings(
         if prints is not None:
             return Rankings(prints.columns.T, lengths, len(vocabulary), prints.item_bytes)
     full = _is_full(lists, user_of_row, n_users, width)
-    index = StringIndex(vocabulary)
-    codes = index.find(lists.tokens, np.int32)
-    unknown = np.flatnonzero(codes < 0)
-    if len(unknown):  # items outside the vocabulary, numbered in submission order
-        codes[unknown] = _unknown_codes(lists, unknown, index)
+    codes = _item_codes(lists.tokens, vocabulary)
     if full:  # the tokens already form a matrix whose rows only need reordering
         row_of_user = np.empty(n_users, dtype=np.int64)
         row_of_user[user_of_row] = np.arange(n_users, dtype=np.int64)
         matrix = np.take(codes.reshape(-1, width), row_of_user, axis=0)
         return Rankings(matrix, lengths, len(vocabulary))
-    matrix = np.full((n_users, width), PAD, dtype=np.int32)
-    # Flat destination of every token: its user's row, at its rank.
-    row_start = np.cumsum(lists.lengths) - lists.lengths
-    destination = np.repeat(user_of_row * width - row_start, lists.lengths)
-    destination += np.arange(len(destination), dtype=np.int64)
-    if not kept_rows.all() or lists.lengths.max(initial=0) > width:
-        keep = np.repeat(kept_rows, lists.lengths) & (
-            destination - np.repeat(user_of_row * width, lists.lengths) < width
-        )
-        destination, codes = destination[keep], codes[keep]
-    matrix.ravel()[destination] = codes
-    return Rankings(matrix, lengths, len(vocabulary))
+    return Rankings(
+        _placed(codes, lists.lengths, user_of_row, n_users, width), lengths, len(vocabulary)
+    )
+
+
+def _placed(
+    codes: np.ndarray, row_lengths: np.ndarray, user_of_row: np.ndarray, n_users: int, width: int
+) -> np.ndarray:
+    """The ``n_users x width`` matrix of each kept row's first ``width`` codes (rows
+    flat in ``codes``, ``row_lengths`` each), ``PAD`` after a row's end.
+
+    Stored rank-major, as the column passes read it, and filled a rank at a time:
+    the rows sorted by length (a radix sort of small integers), those reaching a rank
+    are a prefix. No array of every token's destination is made. Kept rows
+    (``user_of_row >= 0``) are distinct users.
+
+    Examples
+    --------
+    >>> _placed(np.array([7, 8, 9, 5]), np.array([3, 1, 0]), np.array([1, 0, -1]), 3, 2)
+    array([[ 5, -1],
+           [ 7,  8],
+           [-1, -1]], dtype=int32)
+    """
+    columns = np.full((width, n_users), PAD, dtype=np.int32)
+    kept = np.flatnonzero(user_of_row >= 0)
+    reached = np.minimum(row_lengths[kept], width)
+    shortfall = (width - reached).astype(np.uint16 if width < 1 << 16 else np.int64)
+    order = kept[np.argsort(shortfall, kind="stable")]  # longest rows first
+    # How many rows reach each rank: those with more than ``rank`` codes.
+    n_reaching = len(order) - np.cumsum(np.bincount(reached, minlength=width + 1))[:width]
+    users = user_of_row[order]
+    starts = (np.cumsum(row_lengths) - row_lengths)[order]
+    for rank in range(width):
+        n = n_reaching[rank]
+        columns[rank, users[:n]] = codes[starts[:n] + rank]
+    return columns.T
 
 
 def _is_full(lists: SplitLists, user_of_row: np.ndarray, n_users: int, width: int) -> bool:
@@ -577,10 +594,19 @@ def _same_width(vocabulary: pa.Array, width: int) -> bool:
     return width > 0 and rows is not None and rows.shape[1] == width
 
 
-def _unknown_codes(lists: SplitLists, tokens: np.ndarray, vocabulary: StringIndex) -> np.ndarray:
-    """Codes past the vocabulary, equal for equal items, for the tokens at these flat
-    positions (all outside the vocabulary)."""
-    return sorted_codes(lists.take(tokens)) + len(vocabulary)
+def _item_codes(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray:
+    """Each token's index in the vocabulary, or for an item outside it a code past
+    the vocabulary, equal for equal items (int32): by value when every item is a
+    canonical decimal integer (:func:`~scorer.align.integer_items.integer_codes`),
+    else by the strings."""
+    codes = integer_codes(tokens, vocabulary)
+    if codes is not None:
+        return codes
+    codes = StringIndex(vocabulary).find(tokens, np.int32)
+    unknown = np.flatnonzero(codes < 0)
+    if len(unknown):
+        codes[unknown] = sorted_codes(tokens.take(to_arrow(unknown))) + len(vocabulary)
+    return codes
 
 
 def _is_permutation(user_of_row: np.ndarray, n_users: int) -> bool:

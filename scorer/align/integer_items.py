@@ -1,0 +1,116 @@
+"""Items written as canonical decimal integers (OTTO's ``aid``s, most numeric ids),
+coded by their value instead of by their strings.
+
+Two canonical decimal integers are equal strings exactly when they are equal
+numbers, so such items can be coded through a table indexed by value: one gather
+per item, with no sort, hash or print of any string. Canonical means what Python's
+``str(int(s)) == s`` means for a non-negative ``s``: ASCII digits only, no sign, no
+leading zero (``"0"`` alone excepted). Any other token (``"007"``, ``"+7"``,
+``" 7"``, ``"7.0"``) sends the whole column to the string path
+(:class:`~scorer.align.joins.StringIndex`), so the two paths never disagree.
+
+The table holds one 4-byte entry per value up to the largest, so it is only made
+when the largest value is below the number of tokens plus
+:data:`TABLE_MIN_ENTRIES`: a few large ids (``"999999999"``) cost a pass over the
+tokens and then take the string path, never a table a file could inflate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scorer.arrays import CHUNK_ROWS, string_bytes, string_offsets
+
+#: Longer digit strings may not fit an int64.
+MAX_DIGITS = 18
+
+#: The table of values always allowed, whatever the number of tokens (4 MiB).
+TABLE_MIN_ENTRIES = 1 << 20
+
+_DIGIT_ZERO, _DIGIT_NINE = ord("0"), ord("9")
+
+
+def canonical_integers(strings: pa.Array) -> np.ndarray | None:
+    """The values of ``strings`` when every one is a canonical decimal integer of at
+    most :data:`MAX_DIGITS` digits; ``None`` otherwise (a null included).
+
+    Examples
+    --------
+    >>> canonical_integers(pa.array(["7", "0", "1234567"], pa.large_string()))
+    array([      7,       0, 1234567])
+    >>> [canonical_integers(pa.array([text])) for text in ["007", "+7", "-7", "", "7 "]]
+    [None, None, None, None, None]
+    """
+    if strings.null_count:
+        return None
+    if pa.types.is_string(strings.type):
+        strings = strings.cast(pa.large_string())
+    offsets = string_offsets(strings)
+    if offsets is None:
+        return None
+    if len(strings) == 0:
+        return np.zeros(0, dtype=np.int64)
+    raw = string_bytes(strings)
+    lengths = np.diff(offsets)
+    if lengths.min() < 1 or lengths.max() > MAX_DIGITS:
+        return None
+    if raw.min() < _DIGIT_ZERO or raw.max() > _DIGIT_NINE:
+        return None
+    leading_zero = (raw[offsets[:-1] - offsets[0]] == _DIGIT_ZERO) & (lengths > 1)
+    if leading_zero.any():
+        return None
+    # Digits only, at most 18 of them: the cast cannot fail.
+    return np.asarray(pc.cast(strings, pa.int64()))
+
+
+def integer_codes(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray | None:
+    """Item codes of ``tokens`` by value, when every token and every vocabulary item
+    is a canonical decimal integer and the values are small enough for a table.
+
+    A token in the vocabulary gets its index there; any other token gets
+    ``len(vocabulary)`` plus its value: past the vocabulary, equal for equal items,
+    as :func:`~scorer.align.rankings.build_rankings` needs. ``None`` when the tokens
+    must take the string path.
+
+    Parameters
+    ----------
+    tokens : pyarrow.Array
+        The predicted items, any number.
+    vocabulary : pyarrow.Array
+        Distinct items (the ground truth's vocabulary).
+
+    Returns
+    -------
+    ndarray of int32, or None
+
+    Examples
+    --------
+    >>> integer_codes(pa.array(["5", "12", "9", "5"]), pa.array(["9", "5"]))
+    array([ 1, 14,  0,  1], dtype=int32)
+    >>> integer_codes(pa.array(["5", "05"]), pa.array(["5"])) is None
+    True
+    """
+    known = canonical_integers(vocabulary)
+    if known is None:
+        return None
+    n_known = len(known)
+    largest_allowed = np.iinfo(np.int32).max - n_known
+    codes = np.empty(len(tokens), dtype=np.int32)
+    top = int(known.max(initial=-1))
+    # A chunk at a time, so that no int64 array of every token is ever held.
+    for start in range(0, len(tokens), CHUNK_ROWS):
+        values = canonical_integers(tokens.slice(start, CHUNK_ROWS))
+        if values is None:
+            return None
+        top = max(top, int(values.max(initial=-1)))
+        if top > largest_allowed or top >= len(tokens) + n_known + TABLE_MIN_ENTRIES:
+            return None
+        codes[start : start + len(values)] = values
+    table = np.arange(n_known, n_known + top + 1, dtype=np.int32)
+    table[known] = np.arange(n_known, dtype=np.int32)
+    for start in range(0, len(codes), CHUNK_ROWS):
+        chunk = codes[start : start + CHUNK_ROWS]
+        np.take(table, chunk, out=chunk)
+    return codes
