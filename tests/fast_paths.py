@@ -25,10 +25,20 @@ def force_fast_paths(
         "CHUNK_ROWS": chunk_rows,
         "_BLOCK_ROWS": block_rows,
         "_RECHECK_USERS": block_rows,
+        "_PLACED_BLOCK_CODES": chunk_rows,
     }
     if collide:
         settings["_FINGERPRINT_MULTIPLIER"] = np.uint64(0)
-    for module in (arrays, fingerprints, files, integer_items, item_lists, joins, rankings, validate):
+    for module in (
+        arrays,
+        fingerprints,
+        files,
+        integer_items,
+        item_lists,
+        joins,
+        rankings,
+        validate,
+    ):
         for name, value in settings.items():
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, value)

@@ -116,7 +116,7 @@ def _as_matrices(rankings, n_users: int, width: int) -> tuple[list, list]:
 @given(
     data=st.data(),
     n_users=st.integers(1, 6),
-    width=st.integers(1, 5),
+    width=st.integers(0, 5),
     prefix=st.sampled_from(["", "i"]),  # integers by value, or the same items as strings
     vocabulary=st.lists(st.integers(0, 9).map(str), unique=True, max_size=6),
 )
@@ -129,9 +129,12 @@ def test_rankings_are_the_same_by_value_and_by_string(
     item = st.integers(0, 12).map(lambda value: f"{prefix}{value}")
     rows = [" ".join(data.draw(st.lists(item, max_size=7))) for _ in user_of_row]
     vocabulary = [f"{prefix}{value}" for value in vocabulary]
-    rankings = build_rankings(
-        split_lists(pa.array(rows)), user_of_row, n_users, width, pa.array(vocabulary)
-    )
+    block_codes = data.draw(st.sampled_from([1, 5, 1 << 18]))  # blocks of 1 row and up
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rankings_module, "_PLACED_BLOCK_CODES", block_codes)
+        rankings = build_rankings(
+            split_lists(pa.array(rows)), user_of_row, n_users, width, pa.array(vocabulary)
+        )
     codes, first = _reference_rankings(rows, user_of_row, n_users, width, vocabulary)
     assert _as_matrices(rankings, n_users, width) == (codes.tolist(), first.tolist())
     assert rankings.lengths.tolist() == [

@@ -187,7 +187,10 @@ class ListCells:
         """The items of every cell."""
         if self._uniform is not None:
             return self._uniform
-        nested = pc.split_pattern(self.cells, " ")
+        # The cells are single-spaced, so every ASCII whitespace byte left is a space
+        # between two items: Arrow's whitespace splitter (twice as fast as splitting
+        # on a pattern) then cuts exactly there.
+        nested = pc.ascii_split_whitespace(self.cells)
         if "lengths" not in self.__dict__:
             self.lengths = to_numpy(pc.list_value_length(nested), fill=0).astype(np.int64)
         return SplitLists(self.lengths, pc.list_flatten(nested))

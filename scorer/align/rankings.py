@@ -547,10 +547,11 @@ def _placed(
     """The ``n_users x width`` matrix of each kept row's first ``width`` codes (rows
     flat in ``codes``, ``row_lengths`` each), ``PAD`` after a row's end.
 
-    Stored rank-major, as the column passes read it, and filled a rank at a time:
-    the rows sorted by length (a radix sort of small integers), those reaching a rank
-    are a prefix. No array of every token's destination is made. Kept rows
-    (``user_of_row >= 0``) are distinct users.
+    Stored rank-major, as the column passes read it, and filled a block of rows at a
+    time, rank by rank: a block's codes stay in cache while its ranks are gathered
+    (three times faster than gathering each rank from all the rows), and no array
+    of every token's destination is made. Kept rows (``user_of_row >= 0``) are
+    distinct users.
 
     Examples
     --------
@@ -560,18 +561,26 @@ def _placed(
            [-1, -1]], dtype=int32)
     """
     columns = np.full((width, n_users), PAD, dtype=np.int32)
-    kept = np.flatnonzero(user_of_row >= 0)
-    reached = np.minimum(row_lengths[kept], width)
-    shortfall = (width - reached).astype(np.uint16 if width < 1 << 16 else np.int64)
-    order = kept[np.argsort(shortfall, kind="stable")]  # longest rows first
-    # How many rows reach each rank: those with more than ``rank`` codes.
-    n_reaching = len(order) - np.cumsum(np.bincount(reached, minlength=width + 1))[:width]
-    users = user_of_row[order]
-    starts = (np.cumsum(row_lengths) - row_lengths)[order]
-    for rank in range(width):
-        n = n_reaching[rank]
-        columns[rank, users[:n]] = codes[starts[:n] + rank]
+    starts = np.cumsum(row_lengths) - row_lengths
+    # Wide rankings (rare) are placed in one block: blocks * ranks numpy steps stay
+    # at most one per 64 rows, whatever the width.
+    block_rows = _PLACED_BLOCK_CODES // max(width, 1) if width <= 64 else len(row_lengths)
+    block_rows = max(block_rows, 1)
+    for first in range(0, len(row_lengths), block_rows):
+        block = slice(first, first + block_rows)
+        reached = np.where(user_of_row[block] >= 0, np.minimum(row_lengths[block], width), 0)
+        rows = np.flatnonzero(reached)
+        for rank in range(width):
+            if rank:
+                rows = rows[reached[rows] > rank]
+            if len(rows) == 0:
+                break
+            columns[rank, user_of_row[block][rows]] = codes[starts[block][rows] + rank]
     return columns.T
+
+
+#: Codes placed per block by :func:`_placed` (1 MiB of int32: they stay in cache).
+_PLACED_BLOCK_CODES = 1 << 18
 
 
 def _is_full(lists: SplitLists, user_of_row: np.ndarray, n_users: int, width: int) -> bool:
