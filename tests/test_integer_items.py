@@ -12,8 +12,13 @@ from hypothesis import strategies as st
 from scorer import evaluate
 from scorer.align import integer_items
 from scorer.align import rankings as rankings_module
-from scorer.align.integer_items import canonical_integers, integer_codes
+from scorer.align.integer_items import (
+    canonical_integers,
+    integer_byte_order_codes,
+    integer_codes,
+)
 from scorer.align.item_lists import split_lists
+from scorer.align.joins import byte_order_codes
 from scorer.align.rankings import SparseRankings, build_rankings
 from tests.fast_paths import force_fast_paths
 
@@ -170,3 +175,27 @@ def test_a_run_of_integer_items_scores_as_the_same_items_written_as_strings(
     assert by_value.metrics == by_string.metrics
     for name, values in by_value.user_values.items():
         assert np.array_equal(values, by_string.user_values[name], equal_nan=True)
+
+
+@given(st.lists(st.one_of(st.integers(0, 10**17 - 1), st.integers(0, 1200)).map(str), max_size=30))
+def test_integer_byte_order_codes_number_the_distinct_strings_in_byte_order(texts) -> None:
+    found = integer_byte_order_codes(pa.array(texts))
+    if not texts:
+        assert found is None
+        return
+    codes, distinct = found
+    expected = sorted(set(texts), key=str.encode)
+    assert distinct.to_pylist() == expected
+    assert codes.tolist() == [expected.index(text) for text in texts]
+
+
+def test_byte_order_codes_by_value_and_by_string_agree() -> None:
+    texts = ["12", "9", "120", "1", "12", "99999999999999999", "100000000000000000"]
+    assert integer_byte_order_codes(pa.array(texts)) is None  # 18 digits: by string
+    codes, distinct = byte_order_codes(pa.array(texts))
+    assert distinct.to_pylist() == sorted(set(texts))
+    assert codes.tolist() == [distinct.to_pylist().index(text) for text in texts]
+    by_value = byte_order_codes(pa.array(texts[:-1]))  # 17 digits at most: by value
+    expected = sorted(set(texts[:-1]))
+    assert by_value[1].to_pylist() == expected
+    assert by_value[0].tolist() == [expected.index(text) for text in texts[:-1]]

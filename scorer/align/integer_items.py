@@ -114,3 +114,34 @@ def integer_codes(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray | None:
         chunk = codes[start : start + CHUNK_ROWS]
         np.take(table, chunk, out=chunk)
     return codes
+
+
+#: Digit strings at most this long have byte-order keys within an int64.
+_KEY_DIGITS = 17
+
+
+def integer_byte_order_codes(strings: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
+    """:func:`~scorer.align.joins.byte_order_codes` of canonical decimal integers of at
+    most 17 digits, by value: ``None`` for any other strings.
+
+    Right-padded with zeros to 17 digits, digit strings compare as numbers; a string
+    equal to another once padded is a prefix of it, so the shorter comes first. The
+    key ``padded * 32 + length`` orders the strings as their bytes do, and equal
+    keys are equal strings.
+
+    Examples
+    --------
+    >>> codes, distinct = integer_byte_order_codes(pa.array(["9", "10", "1", "9", "100"]))
+    >>> codes.tolist(), distinct.to_pylist()
+    ([3, 1, 0, 3, 2], ['1', '10', '100', '9'])
+    """
+    values = canonical_integers(strings)
+    if values is None or len(values) == 0:
+        return None
+    lengths = np.diff(string_offsets(strings.cast(pa.large_string())))
+    if lengths.max() > _KEY_DIGITS:
+        return None
+    padding = (10 ** np.arange(_KEY_DIGITS, -1, -1, dtype=np.int64))[lengths]
+    keys = values * padding * 32 + lengths
+    _, first, codes = np.unique(keys, return_index=True, return_inverse=True)
+    return codes.reshape(-1).astype(np.int64), strings.take(pa.array(first))

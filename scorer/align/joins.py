@@ -33,6 +33,7 @@ from scorer.align.fingerprints import (
     rows_match,
     string_prints,
 )
+from scorer.align.integer_items import integer_byte_order_codes
 from scorer.arrays import CHUNK_ROWS, empty_strings, to_arrow, to_numpy
 
 
@@ -544,6 +545,9 @@ def byte_order_codes(strings: pa.Array) -> tuple[np.ndarray, pa.Array]:
         # Equal strings side by side (a long file grouped by row id): code each run once.
         run_codes, distinct = byte_order_codes(strings.take(to_arrow(runs)))
         return np.repeat(run_codes, np.diff(np.append(runs, len(strings)))), distinct
+    by_value = integer_byte_order_codes(strings)
+    if by_value is not None:
+        return by_value
     codes = sorted_codes(strings)
     if len(codes) == 0:
         return codes.astype(np.int64), strings
