@@ -17,6 +17,8 @@ tokens and then take the string path, never a table a file could inflate.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -96,23 +98,40 @@ def integer_codes(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray | None:
     if known is None:
         return None
     n_known = len(known)
-    largest_allowed = np.iinfo(np.int32).max - n_known
+    largest = min(np.iinfo(np.int32).max - n_known, len(tokens) + n_known + TABLE_MIN_ENTRIES - 1)
     codes = np.empty(len(tokens), dtype=np.int32)
-    top = int(known.max(initial=-1))
-    # A chunk at a time, so that no int64 array of every token is ever held.
-    for start in range(0, len(tokens), CHUNK_ROWS):
+    starts = range(0, len(tokens), CHUNK_ROWS)
+
+    def values_of_chunk(start: int) -> int | None:
+        """Write a chunk's values into ``codes``; its largest value, or None."""
         values = canonical_integers(tokens.slice(start, CHUNK_ROWS))
-        if values is None:
+        if values is None or len(values) == 0:
+            return None if values is None else -1
+        top = int(values.max())
+        if top <= largest:
+            codes[start : start + len(values)] = values
+        return top
+
+    # Two chunks at a time (Arrow's cast and numpy's gathers release the GIL), so that
+    # both cores work, and no int64 array of every token is ever held.
+    first = values_of_chunk(0) if len(tokens) else -1
+    if first is None:  # items of another kind: known from the first chunk alone
+        return None
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        tops = [first, *pool.map(values_of_chunk, starts[1:])]
+        if any(top is None for top in tops):
             return None
-        top = max(top, int(values.max(initial=-1)))
-        if top > largest_allowed or top >= len(tokens) + n_known + TABLE_MIN_ENTRIES:
+        top = max([int(known.max(initial=-1)), *tops])
+        if top > largest:
             return None
-        codes[start : start + len(values)] = values
-    table = np.arange(n_known, n_known + top + 1, dtype=np.int32)
-    table[known] = np.arange(n_known, dtype=np.int32)
-    for start in range(0, len(codes), CHUNK_ROWS):
-        chunk = codes[start : start + CHUNK_ROWS]
-        np.take(table, chunk, out=chunk)
+        table = np.arange(n_known, n_known + top + 1, dtype=np.int32)
+        table[known] = np.arange(n_known, dtype=np.int32)
+
+        def look_up(start: int) -> None:
+            chunk = codes[start : start + CHUNK_ROWS]
+            np.take(table, chunk, out=chunk)
+
+        list(pool.map(look_up, starts))
     return codes
 
 
