@@ -603,7 +603,13 @@ def _read_and_check(
         checked_solution = check_solution(solution_table, columns, shaped.problems)
         del solution_table, targets  # at H&M scale, free the raw cells early
         candidates = read_candidates(
-            candidate_cells, candidate_table, checked_solution, options.candidate_rule, limits
+            candidate_cells,
+            candidate_table,
+            checked_solution,
+            options.candidate_rule,
+            limits,
+            typed,
+            options.target_type_column_name,
         )
         del candidate_cells  # split into the candidates: the raw cells are not read again
         submission_table, found = read_submission(

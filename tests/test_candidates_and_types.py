@@ -10,11 +10,12 @@ from unittest import mock
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import scorer.align.candidates as candidates_module
-from scorer import ParticipantVisibleError, evaluate
+from scorer import HostVisibleError, ParticipantVisibleError, evaluate
 from scorer.align.candidates import (
     PairIndex,
     candidate_problems,
@@ -325,3 +326,61 @@ def test_candidate_checks_do_not_depend_on_row_order(submitted, candidates, rule
     once = _outcome(solution, submission, **options)
     again = _outcome(solution, shuffled(submission), **{**options, "candidates": shuffled(table)})
     assert once == again
+
+
+def test_a_candidates_table_with_a_type_column_is_keyed_as_the_solution():
+    """A candidates table beside a type column names each row's type too: checked and
+    scored exactly as the same candidates given in a solution column."""
+    solution = pd.DataFrame(
+        {"id": ["1", "1", "2"], "kind": ["a", "b", "a"], "items": ["x", "y", "z"]}
+    )
+    candidates = pd.DataFrame(
+        {
+            "id": ["1", "1", "2", "1"],
+            "kind": ["a", "b", "a", "a"],
+            "items": ["x w", "y v", "z", "u"],
+        }
+    )
+    submission = pd.DataFrame(
+        {"id": ["1", "1", "2"], "kind": ["a", "b", "a"], "items": ["w u x", "v y", "z"]}
+    )
+    options = {
+        "target_type_column_name": "kind",
+        "candidate_rule": "permutation",
+        "metrics": ["MRR@3"],
+    }
+    from_table = evaluate(solution, submission, "id", candidates=candidates, **options)
+    in_column = solution.assign(candidates=["x w u", "y v", "z"])
+    from_column = evaluate(
+        in_column, submission, "id", candidates_column_name="candidates", **options
+    )
+    # 1_a finds x third, 1_b finds y second, 2_a finds z first; types weigh 1/2 each.
+    assert from_table.by_type == from_column.by_type
+    assert from_table.by_type["a"]["MRR@3"] == float((Fraction(1, 3) + 1) / 2)
+    assert from_table.by_type["b"]["MRR@3"] == float(Fraction(1, 2))
+    assert (
+        from_table.score
+        == from_column.score
+        == float(((Fraction(1, 3) + 1) / 2 + Fraction(1, 2)) / 2)
+    )
+    foreign = submission.assign(items=["w u x", "v y q", "z"])
+    for given in ({"candidates": candidates}, {"candidates_column_name": "candidates"}):
+        table = in_column if "candidates_column_name" in given else solution
+        with pytest.raises(ParticipantVisibleError, match=r"Items that are not candidates"):
+            evaluate(table, foreign, "id", **given, **options)
+
+
+def test_a_candidates_table_without_the_type_column_is_the_hosts_error():
+    solution = pd.DataFrame({"id": ["1", "1"], "kind": ["a", "b"], "items": ["x", "y"]})
+    submission = pd.DataFrame({"id": ["1", "1"], "kind": ["a", "b"], "items": ["x", "y"]})
+    options = {"target_type_column_name": "kind", "candidate_rule": "subset"}
+    bare = pd.DataFrame({"id": ["1"], "items": ["x y"]})
+    with pytest.raises(
+        HostVisibleError,
+        match=r"(?s)The candidates table.*Missing target "
+        r"type column.*add the 'kind' column to the candidates table",
+    ):
+        evaluate(solution, submission, "id", candidates=bare, **options)
+    unknown = pd.DataFrame({"id": ["1", "1"], "kind": ["a", "c"], "items": ["x", "y"]})
+    with pytest.raises(HostVisibleError, match=r"(?s)The candidates table.*'c'"):
+        evaluate(solution, submission, "id", candidates=unknown, **options)

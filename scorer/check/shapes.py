@@ -23,6 +23,7 @@ from scorer.align.candidates import CandidateRule, PairIndex, token_rows
 from scorer.align.item_lists import split_lists
 from scorer.align.joins import StringIndex, byte_order_codes
 from scorer.align.long_layout import long_solution_to_wide, long_to_wide
+from scorer.align.target_types import TargetTypes, typed_submission
 from scorer.arrays import text_column, to_arrow
 from scorer.check.validate import (
     SUBMISSION,
@@ -350,10 +351,14 @@ def read_candidates(
     solution: Solution,
     rule: CandidateRule,
     limits: ReadLimits | None,
+    typed: TargetTypes | None = None,
+    type_column: str | None = None,
 ) -> Candidates | None:
     """The candidates from the solution's column (one cell per solution row) or from a
     table of their own (the solution's row-id column and one column of items; a row id
-    may be listed on several rows, whose items are gathered).
+    may be listed on several rows, whose items are gathered). When the solution's
+    target types are a column of their own (``type_column``), the table holds that
+    column too, and its rows are keyed by (row id, type) as the solution's are.
 
     Raises
     ------
@@ -367,8 +372,10 @@ def read_candidates(
     if data is None:
         return None
     table = as_string_table(data, HostVisibleError, limits)
-    others = [name for name in table.names if name != solution.row_id_name]
     subject = "The candidates table"
+    if typed is not None and type_column is not None:
+        table = _typed_candidates(table, solution.row_id_name, typed, type_column, subject)
+    others = [name for name in table.names if name != solution.row_id_name]
     if solution.row_id_name not in table.names or len(others) != 1:
         problem = Problem(
             "Unexpected columns",
@@ -392,3 +399,22 @@ def read_candidates(
         raise_if_any([problem], HostVisibleError, subject)
     lists = split_lists(text_column(table.column(others[0])))
     return Candidates(rule, PairIndex(token_rows(lists.lengths, rows), lists.tokens))
+
+
+def _typed_candidates(
+    table: StringTable, row_id_name: str, typed: TargetTypes, type_column: str, subject: str
+) -> StringTable:
+    """The candidates table keyed by (row id, type) as the solution is, its type
+    column dropped; a table without the type column, an empty type or a type the
+    solution does not hold is the host's error."""
+    if type_column not in table.names:
+        problem = Problem(
+            "Missing target type column",
+            f"a column {type_column!r} holding each row's target type, as the solution does",
+            f"columns {list(table.names)}",
+            f"add the {type_column!r} column to the candidates table",
+        )
+        raise_if_any([problem], HostVisibleError, subject)
+    keyed, problems = typed_submission(table, row_id_name, typed, type_column, False)
+    raise_if_any(problems, HostVisibleError, subject)
+    return keyed
