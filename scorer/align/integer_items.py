@@ -17,6 +17,7 @@ tokens and then take the string path, never a table a file could inflate.
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -99,31 +100,30 @@ def integer_codes(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray | None:
         return None
     n_known = len(known)
     largest = min(np.iinfo(np.int32).max - n_known, len(tokens) + n_known + TABLE_MIN_ENTRIES - 1)
+    if int(known.max(initial=-1)) > largest:
+        return None
     codes = np.empty(len(tokens), dtype=np.int32)
-    starts = range(0, len(tokens), CHUNK_ROWS)
+    refused = threading.Event()
 
-    def values_of_chunk(start: int) -> int | None:
-        """Write a chunk's values into ``codes``; its largest value, or None."""
-        values = canonical_integers(tokens.slice(start, CHUNK_ROWS))
-        if values is None or len(values) == 0:
-            return None if values is None else -1
-        top = int(values.max())
-        if top <= largest:
-            codes[start : start + len(values)] = values
-        return top
+    def values_of_chunk(start: int) -> bool:
+        """Write a chunk's values into ``codes``, unless one is refused (then False)."""
+        values = None if refused.is_set() else canonical_integers(tokens.slice(start, CHUNK_ROWS))
+        if values is None or int(values.max(initial=-1)) > largest:
+            refused.set()  # the other chunks are not even looked at
+            return False
+        codes[start : start + len(values)] = values
+        return True
 
     # Two chunks at a time (Arrow's cast and numpy's gathers release the GIL), so that
-    # both cores work, and no int64 array of every token is ever held.
-    first = values_of_chunk(0) if len(tokens) else -1
-    if first is None:  # items of another kind: known from the first chunk alone
+    # both cores work, and no int64 array of every token is ever held. Items of
+    # another kind are known from the first chunk alone.
+    starts = range(0, len(tokens), CHUNK_ROWS)
+    if len(tokens) and not values_of_chunk(0):
         return None
     with ThreadPoolExecutor(max_workers=2) as pool:
-        tops = [first, *pool.map(values_of_chunk, starts[1:])]
-        if any(top is None for top in tops):
+        if not all(pool.map(values_of_chunk, starts[1:])):
             return None
-        top = max([int(known.max(initial=-1)), *tops])
-        if top > largest:
-            return None
+        top = max(int(known.max(initial=-1)), int(codes.max(initial=-1)))
         table = np.arange(n_known, n_known + top + 1, dtype=np.int32)
         table[known] = np.arange(n_known, dtype=np.int32)
 
