@@ -462,13 +462,13 @@ def _groups_of_prints(prints: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first, group
 
 
-def _run_starts(strings: pa.Array) -> np.ndarray:
+def run_starts(strings: pa.Array) -> np.ndarray:
     """The first row of each run of equal strings side by side (one comparison of each
     string with the next, no hash).
 
     Examples
     --------
-    >>> _run_starts(pa.array(["a", "a", "b", "a"], pa.large_string())).tolist()
+    >>> run_starts(pa.array(["a", "a", "b", "a"], pa.large_string())).tolist()
     [0, 2, 3]
     """
     if len(strings) < 2:
@@ -545,11 +545,20 @@ def byte_order_codes(strings: pa.Array) -> tuple[np.ndarray, pa.Array]:
     >>> codes, distinct = byte_order_codes(pa.array(["b", "a", "b", "B", None]))
     >>> codes.tolist(), distinct.to_pylist()
     ([3, 2, 3, 1, 0], ['', 'B', 'a', 'b'])
+    >>> byte_order_codes(pa.RunEndEncodedArray.from_arrays([2, 3], ["b", "a"]))[0].tolist()
+    [1, 1, 0]
     """
+    if pa.types.is_run_end_encoded(strings.type):
+        run_ends = to_numpy(strings.run_ends)
+        if strings.offset == 0 and len(run_ends) and run_ends[-1] == len(strings):
+            # A file's column read as runs (a long file's row ids): each run coded once.
+            run_codes, distinct = byte_order_codes(strings.values)
+            return np.repeat(run_codes, np.diff(run_ends, prepend=0)), distinct
+        strings = pc.run_end_decode(strings)
     strings = _large(strings)
     if strings.null_count:
         strings = pc.fill_null(strings, "")
-    runs = _run_starts(strings)
+    runs = run_starts(strings)
     if len(strings) > 1 and len(runs) * 2 <= len(strings):
         # Equal strings side by side (a long file grouped by row id): code each run once.
         run_codes, distinct = byte_order_codes(strings.take(to_arrow(runs)))
