@@ -166,7 +166,8 @@ def rows_to_strings(rows: np.ndarray) -> pa.Array:
     ['ab', 'cd']
     """
     rows = np.ascontiguousarray(rows, dtype=np.uint8)
-    offsets = np.arange(len(rows) + 1, dtype=np.int64) * rows.shape[1]
+    offsets = np.arange(len(rows) + 1, dtype=np.int64)
+    offsets *= rows.shape[1]  # in place: one array of the rows' number, not two
     return pa.Array.from_buffers(
         pa.large_string(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(rows.reshape(-1))]
     )
@@ -235,9 +236,13 @@ def text_column(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     --------
     >>> text_column(pa.chunked_array([["a", None], ["b"]])).to_pylist()
     ['a', '', 'b']
+    >>> text_column(pa.RunEndEncodedArray.from_arrays([2, 3], ["a", "b"])).to_pylist()
+    ['a', 'a', 'b']
     """
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
+    if pa.types.is_run_end_encoded(values.type):  # a file's column read as runs
+        values = pc.run_end_decode(values)
     if not pa.types.is_large_string(values.type):
         values = values.cast(pa.large_string())
     return pc.fill_null(values, "") if values.null_count else values

@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.align.item_lists import ListCells
-from scorer.align.joins import byte_order_codes
+from scorer.align.joins import byte_order_codes, run_starts, sorted_codes
 from scorer.arrays import string_bytes, string_offsets, text_column, to_arrow, to_numpy
 from scorer.errors import MAX_EXAMPLES, Finding
 
@@ -224,6 +224,10 @@ def long_to_wide(
     """
     if ranks is not None and scores is not None:
         raise ValueError("give ranks or scores, not both")
+    if ranks is not None and not find_repeats:
+        grouped = _grouped_and_ranked(row_ids, items, text_column(ranks))
+        if grouped is not None:
+            return grouped
     rows = _LongRows.from_columns(row_ids, items, item_name)
     starts = None if ranks is None else _ranked_runs(rows, text_column(ranks))
     if starts is not None:
@@ -280,6 +284,54 @@ def _ranked_runs(rows: _LongRows, ranks: pa.Array) -> np.ndarray | None:
     rising = values[1:] > values[:-1]
     rising[starts[1:] - 1] = True  # a row id's first rank follows no rank of its own
     return starts if rising.all() else None
+
+
+def _grouped_and_ranked(row_ids: pa.Array, items: pa.Array, ranks: pa.Array) -> WideRankings | None:
+    """The rankings of a file written as most are (:func:`_ranked_runs`), found without
+    coding its row ids in byte order: each run of equal row ids side by side (read as
+    runs, or found by comparing neighbours) is checked to be its row id's only one by
+    their codes in order of first appearance (:func:`~scorer.align.joins.sorted_codes`,
+    a sort, no hash); None for any other file, or one with a problem to report.
+
+    The same rankings as :func:`_wide_from_runs` gives the same file: its runs' row
+    ids in the file's order, each with its items in the file's order.
+
+    Examples
+    --------
+    >>> ids = pa.RunEndEncodedArray.from_arrays([2, 3], pa.array(["u2", "u1"], pa.large_string()))
+    >>> ranks = pa.array(["1", "2", "1"], pa.large_string())
+    >>> wide = _grouped_and_ranked(ids, pa.array(["a", "b", "c"]), ranks)
+    >>> wide.row_ids.to_pylist(), wide.items.to_pylist()
+    (['u2', 'u1'], [['a', 'b'], ['c']])
+    >>> _grouped_and_ranked(pa.array(["u2", "u1", "u2"]), pa.array(["a", "b", "c"]), ranks) is None
+    True
+    """
+    cells = ListCells(text_column(items))
+    if len(cells.lengths) == 0 or (cells.lengths != 1).any():
+        return None
+    if pa.types.is_run_end_encoded(row_ids.type) and row_ids.offset == 0:
+        heads = row_ids.values
+        starts = np.concatenate(([0], to_numpy(row_ids.run_ends)[:-1])).astype(np.int64)
+    else:
+        row_ids = text_column(row_ids)
+        starts = run_starts(row_ids)
+        heads = row_ids.take(to_arrow(starts))
+    if heads.null_count or not pa.types.is_large_string(heads.type):
+        return None
+    codes = sorted_codes(heads)  # numbered by first appearance: all distinct if the last is
+    if int(codes.max()) != len(codes) - 1:
+        return None
+    values = _plain_whole_numbers(ranks)
+    if values is None or values.min() < 1:
+        return None
+    rising = values[1:] > values[:-1]
+    rising[starts[1:] - 1] = True  # a row id's first rank follows no rank of its own
+    if not rising.all():
+        return None
+    offsets = to_arrow(np.append(starts, len(values)))
+    return WideRankings(
+        heads, pa.LargeListArray.from_arrays(offsets, cells.split().tokens), None, None, ()
+    )
 
 
 def _plain_whole_numbers(texts: pa.Array) -> np.ndarray | None:

@@ -232,8 +232,10 @@ def read_submission(
     row_id_name, target_name = solution.row_id_name, solution.target_name
     if options.format == "trec":
         return _read_run(data, solution, limits)
-    table = as_string_table(data, ParticipantVisibleError, limits)
-    if options.layout == "wide":
+    long = options.layout == "long"
+    # A long file's row ids may be read as runs: long_to_wide codes each run once.
+    table = as_string_table(data, ParticipantVisibleError, limits, runs=long)
+    if not long:
         return table, ()
     ranked_by = options.rank_column_name or options.score_column_name
     expected = (row_id_name, target_name) + ((ranked_by,) if ranked_by else ())

@@ -58,7 +58,7 @@ from scorer.read.columns import (
     not_utf8,
     to_string_array,
 )
-from scorer.read.fixed_lines import split_fixed_lines
+from scorer.read.fixed_lines import split_fixed_lines, split_prefixed_lines
 from scorer.read.parquet_pages import (
     DICTIONARY_PAGE,
     BadPageHeader,
@@ -181,6 +181,7 @@ def read_table(
     error: type[ScorerError],
     limits: ReadLimits | None = None,
     keep: RowFilter | None = None,
+    runs: bool = False,
 ) -> StringTable:
     """Read a CSV, gzipped CSV, zipped CSV or Parquet file with every column as a string.
 
@@ -196,6 +197,10 @@ def read_table(
         Parquet only: which rows of each batch to keep (one part of a run read from a
         larger file). Every row is read and checked as without it; the decoded size
         the limits bound is then the kept rows'.
+    runs : bool, default False
+        A large CSV body read without the parser may give a column whose equal values
+        come in runs (a long file's row ids) run-end encoded
+        (:mod:`scorer.read.fixed_lines`): for a caller that takes such a column.
 
     Examples
     --------
@@ -209,7 +214,7 @@ def read_table(
     >>> table.names, table.column("id").to_pylist(), table.column("items").to_pylist()
     (('id', 'items'), ['NA'], ['null nan'])
     """
-    reader, handle = _open_input(path, error, limits, keep)
+    reader, handle = _open_input(path, error, limits, keep, runs)
     with handle:
         return reader.read(handle)
 
@@ -219,11 +224,12 @@ def _open_input(
     error: type[ScorerError],
     limits: ReadLimits | None,
     keep: RowFilter | None = None,
+    runs: bool = False,
 ) -> tuple[_Reader, BinaryIO]:
     """A reader for ``path`` within ``limits`` and the file opened for it (a regular
     file only, checked first); an unreadable file is ``error``'s problem."""
     check_input_path(os.fspath(path), error)
-    reader = _Reader(os.fspath(path), error, limits or DEFAULT_LIMITS, keep)
+    reader = _Reader(os.fspath(path), error, limits or DEFAULT_LIMITS, keep, runs)
     try:
         return reader, open(reader.name, "rb")
     except OSError as exc:
@@ -352,6 +358,7 @@ class _Reader:
     error: type[ScorerError]
     limits: ReadLimits
     keep: RowFilter | None = None
+    runs: bool = False
 
     def fail(self, *problems: Problem) -> NoReturn:
         raise_if_any(problems, self.error, f"The file {os.path.basename(self.name)!r}")
@@ -698,7 +705,7 @@ class _Reader:
         def check_body(body_lines: int) -> None:  # the header is a line too
             self.check_decoded_size(data, start, width, body_lines + 1)
 
-        columns = None if has_quote else _fixed_lines(data, start, width, check_body)
+        columns = None if has_quote else _fixed_lines(data, start, width, check_body, self.runs)
         if columns is None:
             self.check_decoded_size(data, start, width)
             columns = self.parse_columns(data, start, width, has_quote, container)
@@ -825,8 +832,13 @@ class _Reader:
     def check_fields(self, table: StringTable) -> None:
         limit = self.limits.max_field_bytes
         for name, column in zip(table.names, table.columns, strict=True):
-            if (pc.max(pc.binary_length(column)).as_py() or 0) <= limit:
+            encoded = pa.types.is_run_end_encoded(column.type)
+            if (
+                pc.max(pc.binary_length(column.values if encoded else column)).as_py() or 0
+            ) <= limit:
                 continue
+            if encoded:
+                column = pc.run_end_decode(column)
             lengths = pc.fill_null(pc.binary_length(column), 0).to_numpy(zero_copy_only=False)
             self.refuse_long_cells(lengths, name)
 
@@ -920,17 +932,21 @@ def _owned_buffer(data: bytes) -> pa.Buffer:
 
 
 def _fixed_lines(
-    data: Text, start: int, n_columns: int, before_copy: Callable[[int], None]
+    data: Text, start: int, n_columns: int, before_copy: Callable[[int], None], runs: bool
 ) -> tuple[pa.Array, ...] | None:
     """The columns of a large CSV body whose lines all share one layout, read without
-    the parser (:func:`scorer.read.fixed_lines.split_fixed_lines`); None for any other.
-    ``before_copy`` is given the body's number of lines once the layout is proven and
-    before any column is copied."""
+    the parser (:func:`scorer.read.fixed_lines.split_fixed_lines`, or, the last column's
+    width aside, :func:`~scorer.read.fixed_lines.split_prefixed_lines`); None for any
+    other. ``before_copy`` is given the body's number of lines once the layout is
+    proven and before any column is copied."""
     newline = data.find(b"\n", start)
     if newline < 0 or len(_first_line(data, start)) not in (newline - start, newline - start - 1):
         return None  # no line after the header, or a lone carriage return ends it
     body = np.frombuffer(data, dtype=np.uint8)[newline + 1 :]
-    return split_fixed_lines(body, n_columns, FIXED_LINES_MIN_ROWS, before_copy)
+    found = split_fixed_lines(body, n_columns, FIXED_LINES_MIN_ROWS, before_copy, runs)
+    if found is None:
+        found = split_prefixed_lines(body, n_columns, FIXED_LINES_MIN_ROWS, before_copy, runs)
+    return found
 
 
 def _one_chunk(column: pa.ChunkedArray) -> pa.Array:
