@@ -229,6 +229,23 @@ def is_view_type(kind: pa.DataType, name: str) -> bool:
     return predicate is not None and bool(predicate(kind))
 
 
+def run_end_encoded(run_ends: np.ndarray, values: pa.Array) -> pa.Array:
+    """A run-end encoded array of ``values``, run ``i`` ending (exclusive) at
+    ``run_ends[i]``: made from its children, as pyarrow 14's ``from_arrays`` cannot.
+
+    Examples
+    --------
+    >>> run_end_encoded(np.array([2, 3]), pa.array(["a", "b"])).to_pylist()
+    ['a', 'a', 'b']
+    """
+    ends = to_arrow(np.ascontiguousarray(run_ends, dtype=np.int64))
+    kind = pa.run_end_encoded(pa.int64(), values.type)
+    length = int(run_ends[-1]) if len(run_ends) else 0
+    return pa.RunEndEncodedArray.from_buffers(
+        kind, length, [None], null_count=0, offset=0, children=[ends, values]
+    )
+
+
 def text_column(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     """A string column as one ``large_string`` array, a missing cell as the empty string.
 

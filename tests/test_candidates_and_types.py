@@ -364,10 +364,10 @@ def test_a_candidates_table_with_a_type_column_is_keyed_as_the_solution():
         == float(((Fraction(1, 3) + 1) / 2 + Fraction(1, 2)) / 2)
     )
     foreign = submission.assign(items=["w u x", "v y q", "z"])
-    for given in ({"candidates": candidates}, {"candidates_column_name": "candidates"}):
-        table = in_column if "candidates_column_name" in given else solution
+    for source in ({"candidates": candidates}, {"candidates_column_name": "candidates"}):
+        table = in_column if "candidates_column_name" in source else solution
         with pytest.raises(ParticipantVisibleError, match=r"Items that are not candidates"):
-            evaluate(table, foreign, "id", **given, **options)
+            evaluate(table, foreign, "id", **source, **options)
 
 
 def test_a_candidates_table_without_the_type_column_is_the_hosts_error():

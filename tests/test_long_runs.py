@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from scorer import evaluate
 from scorer.align.long_layout import long_to_wide
+from scorer.arrays import run_end_encoded
 from scorer.errors import ParticipantVisibleError
 from scorer.read import files, fixed_lines
 from scorer.read.files import DEFAULT_LIMITS
@@ -106,7 +107,7 @@ def _run_encoded(ids: list[str]) -> pa.Array:
     starts = [i for i in range(len(ids)) if i == 0 or ids[i] != ids[i - 1]]
     ends = [*starts[1:], len(ids)]
     values = pa.array([ids[i] for i in starts], pa.large_string())
-    return pa.RunEndEncodedArray.from_arrays(pa.array(ends, pa.int64()), values)
+    return run_end_encoded(np.asarray(ends, dtype=np.int64), values)
 
 
 def _pivots(rows, encoded: bool):

@@ -26,7 +26,7 @@ from itertools import pairwise
 import numpy as np
 import pyarrow as pa
 
-from scorer.arrays import CHUNK_ROWS, rows_to_strings, to_arrow
+from scorer.arrays import CHUNK_ROWS, rows_to_strings, run_end_encoded
 
 _SCAN_BYTES = 1 << 20
 _SAMPLE_LINES = 1 << 16
@@ -213,7 +213,7 @@ def _fixed_field(rows: _Rows, n_lines: int, runs: bool) -> pa.Array:
         if 2 * len(run_starts) <= n_lines:
             run_ends = np.append(run_starts[1:], n_lines)
             values = rows_to_strings(rows(run_starts))
-            return pa.RunEndEncodedArray.from_arrays(to_arrow(run_ends), values)
+            return run_end_encoded(run_ends, values)
     if not isinstance(rows, _WindowRows):
         return rows_to_strings(rows(slice(None)))  # a strided view: one copy
     matrix = np.empty((n_lines, rows.width), dtype=np.uint8)
