@@ -370,17 +370,16 @@ def test_a_candidates_table_with_a_type_column_is_keyed_as_the_solution():
             evaluate(table, foreign, "id", **source, **options)
 
 
-def test_a_candidates_table_without_the_type_column_is_the_hosts_error():
+def test_a_candidates_tables_types_are_checked_as_the_hosts():
     solution = pd.DataFrame({"id": ["1", "1"], "kind": ["a", "b"], "items": ["x", "y"]})
     submission = pd.DataFrame({"id": ["1", "1"], "kind": ["a", "b"], "items": ["x", "y"]})
     options = {"target_type_column_name": "kind", "candidate_rule": "subset"}
-    bare = pd.DataFrame({"id": ["1"], "items": ["x y"]})
-    with pytest.raises(
-        HostVisibleError,
-        match=r"(?s)The candidates table.*Missing target "
-        r"type column.*add the 'kind' column to the candidates table",
-    ):
+    bare = pd.DataFrame({"id": ["1"], "items": ["x y"]})  # no type: no row of the solution
+    with pytest.raises(HostVisibleError, match=r"(?s)The candidates table.*Unknown row ids"):
         evaluate(solution, submission, "id", candidates=bare, **options)
     unknown = pd.DataFrame({"id": ["1", "1"], "kind": ["a", "c"], "items": ["x", "y"]})
     with pytest.raises(HostVisibleError, match=r"(?s)The candidates table.*'c'"):
         evaluate(solution, submission, "id", candidates=unknown, **options)
+    empty = pd.DataFrame({"id": ["1", "1"], "kind": ["a", ""], "items": ["x", "y"]})
+    with pytest.raises(HostVisibleError, match=r"(?s)The candidates table.*Empty target types"):
+        evaluate(solution, submission, "id", candidates=empty, **options)

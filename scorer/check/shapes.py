@@ -375,8 +375,10 @@ def read_candidates(
         return None
     table = as_string_table(data, HostVisibleError, limits)
     subject = "The candidates table"
-    if typed is not None and type_column is not None:
-        table = _typed_candidates(table, solution.row_id_name, typed, type_column, subject)
+    if typed is not None and type_column is not None and type_column in table.names:
+        keyed, problems = typed_submission(table, solution.row_id_name, typed, type_column, False)
+        raise_if_any(problems, HostVisibleError, subject)
+        table = keyed
     others = [name for name in table.names if name != solution.row_id_name]
     if solution.row_id_name not in table.names or len(others) != 1:
         problem = Problem(
@@ -401,22 +403,3 @@ def read_candidates(
         raise_if_any([problem], HostVisibleError, subject)
     lists = split_lists(text_column(table.column(others[0])))
     return Candidates(rule, PairIndex(token_rows(lists.lengths, rows), lists.tokens))
-
-
-def _typed_candidates(
-    table: StringTable, row_id_name: str, typed: TargetTypes, type_column: str, subject: str
-) -> StringTable:
-    """The candidates table keyed by (row id, type) as the solution is, its type
-    column dropped; a table without the type column, an empty type or a type the
-    solution does not hold is the host's error."""
-    if type_column not in table.names:
-        problem = Problem(
-            "Missing target type column",
-            f"a column {type_column!r} holding each row's target type, as the solution does",
-            f"columns {list(table.names)}",
-            f"add the {type_column!r} column to the candidates table",
-        )
-        raise_if_any([problem], HostVisibleError, subject)
-    keyed, problems = typed_submission(table, row_id_name, typed, type_column, False)
-    raise_if_any(problems, HostVisibleError, subject)
-    return keyed
