@@ -47,7 +47,7 @@ from scorer.api import (
     trec_options,
     unjudged_lines_warnings,
 )
-from scorer.arrays import CHUNK_ROWS, string_bytes, to_arrow
+from scorer.arrays import string_bytes, to_arrow
 from scorer.check.findings import MAX_EXPONENTIAL_GRADE, Wording, merge_findings, raise_findings
 from scorer.check.shapes import TREC_GRADES, TREC_ROW_ID, read_solution
 from scorer.check.validate import (
@@ -227,14 +227,41 @@ def _id_prints(row_ids: Any, seed: int, type_separator: str | None) -> np.ndarra
         chunks = [to_string_array(row_ids)]  # integers as their text, as evaluate reads them
     hashes = np.empty(sum(len(chunk) for chunk in chunks), dtype=np.uint64)
     done = 0
-    for chunk in chunks:  # Arrow's chunks (a CSV reader's blocks), each cut to CHUNK_ROWS
-        for start in range(0, len(chunk), CHUNK_ROWS):
-            ids = pc.fill_null(chunk.slice(start, CHUNK_ROWS), "")
-            normal = _normalised(_bare(ids, type_separator))
-            prints = string_prints(normal, key).view(np.uint64)  # type: ignore[union-attr]
-            hashes[done : done + len(normal)] = mix(prints)
-            done += len(normal)
+    for piece in _pieces(chunks):
+        normal = _normalised(_bare(pc.fill_null(piece, ""), type_separator))
+        prints = string_prints(normal, key).view(np.uint64)  # type: ignore[union-attr]
+        hashes[done : done + len(normal)] = mix(prints)
+        done += len(normal)
     return hashes
+
+
+#: Rows :func:`_id_prints` hashes at a time: a CSV reader's blocks (some 8,000 rows of
+#: 64-character ids) joined, so that each pass's fixed cost is paid a few times, not
+#: hundreds; a few MiB, so that the joined copy and the temporaries stay small.
+_PIECE_ROWS = 1 << 16
+
+
+def _pieces(chunks: Sequence[pa.Array]) -> Iterator[pa.Array]:
+    """The chunks' ids in order, as arrays of ``_PIECE_ROWS`` to ``2 * _PIECE_ROWS``
+    rows (the last one fewer): small chunks joined, large ones cut.
+
+    Examples
+    --------
+    >>> chunks = [pa.array(["a"] * 40_000), pa.array(["b"] * 200_000)]
+    >>> [len(piece) for piece in _pieces(chunks)]
+    [105536, 65536, 65536, 3392]
+    """
+    group: list[pa.Array] = []
+    held = 0
+    for chunk in chunks:
+        for start in range(0, len(chunk), _PIECE_ROWS):
+            group.append(chunk.slice(start, _PIECE_ROWS))
+            held += len(group[-1])
+            if held >= _PIECE_ROWS:
+                yield group[0] if len(group) == 1 else pa.concat_arrays(group)
+                group, held = [], 0
+    if group:
+        yield group[0] if len(group) == 1 else pa.concat_arrays(group)
 
 
 # Whitespace as Python's str.split() knows it: the ASCII characters, then the others.

@@ -4,6 +4,7 @@ split into parts, any order and grouping of the merge, and through JSON."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from fractions import Fraction
@@ -459,6 +460,29 @@ def test_partition_is_stable_and_normalised() -> None:
     assert counts.min() > 800 and counts.max() < 1200  # about 1,000 each
     with pytest.raises(HostVisibleError, match="n_parts"):
         partition(ids, 0)
+
+
+@given(
+    st.lists(st.one_of(st.none(), st.text(alphabet="0aA7. \u3000é_", max_size=5)), max_size=60),
+    st.lists(st.integers(0, 70), max_size=6),
+    st.sampled_from([None, "_"]),
+)
+@settings(max_examples=200, deadline=None)
+def test_partition_of_chunks_is_partition_of_the_whole(ids, cuts, separator) -> None:
+    """Against the plain reference (the ids as one list): the same parts whatever the
+    chunks (pieces joined across chunks and cut within them, a few rows at a time)."""
+    import scorer.partial as partial
+
+    bounds = sorted({0, len(ids), *(min(cut, len(ids)) for cut in cuts)})
+    chunks = [pa.array(ids[a:b], pa.string()) for a, b in itertools.pairwise(bounds)]
+    expected = partition(ids, 97, type_separator=separator).tolist()
+    saved = partial._PIECE_ROWS
+    try:
+        partial._PIECE_ROWS = 7
+        found = partition(pa.chunked_array(chunks, pa.string()), 97, type_separator=separator)
+    finally:
+        partial._PIECE_ROWS = saved
+    assert found.tolist() == expected
 
 
 _ID_TEXT = st.text(
