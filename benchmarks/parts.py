@@ -3,9 +3,12 @@
 Both modes read ``solution.csv`` and ``submission.csv`` of a generated data set
 (``generate.py``) as Arrow tables of strings, then either call
 :func:`scorer.evaluate` on them (``single``), or split both by
-:func:`scorer.partial.partition`, score each part with
+:func:`scorer.partial.partition` and :func:`scorer.partial.split_by_part` (each part
+gathered when its turn comes), score each part with
 :func:`scorer.partial.score_part`, merge the partials through their JSON form and
-finish (``parts``). Each prints its three MAP@10 values as ``float.hex`` and exits 1
+finish (``parts``). Neither mode starts a thread of its own: the scorer's one other
+thread (the solution's lists encoded while the submission is read) runs in every part
+as in the single run. Each prints its three MAP@10 values as ``float.hex`` and exits 1
 unless they are the correctly rounded values of the generator's exact fractions.
 Time the two modes as whole processes, in turn, to compare them.
 
@@ -39,16 +42,17 @@ def read(path: Path) -> pa.Table:
 
 
 def in_parts(solution: pa.Table, submission: pa.Table, n_parts: int) -> scorer.ScoreResult:
-    """Every part scored in turn, each partial through JSON, merged, finished."""
+    """Every part gathered and scored in turn (one part's rows held at a time), each
+    partial through JSON, merged, finished."""
     id_name = solution.column_names[0]
     parts_of_solution = partition(solution.column(id_name), n_parts)
     parts_of_submission = partition(submission.column(id_name), n_parts)
     solution_parts = split_by_part(solution, parts_of_solution, n_parts)
     submission_parts = split_by_part(submission, parts_of_submission, n_parts)
-    texts = [
-        score_part(solution_part, submission_part).to_json()
-        for solution_part, submission_part in zip(solution_parts, submission_parts, strict=True)
-    ]
+    texts = []
+    for solution_part, submission_part in zip(solution_parts, submission_parts, strict=True):
+        texts.append(score_part(solution_part, submission_part).to_json())
+        del solution_part, submission_part  # freed before the next part is gathered
     return finish(merge(*(Partial.from_json(text) for text in texts)))
 
 

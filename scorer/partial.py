@@ -185,6 +185,8 @@ def split_by_part(table: pa.Table, parts: Any, n_parts: int) -> Iterator[pa.Tabl
     # is a radix sort, linear in the rows.
     narrow = np.uint8 if n_parts <= 2**8 else np.uint16 if n_parts <= 2**16 else np.int64
     order = np.argsort(found.astype(narrow), kind="stable")
+    if len(order) <= 2**32:
+        order = order.astype(np.uint32)  # Arrow's take is faster with narrower indices
     bounds = np.concatenate(([0], np.cumsum(np.bincount(found, minlength=n_parts))))
     # Arrow's take of a chunked column combines its chunks first, every time: once here.
     whole = pa.Table.from_arrays(
