@@ -2,7 +2,8 @@
 :func:`finish`.
 
 A run too large for one process is split by row id (:func:`partition`, the same
-function for both inputs), each part is scored alone (:func:`score_part`) into a
+function for both inputs; :func:`split_by_part` gathers an Arrow table's parts one at
+a time), each part is scored alone (:func:`score_part`) into a
 :class:`Partial` of a few kilobytes, the partials are added up (:func:`merge`, in any
 order and grouping) and the sum is put into words (:func:`finish`): the same
 :class:`~scorer.result.ScoreResult` as :func:`scorer.evaluate` on the whole data,
