@@ -304,24 +304,16 @@ def _normalised(ids: pa.Array) -> pa.Array:
     >>> _normalised(pa.array(ids, pa.large_string())).to_pylist()
     ['u1', 'u1', 'u1', '7', '7', 'é0 1', '7']
     """
-    data = string_bytes(ids if pa.types.is_large_string(ids.type) else _large(ids))
+    # Made large_string first (Arrow widens the offsets and keeps the bytes), so that
+    # every kernel's result is one already.
+    ids = ids.cast(pa.large_string())
+    data = string_bytes(ids)
     if data is not None and (len(data) == 0 or int(data.max()) < 128):
         lower = pc.ascii_lower(ids)
         left = pc.ascii_ltrim(lower, characters=_ASCII_SPACE + "0")
-        return pc.ascii_rtrim(left, characters=_ASCII_SPACE + "0.").cast(pa.large_string())
+        return pc.ascii_rtrim(left, characters=_ASCII_SPACE + "0.")
     left = pc.utf8_ltrim(pc.utf8_lower(ids), characters=_SPACE + "0")
-    return pc.utf8_rtrim(left, characters=_SPACE + "0.").cast(pa.large_string())
-
-
-def _large(ids: pa.Array) -> pa.Array:
-    """A ``string`` array as ``large_string`` without copying its bytes (only its
-    offsets are widened)."""
-    if len(ids) == 0 or ids.buffers()[1] is None:
-        return ids.cast(pa.large_string())
-    offsets = np.frombuffer(ids.buffers()[1], dtype=np.int32)
-    offsets = offsets[ids.offset : ids.offset + len(ids) + 1]
-    buffers = [None, pa.py_buffer(offsets.astype(np.int64)), ids.buffers()[2]]
-    return pa.Array.from_buffers(pa.large_string(), len(ids), buffers)
+    return pc.utf8_rtrim(left, characters=_SPACE + "0.")
 
 
 @dataclass(frozen=True)
