@@ -3,9 +3,12 @@
 Both modes read ``solution.csv`` and ``submission.csv`` of a generated data set
 (``generate.py``) as Arrow tables of strings, then either call
 :func:`scorer.evaluate` on them (``single``), or split both by
-:func:`scorer.partial.partition`, score each part with
+:func:`scorer.partial.partition` and :func:`scorer.partial.split_by_part` (each part
+gathered when its turn comes), score each part with
 :func:`scorer.partial.score_part`, merge the partials through their JSON form and
-finish (``parts``). Each prints its three MAP@10 values as ``float.hex`` and exits 1
+finish (``parts``). Neither mode starts a thread of its own: the scorer's one other
+thread (the solution's lists encoded while the submission is read) runs in every part
+as in the single run. Each prints its three MAP@10 values as ``float.hex`` and exits 1
 unless they are the correctly rounded values of the generator's exact fractions.
 Time the two modes as whole processes, in turn, to compare them.
 
@@ -23,12 +26,11 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pcsv
 
 import scorer
-from scorer.partial import Partial, finish, merge, partition, score_part
+from scorer.partial import Partial, finish, merge, partition, score_part, split_by_part
 
 
 def read(path: Path) -> pa.Table:
@@ -40,22 +42,18 @@ def read(path: Path) -> pa.Table:
 
 
 def in_parts(solution: pa.Table, submission: pa.Table, n_parts: int) -> scorer.ScoreResult:
-    """Every part scored in turn, each partial through JSON, merged, finished."""
+    """Every part gathered and scored in turn (one part's rows held at a time), each
+    partial through JSON, merged, finished."""
     id_name = solution.column_names[0]
     parts_of_solution = partition(solution.column(id_name), n_parts)
     parts_of_submission = partition(submission.column(id_name), n_parts)
-    solution_parts = _grouped(solution, parts_of_solution, n_parts)
-    submission_parts = _grouped(submission, parts_of_submission, n_parts)
-    texts = [
-        score_part(solution_part, submission_part).to_json()
-        for solution_part, submission_part in zip(solution_parts, submission_parts, strict=True)
-    ]
+    solution_parts = split_by_part(solution, parts_of_solution, n_parts)
+    submission_parts = split_by_part(submission, parts_of_submission, n_parts)
+    texts = []
+    for solution_part, submission_part in zip(solution_parts, submission_parts, strict=True):
+        texts.append(score_part(solution_part, submission_part).to_json())
+        del solution_part, submission_part  # freed before the next part is gathered
     return finish(merge(*(Partial.from_json(text) for text in texts)))
-
-
-def _grouped(table: pa.Table, parts: np.ndarray, n_parts: int) -> list[pa.Table]:
-    """The table's rows of each part (a filter each: a scan, faster than one take)."""
-    return [table.filter(pa.array(parts == part)) for part in range(n_parts)]
 
 
 def main(argv: list[str] | None = None) -> int:

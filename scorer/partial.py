@@ -2,7 +2,8 @@
 :func:`finish`.
 
 A run too large for one process is split by row id (:func:`partition`, the same
-function for both inputs), each part is scored alone (:func:`score_part`) into a
+function for both inputs; :func:`split_by_part` gathers an Arrow table's parts one at
+a time), each part is scored alone (:func:`score_part`) into a
 :class:`Partial` of a few kilobytes, the partials are added up (:func:`merge`, in any
 order and grouping) and the sum is put into words (:func:`finish`): the same
 :class:`~scorer.result.ScoreResult` as :func:`scorer.evaluate` on the whole data,
@@ -21,8 +22,9 @@ whole run's sums whatever the split; :func:`finish` divides once, rounding once,
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -46,7 +48,7 @@ from scorer.api import (
     trec_options,
     unjudged_lines_warnings,
 )
-from scorer.arrays import CHUNK_ROWS, string_bytes
+from scorer.arrays import string_bytes, to_arrow
 from scorer.check.findings import MAX_EXPONENTIAL_GRADE, Wording, merge_findings, raise_findings
 from scorer.check.shapes import TREC_GRADES, TREC_ROW_ID, read_solution
 from scorer.check.validate import (
@@ -126,12 +128,98 @@ def partition(
     >>> partition(["u1_clicks", "u1_orders", "u1"], 4, type_separator="_").tolist()
     [3, 3, 3]
     """
+    _check_n_parts(n_parts)
+    return (_id_prints(row_ids, seed, type_separator) % np.uint64(n_parts)).astype(np.int64)
+
+
+def _check_n_parts(n_parts: Any) -> None:
     if isinstance(n_parts, bool) or not isinstance(n_parts, (int, np.integer)) or n_parts < 1:
         raise HostVisibleError(
             "The 'n_parts' parameter must be an int in the range [1, inf). "
             f"Got {n_parts!r} instead."
         )
-    return (_id_prints(row_ids, seed, type_separator) % np.uint64(n_parts)).astype(np.int64)
+
+
+def split_by_part(table: pa.Table, parts: Any, n_parts: int) -> Iterator[pa.Table]:
+    """The table's rows of each part, in their order, one part at a time:
+    ``table.filter(parts == p)`` for ``p`` in ``0 .. n_parts - 1``, cheaper.
+
+    The table's columns are made one chunk each once (one copy; a lone chunk is kept as
+    it is), the rows sorted by part once (a stable radix sort of the part numbers),
+    and each part gathered when the iteration reaches it (one ``take`` of its rows),
+    its every column one chunk that :func:`score_part` reads without copying it again.
+    Only the part in hand is held, so that parts scored one after another reuse one
+    part's memory. A filter per part scans the whole table each time, and its part
+    keeps the table's many chunks, which :func:`score_part` then combines in a copy.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The rows to split (a solution, a submission or a candidates table).
+    parts : array-like of int
+        Each row's part, as :func:`partition` gives it for the table's row-id column.
+    n_parts : int
+        The number of parts, as given to :func:`partition`.
+
+    Yields
+    ------
+    pyarrow.Table
+        ``n_parts`` tables with the table's columns (an empty one for a part without
+        rows).
+
+    Raises
+    ------
+    HostVisibleError
+        ``parts`` is not one part in ``0 .. n_parts - 1`` per row (raised when the
+        first part is asked for).
+
+    Examples
+    --------
+    >>> table = pa.table({"id": ["u1", "u2", "u3", "u4"], "items": ["a", "b", "c", "d"]})
+    >>> [part.column("id").to_pylist() for part in split_by_part(table, [1, 0, 1, 1], 3)]
+    [['u2'], ['u1', 'u3', 'u4'], []]
+    """
+    found = np.asarray(parts)
+    _check_parts(found, table.num_rows, n_parts)
+    found = found.astype(np.int64, copy=False)
+    # Part numbers in the narrowest type: numpy's stable sort of 8- or 16-bit integers
+    # is a radix sort, linear in the rows.
+    narrow = np.uint8 if n_parts <= 2**8 else np.uint16 if n_parts <= 2**16 else np.int64
+    order = np.argsort(found.astype(narrow), kind="stable")
+    if len(order) <= 2**32:
+        order = order.astype(np.uint32)  # Arrow's take is faster with narrower indices
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(found, minlength=n_parts))))
+    # Arrow's take of a chunked column combines its chunks first, every time: once here.
+    whole = pa.Table.from_arrays(
+        [_one_chunk(column) for column in table.columns], schema=table.schema
+    )
+    for start, stop in itertools.pairwise(bounds):
+        yield whole.take(to_arrow(order[start:stop]))
+
+
+def _one_chunk(column: pa.ChunkedArray) -> pa.Array:
+    """The column as one array, without a copy when it already is one chunk."""
+    if column.num_chunks == 1:
+        return column.chunk(0)
+    return column.combine_chunks() if column.num_chunks else pa.array([], column.type)
+
+
+def _check_parts(parts: np.ndarray, n_rows: int, n_parts: int) -> None:
+    """Refuse parts that are not one integer in ``0 .. n_parts - 1`` per row."""
+    _check_n_parts(n_parts)
+    fits = (
+        parts.ndim == 1
+        and len(parts) == n_rows
+        and (parts.dtype.kind in "iu" or (len(parts) == 0 and parts.dtype.kind == "f"))
+        and (len(parts) == 0 or (int(parts.min()) >= 0 and int(parts.max()) < n_parts))
+    )
+    if not fits:
+        raise HostVisibleError(
+            f"The 'parts' parameter must hold one part in 0 .. {n_parts - 1} per row of the "
+            f"table ({n_rows} rows), as partition(row_ids, {n_parts}) gives it. Got "
+            f"{len(parts) if parts.ndim == 1 else parts.shape} values of type {parts.dtype} "
+            "instead."
+        )
 
 
 def _id_prints(row_ids: Any, seed: int, type_separator: str | None) -> np.ndarray:
@@ -142,14 +230,41 @@ def _id_prints(row_ids: Any, seed: int, type_separator: str | None) -> np.ndarra
         chunks = [to_string_array(row_ids)]  # integers as their text, as evaluate reads them
     hashes = np.empty(sum(len(chunk) for chunk in chunks), dtype=np.uint64)
     done = 0
-    for chunk in chunks:  # Arrow's chunks (a CSV reader's blocks), each cut to CHUNK_ROWS
-        for start in range(0, len(chunk), CHUNK_ROWS):
-            ids = pc.fill_null(chunk.slice(start, CHUNK_ROWS), "")
-            normal = _normalised(_bare(ids, type_separator))
-            prints = string_prints(normal, key).view(np.uint64)  # type: ignore[union-attr]
-            hashes[done : done + len(normal)] = mix(prints)
-            done += len(normal)
+    for piece in _pieces(chunks):
+        normal = _normalised(_bare(pc.fill_null(piece, ""), type_separator))
+        prints = string_prints(normal, key).view(np.uint64)  # type: ignore[union-attr]
+        hashes[done : done + len(normal)] = mix(prints)
+        done += len(normal)
     return hashes
+
+
+#: Rows :func:`_id_prints` hashes at a time: a CSV reader's blocks (some 8,000 rows of
+#: 64-character ids) joined, so that each pass's fixed cost is paid a few times, not
+#: hundreds; a few MiB, so that the joined copy and the temporaries stay small.
+_PIECE_ROWS = 1 << 16
+
+
+def _pieces(chunks: Sequence[pa.Array]) -> Iterator[pa.Array]:
+    """The chunks' ids in order, as arrays of ``_PIECE_ROWS`` to ``2 * _PIECE_ROWS``
+    rows (the last one fewer): small chunks joined, large ones cut.
+
+    Examples
+    --------
+    >>> chunks = [pa.array(["a"] * 40_000), pa.array(["b"] * 200_000)]
+    >>> [len(piece) for piece in _pieces(chunks)]
+    [105536, 65536, 65536, 3392]
+    """
+    group: list[pa.Array] = []
+    held = 0
+    for chunk in chunks:
+        for start in range(0, len(chunk), _PIECE_ROWS):
+            group.append(chunk.slice(start, _PIECE_ROWS))
+            held += len(group[-1])
+            if held >= _PIECE_ROWS:
+                yield group[0] if len(group) == 1 else pa.concat_arrays(group)
+                group, held = [], 0
+    if group:
+        yield group[0] if len(group) == 1 else pa.concat_arrays(group)
 
 
 # Whitespace as Python's str.split() knows it: the ASCII characters, then the others.
@@ -189,24 +304,16 @@ def _normalised(ids: pa.Array) -> pa.Array:
     >>> _normalised(pa.array(ids, pa.large_string())).to_pylist()
     ['u1', 'u1', 'u1', '7', '7', 'é0 1', '7']
     """
-    data = string_bytes(ids if pa.types.is_large_string(ids.type) else _large(ids))
+    # Made large_string first (Arrow widens the offsets and keeps the bytes), so that
+    # every kernel's result is one already.
+    ids = ids.cast(pa.large_string())
+    data = string_bytes(ids)
     if data is not None and (len(data) == 0 or int(data.max()) < 128):
         lower = pc.ascii_lower(ids)
         left = pc.ascii_ltrim(lower, characters=_ASCII_SPACE + "0")
-        return pc.ascii_rtrim(left, characters=_ASCII_SPACE + "0.").cast(pa.large_string())
+        return pc.ascii_rtrim(left, characters=_ASCII_SPACE + "0.")
     left = pc.utf8_ltrim(pc.utf8_lower(ids), characters=_SPACE + "0")
-    return pc.utf8_rtrim(left, characters=_SPACE + "0.").cast(pa.large_string())
-
-
-def _large(ids: pa.Array) -> pa.Array:
-    """A ``string`` array as ``large_string`` without copying its bytes (only its
-    offsets are widened)."""
-    if len(ids) == 0 or ids.buffers()[1] is None:
-        return ids.cast(pa.large_string())
-    offsets = np.frombuffer(ids.buffers()[1], dtype=np.int32)
-    offsets = offsets[ids.offset : ids.offset + len(ids) + 1]
-    buffers = [None, pa.py_buffer(offsets.astype(np.int64)), ids.buffers()[2]]
-    return pa.Array.from_buffers(pa.large_string(), len(ids), buffers)
+    return pc.utf8_rtrim(left, characters=_SPACE + "0.")
 
 
 @dataclass(frozen=True)

@@ -252,3 +252,26 @@ def test_each_unusable_item_gets_its_own_fix() -> None:
         submission = pd.DataFrame({"id": ["u1"], "items": [cell]})
         with pytest.raises(ParticipantVisibleError, match=f"fix: +{fix}"):
             score(solution, submission, "id")
+
+
+@given(
+    st.lists(st.one_of(st.none(), st.text(max_size=5)), max_size=30),
+    st.integers(0, 30),
+    st.integers(0, 30),
+    st.integers(1, 8),
+)
+@settings(max_examples=200, deadline=None)
+def test_a_chunked_column_reads_as_its_combined_chunks(cells, start, length, rows_per_chunk):
+    """Against the plain reference (the chunks combined first): the same cells, and a
+    lone chunk (sliced or not) read without a copy of its bytes."""
+    from scorer.read.columns import to_string_array
+
+    whole = pa.array(cells, pa.large_string()).slice(start, length)
+    expected = to_string_array(whole).to_pylist()
+    pieces = [whole.slice(at, rows_per_chunk) for at in range(0, len(whole), rows_per_chunk)]
+    chunked = pa.chunked_array(pieces, pa.large_string())
+    assert to_string_array(chunked).to_pylist() == expected
+    lone = to_string_array(pa.chunked_array([whole]))
+    assert lone.to_pylist() == expected
+    if len(whole) and whole.buffers()[2] is not None:
+        assert lone.buffers()[2].address == whole.buffers()[2].address

@@ -4,6 +4,7 @@ split into parts, any order and grouping of the merge, and through JSON."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from fractions import Fraction
@@ -20,7 +21,7 @@ from scorer.check.findings import MAX_EXPONENTIAL_GRADE
 from scorer.errors import HostVisibleError, ParticipantVisibleError, ScorerError
 from scorer.measures.exact_means import ExactSums, MicroSums
 from scorer.measures.registry import REGISTRY
-from scorer.partial import Partial, finish, merge, partition, score_part
+from scorer.partial import Partial, finish, merge, partition, score_part, split_by_part
 
 ITEMS = [f"i{j}" for j in range(1, 30)]  # no leading zero, no comma: see test docstring
 
@@ -385,6 +386,68 @@ def test_errors_of_several_parts_are_one_message() -> None:
         assert str(caught.value) == str(expected)
 
 
+def _chunked(frame: pd.DataFrame, rows_per_chunk: int) -> pa.Table:
+    """A frame as an Arrow table of string columns in chunks (as a CSV reader gives)."""
+    columns = {name: pa.array(frame[name].tolist(), pa.string()) for name in frame.columns}
+    table = pa.table(columns)
+    return pa.Table.from_batches(table.to_batches(max_chunksize=rows_per_chunk), table.schema)
+
+
+@given(runs(), st.integers(1, 16), st.integers(1, 7), st.integers(0, 2**32))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_parts_split_by_part_give_the_whole_runs_result(run, n_parts, rows_per_chunk, seed):
+    """Chunked Arrow tables split by split_by_part: every part a slice of one gathered
+    table, read by score_part without a copy of its own, scores as the whole run."""
+    solution = _chunked(run["solution"], rows_per_chunk)
+    submission = _chunked(run["submission"], rows_per_chunk)
+    arrow_run = {**run, "solution": solution, "submission": submission}
+    expected = _outcome(arrow_run)
+    pieces = [
+        split_by_part(table, partition(table.column("id"), n_parts, seed), n_parts)
+        for table in (solution, submission)
+    ]
+    partials = [
+        score_part(a, b, "id", max_grade=_largest_grade(run), **run["options"])
+        for a, b in zip(*pieces, strict=True)
+    ]
+    _assert_same(expected, arrow_run, partials, random.Random(seed))
+
+
+@given(
+    st.lists(st.text(max_size=4), max_size=40),
+    st.integers(1, 9),
+    st.integers(1, 300),
+    st.randoms(use_true_random=False),
+)
+@settings(max_examples=200, deadline=None)
+def test_split_by_part_is_a_filter_per_part(texts, rows_per_chunk, n_parts, rng) -> None:
+    """Against the plain reference: each part holds the rows a filter keeps, in their
+    order, every column one chunk."""
+    numbers = pa.array(range(len(texts)), pa.int64())
+    table = pa.table({"id": pa.array(texts, pa.string()), "n": numbers})
+    table = pa.Table.from_batches(table.to_batches(max_chunksize=rows_per_chunk), table.schema)
+    parts = np.array([rng.randrange(n_parts) for _ in texts], dtype=np.int64)
+    found = list(split_by_part(table, parts, n_parts))
+    assert len(found) == n_parts
+    for p, part in enumerate(found):
+        expected = table.filter(pa.array(parts == p, pa.bool_()))
+        assert part.schema == table.schema
+        assert part.to_pydict() == expected.to_pydict()
+        assert all(column.num_chunks == 1 for column in part.columns)
+
+
+def test_split_by_part_refuses_parts_that_are_no_partition() -> None:
+    table = pa.table({"id": ["u1", "u2"]})
+    for parts in ([0], [0, 3], [-1, 0], [0.0, 1.0], [[0], [1]]):
+        with pytest.raises(HostVisibleError, match=r"'parts' parameter .* 0 \.\. 2 per row"):
+            next(split_by_part(table, parts, 3))
+    with pytest.raises(HostVisibleError, match="n_parts"):
+        next(split_by_part(table, [0, 0], 0))
+    assert [
+        len(part) for part in split_by_part(pa.table({"id": pa.array([], pa.string())}), [], 2)
+    ] == [0, 0]
+
+
 def test_partition_is_stable_and_normalised() -> None:
     ids = ["u1", " u1 ", "U1", "u1\u3000", "7", "7.0", "007", "", None]
     parts = partition(ids, 1000)
@@ -397,6 +460,29 @@ def test_partition_is_stable_and_normalised() -> None:
     assert counts.min() > 800 and counts.max() < 1200  # about 1,000 each
     with pytest.raises(HostVisibleError, match="n_parts"):
         partition(ids, 0)
+
+
+@given(
+    st.lists(st.one_of(st.none(), st.text(alphabet="0aA7. \u3000é_", max_size=5)), max_size=60),
+    st.lists(st.integers(0, 70), max_size=6),
+    st.sampled_from([None, "_"]),
+)
+@settings(max_examples=200, deadline=None)
+def test_partition_of_chunks_is_partition_of_the_whole(ids, cuts, separator) -> None:
+    """Against the plain reference (the ids as one list): the same parts whatever the
+    chunks (pieces joined across chunks and cut within them, a few rows at a time)."""
+    import scorer.partial as partial
+
+    bounds = sorted({0, len(ids), *(min(cut, len(ids)) for cut in cuts)})
+    chunks = [pa.array(ids[a:b], pa.string()) for a, b in itertools.pairwise(bounds)]
+    expected = partition(ids, 97, type_separator=separator).tolist()
+    saved = partial._PIECE_ROWS
+    try:
+        partial._PIECE_ROWS = 7
+        found = partition(pa.chunked_array(chunks, pa.string()), 97, type_separator=separator)
+    finally:
+        partial._PIECE_ROWS = saved
+    assert found.tolist() == expected
 
 
 _ID_TEXT = st.text(
