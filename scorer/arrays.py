@@ -229,6 +229,20 @@ def is_view_type(kind: pa.DataType, name: str) -> bool:
     return predicate is not None and bool(predicate(kind))
 
 
+def one_chunk(column: pa.ChunkedArray) -> pa.Array:
+    """The column as one array: its lone chunk as it is, else its chunks combined (one
+    copy), an empty array when it has none.
+
+    Examples
+    --------
+    >>> one_chunk(pa.chunked_array([["a"], ["b"]])).to_pylist()
+    ['a', 'b']
+    """
+    if column.num_chunks == 1:
+        return column.chunk(0)
+    return column.combine_chunks() if column.num_chunks else pa.array([], column.type)
+
+
 def run_end_encoded(run_ends: np.ndarray, values: pa.Array) -> pa.Array:
     """A run-end encoded array of ``values``, run ``i`` ending (exclusive) at
     ``run_ends[i]``: made from its children, as pyarrow 14's ``from_arrays`` cannot.

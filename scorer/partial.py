@@ -48,7 +48,7 @@ from scorer.api import (
     trec_options,
     unjudged_lines_warnings,
 )
-from scorer.arrays import string_bytes, to_arrow
+from scorer.arrays import one_chunk, string_bytes, to_arrow
 from scorer.check.findings import MAX_EXPONENTIAL_GRADE, Wording, merge_findings, raise_findings
 from scorer.check.shapes import TREC_GRADES, TREC_ROW_ID, read_solution
 from scorer.check.validate import (
@@ -191,17 +191,10 @@ def split_by_part(table: pa.Table, parts: Any, n_parts: int) -> Iterator[pa.Tabl
     bounds = np.concatenate(([0], np.cumsum(np.bincount(found, minlength=n_parts))))
     # Arrow's take of a chunked column combines its chunks first, every time: once here.
     whole = pa.Table.from_arrays(
-        [_one_chunk(column) for column in table.columns], schema=table.schema
+        [one_chunk(column) for column in table.columns], schema=table.schema
     )
     for start, stop in itertools.pairwise(bounds):
         yield whole.take(to_arrow(order[start:stop]))
-
-
-def _one_chunk(column: pa.ChunkedArray) -> pa.Array:
-    """The column as one array, without a copy when it already is one chunk."""
-    if column.num_chunks == 1:
-        return column.chunk(0)
-    return column.combine_chunks() if column.num_chunks else pa.array([], column.type)
 
 
 def _check_parts(parts: np.ndarray, n_rows: int, n_parts: int) -> None:

@@ -278,12 +278,24 @@ def _ranked_runs(rows: _LongRows, ranks: pa.Array) -> np.ndarray | None:
     starts = np.flatnonzero(np.concatenate(([True], code[1:] != code[:-1])))
     if len(starts) != rows.n_rows:  # a row id in two places
         return None
+    return starts if _ranks_rise(ranks, starts) else None
+
+
+def _ranks_rise(ranks: pa.Array, starts: np.ndarray) -> bool:
+    """Whether the ranks are plain whole numbers from 1, rising within each run of rows
+    that begins at ``starts``.
+
+    Examples
+    --------
+    >>> _ranks_rise(pa.array(["1", "3", "2"], pa.large_string()), np.array([0, 2]))
+    True
+    """
     values = _plain_whole_numbers(ranks)
     if values is None or values.min() < 1:
-        return None
+        return False
     rising = values[1:] > values[:-1]
     rising[starts[1:] - 1] = True  # a row id's first rank follows no rank of its own
-    return starts if rising.all() else None
+    return bool(rising.all())
 
 
 def _grouped_and_ranked(row_ids: pa.Array, items: pa.Array, ranks: pa.Array) -> WideRankings | None:
@@ -321,14 +333,9 @@ def _grouped_and_ranked(row_ids: pa.Array, items: pa.Array, ranks: pa.Array) -> 
     codes = sorted_codes(heads)  # numbered by first appearance: all distinct if the last is
     if int(codes.max()) != len(codes) - 1:
         return None
-    values = _plain_whole_numbers(ranks)
-    if values is None or values.min() < 1:
+    if not _ranks_rise(ranks, starts):
         return None
-    rising = values[1:] > values[:-1]
-    rising[starts[1:] - 1] = True  # a row id's first rank follows no rank of its own
-    if not rising.all():
-        return None
-    offsets = to_arrow(np.append(starts, len(values)))
+    offsets = to_arrow(np.append(starts, len(ranks)))
     return WideRankings(
         heads, pa.LargeListArray.from_arrays(offsets, cells.split().tokens), None, None, ()
     )

@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from scorer.arrays import is_view_type
+from scorer.arrays import is_view_type, one_chunk
 from scorer.errors import (
     MAX_EXAMPLES,
     HostVisibleError,
@@ -780,7 +780,7 @@ class _Reader:
         # next is combined, so that the peak holds one column twice, not the table.
         chunked = [table.column(i) for i in range(table.num_columns)]
         del table
-        return tuple(_one_chunk(chunked.pop(0)) for _ in range(len(chunked)))
+        return tuple(one_chunk(chunked.pop(0)) for _ in range(len(chunked)))
 
     def check_decoded_size(
         self, data: Text, start: int, n_columns: int, lines: int | None = None
@@ -947,11 +947,6 @@ def _fixed_lines(
     if found is None:
         found = split_prefixed_lines(body, n_columns, FIXED_LINES_MIN_ROWS, before_copy, runs)
     return found
-
-
-def _one_chunk(column: pa.ChunkedArray) -> pa.Array:
-    """The column as one array, without a copy when it already is one chunk."""
-    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
 def _first_line(data: Text, start: int = 0, at_most: int | None = None) -> bytes:
