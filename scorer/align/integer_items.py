@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.arrays import CHUNK_ROWS, string_bytes, string_offsets
+from scorer.arrays import CHUNK_ROWS, string_bytes, string_offsets, to_arrow
 
 #: Longer digit strings may not fit an int64.
 MAX_DIGITS = 18
@@ -154,13 +154,41 @@ def integer_byte_order_codes(strings: pa.Array) -> tuple[np.ndarray, pa.Array] |
     >>> codes.tolist(), distinct.to_pylist()
     ([3, 1, 0, 3, 2], ['1', '10', '100', '9'])
     """
-    values = canonical_integers(strings)
-    if values is None or len(values) == 0:
+    keys = _byte_order_keys(strings)
+    if keys is None:
         return None
-    lengths = np.diff(string_offsets(strings.cast(pa.large_string())))
-    if lengths.max() > _KEY_DIGITS:
+    order = np.argsort(keys)
+    ordered = keys[order]
+    del keys
+    starts_group = np.empty(len(order), dtype=bool)
+    starts_group[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts_group[1:])
+    del ordered
+    first = order[starts_group]  # any row of each key: equal keys are equal strings
+    codes = np.empty(len(order), dtype=np.int64)
+    codes[order] = np.cumsum(starts_group) - 1
+    return codes, strings.take(to_arrow(first))
+
+
+def _byte_order_keys(strings: pa.Array) -> np.ndarray | None:
+    """The int64 keys of :func:`integer_byte_order_codes`, made a chunk at a time (no
+    int64 array of the values, lengths or paddings beside them); None unless every
+    string is a canonical decimal integer of at most 17 digits."""
+    if len(strings) == 0:
         return None
-    padding = (10 ** np.arange(_KEY_DIGITS, -1, -1, dtype=np.int64))[lengths]
-    keys = values * padding * 32 + lengths
-    _, first, codes = np.unique(keys, return_index=True, return_inverse=True)
-    return codes.reshape(-1).astype(np.int64), strings.take(pa.array(first))
+    keys = np.empty(len(strings), dtype=np.int64)
+    for start in range(0, len(strings), CHUNK_ROWS):
+        chunk = strings.slice(start, CHUNK_ROWS)
+        values = canonical_integers(chunk)
+        if values is None:
+            return None
+        lengths = np.diff(string_offsets(chunk.cast(pa.large_string())))
+        if lengths.max() > _KEY_DIGITS:
+            return None
+        np.multiply(values, _PADDING[lengths], out=keys[start : start + len(values)])
+        keys[start : start + len(values)] *= 32
+        keys[start : start + len(values)] += lengths
+    return keys
+
+
+_PADDING = 10 ** np.arange(_KEY_DIGITS, -1, -1, dtype=np.int64)
