@@ -98,6 +98,15 @@ def _prediction_row(rng: np.random.Generator, items: list[str], k: int) -> str:
     return " ".join(chosen)
 
 
+def _plain_prediction_row(rng: np.random.Generator, items: list[str], k: int) -> str:
+    """One row of items as they are: empty, a repeated item, or a plain list."""
+    chosen = [str(x) for x in rng.choice(items, size=int(rng.integers(1, k + 1)))]
+    kind = rng.integers(0, 4)
+    if kind == 0:
+        return ""
+    return " ".join(chosen[:1] * min(2, k)) if kind == 1 else " ".join(chosen)
+
+
 def _damage(rng: np.random.Generator, frame: pd.DataFrame, k: int) -> pd.DataFrame:
     """Make the submission invalid in one or several ways, or leave it valid."""
     frame = frame.copy()
@@ -940,11 +949,24 @@ class TypedCase:
     by_column: bool
     missing_rows: str
     ignore_unknown: bool
+    candidates: pd.DataFrame | None = None
+    candidate_rule: str = "none"
 
 
-def _typed_solution(rng: np.random.Generator, sessions: list[str], by_column: bool) -> pd.DataFrame:
-    """Random items, Usage and empty rows; each type has a scorable Public row."""
-    catalogue = _padded(rng, 10)
+def _integers(rng: np.random.Generator, n: int) -> list[str]:
+    """Item ids written as plain integers (OTTO's ``aid``s): coded by value."""
+    return [str(value) for value in rng.integers(1, 900_000, size=n)]  # within a table
+
+
+def _typed_solution(
+    rng: np.random.Generator, sessions: list[str], by_column: bool, integer_items: bool
+) -> pd.DataFrame:
+    """Random items, Usage and empty rows; each type has a scorable Public row. With
+    ``integer_items``, items are plain integers, but now and then one is not (``007``):
+    which route codes the items then depends on the hidden solution alone."""
+    catalogue = _integers(rng, 10) if integer_items else _padded(rng, 10)
+    if integer_items and rng.random() < 0.3:
+        catalogue[0] = "007"
     anchors = {kind: int(rng.integers(0, len(sessions))) for kind in TYPES}
     rows = []
     for s, session in enumerate(sessions):
@@ -971,7 +993,7 @@ def _typed_damage(rng: np.random.Generator, frame: pd.DataFrame, by_column: bool
             extra = frame.iloc[:1].copy()
             if "type" in frame:
                 extra["type"] = "views"
-            else:
+            elif "session_type" in frame:
                 extra["session_type"] = extra["session_type"].str.replace("_", "_views_")
             frame = pd.concat([frame, extra])
         elif kind == 2 and len(frame):  # no type at all
@@ -988,18 +1010,31 @@ def _typed_damage(rng: np.random.Generator, frame: pd.DataFrame, by_column: bool
 
 def make_typed_case(seed: int) -> TypedCase:
     rng = np.random.default_rng(seed)
-    sessions = [f"s{i}" for i in range(int(rng.integers(2, 6)))]
+    integer_items = bool(rng.random() < 0.5)
+    n_sessions = int(rng.integers(2, 6))
+    if integer_items:  # OTTO's shape: sessions and items written as integers
+        sessions = [str(12_899_779 + i) for i in range(n_sessions)]
+    else:
+        sessions = [f"s{i}" for i in range(n_sessions)]
     by_column = bool(rng.random() < 0.4)
     solutions = (
-        _typed_solution(rng, sessions, by_column),
-        _typed_solution(rng, sessions, by_column),
+        _typed_solution(rng, sessions, by_column, integer_items),
+        _typed_solution(rng, sessions, by_column, integer_items),
     )
     k = int(rng.choice([3, 5]))
     pool = [*solutions[0]["labels"].str.split().sum(), *solutions[1]["labels"].str.split().sum()]
-    pool += _padded(rng, 4)
+    pool += _integers(rng, 4) if integer_items else _padded(rng, 4)
     submission = solutions[0].drop(columns="Usage")
-    rows = [_prediction_row(rng, pool, k) for _ in range(len(submission))]
+    # Integer items in rows of plain lists only, now and then: coded by value.
+    row = _plain_prediction_row if integer_items and rng.random() < 0.6 else _prediction_row
+    rows = [row(rng, pool, k) for _ in range(len(submission))]
     submission = submission.assign(labels=rows).iloc[rng.permutation(len(submission))]
+    candidates, rule = None, "none"
+    if by_column and rng.random() < 0.5:  # a public candidates table, with its types
+        keys = solutions[0][["session", "type"]]
+        lists = [" ".join(rng.choice(pool, size=min(6, len(pool)))) for _ in range(len(keys))]
+        candidates = keys.assign(labels=lists)
+        rule = str(rng.choice(["subset", "permutation"]))
     if rng.random() < 0.6:
         submission = _typed_damage(rng, submission, by_column)
     return TypedCase(
@@ -1009,6 +1044,8 @@ def make_typed_case(seed: int) -> TypedCase:
         by_column,
         str(rng.choice(["error", "empty"])),
         bool(rng.random() < 0.2),
+        candidates,
+        rule,
     )
 
 
@@ -1016,12 +1053,16 @@ def _typed_options(case: TypedCase) -> dict:
     types = (
         {"target_type_column_name": "type"} if case.by_column else {"row_id_type_separator": "_"}
     )
+    candidates = {}
+    if case.candidates is not None:
+        candidates = {"candidates": case.candidates, "candidate_rule": case.candidate_rule}
     return {
         "k": case.k,
         "missing_rows": case.missing_rows,
         "unknown_row_ids": "ignore" if case.ignore_unknown else "error",
         "type_weights": {"clicks": 0.1, "carts": 0.3, "orders": 0.6},
         **types,
+        **candidates,
     }
 
 
@@ -1057,6 +1098,7 @@ def test_typed_participant_text_does_not_depend_on_hidden_data() -> None:
     assert {"missing_rows", "short_rows", "empty_rows"} <= codes
     assert {"Missing rows", "Unknown row ids", "Duplicated row ids"} <= problems
     assert {"Unknown target types", "Empty target types", "Missing target type column"} <= problems
+    assert {"Items that are not candidates", "Candidates missing"} <= problems
 
 
 def test_the_typed_codabench_log_does_not_depend_on_hidden_data(tmp_path: Path) -> None:
@@ -1078,6 +1120,10 @@ def test_the_typed_codabench_log_does_not_depend_on_hidden_data(tmp_path: Path) 
             argv += [] if case.by_column else ["--row-id-type-separator", "_"]
             if case.ignore_unknown:
                 argv += ["--unknown-row-ids", "ignore"]
+            if case.candidates is not None:
+                case.candidates.to_csv(folder / "candidates.csv", index=False)
+                argv += ["--candidates", str(folder / "candidates.csv")]
+                argv += ["--candidate-rule", case.candidate_rule]
             stdout, stderr = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
                 code = main(argv)
