@@ -568,14 +568,15 @@ def _placed(
     block_rows = max(block_rows, 1)
     for first in range(0, len(row_lengths), block_rows):
         block = slice(first, first + block_rows)
-        reached = np.where(user_of_row[block] >= 0, np.minimum(row_lengths[block], width), 0)
+        users, block_starts = user_of_row[block], starts[block]
+        reached = np.where(users >= 0, np.minimum(row_lengths[block], width), 0)
         rows = np.flatnonzero(reached)
         for rank in range(width):
             if rank:
                 rows = rows[reached[rows] > rank]
             if len(rows) == 0:
                 break
-            columns[rank, user_of_row[block][rows]] = codes[starts[block][rows] + rank]
+            columns[rank, users[rows]] = codes[block_starts[rows] + rank]
     return columns.T
 
 

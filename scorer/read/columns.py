@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.arrays import is_view_type, string_bytes, string_offsets, to_numpy
+from scorer.arrays import is_view_type, one_chunk, string_bytes, string_offsets, to_numpy
 from scorer.errors import (
     ROW_NUMBERS,
     Problem,
@@ -282,15 +282,8 @@ def to_string_array(values: Sequence[Any] | pd.Series | pa.Array | pa.ChunkedArr
         except (pa.ArrowException, ValueError, TypeError, OverflowError):
             return _cells_to_text(values)
     if isinstance(array, pa.ChunkedArray):
-        array = _one_array(array)
+        array = one_chunk(array)
     return _arrow_to_text(array)
-
-
-def _one_array(chunked: pa.ChunkedArray) -> pa.Array:
-    """The chunks as one array: a lone chunk as it is (combining copies even one)."""
-    if chunked.num_chunks == 1:
-        return chunked.chunk(0)
-    return chunked.combine_chunks() if chunked.num_chunks else pa.array([], pa.large_string())
 
 
 def _arrow_to_text(array: pa.Array) -> pa.Array:

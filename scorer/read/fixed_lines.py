@@ -285,15 +285,8 @@ def _first_line_length(body: np.ndarray) -> int:
 def _only_layout_bytes(body: np.ndarray, n_controls: int, n_commas: int) -> bool:
     """Whether the body is ASCII with exactly ``n_controls`` control characters (the
     line ends), ``n_commas`` commas and no quote: one pass, in cache-sized slices."""
-    controls = commas = quotes = 0
-    for start in range(0, len(body), _SCAN_BYTES):
-        chunk = body[start : start + _SCAN_BYTES]
-        if int(chunk.max()) >= 0x7F:
-            return False
-        controls += int(np.count_nonzero(chunk < 0x20))
-        commas += int(np.count_nonzero(chunk == _COMMA))
-        quotes += int(np.count_nonzero(chunk == ord('"')))
-    return controls == n_controls and commas == n_commas and quotes == 0
+    found = _scanned(body, line_ends=False)
+    return found is not None and found[1:] == (n_controls, n_commas)
 
 
 def _plain_line_ends(body: np.ndarray) -> tuple[np.ndarray, int, int] | None:
@@ -307,6 +300,12 @@ def _plain_line_ends(body: np.ndarray) -> tuple[np.ndarray, int, int] | None:
     >>> ends.tolist(), controls, commas
     ([4, 6], 3, 1)
     """
+    return _scanned(body, line_ends=True)
+
+
+def _scanned(body: np.ndarray, line_ends: bool) -> tuple[np.ndarray, int, int] | None:
+    """The body's control bytes and commas counted (and with ``line_ends``, where its
+    newlines are), slice by slice; None at the first quote or byte that is not ASCII."""
     ends = []
     controls = commas = 0
     for start in range(0, len(body), _SCAN_BYTES):
@@ -315,5 +314,6 @@ def _plain_line_ends(body: np.ndarray) -> tuple[np.ndarray, int, int] | None:
             return None
         controls += int(np.count_nonzero(chunk < 0x20))
         commas += int(np.count_nonzero(chunk == _COMMA))
-        ends.append(np.flatnonzero(chunk == _NEWLINE) + start)
+        if line_ends:
+            ends.append(np.flatnonzero(chunk == _NEWLINE) + start)
     return (np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64)), controls, commas
