@@ -9,7 +9,9 @@ layout allows, bit packing for booleans.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -18,6 +20,9 @@ import pyarrow.compute as pc
 #: Rows a chunked pass over a column handles at a time: large enough that the loop
 #: over chunks costs nothing, small enough that a chunk's temporaries are a few MiB.
 CHUNK_ROWS = 1 << 20
+
+_Item = TypeVar("_Item")
+_Result = TypeVar("_Result")
 
 _NUMPY_TYPES = {
     pa.int8(): np.int8,
@@ -102,6 +107,33 @@ def string_bytes(strings: pa.Array) -> np.ndarray | None:
     if data is None:
         return np.zeros(0, dtype=np.uint8)
     return np.frombuffer(data, dtype=np.uint8)[int(offsets[0]) : int(offsets[-1])]
+
+
+def longest_string(strings: pa.Array) -> int:
+    """The length in bytes of the longest value (0 for none; nulls aside): from the
+    offsets a chunk at a time for a ``large_string`` array without nulls, so that no
+    length per string is ever made.
+
+    Examples
+    --------
+    >>> longest_string(pa.array(["ab", "", None, "abc"], pa.large_string()))
+    3
+    >>> longest_string(pa.array(["ab"])), longest_string(pa.array([], pa.large_string()))
+    (2, 0)
+    """
+    offsets = string_offsets(strings)
+    if offsets is None or strings.null_count:  # (a null's offsets may span bytes)
+        return int(pc.max(pc.binary_length(strings)).as_py() or 0)
+    return max(
+        (
+            int(np.subtract(chunk[1:], chunk[:-1]).max(initial=0))
+            for chunk in (
+                offsets[start : start + CHUNK_ROWS + 1]
+                for start in range(0, len(strings), CHUNK_ROWS)
+            )
+        ),
+        default=0,
+    )
 
 
 def holds_any_byte(data: np.ndarray, values: Sequence[int]) -> bool:
@@ -277,3 +309,19 @@ def text_column(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     if not pa.types.is_large_string(values.type):
         values = values.cast(pa.large_string())
     return pc.fill_null(values, "") if values.null_count else values
+
+
+def on_two_cores(function: Callable[[_Item], _Result], items: Iterable[_Item]) -> list[_Result]:
+    """``function`` of each item, in order, two items at a time on two threads.
+
+    For chunked passes whose work is numpy's or Arrow's (both release the GIL), so
+    that both cores work; each chunk's temporaries are small, so two in flight cost
+    little memory. An exception in any call is raised here.
+
+    Examples
+    --------
+    >>> on_two_cores(lambda start: start * 2, range(3))
+    [0, 2, 4]
+    """
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(function, items))

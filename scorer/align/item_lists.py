@@ -125,7 +125,7 @@ def fill_empty_cells(cells: pa.Array, token: str) -> pa.Array:
     >>> fill_empty_cells(pa.array(["a b", "", None, "  "]), "None").to_pylist()
     ['a b', 'None', 'None', 'None']
     """
-    text = text_column(cells)
+    text = text_column(as_text_cells(cells))
     empty = pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(text)), 0)
     return pc.if_else(empty, pa.scalar(token, pa.large_string()), text)
 
@@ -161,12 +161,24 @@ class ListCells:
     >>> cells = ListCells(pa.array(["  a   b ", "   ", "c\\td"]))
     >>> cells.lengths, cells.cells.to_pylist()
     (array([2, 0, 2]), ['a b', None, 'c d'])
+
+    Lists of items already split (a ``large_list`` of ``large_string`` items, each
+    non-empty and free of whitespace, as a long file's pivot makes them) are taken as
+    they are, without being joined into text and split again:
+
+    >>> lists = pa.array([["a", "b"], []], pa.large_list(pa.large_string()))
+    >>> ListCells(lists).lengths, ListCells(lists).split().tokens.to_pylist()
+    (array([2, 0]), ['a', 'b'])
     """
 
     def __init__(self, cells: pa.Array) -> None:
+        if pa.types.is_large_list(cells.type):  # items already split: a long file pivoted
+            self._already_split = _listed(cells)
+            self.cells = cells
+            return
         printable = _only_spaces(cells)  # False unless a large_string array
-        self._uniform = _split_uniform(cells) if printable else None
-        if self._uniform is None:
+        self._already_split = _split_uniform(cells) if printable else None
+        if self._already_split is None:
             if not printable:
                 cells = _whitespace_as_spaces(cells.cast(pa.large_string()))
             cells = _single_spaced(cells)
@@ -175,8 +187,8 @@ class ListCells:
     @cached_property
     def lengths(self) -> np.ndarray:
         """The number of items in each cell (int64)."""
-        if self._uniform is not None:
-            return self._uniform.lengths
+        if self._already_split is not None:
+            return self._already_split.lengths
         offsets = string_offsets(self.cells)
         offsets = _from_zero(offsets)
         lengths = np.diff(_true_before(string_bytes(self.cells) == ord(" "), offsets))
@@ -185,8 +197,8 @@ class ListCells:
 
     def split(self) -> SplitLists:
         """The items of every cell."""
-        if self._uniform is not None:
-            return self._uniform
+        if self._already_split is not None:
+            return self._already_split
         # The cells are single-spaced, so every ASCII whitespace byte left is a space
         # between two items: Arrow's whitespace splitter (twice as fast as splitting
         # on a pattern) then cuts exactly there.
@@ -194,6 +206,43 @@ class ListCells:
         if "lengths" not in self.__dict__:
             self.lengths = to_numpy(pc.list_value_length(nested), fill=0).astype(np.int64)
         return SplitLists(self.lengths, pc.list_flatten(nested))
+
+
+def _listed(lists: pa.LargeListArray) -> SplitLists:
+    """Lists of items already split, flattened: their tokens a zero-copy byte view when
+    every list has ``m`` items of ``w`` bytes (as :func:`_split_uniform` gives)."""
+    if lists.null_count:
+        raise ValueError("lists of items hold no missing list")
+    offsets = to_numpy(lists.offsets)
+    lengths = np.diff(offsets)
+    tokens = lists.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+    rows = fixed_width_bytes(tokens) if len(lists) >= FIXED_WIDTH_MIN_ROWS else None
+    if rows is not None and (lengths == lengths[0]).all():
+        return SplitLists(lengths, uniform=rows.reshape(len(lists), int(lengths[0]), -1))
+    return SplitLists(lengths, text_column(tokens))
+
+
+def joined_lists(lists: pa.LargeListArray) -> pa.Array:
+    """Lists of items as cells of text: items separated by single spaces.
+
+    Examples
+    --------
+    >>> joined_lists(pa.array([["a", "b"], []], pa.large_list(pa.large_string()))).to_pylist()
+    ['a b', '']
+    """
+    return pc.binary_join(lists, pa.scalar(" ", pa.large_string()))
+
+
+def as_text_cells(cells: pa.Array) -> pa.Array:
+    """Cells as text: lists of items joined by single spaces, any other cells as they
+    are (for what reads a cell's text: empty cells, scored pairs).
+
+    Examples
+    --------
+    >>> as_text_cells(pa.array([["a", "b"]], pa.large_list(pa.large_string()))).to_pylist()
+    ['a b']
+    """
+    return joined_lists(cells) if pa.types.is_large_list(cells.type) else cells
 
 
 def _whitespace_as_spaces(cells: pa.Array) -> pa.Array:

@@ -402,6 +402,29 @@ def _all_equal(left: pa.Array, right: pa.Array) -> bool:
     return len(left) == 0 or pc.all(pc.equal(left, right)).as_py() is True
 
 
+def strings_distinct(strings: pa.Array) -> bool:
+    """Whether no two strings are equal (nulls aside, as :func:`sorted_codes` codes them).
+
+    Many equally long strings are told apart by their fingerprints alone, sorted:
+    distinct fingerprints are distinct strings. Only when two fingerprints meet (by
+    chance, or by design) are the strings coded byte for byte (:func:`sorted_codes`).
+
+    Examples
+    --------
+    >>> strings_distinct(pa.array(["b", "a"], pa.large_string()))
+    True
+    >>> strings_distinct(pa.array(["a", "b", "a"]))
+    False
+    """
+    rows = fixed_width_bytes(strings) if len(strings) >= FIXED_WIDTH_MIN_ROWS else None
+    if rows is not None:
+        prints = np.sort(fingerprints(rows))
+        if not (prints[1:] == prints[:-1]).any():
+            return True
+    codes = sorted_codes(strings)
+    return int(codes.max(initial=-1)) == len(codes) - 1
+
+
 def sorted_codes(strings: pa.Array) -> np.ndarray:
     """Codes equal for equal strings and different for different ones (int32), in
     order of first appearance (as ``dictionary_encode`` numbers them), found by

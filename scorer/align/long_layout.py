@@ -29,8 +29,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.align.item_lists import ListCells
-from scorer.align.joins import byte_order_codes, run_starts, sorted_codes
-from scorer.arrays import string_bytes, string_offsets, text_column, to_arrow, to_numpy
+from scorer.align.joins import byte_order_codes, run_starts, strings_distinct
+from scorer.arrays import (
+    CHUNK_ROWS,
+    on_two_cores,
+    string_bytes,
+    string_offsets,
+    text_column,
+    to_arrow,
+    to_numpy,
+)
 from scorer.errors import MAX_EXAMPLES, Finding
 
 TieOrder = Literal["ascending", "descending"]
@@ -290,20 +298,28 @@ def _ranks_rise(ranks: pa.Array, starts: np.ndarray) -> bool:
     >>> _ranks_rise(pa.array(["1", "3", "2"], pa.large_string()), np.array([0, 2]))
     True
     """
-    values = _plain_whole_numbers(ranks)
-    if values is None or values.min() < 1:
-        return False
-    rising = values[1:] > values[:-1]
-    rising[starts[1:] - 1] = True  # a row id's first rank follows no rank of its own
-    return bool(rising.all())
+
+    def chunk_rises(start: int) -> bool:
+        first = max(start - 1, 0)  # with the rank before: whether the chunk's first rises
+        stop = min(start + CHUNK_ROWS, len(ranks))
+        values = _plain_whole_numbers(ranks.slice(first, stop - first))
+        if values is None or values.min() < 1:
+            return False
+        rising = values[1:] > values[:-1]  # rising[i]: row first + i + 1 over the row before
+        heads = starts[np.searchsorted(starts, first + 1) : np.searchsorted(starts, stop)]
+        rising[heads - (first + 1)] = True  # a row id's first rank follows none of its own
+        return bool(rising.all())
+
+    # A chunk at a time: no number or flag per row of the whole file is ever made.
+    return len(ranks) > 0 and all(on_two_cores(chunk_rises, range(0, len(ranks), CHUNK_ROWS)))
 
 
 def _grouped_and_ranked(row_ids: pa.Array, items: pa.Array, ranks: pa.Array) -> WideRankings | None:
     """The rankings of a file written as most are (:func:`_ranked_runs`), found without
     coding its row ids in byte order: each run of equal row ids side by side (read as
-    runs, or found by comparing neighbours) is checked to be its row id's only one by
-    their codes in order of first appearance (:func:`~scorer.align.joins.sorted_codes`,
-    a sort, no hash); None for any other file, or one with a problem to report.
+    runs, or found by comparing neighbours) is checked to be its row id's only one
+    (:func:`~scorer.align.joins.strings_distinct`: a sort, no hash); None for any other
+    file, or one with a problem to report.
 
     The same rankings as :func:`_wide_from_runs` gives the same file: its runs' row
     ids in the file's order, each with its items in the file's order.
@@ -330,14 +346,18 @@ def _grouped_and_ranked(row_ids: pa.Array, items: pa.Array, ranks: pa.Array) -> 
         heads = row_ids.take(to_arrow(starts))
     if heads.null_count or not pa.types.is_large_string(heads.type):
         return None
-    codes = sorted_codes(heads)  # numbered by first appearance: all distinct if the last is
-    if int(codes.max()) != len(codes) - 1:
+    if not strings_distinct(heads):  # a row id's rows in two places: the general path's
         return None
     if not _ranks_rise(ranks, starts):
         return None
     offsets = to_arrow(np.append(starts, len(ranks)))
     return WideRankings(
-        heads, pa.LargeListArray.from_arrays(offsets, cells.split().tokens), None, None, ()
+        # A cell of one item, once single-spaced, is that item: the cells are the items.
+        heads,
+        pa.LargeListArray.from_arrays(offsets, text_column(cells.cells)),
+        None,
+        None,
+        (),
     )
 
 

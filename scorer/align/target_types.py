@@ -351,7 +351,8 @@ def _keyed(
         for name, column in zip(table.names, table.columns, strict=True)
         if name != type_column
     ]
-    return StringTable(tuple(n for n, _ in kept), tuple(text_column(c) for _, c in kept))
+    columns = (c if pa.types.is_large_list(c.type) else text_column(c) for _, c in kept)
+    return StringTable(tuple(n for n, _ in kept), tuple(columns))
 
 
 def _no_joiner_problem(type_column: str) -> Problem:

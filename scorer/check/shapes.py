@@ -17,10 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from scorer.align.candidates import CandidateRule, PairIndex, token_rows
-from scorer.align.item_lists import split_lists
+from scorer.align.item_lists import joined_lists, split_lists
 from scorer.align.joins import StringIndex, byte_order_codes
 from scorer.align.long_layout import long_solution_to_wide, long_to_wide
 from scorer.align.target_types import TargetTypes, typed_submission
@@ -106,7 +105,7 @@ def read_solution(
         wide = long_solution_to_wide(
             *trec.table.columns, item_name=TREC_ITEMS, grade_name=TREC_GRADES
         )
-        columns = (wide.row_ids, joined(wide.items), joined(wide.grades))
+        columns = (wide.row_ids, joined_lists(wide.items), joined_lists(wide.grades))
         return ShapedSolution(
             StringTable(QRELS_COLUMNS, columns),
             trec.problems + wide.problems,
@@ -149,16 +148,16 @@ def _pivot_solution(
         grade_name=grade_name or "grade",
     )
     names = [columns.row_id_name, columns.target_name]
-    cells = [wide.row_ids, joined(wide.items)]
+    cells = [wide.row_ids, joined_lists(wide.items)]
     if grade_name is not None:
         names.append(grade_name)
-        cells.append(joined(wide.grades))
+        cells.append(joined_lists(wide.grades))
     problems = list(wide.problems)
     if side:
         codes, _ = byte_order_codes(row_ids)
         for name in side:
             if name == options.candidates_column_name:
-                cells.append(joined(_gathered(codes, table.column(name), len(wide.row_ids))))
+                cells.append(joined_lists(_gathered(codes, table.column(name), len(wide.row_ids))))
             else:
                 values, differ = _one_per_row_id(codes, table.column(name))
                 cells.append(values)
@@ -205,19 +204,6 @@ def _gathered(codes: np.ndarray, cells: pa.Array, n_rows: int) -> pa.LargeListAr
     return pa.LargeListArray.from_arrays(to_arrow(offsets), lists.tokens.take(to_arrow(order)))
 
 
-def joined(lists: pa.LargeListArray | None) -> pa.Array:
-    """Lists of items as the wide form's cells: items separated by single spaces.
-
-    Examples
-    --------
-    >>> joined(pa.array([["a", "b"], []], pa.large_list(pa.large_string()))).to_pylist()
-    ['a b', '']
-    """
-    if lists is None:
-        raise ValueError("no lists to join")
-    return pc.binary_join(lists, pa.scalar(" ", pa.large_string()))
-
-
 def read_submission(
     data: TableLike, options: Options, solution: Solution, limits: ReadLimits | None
 ) -> tuple[StringTable, tuple[Problem | Finding, ...]]:
@@ -254,7 +240,8 @@ def read_submission(
         score_name=ranked_by or "score",
         find_repeats=False,  # a repeat keeps its slot: the wide form's warning tells it
     )
-    wide_table = StringTable((row_id_name, target_name), (wide.row_ids, joined(wide.items)))
+    # The items stay lists: the checks take them as they are, never joined and split again.
+    wide_table = StringTable((row_id_name, target_name), (wide.row_ids, wide.items))
     return wide_table, (*problems, *wide.problems)
 
 
@@ -273,7 +260,7 @@ def _read_run(
         counts = (("qids", int(np.count_nonzero(repeated))), ("extra", wide.n_repeated_pairs))
         problems.append(Finding("docnos_repeated", counts, smallest_values(wide.row_ids, repeated)))
     names = (solution.row_id_name, solution.target_name)
-    return StringTable(names, (wide.row_ids, joined(wide.items))), tuple(problems)
+    return StringTable(names, (wide.row_ids, wide.items)), tuple(problems)
 
 
 def _path(data: TableLike, kind: TrecKind) -> str | os.PathLike:

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.align.candidates import CandidateRule, PairIndex, candidate_problems, token_rows
-from scorer.align.item_lists import ListCells, SplitLists, split_lists
+from scorer.align.item_lists import ListCells, SplitLists, as_text_cells, split_lists
 from scorer.align.joins import StringIndex, first_index_of
 from scorer.arrays import (
     CHUNK_ROWS,
@@ -347,7 +347,7 @@ def submission_findings(
         if row_ids is not None and (missing or every_quote):
             findings += _open_quote_findings(cells, row_ids)
         if scored:  # one "label confidence" per row: the label is the row's ranking
-            pairs = ScoredCells.parse(cells)
+            pairs = ScoredCells.parse(as_text_cells(cells))
             if row_ids is not None and valid_id is not None:
                 findings += pairs.findings(row_ids, valid_id)
             cells, confidence = pairs.labels, pairs.confidence
@@ -407,7 +407,10 @@ def _candidate_findings(
 
 
 def _open_quote_findings(cells: pa.Array, row_ids: pa.Array) -> list[Finding]:
-    """Cells holding a line break: with rows missing, probably a quote left open."""
+    """Cells holding a line break: with rows missing, probably a quote left open.
+    Lists of items (a long file pivoted) hold none: an item is never whitespace."""
+    if pa.types.is_large_list(cells.type):
+        return []
     data = string_bytes(cells)
     if data is not None and not holds_any_byte(data, b"\n\r"):
         return []

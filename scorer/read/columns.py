@@ -169,7 +169,9 @@ class StringTable:
     names : tuple of str
         Column names as found (duplicates possible: validation reports them).
     columns : tuple of pyarrow.Array
-        One ``large_string`` array per name, nulls for missing cells.
+        One ``large_string`` array per name, nulls for missing cells (a long
+        submission pivoted to the wide form keeps its items as a ``large_list`` of
+        ``large_string``: :class:`~scorer.align.item_lists.ListCells` takes either).
 
     Examples
     --------

@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from scorer.arrays import is_view_type, one_chunk
+from scorer.arrays import is_view_type, longest_string, one_chunk
 from scorer.errors import (
     MAX_EXAMPLES,
     HostVisibleError,
@@ -644,12 +644,11 @@ class _Reader:
     def check_batch_fields(self, column: pa.Array, name: str, first_row: int) -> None:
         """Refuse a cell over ``max_field_bytes`` in the batch that decodes it, before
         any other batch is read."""
-        if pa.types.is_large_string(column.type):
-            longest = pc.max(pc.binary_length(column)).as_py() or 0
-            if longest > self.limits.max_field_bytes:
-                lengths = pc.fill_null(pc.binary_length(column), 0).to_numpy(zero_copy_only=False)
-                lengths = np.concatenate((np.zeros(first_row, dtype=lengths.dtype), lengths))
-                self.refuse_long_cells(lengths, name)
+        limit = self.limits.max_field_bytes
+        if pa.types.is_large_string(column.type) and longest_string(column) > limit:
+            lengths = pc.fill_null(pc.binary_length(column), 0).to_numpy(zero_copy_only=False)
+            lengths = np.concatenate((np.zeros(first_row, dtype=lengths.dtype), lengths))
+            self.refuse_long_cells(lengths, name)
 
     def parquet_text(self, column: pa.Array, name: str, first_row: int) -> pa.Array:
         """One batch of a Parquet column as UTF-8 text, refused as any text is when it
@@ -833,9 +832,7 @@ class _Reader:
         limit = self.limits.max_field_bytes
         for name, column in zip(table.names, table.columns, strict=True):
             encoded = pa.types.is_run_end_encoded(column.type)
-            if (
-                pc.max(pc.binary_length(column.values if encoded else column)).as_py() or 0
-            ) <= limit:
+            if longest_string(column.values if encoded else column) <= limit:
                 continue
             if encoded:
                 column = pc.run_end_decode(column)
@@ -943,9 +940,14 @@ def _fixed_lines(
     if newline < 0 or len(_first_line(data, start)) not in (newline - start, newline - start - 1):
         return None  # no line after the header, or a lone carriage return ends it
     body = np.frombuffer(data, dtype=np.uint8)[newline + 1 :]
-    found = split_fixed_lines(body, n_columns, FIXED_LINES_MIN_ROWS, before_copy, runs)
+    # The caller parses only a body without quotes this way: none is looked for again.
+    found = split_fixed_lines(
+        body, n_columns, FIXED_LINES_MIN_ROWS, before_copy, runs, unquoted=True
+    )
     if found is None:
-        found = split_prefixed_lines(body, n_columns, FIXED_LINES_MIN_ROWS, before_copy, runs)
+        found = split_prefixed_lines(
+            body, n_columns, FIXED_LINES_MIN_ROWS, before_copy, runs, unquoted=True
+        )
     return found
 
 

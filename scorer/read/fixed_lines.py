@@ -20,13 +20,14 @@ encoded: each run's value once and where the run ends, not a copy of every line'
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from itertools import pairwise
 
 import numpy as np
 import pyarrow as pa
 
-from scorer.arrays import CHUNK_ROWS, rows_to_strings, run_end_encoded
+from scorer.arrays import CHUNK_ROWS, on_two_cores, rows_to_strings, run_end_encoded
 
 _SCAN_BYTES = 1 << 20
 _SAMPLE_LINES = 1 << 16
@@ -43,6 +44,7 @@ def split_fixed_lines(
     min_lines: int = 1,
     before_copy: Callable[[int], None] | None = None,
     runs: bool = False,
+    unquoted: bool = False,
 ) -> tuple[pa.Array, ...] | None:
     """The ``n_columns`` columns of a CSV body (the bytes after the header line) whose
     lines all have the same length, the same ending (LF or CRLF) and the same comma
@@ -52,7 +54,8 @@ def split_fixed_lines(
     as a string and no NA conversion (with ``runs``, a column of long runs of equal
     values run-end encoded over them). ``before_copy``, if given, is called with the
     number of lines once the layout is proven, before any column is copied (it may
-    raise to refuse the body).
+    raise to refuse the body). ``unquoted``: the caller has found no quote in the
+    body, so none is looked for again.
 
     Examples
     --------
@@ -75,7 +78,7 @@ def split_fixed_lines(
     ending = 2 if line_length > 2 and body[line_length - 2] == _RETURN else 1
     commas = np.flatnonzero(lines[0] == _COMMA)
     if len(commas) != n_columns - 1 or not _only_layout_bytes(
-        body, n_lines * ending, n_lines * len(commas)
+        body, n_lines * ending, n_lines * len(commas), unquoted
     ):
         return None
     # Every line ends as the first does and has its commas where the first has them;
@@ -99,6 +102,7 @@ def split_prefixed_lines(
     min_lines: int = 1,
     before_copy: Callable[[int], None] | None = None,
     runs: bool = False,
+    unquoted: bool = False,
 ) -> tuple[pa.Array, ...] | None:
     """The ``n_columns`` columns of a CSV body whose lines all have their commas where
     the first line has them, counted from each line's start, and the same ending (LF
@@ -124,29 +128,24 @@ def split_prefixed_lines(
     commas = np.flatnonzero(body[:line_length] == _COMMA)
     if len(commas) != n_columns - 1 or not _head_holds_layout(body, commas, ending):
         return None  # (most other bodies are told from their first lines, unscanned)
-    found = _plain_line_ends(body)
+    found = _plain_line_ends(body, unquoted)
     if found is None:
         return None
-    ends, n_controls, n_commas = found
-    n_lines = len(ends)
+    newlines, n_controls, n_commas = found  # line i: after newlines[i], to newlines[i + 1]
+    n_lines = len(newlines) - 1
     if n_lines < min_lines or (n_controls, n_commas) != (n_lines * ending, n_lines * len(commas)):
         return None
-    starts = np.empty(n_lines, dtype=np.int64)
-    starts[0] = 0
-    np.add(ends[:-1], 1, out=starts[1:])
-    if not _lines_hold_layout(body, starts, ends, commas, ending):
+    if not _lines_hold_layout(body, newlines, commas, ending):
         return None
     if before_copy is not None:
         before_copy(n_lines)
     firsts = np.concatenate(([0], commas + 1))
+    before = newlines[:-1]  # (a line's bytes counted from the newline before it)
     columns = [
-        _fixed_field(_WindowRows(body, starts, int(a), int(b - a)), n_lines, runs)
+        _fixed_field(_WindowRows(body, before, int(a) + 1, int(b - a)), n_lines, runs)
         for a, b in zip(firsts[:-1], commas, strict=True)
     ]
-    widths = ends  # the last field: from its first byte to the line's ending
-    widths -= starts
-    widths -= firsts[-1] + ending - 1
-    return (*columns, _gathered(body, starts, int(firsts[-1]), widths))
+    return (*columns, _gathered(body, newlines, int(firsts[-1]), ending))
 
 
 def _head_holds_layout(body: np.ndarray, commas: np.ndarray, ending: int) -> bool:
@@ -159,47 +158,69 @@ def _head_holds_layout(body: np.ndarray, commas: np.ndarray, ending: int) -> boo
     (False, True)
     """
     head = body[:_HEAD_BYTES]
-    ends = np.flatnonzero(head == _NEWLINE)
-    starts = np.concatenate(([0], ends[:-1] + 1))[: len(ends)]
-    return _lines_hold_layout(head, starts, ends, commas, ending)
+    newlines = np.concatenate(([-1], np.flatnonzero(head == _NEWLINE)))
+    return _lines_hold_layout(head, newlines, commas, ending)
 
 
 def _lines_hold_layout(
-    body: np.ndarray, starts: np.ndarray, ends: np.ndarray, commas: np.ndarray, ending: int
+    body: np.ndarray, newlines: np.ndarray, commas: np.ndarray, ending: int
 ) -> bool:
-    """Whether every line (from ``starts`` to its newline at ``ends``) holds a comma at
-    each of ``commas`` from its start and ends with ``ending`` bytes (with the body's
-    count of commas and control bytes: no other), a chunk of lines at a time. A line
-    of one column must hold a value (the parser skips an empty line).
+    """Whether every line (after ``newlines[i]``, to its newline at ``newlines[i + 1]``;
+    ``newlines[0]`` is -1) holds a comma at each of ``commas`` from its start and ends
+    with ``ending`` bytes (with the body's count of commas and control bytes: no
+    other), a chunk of lines at a time. A line of one column must hold a value (the
+    parser skips an empty line).
 
     Examples
     --------
     >>> body = np.frombuffer(b"a,b\\nc,\\n,d\\n", dtype=np.uint8)
-    >>> _lines_hold_layout(body, np.array([0, 4, 7]), np.array([3, 6, 9]), np.array([1]), 1)
+    >>> _lines_hold_layout(body, np.array([-1, 3, 6, 9]), np.array([1]), 1)
     False
+    >>> _lines_hold_layout(body[:7], np.array([-1, 3, 6]), np.array([1]), 1)
+    True
     """
     shortest = (int(commas[-1]) + 1 if len(commas) else 1) + ending - 1
-    for start in range(0, len(starts), CHUNK_ROWS):
-        first, last = starts[start : start + CHUNK_ROWS], ends[start : start + CHUNK_ROWS]
+
+    def chunk_holds(start: int) -> bool:
+        bounds = newlines[start : start + CHUNK_ROWS + 1]
+        first, last = bounds[:-1] + 1, bounds[1:]
         if (last - first < shortest).any():
             return False
         if ending == 2 and (body[last - 1] != _RETURN).any():
             return False
-        if any((body[first + position] != _COMMA).any() for position in commas):
-            return False
-    return True
+        return not any((body[first + position] != _COMMA).any() for position in commas)
+
+    return all(on_two_cores(chunk_holds, range(0, len(newlines) - 1, CHUNK_ROWS)))
 
 
 class _WindowRows:
-    """The ``width`` bytes from byte ``offset`` of each line (which starts at
-    ``starts``), for the lines asked for (a slice or their indices), as a matrix."""
+    """The ``width`` bytes from byte ``starts[i] + offset`` for each line ``i`` asked for
+    (a slice or their indices), as a matrix."""
 
     def __init__(self, body: np.ndarray, starts: np.ndarray, offset: int, width: int) -> None:
         self.starts, self.offset, self.width = starts, offset, width
-        self.window = np.lib.stride_tricks.sliding_window_view(body, max(width, 1))
+        self.windows = _byte_windows(body, width)
 
     def __call__(self, which: slice | np.ndarray) -> np.ndarray:
-        return self.window[self.starts[which] + self.offset][:, : self.width]
+        found = self.windows[self.starts[which] + self.offset]
+        return found.view(np.uint8).reshape(len(found), -1)[:, : self.width]
+
+
+def _byte_windows(body: np.ndarray, width: int) -> np.ndarray:
+    """The ``width`` bytes from each byte of the body (at least one) as one value, a
+    view: a gather from it copies each row whole, two to three times as fast as
+    gathering the rows of a sliding window view byte by byte.
+
+    Examples
+    --------
+    >>> windows = _byte_windows(np.frombuffer(b"abcd", dtype=np.uint8), 2)
+    >>> windows[[2, 0]].view(np.uint8).reshape(2, 2).tobytes()
+    b'cdab'
+    """
+    width = max(width, 1)
+    return np.ndarray(
+        (max(len(body) - width + 1, 0),), np.dtype((np.void, width)), buffer=body, strides=(1,)
+    )
 
 
 def _fixed_field(rows: _Rows, n_lines: int, runs: bool) -> pa.Array:
@@ -218,8 +239,11 @@ def _fixed_field(rows: _Rows, n_lines: int, runs: bool) -> pa.Array:
         return rows_to_strings(rows(slice(None)))  # a strided view: one copy
     matrix = np.empty((n_lines, rows.width), dtype=np.uint8)
     step = max(_SCAN_BYTES // max(rows.width, 1), 1)  # no index array of every line
-    for start in range(0, n_lines, step):
+
+    def copy(start: int) -> None:
         matrix[start : start + step] = rows(slice(start, start + step))
+
+    on_two_cores(copy, range(0, n_lines, step))
     return rows_to_strings(matrix)
 
 
@@ -233,46 +257,109 @@ def _run_starts(rows: _Rows, n_lines: int) -> np.ndarray:
     >>> _run_starts(lambda which: values[which], 6).tolist()
     [0, 2, 5]
     """
-    width = rows(slice(0, 1)).shape[1]
+    width = rows(slice(0, 1)).shape[1] if n_lines else 0
     if width == 0:
         return np.zeros(min(n_lines, 1), dtype=np.int64)
-    kind = np.dtype((np.void, width))  # a row compared as one value of its bytes
     step = max(_SCAN_BYTES // width, 1)
-    found = [np.zeros(0, dtype=np.int64)]
-    previous = None
-    for start in range(0, n_lines, step):
-        chunk = np.ascontiguousarray(rows(slice(start, min(start + step, n_lines))))
-        chunk = chunk.view(kind).reshape(-1)
-        differs = np.empty(len(chunk), dtype=bool)
-        differs[0] = previous is None or chunk[0] != previous
-        differs[1:] = chunk[1:] != chunk[:-1]  # (numpy has no ufunc loop for void rows)
-        found.append(np.flatnonzero(differs) + start)
-        previous = chunk[-1].copy()
-    return np.concatenate(found)
+
+    def starts_in(start: int) -> np.ndarray:
+        first = max(start - 1, 0)  # a chunk's first line is compared with the line before
+        words = _as_words(rows(slice(first, min(start + step, n_lines))))
+        found = np.flatnonzero(_differs_from_previous(words)) + (first + 1)
+        return found if start else np.concatenate(([0], found))
+
+    return np.concatenate(on_two_cores(starts_in, range(0, n_lines, step)))
 
 
-def _gathered(body: np.ndarray, starts: np.ndarray, offset: int, widths: np.ndarray) -> pa.Array:
-    """The ``widths[i]`` bytes from byte ``offset`` of each line (``starts``) as a
-    ``large_string`` array, gathered a chunk of bytes (or lines) at a time.
+def _as_words(rows: np.ndarray) -> np.ndarray:
+    """The rows of a byte matrix as rows of 8-byte words (zero-padded), so that rows
+    are compared a word, not a byte, at a time.
+
+    Examples
+    --------
+    >>> _as_words(np.frombuffer(b"abcdefghi", np.uint8).reshape(1, 9)).shape
+    (1, 2)
+    """
+    n_rows, width = rows.shape
+    if width % 8:
+        padded = np.zeros((n_rows, width + 8 - width % 8), dtype=np.uint8)
+        padded[:, :width] = rows
+        rows = padded
+    return np.ascontiguousarray(rows).view(np.uint64)
+
+
+def _differs_from_previous(words: np.ndarray) -> np.ndarray:
+    """Whether each row of a word matrix but the first differs from the row before.
+
+    Examples
+    --------
+    >>> _differs_from_previous(np.array([[1, 2], [1, 2], [1, 3]], np.uint64)).tolist()
+    [False, True]
+    """
+    if words.shape[1] > 8:
+        return (words[1:] != words[:-1]).any(axis=1)
+    differs = np.zeros(len(words) - 1, dtype=bool)
+    for column in words.T:  # at most 8: a word column at a time beats a 2-D any()
+        differs |= column[1:] != column[:-1]
+    return differs
+
+
+def _gathered(body: np.ndarray, newlines: np.ndarray, offset: int, ending: int) -> pa.Array:
+    """The last field of each line (after ``newlines[i]``, to ``newlines[i + 1]``), from
+    its byte ``offset`` to its ``ending`` bytes, as a ``large_string`` array, gathered
+    a chunk of bytes (or lines) at a time. ``newlines`` is consumed: its memory
+    becomes the array's offsets (no other array of every line is made).
+
+    Examples
+    --------
+    >>> body = np.frombuffer(b"a,xy\\nb,z\\nc,\\n", dtype=np.uint8)
+    >>> _gathered(body, np.array([-1, 4, 8, 11]), 2, 1).to_pylist()
+    ['xy', 'z', '']
+    """
+    n_lines, rest = len(newlines) - 1, offset + ending  # rest: a line's other bytes
+    offsets = newlines
+
+    def to_offsets(start: int) -> None:
+        chunk = offsets[start : start + CHUNK_ROWS]  # newline i + 1 less i lines' rest
+        chunk += 1
+        chunk -= np.arange(start, start + len(chunk)) * rest
+
+    on_two_cores(to_offsets, range(0, n_lines + 1, CHUNK_ROWS))
+    values = np.empty(int(offsets[-1]), dtype=np.uint8)
+    by_bytes = np.searchsorted(offsets, np.arange(0, offsets[-1], _SCAN_BYTES))
+    by_lines = np.append(np.arange(0, n_lines, CHUNK_ROWS), n_lines)
+
+    def gather(bounds: tuple[int, int]) -> None:
+        a, b = bounds
+        firsts = offsets[a:b] + (np.arange(a, b) * rest + offset)  # (newline before + 1)
+        widths = offsets[a + 1 : b + 1] - offsets[a:b]
+        values[offsets[a] : offsets[b]] = _field_bytes(body, firsts, widths)
+
+    on_two_cores(gather, pairwise(np.union1d(by_bytes, by_lines)))
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(values)]
+    return pa.Array.from_buffers(pa.large_string(), n_lines, buffers)
+
+
+def _field_bytes(body: np.ndarray, firsts: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """The ``widths[i]`` bytes of the body from byte ``firsts[i]``, concatenated: as
+    rows of the widest's width masked, when those rows are few bytes more than the
+    fields (short fields of like widths: ranks, scores), else byte by byte.
 
     Examples
     --------
     >>> body = np.frombuffer(b"abcdef", dtype=np.uint8)
-    >>> _gathered(body, np.array([3, -1, 1]), 1, np.array([2, 1, 0])).to_pylist()
-    ['ef', 'a', '']
+    >>> _field_bytes(body, np.array([4, 0, 1]), np.array([2, 1, 0])).tobytes()
+    b'efa'
     """
-    offsets = np.zeros(len(widths) + 1, dtype=np.int64)
-    np.cumsum(widths, out=offsets[1:])
-    values = np.empty(int(offsets[-1]), dtype=np.uint8)
-    by_bytes = np.searchsorted(offsets, np.arange(0, offsets[-1], _SCAN_BYTES))
-    by_lines = np.append(np.arange(0, len(widths), CHUNK_ROWS), len(widths))
-    for a, b in pairwise(np.union1d(by_bytes, by_lines)):
-        first, last = offsets[a], offsets[b]
-        where = np.repeat(starts[a:b] + (offset - offsets[a:b]), widths[a:b])
-        where += np.arange(first, last)
-        values[first:last] = body[where]
-    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(values)]
-    return pa.Array.from_buffers(pa.large_string(), len(widths), buffers)
+    widest = int(widths.max(initial=0))
+    total = int(widths.sum())
+    narrow = widest > 0 and widest * len(widths) <= 2 * total + len(widths)
+    if narrow and int(firsts.max()) + widest <= len(body):  # (no row past the body's end)
+        rows = _byte_windows(body, widest)[firsts].view(np.uint8).reshape(len(firsts), -1)
+        return rows[np.arange(widest) < widths[:, None]]
+    where = np.repeat(firsts - np.cumsum(widths) + widths, widths)
+    where += np.arange(total)
+    return body[where]
 
 
 def _first_line_length(body: np.ndarray) -> int:
@@ -282,38 +369,60 @@ def _first_line_length(body: np.ndarray) -> int:
     return int(ends[0]) + 1 if len(ends) else 0
 
 
-def _only_layout_bytes(body: np.ndarray, n_controls: int, n_commas: int) -> bool:
+def _only_layout_bytes(
+    body: np.ndarray, n_controls: int, n_commas: int, unquoted: bool = False
+) -> bool:
     """Whether the body is ASCII with exactly ``n_controls`` control characters (the
-    line ends), ``n_commas`` commas and no quote: one pass, in cache-sized slices."""
-    found = _scanned(body, line_ends=False)
+    line ends), ``n_commas`` commas and no quote (``unquoted``: known to hold none):
+    one pass, in cache-sized slices."""
+    found = _scanned(body, line_ends=False, unquoted=unquoted)
     return found is not None and found[1:] == (n_controls, n_commas)
 
 
-def _plain_line_ends(body: np.ndarray) -> tuple[np.ndarray, int, int] | None:
-    """Where the body's newlines are, and how many control bytes and commas it holds;
-    None when it holds a quote or a byte that is not ASCII: one pass, in cache-sized
-    slices.
+def _plain_line_ends(
+    body: np.ndarray, unquoted: bool = False
+) -> tuple[np.ndarray, int, int] | None:
+    """Where the body's newlines are (after -1, as if a newline came before the first
+    line), and how many control bytes and commas it holds; None when it holds a quote
+    (unless ``unquoted``: known to hold none) or a byte that is not ASCII: one pass,
+    in cache-sized slices.
 
     Examples
     --------
     >>> ends, controls, commas = _plain_line_ends(np.frombuffer(b"a,b\\r\\nc\\n", np.uint8))
     >>> ends.tolist(), controls, commas
-    ([4, 6], 3, 1)
+    ([-1, 4, 6], 3, 1)
     """
-    return _scanned(body, line_ends=True)
+    return _scanned(body, line_ends=True, unquoted=unquoted)
 
 
-def _scanned(body: np.ndarray, line_ends: bool) -> tuple[np.ndarray, int, int] | None:
+def _scanned(
+    body: np.ndarray, line_ends: bool, unquoted: bool = False
+) -> tuple[np.ndarray, int, int] | None:
     """The body's control bytes and commas counted (and with ``line_ends``, where its
-    newlines are), slice by slice; None at the first quote or byte that is not ASCII."""
-    ends = []
-    controls = commas = 0
-    for start in range(0, len(body), _SCAN_BYTES):
+    newlines are, after -1), slice by slice, two slices at a time; None at the first
+    quote (not looked for if ``unquoted``) or byte that is not ASCII."""
+    refused = threading.Event()
+
+    def scan(start: int) -> tuple[np.ndarray | None, int, int] | None:
         chunk = body[start : start + _SCAN_BYTES]
-        if int(chunk.max()) >= 0x7F or np.count_nonzero(chunk == ord('"')):
+        quoted = not unquoted and np.count_nonzero(chunk == ord('"'))
+        if refused.is_set() or int(chunk.max()) >= 0x7F or quoted:
+            refused.set()  # the chunks not yet scanned are not even looked at
             return None
-        controls += int(np.count_nonzero(chunk < 0x20))
-        commas += int(np.count_nonzero(chunk == _COMMA))
-        if line_ends:
-            ends.append(np.flatnonzero(chunk == _NEWLINE) + start)
-    return (np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64)), controls, commas
+        ends = np.flatnonzero(chunk == _NEWLINE) + start if line_ends else None
+        return ends, int(np.count_nonzero(chunk < 0x20)), int(np.count_nonzero(chunk == _COMMA))
+
+    found = on_two_cores(scan, range(0, len(body), _SCAN_BYTES))
+    if refused.is_set():
+        return None
+    controls = sum(chunk[1] for chunk in found)
+    commas = sum(chunk[2] for chunk in found)
+    if not line_ends:
+        return np.zeros(0, dtype=np.int64), controls, commas
+    ends = [chunk[0] for chunk in found]
+    newlines = np.empty(1 + sum(map(len, ends)), dtype=np.int64)
+    newlines[0] = -1
+    if ends:
+        np.concatenate(ends, out=newlines[1:])
+    return newlines, controls, commas
