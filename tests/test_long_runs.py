@@ -17,6 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scorer import evaluate
+from scorer.align import long_layout
 from scorer.align.long_layout import long_to_wide
 from scorer.arrays import run_end_encoded
 from scorer.errors import ParticipantVisibleError
@@ -115,16 +116,17 @@ def _pivots(rows, encoded: bool):
     row_ids = _run_encoded(ids) if encoded and ids else pa.array(ids, pa.large_string())
     cells = pa.array([r[1] for r in rows], pa.large_string())
     ranks = pa.array([r[2] for r in rows], pa.large_string())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(long_layout, "CHUNK_ROWS", 2)  # the ranks checked in several chunks
+        shortcut = long_to_wide(row_ids, cells, ranks=ranks, find_repeats=False)
     # find_repeats=True never takes the shortcut: the general pivot, the reference.
-    return (
-        long_to_wide(row_ids, cells, ranks=ranks, find_repeats=False),
-        long_to_wide(pa.array(ids, pa.large_string()), cells, ranks=ranks),
-    )
+    return shortcut, long_to_wide(pa.array(ids, pa.large_string()), cells, ranks=ranks)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(grouped_ranked_rows(), rows_strategy(RANKS)), st.booleans())
 @example([("a", "x", "1"), ("b", "y", "2"), ("a", "z", "3")], True)  # a row id in two runs
+@example([("a", "x", "1"), ("a", "y", "3"), ("a", "z", "2")], False)  # falls between chunks
 def test_grouped_and_ranked_files_pivot_as_the_general_path(rows, encoded):
     """Row ids (in order), lists and problems bit for bit, row ids read as runs or not."""
     shortcut, general = _pivots(rows, encoded)

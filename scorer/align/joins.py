@@ -417,12 +417,16 @@ def strings_distinct(strings: pa.Array) -> bool:
     False
     """
     rows = fixed_width_bytes(strings) if len(strings) >= FIXED_WIDTH_MIN_ROWS else None
-    if rows is not None:
-        prints = np.sort(fingerprints(rows))
-        if not (prints[1:] == prints[:-1]).any():
-            return True
+    if rows is not None and _prints_distinct(rows):
+        return True
     codes = sorted_codes(strings)
     return int(codes.max(initial=-1)) == len(codes) - 1
+
+
+def _prints_distinct(rows: np.ndarray) -> bool:
+    """Whether no two rows of a byte matrix share a fingerprint (then no two are equal)."""
+    prints = np.sort(fingerprints(rows))
+    return not (prints[1:] == prints[:-1]).any()
 
 
 def sorted_codes(strings: pa.Array) -> np.ndarray:
