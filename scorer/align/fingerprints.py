@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pyarrow as pa
 
-from scorer.arrays import CHUNK_ROWS, string_bytes, string_offsets
+from scorer.arrays import CHUNK_ROWS, on_two_cores, string_bytes, string_offsets
 
 FIXED_WIDTH_MIN_ROWS = 50_000
 _FINGERPRINT_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
@@ -41,13 +41,16 @@ def fixed_width_bytes(strings: pa.Array) -> np.ndarray | None:
     width, remainder = divmod(stop - start, len(strings))
     if width == 0 or remainder:
         return None
-    for first in range(0, len(offsets), CHUNK_ROWS):
+
+    def regular(first: int) -> bool:
         chunk = offsets[first : first + CHUNK_ROWS]
         expected = np.arange(first, first + len(chunk), dtype=np.int64)
         expected *= width
         expected += start
-        if not np.array_equal(chunk, expected):
-            return None
+        return np.array_equal(chunk, expected)
+
+    if not all(on_two_cores(regular, range(0, len(offsets), CHUNK_ROWS))):
+        return None
     return string_bytes(strings).reshape(len(strings), width)
 
 

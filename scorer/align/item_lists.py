@@ -21,6 +21,7 @@ from scorer.align.fingerprints import (
 from scorer.arrays import (
     CHUNK_ROWS,
     holds_any_byte,
+    on_two_cores,
     rows_to_strings,
     string_bytes,
     string_offsets,
@@ -409,17 +410,22 @@ def _split_uniform(cells: pa.Array) -> SplitLists | None:
     if width == 0 or remainder:
         return None
     step = max(CHUNK_ROWS * 16 // cell_width, 1)
-    for start in range(0, n_cells, step):
+
+    def spaced_as_lists(start: int) -> bool:
         chunk = rows[start : start + step]
         # Every separator is a space and there is no other space: tokens hold none.
         if n_tokens > 1 and not (chunk[:, width :: width + 1] == ord(" ")).all():
-            return None
-        if np.count_nonzero(chunk == ord(" ")) != len(chunk) * (n_tokens - 1):
-            return None
+            return False
+        return np.count_nonzero(chunk == ord(" ")) == len(chunk) * (n_tokens - 1)
+
+    if not all(on_two_cores(spaced_as_lists, range(0, n_cells, step))):
+        return None
     uniform = np.lib.stride_tricks.as_strided(
         rows, shape=(n_cells, n_tokens, width), strides=(cell_width, width + 1, 1), writeable=False
     )
-    return SplitLists(np.full(n_cells, n_tokens, dtype=np.int64), uniform=uniform)
+    # Every count the same: one value seen n_cells times, not an array of them (read only).
+    lengths = np.broadcast_to(np.int64(n_tokens), (n_cells,))
+    return SplitLists(lengths, uniform=uniform)
 
 
 def _only_spaces(cells: pa.Array) -> bool:

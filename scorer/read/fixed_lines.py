@@ -233,17 +233,31 @@ def _fixed_field(rows: _Rows, n_lines: int, runs: bool) -> pa.Array:
         run_starts = _run_starts(rows, n_lines)
         if 2 * len(run_starts) <= n_lines:
             run_ends = np.append(run_starts[1:], n_lines)
-            values = rows_to_strings(rows(run_starts))
-            return run_end_encoded(run_ends, values)
-    if not isinstance(rows, _WindowRows):
-        return rows_to_strings(rows(slice(None)))  # a strided view: one copy
-    matrix = np.empty((n_lines, rows.width), dtype=np.uint8)
-    step = max(_SCAN_BYTES // max(rows.width, 1), 1)  # no index array of every line
+            return run_end_encoded(run_ends, _copied(rows, n_lines, run_starts))
+    return _copied(rows, n_lines)
+
+
+def _copied(rows: _Rows, n_lines: int, lines: np.ndarray | None = None) -> pa.Array:
+    """The field of the ``lines`` given (of all ``n_lines`` lines if none are) as
+    strings, copied a chunk of lines at a time on two cores, with no index array of
+    every line.
+
+    Examples
+    --------
+    >>> matrix = np.frombuffer(b"abcdef", np.uint8).reshape(3, 2)
+    >>> _copied(lambda which: matrix[which], 3, np.array([2, 0])).to_pylist()
+    ['ef', 'ab']
+    """
+    n_rows = n_lines if lines is None else len(lines)
+    width = rows(slice(0, 1)).shape[1] if n_lines else 0
+    matrix = np.empty((n_rows, width), dtype=np.uint8)
+    step = max(_SCAN_BYTES // max(width, 1), 1)
 
     def copy(start: int) -> None:
-        matrix[start : start + step] = rows(slice(start, start + step))
+        which = slice(start, start + step) if lines is None else lines[start : start + step]
+        matrix[start : start + step] = rows(which)
 
-    on_two_cores(copy, range(0, n_lines, step))
+    on_two_cores(copy, range(0, n_rows, step))
     return rows_to_strings(matrix)
 
 
@@ -403,15 +417,22 @@ def _scanned(
     newlines are, after -1), slice by slice, two slices at a time; None at the first
     quote (not looked for if ``unquoted``) or byte that is not ASCII."""
     refused = threading.Event()
+    scratch = threading.local()  # each thread's flags, reused: no fresh memory per slice
+
+    def count(test: np.ufunc, chunk: np.ndarray, byte: int) -> int:
+        if getattr(scratch, "flags", None) is None:
+            scratch.flags = np.empty(_SCAN_BYTES, dtype=bool)
+        flags = scratch.flags[: len(chunk)]
+        return int(np.count_nonzero(test(chunk, byte, out=flags)))
 
     def scan(start: int) -> tuple[np.ndarray | None, int, int] | None:
         chunk = body[start : start + _SCAN_BYTES]
-        quoted = not unquoted and np.count_nonzero(chunk == ord('"'))
+        quoted = not unquoted and count(np.equal, chunk, ord('"'))
         if refused.is_set() or int(chunk.max()) >= 0x7F or quoted:
             refused.set()  # the chunks not yet scanned are not even looked at
             return None
         ends = np.flatnonzero(chunk == _NEWLINE) + start if line_ends else None
-        return ends, int(np.count_nonzero(chunk < 0x20)), int(np.count_nonzero(chunk == _COMMA))
+        return ends, count(np.less, chunk, 0x20), count(np.equal, chunk, _COMMA)
 
     found = on_two_cores(scan, range(0, len(body), _SCAN_BYTES))
     if refused.is_set():
