@@ -16,8 +16,9 @@ from scorer.align.integer_items import (
     canonical_integers,
     integer_byte_order_codes,
     integer_codes,
+    integer_codes_of_values,
 )
-from scorer.align.item_lists import split_lists
+from scorer.align.item_lists import ListCells, split_lists
 from scorer.align.joins import byte_order_codes
 from scorer.align.rankings import SparseRankings, build_rankings
 from tests.fast_paths import force_fast_paths
@@ -155,11 +156,17 @@ def test_a_run_of_integer_items_scores_as_the_same_items_written_as_strings(
     force_fast_paths(monkeypatch, chunk, chunk)
     by_value_calls = []
 
-    def recorded(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray | None:
-        by_value_calls.append(integer_codes(tokens, vocabulary))
-        return by_value_calls[-1]
+    def recorded(by_value):  # from the tokens, or from the values the items were read as
+        def record(items, vocabulary: pa.Array) -> np.ndarray | None:
+            by_value_calls.append(by_value(items, vocabulary))
+            return by_value_calls[-1]
 
-    monkeypatch.setattr(rankings_module, "integer_codes", recorded)
+        return record
+
+    monkeypatch.setattr(rankings_module, "integer_codes", recorded(integer_codes))
+    monkeypatch.setattr(
+        rankings_module, "integer_codes_of_values", recorded(integer_codes_of_values)
+    )
     solution = {"id": ["a", "b", "c", "d"], "items": ["1 2 3", "4", "", "10 2"]}
     submission = {"id": ["d", "a", "b", "c"], "items": ["2 2 10 7", "3 9 1", "5 4", "1"]}
     metrics = ["MAP@3", "R@2", "SetF"]
@@ -201,3 +208,37 @@ def test_byte_order_codes_by_value_and_by_string_agree() -> None:
     expected = sorted(set(texts[:-1]))
     assert by_value[1].to_pylist() == expected
     assert by_value[0].tolist() == [expected.index(text) for text in texts[:-1]]
+
+
+_CELL_ITEM = st.one_of(
+    st.integers(0, 40).map(str),
+    st.sampled_from(["2147483647", "2147483648", "007", "0", "x", "+1", "1.0"]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(_CELL_ITEM, max_size=5).map(" ".join), max_size=12),
+    st.sampled_from([1, 2, 3, 7, 1 << 23]),
+)
+def test_cells_read_as_integers_split_exactly_as_their_strings(cells, chunk) -> None:
+    """Values for exactly the cells whose items are all canonical integers of at most
+    2**31 - 1, in list order, whatever the chunk size; their tokens, head and takes
+    the strings' own; any other cells keep their strings."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(integer_items, "_CELL_BYTES", chunk)  # cells in chunks of that many bytes
+        lists = ListCells(pa.array(cells, pa.large_string())).split(integers=True)
+    strings = split_lists(pa.array(cells, pa.large_string()))
+    expected = strings.tokens.to_pylist()
+    readable = all(str(int(t)) == t and int(t) < 2**31 for t in expected if t.isdigit())
+    readable = readable and all(t.isdigit() for t in expected)
+    assert (lists.values is not None) == readable
+    assert lists.lengths.tolist() == strings.lengths.tolist()
+    assert lists.tokens.to_pylist() == expected
+    assert lists.tokens.type == pa.large_string()
+    if lists.values is not None:
+        assert lists.values.tolist() == [int(t) for t in expected]
+        fresh = ListCells(pa.array(cells, pa.large_string())).split(integers=True)
+        assert fresh.head(3).to_pylist() == expected[:3]
+        picked = np.arange(len(expected))[::-2]
+        assert fresh.take(picked).to_pylist() == [expected[i] for i in picked]

@@ -18,13 +18,19 @@ tokens and then take the string path, never a table a file could inflate.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.arrays import CHUNK_ROWS, string_bytes, string_offsets, to_arrow
+from scorer.arrays import (
+    CHUNK_ROWS,
+    on_two_cores,
+    string_bytes,
+    string_offsets,
+    to_arrow,
+    to_numpy,
+)
 
 #: Longer digit strings may not fit an int64.
 MAX_DIGITS = 18
@@ -98,9 +104,8 @@ def integer_codes(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray | None:
     known = canonical_integers(vocabulary)
     if known is None:
         return None
-    n_known = len(known)
-    largest = min(np.iinfo(np.int32).max - n_known, len(tokens) + n_known + TABLE_MIN_ENTRIES - 1)
-    if int(known.max(initial=-1)) > largest:
+    largest = _largest_value(len(tokens), known)
+    if largest is None:
         return None
     codes = np.empty(len(tokens), dtype=np.int32)
     refused = threading.Event()
@@ -120,19 +125,114 @@ def integer_codes(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray | None:
     starts = range(0, len(tokens), CHUNK_ROWS)
     if len(tokens) and not values_of_chunk(0):
         return None
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        if not all(pool.map(values_of_chunk, starts[1:])):
-            return None
-        top = max(int(known.max(initial=-1)), int(codes.max(initial=-1)))
-        table = np.arange(n_known, n_known + top + 1, dtype=np.int32)
-        table[known] = np.arange(n_known, dtype=np.int32)
-
-        def look_up(start: int) -> None:
-            chunk = codes[start : start + CHUNK_ROWS]
-            np.take(table, chunk, out=chunk)
-
-        list(pool.map(look_up, starts))
+    if not all(on_two_cores(values_of_chunk, starts[1:])):
+        return None
+    _look_up(codes, codes, known)
     return codes
+
+
+def integer_codes_of_values(values: np.ndarray, vocabulary: pa.Array) -> np.ndarray | None:
+    """:func:`integer_codes` of tokens known by their values (canonical decimal
+    integers, as :func:`integer_values_of_cells` gives them); ``None`` when the
+    vocabulary is not all canonical integers or a value is too large for a table.
+
+    Examples
+    --------
+    >>> integer_codes_of_values(np.array([5, 12, 9, 5], np.int32), pa.array(["9", "5"]))
+    array([ 1, 14,  0,  1], dtype=int32)
+    """
+    known = canonical_integers(vocabulary)
+    if known is None:
+        return None
+    largest = _largest_value(len(values), known)
+    if largest is None or int(values.max(initial=-1)) > largest:
+        return None
+    codes = np.empty(len(values), dtype=np.int32)
+    _look_up(values, codes, known)
+    return codes
+
+
+def _largest_value(n_tokens: int, known: np.ndarray) -> int | None:
+    """The largest value a table may hold for ``n_tokens`` tokens and the vocabulary's
+    values ``known``; None when a vocabulary value is already over it."""
+    n_known = len(known)
+    largest = min(np.iinfo(np.int32).max - n_known, n_tokens + n_known + TABLE_MIN_ENTRIES - 1)
+    return None if int(known.max(initial=-1)) > largest else largest
+
+
+def _look_up(values: np.ndarray, codes: np.ndarray, known: np.ndarray) -> None:
+    """Write each value's code into ``codes`` (may be ``values`` itself): its index in
+    the vocabulary's values ``known``, else ``len(known)`` plus the value; a chunk at a
+    time on two cores."""
+    n_known = len(known)
+    top = max(int(known.max(initial=-1)), int(values.max(initial=-1)))
+    table = np.arange(n_known, n_known + top + 1, dtype=np.int32)
+    table[known] = np.arange(n_known, dtype=np.int32)
+
+    def look_up(start: int) -> None:
+        stop = start + CHUNK_ROWS
+        np.take(table, values[start:stop], out=codes[start:stop])
+
+    on_two_cores(look_up, range(0, len(values), CHUNK_ROWS))
+
+
+def integer_values_of_cells(cells: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
+    """The number of items of each single-spaced cell (``large_string``, as
+    :class:`~scorer.align.item_lists.ListCells` makes them, an empty cell null) and the
+    values of all items in list order, when every item is a canonical decimal integer
+    of at most ``2**31 - 1``; ``None`` otherwise.
+
+    Split and read a chunk of cells at a time on two cores, each chunk's items written
+    where they belong (counted first from its spaces): no string of every item is
+    ever held, and items of another kind are known from the first chunk alone.
+
+    Examples
+    --------
+    >>> lengths, values = integer_values_of_cells(pa.array(["12 7", None, "0"], pa.large_string()))
+    >>> lengths.tolist(), values.tolist()
+    ([2, 0, 1], [12, 7, 0])
+    >>> integer_values_of_cells(pa.array(["12 07"], pa.large_string())) is None
+    True
+    """
+    offsets = string_offsets(cells)
+    if offsets is None:
+        return None
+    data = string_bytes(cells)
+    # Cells in chunks of about _CELL_BYTES bytes (a longer cell, alone).
+    cuts = np.searchsorted(offsets, np.arange(offsets[0], offsets[-1], _CELL_BYTES), "right")
+    bounds = np.unique(np.concatenate(([0], np.maximum(cuts - 1, 0), [len(cells)])))
+    chunks = range(len(bounds) - 1)
+
+    def n_items(chunk: int) -> int:  # single-spaced: a space between two items, no other
+        a, b = int(bounds[chunk]), int(bounds[chunk + 1])
+        text = data[int(offsets[a] - offsets[0]) : int(offsets[b] - offsets[0])]
+        filled = np.count_nonzero(offsets[a + 1 : b + 1] > offsets[a:b])
+        return int(np.count_nonzero(text == ord(" "))) + int(filled)
+
+    firsts = np.concatenate(([0], np.cumsum(on_two_cores(n_items, chunks))))
+    lengths = np.empty(len(cells), dtype=np.int64)
+    values = np.empty(int(firsts[-1]), dtype=np.int32)
+    refused = threading.Event()
+
+    def read_chunk(chunk: int) -> bool:
+        a, b = int(bounds[chunk]), int(bounds[chunk + 1])
+        nested = None if refused.is_set() else pc.ascii_split_whitespace(cells[a:b])
+        found = None if nested is None else canonical_integers(pc.list_flatten(nested))
+        expected = int(firsts[chunk + 1] - firsts[chunk])
+        if found is None or len(found) != expected or int(found.max(initial=-1)) > _INT32_MAX:
+            refused.set()  # the other chunks are not even looked at
+            return False
+        lengths[a:b] = to_numpy(pc.list_value_length(nested), fill=0)
+        values[int(firsts[chunk]) : int(firsts[chunk + 1])] = found
+        return True
+
+    if len(chunks) and not read_chunk(0):
+        return None
+    return (lengths, values) if all(on_two_cores(read_chunk, chunks[1:])) else None
+
+
+_CELL_BYTES = 1 << 23
+_INT32_MAX = np.iinfo(np.int32).max
 
 
 #: Digit strings at most this long have byte-order keys within an int64.

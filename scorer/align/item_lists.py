@@ -18,6 +18,7 @@ from scorer.align.fingerprints import (
     FIXED_WIDTH_MIN_ROWS,
     fixed_width_bytes,
 )
+from scorer.align.integer_items import integer_values_of_cells
 from scorer.arrays import (
     CHUNK_ROWS,
     holds_any_byte,
@@ -37,7 +38,9 @@ class SplitLists:
     Lists split from the fixed-width layout (every cell ``m`` tokens of ``w`` bytes
     joined by single spaces) keep a zero-copy byte view of their tokens instead of
     an Arrow array: most callers read the tokens from that view, and :attr:`tokens`
-    is built from it only when asked for.
+    is built from it only when asked for. Lists whose items are all canonical
+    decimal integers may keep their values instead (:attr:`values`): the tokens are
+    their decimal strings, made only when asked for.
 
     Attributes
     ----------
@@ -48,21 +51,38 @@ class SplitLists:
     uniform : ndarray of uint8, shape (n_rows, m, w), or None
         The bytes of token ``j`` of row ``i`` at ``uniform[i, j]`` (a strided view of
         the cells), when the lists came from the fixed-width layout.
+    values : ndarray of int32, or None
+        Every token's value, when all are canonical decimal integers read as such
+        (:func:`~scorer.align.integer_items.integer_values_of_cells`).
     """
 
     def __init__(
-        self, lengths: np.ndarray, tokens: pa.Array | None = None, uniform: np.ndarray | None = None
+        self,
+        lengths: np.ndarray,
+        tokens: pa.Array | None = None,
+        uniform: np.ndarray | None = None,
+        values: np.ndarray | None = None,
     ) -> None:
-        if (tokens is None) == (uniform is None):
-            raise ValueError("give either the tokens or their fixed-width bytes")
+        if sum(given is not None for given in (tokens, uniform, values)) != 1:
+            raise ValueError("give the tokens, their fixed-width bytes or their values")
         self.lengths = lengths
         self.uniform = uniform
+        self.values = values
         if tokens is not None:
             self.tokens = tokens
 
     @cached_property
     def tokens(self) -> pa.Array:
-        """All items, row after row (built from :attr:`uniform` on first use)."""
+        """All items, row after row (built from :attr:`uniform` or :attr:`values` on
+        first use).
+
+        Examples
+        --------
+        >>> SplitLists(np.array([2, 1]), values=np.array([12, 0, 7], np.int32)).tokens.to_pylist()
+        ['12', '0', '7']
+        """
+        if self.values is not None:
+            return _decimal_strings(self.values)
         return rows_to_strings(np.ascontiguousarray(self.uniform).reshape(-1, self.width))
 
     @property
@@ -78,6 +98,8 @@ class SplitLists:
         >>> split_lists(pa.array(["a b", "c"])).head(2).to_pylist()
         ['a', 'b']
         """
+        if self.values is not None and "tokens" not in self.__dict__:
+            return _decimal_strings(self.values[:n])
         if "tokens" in self.__dict__ or self.uniform is None:
             return self.tokens.slice(0, n)
         n_rows = -(-n // max(self.uniform.shape[1], 1))
@@ -92,6 +114,8 @@ class SplitLists:
         >>> split_lists(pa.array(["a b", "c"])).take(np.array([2, 0])).to_pylist()
         ['c', 'a']
         """
+        if self.values is not None and "tokens" not in self.__dict__:
+            return _decimal_strings(self.values[indices])
         if "tokens" in self.__dict__ or self.uniform is None:
             return self.tokens.take(to_arrow(indices))
         rows, columns = np.divmod(indices, self.uniform.shape[1])
@@ -107,6 +131,12 @@ class SplitLists:
         """The 0-based rank of each token within its row."""
         starts = np.cumsum(self.lengths) - self.lengths
         return np.arange(int(self.lengths.sum()), dtype=np.int64) - np.repeat(starts, self.lengths)
+
+
+def _decimal_strings(values: np.ndarray) -> pa.Array:
+    """Integers as their decimal strings (``large_string``): the tokens they were read
+    from, when those were canonical."""
+    return pc.cast(to_arrow(np.ascontiguousarray(values)), pa.large_string())
 
 
 # Python's str.split() also splits on these; Arrow's ascii splitter does not, and its
@@ -196,10 +226,26 @@ class ListCells:
         lengths += offsets[1:] > offsets[:-1]  # one item more than spaces, unless empty
         return lengths
 
-    def split(self) -> SplitLists:
-        """The items of every cell."""
+    def split(self, integers: bool = False) -> SplitLists:
+        """The items of every cell; with ``integers``, items that are all canonical
+        decimal integers are kept as their values, never as strings (the tokens are
+        then made only if asked for).
+
+        Examples
+        --------
+        >>> ListCells(pa.array(["12  7", "x"])).split(integers=True).values is None
+        True
+        >>> ListCells(pa.array(["12  7", "3"])).split(integers=True).values.tolist()
+        [12, 7, 3]
+        """
         if self._already_split is not None:
             return self._already_split
+        if integers:
+            found = integer_values_of_cells(self.cells)
+            if found is not None:
+                if "lengths" not in self.__dict__:
+                    self.lengths = found[0]
+                return SplitLists(self.lengths, values=found[1])
         # The cells are single-spaced, so every ASCII whitespace byte left is a space
         # between two items: Arrow's whitespace splitter (twice as fast as splitting
         # on a pattern) then cuts exactly there.

@@ -24,7 +24,7 @@ from scorer.align.fingerprints import (
     take_rows,
     take_strings,
 )
-from scorer.align.integer_items import integer_codes
+from scorer.align.integer_items import integer_codes, integer_codes_of_values
 from scorer.align.item_lists import SplitLists
 from scorer.align.joins import StringIndex, all_distinct, encode, sorted_codes
 from scorer.align.judgements import Distinct
@@ -421,8 +421,7 @@ def _sparse_rankings(
     del rows
     kept = np.flatnonzero((users >= 0) & (ranks < width))
     users, ranks = users[kept], ranks[kept]
-    tokens = lists.take(kept)
-    codes = _item_codes(tokens, vocabulary).astype(np.int64)
+    codes = _item_codes(lists, vocabulary, kept).astype(np.int64)
     lengths = np.bincount(users, minlength=n_users).astype(np.int64)
     return SparseRankings(users, ranks, codes, lengths, len(vocabulary), width)
 
@@ -530,7 +529,7 @@ def build_rankings(
         if prints is not None:
             return Rankings(prints.columns.T, lengths, len(vocabulary), prints.item_bytes)
     full = _is_full(lists, user_of_row, n_users, width)
-    codes = _item_codes(lists.tokens, vocabulary)
+    codes = _item_codes(lists, vocabulary)
     if full:  # the tokens already form a matrix whose rows only need reordering
         row_of_user = np.empty(n_users, dtype=np.int64)
         row_of_user[user_of_row] = np.arange(n_users, dtype=np.int64)
@@ -604,11 +603,20 @@ def _same_width(vocabulary: pa.Array, width: int) -> bool:
     return width > 0 and rows is not None and rows.shape[1] == width
 
 
-def _item_codes(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray:
-    """Each token's index in the vocabulary, or for an item outside it a code past
-    the vocabulary, equal for equal items (int32): by value when every item is a
-    canonical decimal integer (:func:`~scorer.align.integer_items.integer_codes`),
+def _item_codes(
+    lists: SplitLists, vocabulary: pa.Array, kept: np.ndarray | None = None
+) -> np.ndarray:
+    """Each token's (or each ``kept`` token's) index in the vocabulary, or for an item
+    outside it a code past the vocabulary, equal for equal items (int32): by value
+    when every item is a canonical decimal integer (from the lists' values if they
+    were read as such, :func:`~scorer.align.integer_items.integer_codes` otherwise),
     else by the strings."""
+    if lists.values is not None:
+        values = lists.values if kept is None else lists.values[kept]
+        codes = integer_codes_of_values(values, vocabulary)
+        if codes is not None:
+            return codes
+    tokens = lists.tokens if kept is None else lists.take(kept)
     codes = integer_codes(tokens, vocabulary)
     if codes is not None:
         return codes

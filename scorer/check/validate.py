@@ -361,7 +361,8 @@ def submission_findings(
         findings += _candidate_findings(predictions, ids, solution, options, candidates)
     if cells is None or user_of_row is None or problems(findings, Wording()):
         return findings, None
-    split = cells.split() if predictions is None else predictions
+    # Items that are all canonical integers are kept as their values (no string each).
+    split = cells.split(integers=True) if predictions is None else predictions
     return findings, Submission(user_of_row, split, confidence=confidence)
 
 
