@@ -324,5 +324,8 @@ def on_two_cores(function: Callable[[_Item], _Result], items: Iterable[_Item]) -
     >>> on_two_cores(lambda start: start * 2, range(3))
     [0, 2, 4]
     """
+    items = list(items)
+    if len(items) < 2:  # nothing to share: no thread is started
+        return [function(item) for item in items]
     with ThreadPoolExecutor(max_workers=2) as pool:
         return list(pool.map(function, items))

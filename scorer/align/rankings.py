@@ -31,6 +31,7 @@ from scorer.align.judgements import Distinct
 from scorer.align.occurrences import PAD, first_occurrence
 from scorer.arrays import (
     CHUNK_ROWS,
+    on_two_cores,
     to_arrow,
 )
 
@@ -565,7 +566,8 @@ def _placed(
     # at most one per 64 rows, whatever the width.
     block_rows = _PLACED_BLOCK_CODES // max(width, 1) if width <= 64 else len(row_lengths)
     block_rows = max(block_rows, 1)
-    for first in range(0, len(row_lengths), block_rows):
+
+    def place(first: int) -> None:  # blocks hold distinct users: no two write one place
         block = slice(first, first + block_rows)
         users, block_starts = user_of_row[block], starts[block]
         reached = np.where(users >= 0, np.minimum(row_lengths[block], width), 0)
@@ -576,6 +578,8 @@ def _placed(
             if len(rows) == 0:
                 break
             columns[rank, users[rows]] = codes[block_starts[rows] + rank]
+
+    on_two_cores(place, range(0, len(row_lengths), block_rows))
     return columns.T
 
 
