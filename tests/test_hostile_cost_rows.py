@@ -116,6 +116,25 @@ ITEM_FAMILIES: dict[str, Callable[[int], bytes]] = {
     "one relevant item repeated": lambda n: _table(
         b"id,items", [i + b",a a a a a a a a a a" for i in _ids(n)]
     ),
+    # Items read as their values (every one a canonical integer)...
+    "one-digit integer items": lambda n: _table(
+        b"id,items", [i + b",1 2 3 4 5 6 7 8 9 0" for i in _ids(n)]
+    ),
+}
+
+#: Known to break the bound (about 550 to 650 MiB against 492): ten million one-byte items
+#: with one of two bytes are coded through keyed prints of strings of mixed lengths, whose
+#: sort holds two 8-byte arrays per item beside the items (the integer route, refused at
+#: the last row, adds its own pass). Strict: a fix makes these fail, and they move up.
+OVER_BOUND_ITEM_FAMILIES: dict[str, Callable[[int], bytes]] = {
+    "one two-byte item among one-byte ones": lambda n: _table(
+        b"id,items",
+        [i + b",a b c d e f g h i j" for i in _ids(n)[:-1]] + [_ids(n)[-1] + b",ab"],
+    ),
+    "integer items refused at the last row": lambda n: _table(
+        b"id,items",
+        [i + b",1 2 3 4 5 6 7 8 9 0" for i in _ids(n)[:-1]] + [_ids(n)[-1] + b",07"],
+    ),
 }
 
 
@@ -166,6 +185,13 @@ def test_one_byte_items_stay_within_the_contract(tmp_path, family):
     # their peak moves with the timing by up to a tenth, too much for the difference of
     # two runs, so these are held to the bound alone.
     submission = ITEM_FAMILIES[family](ITEM_ROWS)
+    _run_within_contract(tmp_path, _solution(ITEM_ROWS), submission, 0, "MAP@10")
+
+
+@pytest.mark.xfail(strict=True, reason="mixed-length one-byte items: see OVER_BOUND_ITEM_FAMILIES")
+@pytest.mark.parametrize("family", list(OVER_BOUND_ITEM_FAMILIES))
+def test_mixed_length_short_items_over_the_bound(tmp_path, family):
+    submission = OVER_BOUND_ITEM_FAMILIES[family](ITEM_ROWS)
     _run_within_contract(tmp_path, _solution(ITEM_ROWS), submission, 0, "MAP@10")
 
 

@@ -625,8 +625,15 @@ def _item_codes(
     if codes is not None:
         return codes
     codes = StringIndex(vocabulary).find(tokens, np.int32)
-    unknown = np.flatnonzero(codes < 0)
-    if len(unknown):
+    n_unknown = int(np.count_nonzero(codes < 0))
+    if 2 * n_unknown > len(codes):
+        # Mostly unknown items: all coded at once (equal codes for equal items, known
+        # ones' codes unused), not through an index and a copy of most of them.
+        past = sorted_codes(tokens)
+        past += len(vocabulary)
+        np.copyto(codes, past, where=codes < 0)
+    elif n_unknown:
+        unknown = np.flatnonzero(codes < 0)
         codes[unknown] = sorted_codes(tokens.take(to_arrow(unknown))) + len(vocabulary)
     return codes
 
