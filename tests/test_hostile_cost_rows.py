@@ -122,7 +122,7 @@ ITEM_FAMILIES: dict[str, Callable[[int], bytes]] = {
     ),
 }
 
-#: Known to break the bound (about 550 to 650 MiB against 492): ten million one-byte items
+#: Known to break the bound (about 500 to 600 MiB against 492): ten million one-byte items
 #: with one of two bytes are coded through keyed prints of strings of mixed lengths, whose
 #: sort holds two 8-byte arrays per item beside the items (the integer route, refused at
 #: the last row, adds its own pass). Strict: a fix makes these fail, and they move up.

@@ -357,10 +357,9 @@ def _print_groups(
 
     Temporaries are freed as soon as they are used: a column of very short strings
     must not cost many times its own size (the resource contract)."""
-    prints = string_prints(strings, key)
-    order = np.argsort(prints)
-    ordered = prints[order]
-    del prints
+    ordered = string_prints(strings, key)
+    order = np.argsort(ordered)
+    ordered.sort()  # in place: no third array of every string (the order's own prints)
     starts_group = np.empty(len(order), dtype=bool)
     starts_group[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=starts_group[1:])
