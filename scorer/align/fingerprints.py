@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pyarrow as pa
 
-from scorer.arrays import CHUNK_ROWS, on_two_cores, string_bytes, string_offsets
+from scorer.arrays import CHUNK_ROWS, all_on_two_cores, byte_rows, string_bytes, string_offsets
 
 FIXED_WIDTH_MIN_ROWS = 50_000
 _FINGERPRINT_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
@@ -49,7 +49,7 @@ def fixed_width_bytes(strings: pa.Array) -> np.ndarray | None:
         expected += start
         return np.array_equal(chunk, expected)
 
-    if not all(on_two_cores(regular, range(0, len(offsets), CHUNK_ROWS))):
+    if not all_on_two_cores(regular, range(0, len(offsets), CHUNK_ROWS)):
         return None
     return string_bytes(strings).reshape(len(strings), width)
 
@@ -171,12 +171,10 @@ def take_strings(strings: np.ndarray, *indices: np.ndarray) -> np.ndarray:
         (size - 1) * stride for size, stride in zip(strings.shape[:-1], outer, strict=True)
     )
     memory = np.lib.stride_tricks.as_strided(strings, (span,), (1,), writeable=False)
-    # Every string as one record of `width` bytes, starting at any byte (records overlap).
-    records = np.ndarray((span - width + 1,), np.dtype((np.void, width)), memory, strides=(1,))
     starts = np.zeros(np.broadcast(*indices).shape, dtype=np.int64)
     for index, stride in zip(indices, outer, strict=True):
         starts += np.asarray(index, dtype=np.int64) * stride
-    return records[starts].view(np.uint8).reshape(*starts.shape, width)
+    return byte_rows(memory, starts, width)
 
 
 def _mix(
@@ -236,14 +234,11 @@ def string_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray | None:
         if width == 0:
             prints[order[first:last]] = seeded
             continue
-        records = np.ndarray(
-            (len(memory) - width + 1,), np.dtype((np.void, width)), memory, strides=(1,)
-        )
         # Block by block: no full-size copy of the group's offsets or bytes.
         for block_start in range(first, last, _BLOCK_ROWS):
             members = order[block_start : min(block_start + _BLOCK_ROWS, last)]
             block = out[: len(members)]
-            rows = records[offsets[members]].view(np.uint8).reshape(len(members), width)
+            rows = byte_rows(memory, offsets[members], width)
             _mix(rows, block, multiplier, seeded)
             prints[members] = block
     return prints.view(np.int64)

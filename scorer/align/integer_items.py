@@ -17,14 +17,13 @@ tokens and then take the string path, never a table a file could inflate.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.arrays import (
     CHUNK_ROWS,
+    all_on_two_cores,
     on_two_cores,
     string_bytes,
     string_offsets,
@@ -108,13 +107,11 @@ def integer_codes(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray | None:
     if largest is None:
         return None
     codes = np.empty(len(tokens), dtype=np.int32)
-    refused = threading.Event()
 
     def values_of_chunk(start: int) -> bool:
         """Write a chunk's values into ``codes``, unless one is refused (then False)."""
-        values = None if refused.is_set() else canonical_integers(tokens.slice(start, CHUNK_ROWS))
+        values = canonical_integers(tokens.slice(start, CHUNK_ROWS))
         if values is None or int(values.max(initial=-1)) > largest:
-            refused.set()  # the other chunks are not even looked at
             return False
         codes[start : start + len(values)] = values
         return True
@@ -122,10 +119,7 @@ def integer_codes(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray | None:
     # Two chunks at a time (Arrow's cast and numpy's gathers release the GIL), so that
     # both cores work, and no int64 array of every token is ever held. Items of
     # another kind are known from the first chunk alone.
-    starts = range(0, len(tokens), CHUNK_ROWS)
-    if len(tokens) and not values_of_chunk(0):
-        return None
-    if not all(on_two_cores(values_of_chunk, starts[1:])):
+    if not all_on_two_cores(values_of_chunk, range(0, len(tokens), CHUNK_ROWS)):
         return None
     _look_up(codes, codes, known)
     return codes
@@ -212,23 +206,19 @@ def integer_values_of_cells(cells: pa.Array) -> tuple[np.ndarray, np.ndarray] | 
     firsts = np.concatenate(([0], np.cumsum(on_two_cores(n_items, chunks))))
     lengths = np.empty(len(cells), dtype=np.int64)
     values = np.empty(int(firsts[-1]), dtype=np.int32)
-    refused = threading.Event()
 
     def read_chunk(chunk: int) -> bool:
         a, b = int(bounds[chunk]), int(bounds[chunk + 1])
-        nested = None if refused.is_set() else pc.ascii_split_whitespace(cells[a:b])
-        found = None if nested is None else canonical_integers(pc.list_flatten(nested))
+        nested = pc.ascii_split_whitespace(cells[a:b])
+        found = canonical_integers(pc.list_flatten(nested))
         expected = int(firsts[chunk + 1] - firsts[chunk])
         if found is None or len(found) != expected or int(found.max(initial=-1)) > _INT32_MAX:
-            refused.set()  # the other chunks are not even looked at
             return False
         lengths[a:b] = to_numpy(pc.list_value_length(nested), fill=0)
         values[int(firsts[chunk]) : int(firsts[chunk + 1])] = found
         return True
 
-    if len(chunks) and not read_chunk(0):
-        return None
-    return (lengths, values) if all(on_two_cores(read_chunk, chunks[1:])) else None
+    return (lengths, values) if all_on_two_cores(read_chunk, chunks) else None
 
 
 _CELL_BYTES = 1 << 23

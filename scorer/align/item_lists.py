@@ -21,8 +21,8 @@ from scorer.align.fingerprints import (
 from scorer.align.integer_items import integer_values_of_cells
 from scorer.arrays import (
     CHUNK_ROWS,
+    all_on_two_cores,
     holds_any_byte,
-    on_two_cores,
     rows_to_strings,
     string_bytes,
     string_offsets,
@@ -464,7 +464,7 @@ def _split_uniform(cells: pa.Array) -> SplitLists | None:
             return False
         return np.count_nonzero(chunk == ord(" ")) == len(chunk) * (n_tokens - 1)
 
-    if not all(on_two_cores(spaced_as_lists, range(0, n_cells, step))):
+    if not all_on_two_cores(spaced_as_lists, range(0, n_cells, step)):
         return None
     uniform = np.lib.stride_tricks.as_strided(
         rows, shape=(n_cells, n_tokens, width), strides=(cell_width, width + 1, 1), writeable=False

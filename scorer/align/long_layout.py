@@ -32,7 +32,7 @@ from scorer.align.item_lists import ListCells
 from scorer.align.joins import byte_order_codes, run_starts, strings_distinct
 from scorer.arrays import (
     CHUNK_ROWS,
-    on_two_cores,
+    all_on_two_cores,
     string_bytes,
     string_offsets,
     text_column,
@@ -311,7 +311,7 @@ def _ranks_rise(ranks: pa.Array, starts: np.ndarray) -> bool:
         return bool(rising.all())
 
     # A chunk at a time: no number or flag per row of the whole file is ever made.
-    return len(ranks) > 0 and all(on_two_cores(chunk_rises, range(0, len(ranks), CHUNK_ROWS)))
+    return len(ranks) > 0 and all_on_two_cores(chunk_rises, range(0, len(ranks), CHUNK_ROWS))
 
 
 def _grouped_and_ranked(row_ids: pa.Array, items: pa.Array, ranks: pa.Array) -> WideRankings | None:

@@ -615,13 +615,14 @@ def _item_codes(
     when every item is a canonical decimal integer (from the lists' values if they
     were read as such, :func:`~scorer.align.integer_items.integer_codes` otherwise),
     else by the strings."""
-    if lists.values is not None:
+    read_as_values = lists.values is not None  # then they alone decide: no second pass
+    if read_as_values:
         values = lists.values if kept is None else lists.values[kept]
         codes = integer_codes_of_values(values, vocabulary)
         if codes is not None:
             return codes
     tokens = lists.tokens if kept is None else lists.take(kept)
-    codes = integer_codes(tokens, vocabulary)
+    codes = None if read_as_values else integer_codes(tokens, vocabulary)
     if codes is not None:
         return codes
     codes = StringIndex(vocabulary).find(tokens, np.int32)

@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 
 from scorer.align.fingerprints import KeyIndex, fingerprints, fixed_width_bytes, rows_match
 from scorer.align.item_lists import SplitLists
-from scorer.arrays import string_bytes, string_offsets, to_arrow, to_numpy
+from scorer.arrays import byte_rows, string_bytes, string_offsets, to_arrow, to_numpy
 from scorer.errors import format_count
 
 Hint = tuple[str, str, np.ndarray]
@@ -324,9 +324,7 @@ def _byte_rows(strings: pa.Array, positions: np.ndarray, length: int | None = No
         length = int(offsets[positions[0] + 1] - offsets[positions[0]]) if len(positions) else 0
     if length == 0 or len(positions) == 0:
         return np.zeros((len(positions), length), dtype=np.uint8)
-    data = np.ascontiguousarray(string_bytes(strings))
-    records = np.ndarray((len(data) - length + 1,), np.dtype((np.void, length)), data, strides=(1,))
-    return records[starts].view(np.uint8).reshape(len(positions), length)
+    return byte_rows(np.ascontiguousarray(string_bytes(strings)), starts, length)
 
 
 def _first_byte_is_zero(items: pa.Array) -> np.ndarray:

@@ -27,7 +27,14 @@ from itertools import pairwise
 import numpy as np
 import pyarrow as pa
 
-from scorer.arrays import CHUNK_ROWS, on_two_cores, rows_to_strings, run_end_encoded
+from scorer.arrays import (
+    CHUNK_ROWS,
+    all_on_two_cores,
+    byte_rows,
+    on_two_cores,
+    rows_to_strings,
+    run_end_encoded,
+)
 
 _SCAN_BYTES = 1 << 20
 _SAMPLE_LINES = 1 << 16
@@ -128,7 +135,7 @@ def split_prefixed_lines(
     commas = np.flatnonzero(body[:line_length] == _COMMA)
     if len(commas) != n_columns - 1 or not _head_holds_layout(body, commas, ending):
         return None  # (most other bodies are told from their first lines, unscanned)
-    found = _plain_line_ends(body, unquoted)
+    found = _scanned(body, line_ends=True, unquoted=unquoted)
     if found is None:
         return None
     newlines, n_controls, n_commas = found  # line i: after newlines[i], to newlines[i + 1]
@@ -190,7 +197,7 @@ def _lines_hold_layout(
             return False
         return not any((body[first + position] != _COMMA).any() for position in commas)
 
-    return all(on_two_cores(chunk_holds, range(0, len(newlines) - 1, CHUNK_ROWS)))
+    return all_on_two_cores(chunk_holds, range(0, len(newlines) - 1, CHUNK_ROWS))
 
 
 class _WindowRows:
@@ -199,28 +206,10 @@ class _WindowRows:
 
     def __init__(self, body: np.ndarray, starts: np.ndarray, offset: int, width: int) -> None:
         self.starts, self.offset, self.width = starts, offset, width
-        self.windows = _byte_windows(body, width)
+        self.body = body
 
     def __call__(self, which: slice | np.ndarray) -> np.ndarray:
-        found = self.windows[self.starts[which] + self.offset]
-        return found.view(np.uint8).reshape(len(found), -1)[:, : self.width]
-
-
-def _byte_windows(body: np.ndarray, width: int) -> np.ndarray:
-    """The ``width`` bytes from each byte of the body (at least one) as one value, a
-    view: a gather from it copies each row whole, two to three times as fast as
-    gathering the rows of a sliding window view byte by byte.
-
-    Examples
-    --------
-    >>> windows = _byte_windows(np.frombuffer(b"abcd", dtype=np.uint8), 2)
-    >>> windows[[2, 0]].view(np.uint8).reshape(2, 2).tobytes()
-    b'cdab'
-    """
-    width = max(width, 1)
-    return np.ndarray(
-        (max(len(body) - width + 1, 0),), np.dtype((np.void, width)), buffer=body, strides=(1,)
-    )
+        return byte_rows(self.body, self.starts[which] + self.offset, self.width)
 
 
 def _fixed_field(rows: _Rows, n_lines: int, runs: bool) -> pa.Array:
@@ -369,7 +358,7 @@ def _field_bytes(body: np.ndarray, firsts: np.ndarray, widths: np.ndarray) -> np
     total = int(widths.sum())
     narrow = widest > 0 and widest * len(widths) <= 2 * total + len(widths)
     if narrow and int(firsts.max()) + widest <= len(body):  # (no row past the body's end)
-        rows = _byte_windows(body, widest)[firsts].view(np.uint8).reshape(len(firsts), -1)
+        rows = byte_rows(body, firsts, widest)
         return rows[np.arange(widest) < widths[:, None]]
     where = np.repeat(firsts - np.cumsum(widths) + widths, widths)
     where += np.arange(total)
@@ -393,29 +382,22 @@ def _only_layout_bytes(
     return found is not None and found[1:] == (n_controls, n_commas)
 
 
-def _plain_line_ends(
-    body: np.ndarray, unquoted: bool = False
-) -> tuple[np.ndarray, int, int] | None:
-    """Where the body's newlines are (after -1, as if a newline came before the first
-    line), and how many control bytes and commas it holds; None when it holds a quote
-    (unless ``unquoted``: known to hold none) or a byte that is not ASCII: one pass,
-    in cache-sized slices.
-
-    Examples
-    --------
-    >>> ends, controls, commas = _plain_line_ends(np.frombuffer(b"a,b\\r\\nc\\n", np.uint8))
-    >>> ends.tolist(), controls, commas
-    ([-1, 4, 6], 3, 1)
-    """
-    return _scanned(body, line_ends=True, unquoted=unquoted)
-
-
 def _scanned(
     body: np.ndarray, line_ends: bool, unquoted: bool = False
 ) -> tuple[np.ndarray, int, int] | None:
     """The body's control bytes and commas counted (and with ``line_ends``, where its
-    newlines are, after -1), slice by slice, two slices at a time; None at the first
-    quote (not looked for if ``unquoted``) or byte that is not ASCII."""
+    newlines are, after -1, as if a newline came before the first line), slice by
+    slice, two slices at a time; None at the first quote (not looked for if
+    ``unquoted``) or byte that is not ASCII.
+
+    Examples
+    --------
+    >>> ends, controls, commas = _scanned(np.frombuffer(b"a,b\\r\\nc\\n", np.uint8), True)
+    >>> ends.tolist(), controls, commas
+    ([-1, 4, 6], 3, 1)
+    >>> _scanned(np.frombuffer(b'a,"b"\\n', np.uint8), True) is None
+    True
+    """
     refused = threading.Event()
     scratch = threading.local()  # each thread's flags, reused: no fresh memory per slice
 
