@@ -299,6 +299,41 @@ def one_chunk(column: pa.ChunkedArray) -> pa.Array:
     return column.combine_chunks() if column.num_chunks else pa.array([], column.type)
 
 
+def joined_strings(chunks: list[pa.Array]) -> pa.Array:
+    """The ``large_string`` arrays of ``chunks`` (without nulls) as one array, each
+    chunk's entry in the list set to None as soon as it is copied, so that the peak
+    holds the joined array and one chunk, not every chunk beside it (Arrow's
+    concatenation holds them all). Any other chunks are combined by Arrow.
+
+    Examples
+    --------
+    >>> chunks = [pa.array(["a", "bc"], pa.large_string()), pa.array(["", "d"], pa.large_string())]
+    >>> joined_strings(chunks).to_pylist(), chunks
+    (['a', 'bc', '', 'd'], [None, None])
+    """
+    if len(chunks) == 1 or any(
+        c.null_count or not pa.types.is_large_string(c.type) for c in chunks
+    ):
+        joined = one_chunk(pa.chunked_array(chunks))
+        chunks[:] = [None] * len(chunks)
+        return joined
+    sizes = [len(c) for c in chunks]
+    n_bytes = [int(string_offsets(c)[-1] - string_offsets(c)[0]) for c in chunks]
+    offsets = np.empty(sum(sizes) + 1, dtype=np.int64)
+    data = np.empty(sum(n_bytes), dtype=np.uint8)
+    offsets[0] = row = position = 0
+    for index, (size, width) in enumerate(zip(sizes, n_bytes, strict=True)):
+        chunk_offsets = string_offsets(chunks[index])
+        np.subtract(
+            chunk_offsets[1:], chunk_offsets[0] - position, out=offsets[row + 1 : row + size + 1]
+        )
+        data[position : position + width] = string_bytes(chunks[index])
+        chunks[index] = None  # its buffers are freed here, before the next is copied
+        row, position = row + size, position + width
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    return pa.Array.from_buffers(pa.large_string(), len(offsets) - 1, buffers)
+
+
 def run_end_encoded(run_ends: np.ndarray, values: pa.Array) -> pa.Array:
     """A run-end encoded array of ``values``, run ``i`` ending (exclusive) at
     ``run_ends[i]``: made from its children, as pyarrow 14's ``from_arrays`` cannot.

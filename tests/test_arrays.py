@@ -74,3 +74,23 @@ def test_holds_any_byte_is_a_search_for_each_byte(data, values, chunk):
     with mock.patch.object(scorer.arrays, "CHUNK_ROWS", chunk):
         found = holds_any_byte(np.frombuffer(data, dtype=np.uint8), sorted(values))
     assert found == any(bytes([value]) in data for value in values)
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(st.lists(st.text(max_size=4), max_size=5), max_size=5),
+    st.lists(st.integers(0, 3), min_size=5, max_size=5),
+    st.booleans(),
+)
+def test_joined_strings_are_the_chunks_in_order(chunks, slice_starts, with_null) -> None:
+    arrays = [
+        pa.array(["x", *texts], pa.large_string()).slice(1 + min(start, len(texts)))
+        for texts, start in zip(chunks, slice_starts, strict=False)
+    ]
+    if with_null and arrays:
+        arrays[-1] = pa.array([*arrays[-1].to_pylist(), None], pa.large_string())
+    expected = [text for array in arrays for text in array.to_pylist()]
+    joined = scorer.arrays.joined_strings(arrays)
+    joined.validate(full=True)
+    assert joined.to_pylist() == expected
+    assert arrays == [None] * len(arrays)  # each chunk let go once copied

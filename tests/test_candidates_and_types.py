@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import scorer.align.candidates as candidates_module
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate
+from scorer.align import target_types
 from scorer.align.candidates import (
     PairIndex,
     candidate_problems,
@@ -165,10 +166,14 @@ def test_unjudged_items_are_dropped_and_ranks_closed_up(predicted, judged, users
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.lists(st.text(alphabet="ab_é-", max_size=6), max_size=20), st.sampled_from(["_", "-", "_é"])
+    st.lists(st.text(alphabet="ab_é-", max_size=6), max_size=20),
+    st.sampled_from(["_", "-", "_é", "__"]),
+    st.sampled_from([1, 3, 1 << 20]),
 )
-def test_row_ids_split_at_their_last_separator(row_ids, separator):
-    typed = split_row_id_types(pa.array(row_ids, pa.large_string()), separator)
+def test_row_ids_split_at_their_last_separator(row_ids, separator, chunk_rows):
+    with pytest.MonkeyPatch.context() as patch:  # the cuts found a chunk of rows at a time
+        patch.setattr(target_types, "CHUNK_ROWS", chunk_rows)
+        typed = split_row_id_types(pa.array(row_ids, pa.large_string()), separator)
     expected = [r.rpartition(separator) for r in row_ids]
     assert typed.row_ids.to_pylist() == [
         h if s else r for (h, s, _), r in zip(expected, row_ids, strict=True)

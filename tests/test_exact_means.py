@@ -8,7 +8,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer.measures.exact_means import Floats, Ratios, float_mean
+from scorer.measures import exact_means
+from scorer.measures.exact_means import Floats, Ratios, exact_sums_by_label, float_mean
 
 
 def expected(values: list[Fraction], labels: list[int], n_labels: int):
@@ -65,3 +66,20 @@ def test_python_int_fractions_split_means() -> None:
     means = ratios.split_means(np.array([0, 0, 1]), 2)
     assert means.by_label == (1 / 3, 0.5)
     assert means.overall == float(Fraction(1, 3) * 2 / 3 + Fraction(1, 2) / 3)
+
+
+@settings(max_examples=150)
+@given(
+    st.lists(st.tuples(st.integers(-(2**63), 2**63 - 1), st.integers(0, 3)), max_size=40),
+    st.sampled_from([1, 3, 1 << 20]),
+)
+def test_sums_by_label_are_exact_in_every_chunking(rows, chunk_rows) -> None:
+    values = np.array([v for v, _ in rows], dtype=np.int64)
+    labels = np.array([lab for _, lab in rows], dtype=np.int64)
+    expected = [sum(v for v, lab in rows if lab == label) for label in range(3)]
+    original = exact_means._SUM_ROWS
+    exact_means._SUM_ROWS = chunk_rows  # label 3: left out, as the measures' "none"
+    try:
+        assert exact_sums_by_label(values, labels, 3) == expected
+    finally:
+        exact_means._SUM_ROWS = original

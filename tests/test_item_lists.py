@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scorer.align import joins
 from scorer.align.item_lists import split_lists
 from scorer.align.joins import StringIndex, first_index_of
 from scorer.align.rankings import GroundTruth, build_rankings, item_prints
@@ -198,3 +199,30 @@ def test_hints_read_fixed_width_lists(fast_paths) -> None:
     assert [(code, mask.tolist()) for code, _, mask in host] == [
         ("leading_zeros_lost_in_submission", [False, True]),
     ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(alphabet="ab_1é", max_size=5), max_size=12),
+    st.lists(st.text(alphabet="ab_1é", max_size=5), max_size=12),
+    st.sampled_from(["keyed", "colliding", "unforced"]),
+)
+def test_string_index_of_any_lengths_finds_the_first_equal(ids, probes, route) -> None:
+    # Distinct row ids of several lengths (``42_clicks``) take keyed prints in a hash
+    # table; repeated ones, or prints made to collide, the exact sort.
+    def first(strings: list[str], text: str) -> int:
+        return strings.index(text) if text in strings else -1
+
+    with pytest.MonkeyPatch.context() as patch:
+        if route != "unforced":
+            force_fast_paths(patch, chunk_rows=3, block_rows=2)
+        if route == "colliding":  # every print of one length equal
+            patch.setattr(joins, "print_key", lambda: (0, 0))
+        index = StringIndex(pa.array(ids, pa.large_string()))
+        probe = StringIndex(pa.array(probes, pa.large_string()))
+        assert index.find(probe).tolist() == [first(ids, p) for p in probes]
+        assert index.first_of_self().tolist() == [first(ids, i) for i in ids]
+        assert probe.first_of_self(index.find(probe)).tolist() == [first(probes, p) for p in probes]
+        if route != "colliding":  # (colliding, only strings of distinct lengths are keyed)
+            distinct = len(set(ids)) == len(ids) > 0
+            assert (index._distinct is not None) == (route == "keyed" and distinct)

@@ -165,7 +165,9 @@ def _look_up(values: np.ndarray, codes: np.ndarray, known: np.ndarray) -> None:
 
     def look_up(start: int) -> None:
         stop = start + CHUNK_ROWS
-        np.take(table, values[start:stop], out=codes[start:stop])
+        # Every value is within the table: "clip" changes nothing, and unlike the
+        # default "raise" writes into ``out`` with no buffer of its own.
+        np.take(table, values[start:stop], out=codes[start:stop], mode="clip")
 
     on_two_cores(look_up, range(0, len(values), CHUNK_ROWS))
 

@@ -57,8 +57,11 @@ class StringIndex:
     ids) are joined through 64-bit fingerprints of the raw bytes (computed once per
     column, and reused by every join the column takes part in) and a seeded hash
     table built once (:class:`~scorer.align.fingerprints.KeyIndex`), every match then
-    confirmed byte for byte. Any other column, a repeated string or a fingerprint
-    collision takes the exact sort-based join (:func:`sorted_first_index`).
+    confirmed byte for byte. Large columns of distinct strings of other lengths (row
+    ids such as ``12899779_clicks``) are joined through their keyed prints in a hash
+    table (:class:`DistinctIndex`), every match confirmed string for string. Any
+    other column, a repeated string or a print collision takes the exact sort-based
+    join (:func:`sorted_first_index`).
 
     Examples
     --------
@@ -118,9 +121,15 @@ class StringIndex:
         """
         if matches is not None:
             return _first_of_matched(matches, self.strings)
-        if self._fast(self):
-            return np.arange(len(self), dtype=np.int64)  # unique fingerprints: unique strings
+        if self._fast(self) or self._distinct is not None:
+            return np.arange(len(self), dtype=np.int64)  # unique prints: unique strings
         return sorted_first_index(self.strings)
+
+    def release(self) -> None:
+        """Free what the index keeps between probes (fingerprints, hash tables, print
+        groups: up to about 24 bytes a string); a later probe makes them again."""
+        for kept in ("prints", "_print_index", "_distinct", "_groups"):
+            self.__dict__.pop(kept, None)
 
     def find(self, values: pa.Array | StringIndex, dtype: type = np.int64) -> np.ndarray:
         """For each value, the index of its first equal here, or -1.
@@ -140,6 +149,8 @@ class StringIndex:
                 found[start:stop] = hit
             else:
                 return found
+        if (len(probe) >= FIXED_WIDTH_MIN_ROWS or self.probed_often) and self._distinct is not None:
+            return self._distinct.find(probe.strings).astype(dtype, copy=False)
         groups = self._groups if self.probed_often else None
         values = _large(probe.strings)
         if groups is not None and values.null_count == 0:
@@ -147,6 +158,16 @@ class StringIndex:
             if found is not None:
                 return found.astype(dtype, copy=False)
         return sorted_first_index(probe.strings, self.strings).astype(dtype, copy=False)
+
+    @cached_property
+    def _distinct(self) -> DistinctIndex | None:
+        """Many strings of any lengths, without nulls, in a hash table of their keyed
+        prints (:class:`DistinctIndex`): None when two prints are equal (a repeated
+        string, or a collision nobody can aim at), and then the sort finds the first."""
+        if len(self) < FIXED_WIDTH_MIN_ROWS or self.strings.null_count:
+            return None
+        index = DistinctIndex(self.strings)
+        return index if index.unique else None
 
     @cached_property
     def _groups(self) -> tuple[tuple[int, int], np.ndarray, np.ndarray, np.ndarray] | None:
@@ -204,6 +225,8 @@ class DistinctIndex:
         if self.strings.null_count == 0:
             index = KeyIndex(string_prints(self.strings, self._key))
         self._index = index if index is not None and index.unique else None
+        #: Whether the strings' prints are distinct (then so are the strings).
+        self.unique = self._index is not None
 
     def find(self, values: pa.Array) -> np.ndarray:
         """For each value, the index of its equal here, or -1 (int64)."""
@@ -539,6 +562,25 @@ def encode(tokens: pa.Array) -> tuple[np.ndarray, pa.Array]:
             return codes.astype(np.int32, copy=False), tokens.take(to_arrow(first))
     encoded = pc.dictionary_encode(tokens)
     return to_numpy(encoded.indices).astype(np.int32, copy=False), encoded.dictionary
+
+
+def solution_byte_order_codes(strings: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """:func:`byte_order_codes` of the solution's own strings (no nulls), through
+    :func:`encode`: Arrow's hash tables are safe for strings the host wrote, and code
+    a column of few distinct strings (target types) in one pass, where a sort takes
+    O(n log n).
+
+    Examples
+    --------
+    >>> codes, distinct = solution_byte_order_codes(pa.array(["orders", "carts", "orders"]))
+    >>> codes.tolist(), distinct.to_pylist()
+    ([1, 0, 1], ['carts', 'orders'])
+    """
+    codes, dictionary = encode(_large(strings))
+    order = to_numpy(pc.sort_indices(dictionary)).astype(np.int64)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank[codes], dictionary.take(to_arrow(order))
 
 
 def all_distinct(indices: np.ndarray, size: int) -> bool:

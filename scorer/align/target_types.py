@@ -20,9 +20,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.align.joins import byte_order_codes, sorted_first_index
+from scorer.align.joins import byte_order_codes, solution_byte_order_codes, sorted_first_index
 from scorer.align.long_layout import smallest_flagged
-from scorer.arrays import text_column, to_arrow, to_numpy, to_strings
+from scorer.arrays import (
+    CHUNK_ROWS,
+    empty_strings,
+    string_offsets,
+    text_column,
+    to_arrow,
+    to_strings,
+)
 from scorer.errors import MAX_EXAMPLES, Problem, format_count, format_example
 from scorer.read.columns import StringTable
 
@@ -67,13 +74,8 @@ def split_row_id_types(row_ids: pa.Array, separator: str, column: str = "row id"
     if not separator:
         raise ValueError("the separator must not be empty")
     ids = text_column(row_ids)
-    parts = pc.split_pattern(ids, separator, max_splits=1, reverse=True)
-    n_parts = to_numpy(pc.list_value_length(parts), fill=0)
-    split = n_parts == 2
-    pairs = pc.if_else(to_arrow(split), parts, pa.scalar(["", ""], parts.type))
-    bare = pc.if_else(to_arrow(split), pc.list_element(pairs, 0), ids)
-    types = pc.list_element(pairs, 1)
-    bad = ~split | _empty(bare) | _empty(types)
+    bare, types, split = _split_at_last(ids, separator.encode())
+    bad = ~split | empty_strings(bare) | empty_strings(types)
     problems = []
     if bad.any():
         codes, distinct = byte_order_codes(ids)
@@ -89,6 +91,59 @@ def split_row_id_types(row_ids: pa.Array, separator: str, column: str = "row id"
             )
         )
     return TypedRows(text_column(bare), text_column(types), tuple(problems))
+
+
+def _split_at_last(strings: pa.Array, separator: bytes) -> tuple[pa.Array, pa.Array, np.ndarray]:
+    """Each string's part before its last ``separator`` and the part after it (the
+    whole string and the empty string when it holds none), and whether it holds one.
+
+    The cuts are found with numpy a chunk of strings at a time (the separator's bytes
+    compared at every position, the last one before each string's end found by a
+    binary search), and both parts taken from one view of the same bytes: ``before``,
+    ``separator`` and ``after`` of each string are three consecutive pieces of it.
+
+    Examples
+    --------
+    >>> strings = pa.array(["1_a_b", "c", "_"], pa.large_string())
+    >>> before, after, split = _split_at_last(strings, b"_")
+    >>> before.to_pylist(), after.to_pylist(), split.tolist()
+    (['1_a', 'c', ''], ['b', '', ''], [True, False, True])
+    """
+    offsets = string_offsets(strings)
+    n = len(strings)
+    data = strings.buffers()[2] or pa.py_buffer(b"")
+    memory = np.frombuffer(data, dtype=np.uint8)
+    width = len(separator)
+    needle = np.frombuffer(separator, dtype=np.uint8)
+    cuts = offsets[1:].copy()
+    split = np.zeros(n, dtype=bool)
+    for first in range(0, n, CHUNK_ROWS):
+        stop = min(first + CHUNK_ROWS, n)
+        low, high = int(offsets[first]), int(offsets[stop])
+        window = memory[low:high]
+        places = max(len(window) - width + 1, 0)
+        at = window[:places] == needle[0]
+        for shift in range(1, width):  # the host's separator: a few bytes
+            at &= window[shift : shift + places] == needle[shift]
+        at = np.flatnonzero(at)
+        at += low
+        ends = offsets[first + 1 : stop + 1]
+        last = np.searchsorted(at, ends - width, side="right") - 1
+        found = at[np.maximum(last, 0)] if len(at) else np.zeros(stop - first, np.int64)
+        holds = (last >= 0) & (found >= offsets[first:stop])
+        cuts[first:stop] = np.where(holds, found, ends)
+        split[first:stop] = holds
+    pieces = np.empty(3 * n + 1, dtype=np.int64)
+    pieces[0:-1:3] = offsets[:-1]
+    pieces[1::3] = cuts
+    cuts[split] += width
+    pieces[2::3] = cuts
+    pieces[-1] = offsets[-1]
+    del cuts
+    viewed = pa.LargeStringArray.from_buffers(3 * n, pa.py_buffer(pieces), data)
+    before = viewed.take(to_arrow(np.arange(0, 3 * n, 3)))
+    after = viewed.take(to_arrow(np.arange(2, 3 * n, 3)))
+    return before, after, split
 
 
 def solution_types(types: pa.Array) -> tuple[tuple[str, ...], list[Problem]]:
@@ -163,7 +218,7 @@ def typed_by_column(row_ids: pa.Array, types: pa.Array, column: str = "type") ->
     (['carts', ''], ('2',))
     """
     ids, types = text_column(row_ids), text_column(types)
-    empty = _empty(types)
+    empty = empty_strings(types)
     problems = []
     if empty.any():
         codes, distinct = byte_order_codes(ids)
@@ -210,10 +265,6 @@ def tables_by_type(
         for kind, rows in positions.items()
     }
     return tables, problems
-
-
-def _empty(strings: pa.Array) -> np.ndarray:
-    return to_numpy(pc.equal(pc.binary_length(strings), 0), fill=True)
 
 
 #: What joins a row id and its target type into one key when the types are a column of
@@ -284,7 +335,8 @@ def typed_solution(
         rows = split_row_id_types(ids, separator)
     else:
         rows = typed_by_column(ids, table.column(type_column), type_column or "type")
-    types, problems = solution_types(rows.types)
+    type_codes, distinct_types = solution_byte_order_codes(rows.types)
+    types, problems = solution_types(distinct_types)
     problems = [*rows.problems, *problems]
     if known is not None:  # a part of a run: the whole solution's types, given
         problems += _unknown_known(types, known)
@@ -296,7 +348,7 @@ def typed_solution(
             problems.append(_no_joiner_problem(type_column))
             joiner = TYPE_JOINERS[0]
         table = _keyed(table, row_id_name, rows, type_column, joiner)
-    row_type = sorted_first_index(rows.types, to_strings(list(types)))
+    row_type = sorted_first_index(distinct_types, to_strings(list(types)))[type_codes]
     group, _ = byte_order_codes(rows.row_ids)
     return table, TargetTypes(types, row_type, group, rows.row_ids, joiner), problems
 
@@ -329,7 +381,7 @@ def typed_submission(
     if type_column not in table.names or row_id_name not in table.names:
         return table, [_missing_type_column_problem(type_column)]
     rows = typed_by_column(table.column(row_id_name), table.column(type_column), type_column)
-    given = ~_empty(rows.types)
+    given = ~empty_strings(rows.types)
     kept = to_arrow(given)
     _, unknown = rows_by_type(rows.types.filter(kept), typed.types, rows.row_ids.filter(kept))
     problems = list(rows.problems) + ([] if drop_unknown else unknown)

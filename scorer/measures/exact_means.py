@@ -423,17 +423,24 @@ def exact_sums_by_label(values: np.ndarray, labels: np.ndarray, n_labels: int) -
     labels = np.asarray(labels)
     if values.dtype.kind == "O":
         return [sum(values[labels == label].tolist()) for label in range(n_labels)]
-    values = values.astype(np.int64)
-    # 26-bit pieces (sign kept in the top piece): each float sum stays exact below 2**26 rows.
-    if len(values) < 2**26:
-        sums = [0] * n_labels
-        for shift in (0, 26):
-            piece = (values >> shift) & (2**26 - 1)
-            totals = np.bincount(labels, weights=piece, minlength=n_labels + 1)
+    sums = [0] * n_labels
+    # A chunk of rows at a time (no int64 or float copy of every value), in 26-bit
+    # pieces (the sign kept in the top one): each float sum of a chunk is exact.
+    for start in range(0, len(values), _SUM_ROWS):
+        chunk = values[start : start + _SUM_ROWS].astype(np.int64)
+        chunk_labels = labels[start : start + _SUM_ROWS]
+        for shift in (0, 26, 52):
+            piece = chunk >> shift
+            if shift < 52:
+                piece &= 2**26 - 1
+            totals = np.bincount(chunk_labels, weights=piece, minlength=n_labels + 1)
             sums = [s + (int(t) << shift) for s, t in zip(sums, totals[:n_labels], strict=False)]
-        top = np.bincount(labels, weights=values >> 52, minlength=n_labels + 1)
-        return [s + (int(t) << 52) for s, t in zip(sums, top[:n_labels], strict=False)]
-    return [int(values[labels == label].astype(object).sum()) for label in range(n_labels)]
+    return sums
+
+
+#: Rows summed at once by :func:`exact_sums_by_label`: below 2**26, so that sums of
+#: 26-bit pieces stay exact in float64.
+_SUM_ROWS = 1 << 20
 
 
 @dataclass(frozen=True)

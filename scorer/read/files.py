@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from scorer.arrays import is_view_type, longest_string, one_chunk
+from scorer.arrays import is_view_type, joined_strings, longest_string
 from scorer.errors import (
     MAX_EXAMPLES,
     HostVisibleError,
@@ -775,11 +775,11 @@ class _Reader:
             self.fail(_unreadable(str(exc).splitlines()[0], container))
         finally:
             returned.wait(_ARROW_RETURN_SECONDS)
-        # Combine the chunks column by column, each column's chunks freed before the
-        # next is combined, so that the peak holds one column twice, not the table.
-        chunked = [table.column(i) for i in range(table.num_columns)]
+        # Join the chunks column by column, each chunk freed once copied, so that the
+        # peak holds the table and one chunk, not a column twice.
+        chunks = [table.column(i).chunks for i in range(table.num_columns)]
         del table
-        return tuple(one_chunk(chunked.pop(0)) for _ in range(len(chunked)))
+        return tuple(joined_strings(chunks.pop(0)) for _ in range(len(chunks)))
 
     def check_decoded_size(
         self, data: Text, start: int, n_columns: int, lines: int | None = None
