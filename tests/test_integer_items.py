@@ -212,7 +212,8 @@ def test_byte_order_codes_by_value_and_by_string_agree() -> None:
 
 _CELL_ITEM = st.one_of(
     st.integers(0, 40).map(str),
-    st.sampled_from(["2147483647", "2147483648", "007", "0", "x", "+1", "1.0"]),
+    st.integers(0, 10**10 - 1).map(str),  # every width the words read, to 10 digits
+    st.sampled_from(["2147483647", "2147483648", "007", "0", "x", "+1", "1.0", "\t7", "9 "]),
 )
 
 

@@ -216,48 +216,34 @@ def string_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray | None:
     if offsets is None:
         return None
     multiplier, start = np.uint64(key[0]), key[1]
-    if len(offsets) < 2:
-        return np.zeros(0, dtype=np.int64)
-    lengths = _narrow_lengths(offsets)
-    order = np.argsort(lengths, kind="stable")  # a radix sort of small lengths
-    ordered = lengths[order]
-    group_starts = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1))
-    del ordered
     data = strings.buffers()[2]
     memory = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
-    prints = np.empty(len(lengths), dtype=np.uint64)
+    prints = np.empty(len(offsets) - 1, dtype=np.uint64)
     out = np.empty(_BLOCK_ROWS, dtype=np.uint64)
-    for first, last in zip(group_starts, [*group_starts[1:], len(order)], strict=True):
-        width = int(lengths[order[first]])
-        # The length goes into the start, so strings of different lengths differ.
-        seeded = start ^ (width * 0x9E3779B97F4A7C15 % 2**64)
-        if width == 0:
-            prints[order[first:last]] = seeded
-            continue
-        # Block by block: no full-size copy of the group's offsets or bytes.
-        for block_start in range(first, last, _BLOCK_ROWS):
-            members = order[block_start : min(block_start + _BLOCK_ROWS, last)]
-            block = out[: len(members)]
-            rows = byte_rows(memory, offsets[members], width)
-            _mix(rows, block, multiplier, seeded)
-            prints[members] = block
+    # A chunk of strings at a time: no order or length of every string is ever held.
+    for chunk_start in range(0, len(prints), CHUNK_ROWS):
+        chunk_offsets = offsets[chunk_start : chunk_start + CHUNK_ROWS + 1]
+        lengths = np.diff(chunk_offsets)
+        if len(lengths) and lengths.max() < 2**16:
+            lengths = lengths.astype(np.uint16)  # a radix sort: linear time
+        order = np.argsort(lengths, kind="stable")
+        ordered = lengths[order]
+        group_starts = np.flatnonzero(np.diff(ordered, prepend=-1))
+        for first, last in zip(group_starts, [*group_starts[1:], len(order)], strict=True):
+            width = int(ordered[first])
+            # The length goes into the start, so strings of different lengths differ.
+            seeded = start ^ (width * 0x9E3779B97F4A7C15 % 2**64)
+            members = order[first:last] + chunk_start
+            if width == 0:
+                prints[members] = seeded
+                continue
+            for block_start in range(0, len(members), _BLOCK_ROWS):  # in cache
+                block_members = members[block_start : block_start + _BLOCK_ROWS]
+                block = out[: len(block_members)]
+                rows = byte_rows(memory, offsets[block_members], width)
+                _mix(rows, block, multiplier, seeded)
+                prints[block_members] = block
     return prints.view(np.int64)
-
-
-def _narrow_lengths(offsets: np.ndarray) -> np.ndarray:
-    """The string lengths from ``n + 1`` offsets, in the narrowest unsigned type that
-    holds them (a radix sort of uint16 lengths takes linear time), made in chunks so
-    that no int64 array of all the lengths exists."""
-    longest = 0
-    for first in range(0, len(offsets) - 1, CHUNK_ROWS):
-        chunk = offsets[first : first + CHUNK_ROWS + 1]
-        longest = max(longest, int(np.diff(chunk).max()))
-    kind = np.uint16 if longest < 2**16 else np.int64
-    lengths = np.empty(len(offsets) - 1, dtype=kind)
-    for first in range(0, len(lengths), CHUNK_ROWS):
-        chunk = offsets[first : first + CHUNK_ROWS + 1]
-        lengths[first : first + len(chunk) - 1] = np.diff(chunk)
-    return lengths
 
 
 def rows_equal(

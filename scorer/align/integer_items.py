@@ -223,7 +223,7 @@ def integer_values_of_cells(cells: pa.Array) -> tuple[np.ndarray, np.ndarray] | 
     return (lengths, values) if all_on_two_cores(read_chunk, chunks) else None
 
 
-_CELL_BYTES = 1 << 23
+_CELL_BYTES = 1 << 21
 _INT32_MAX = np.iinfo(np.int32).max
 
 
