@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import evaluate, score
+from scorer.align import occurrences
 from scorer.align.occurrences import first_occurrence
 from scorer.measures.average_precision import EXACT_MAX_WIDTH, average_precision
 from scorer.measures.exact_means import _sums_by_denominator
@@ -107,10 +108,12 @@ codes_matrices = st.integers(1, 40).flatmap(
 )
 
 
-@given(codes_matrices)
-def test_first_occurrence_matches_a_plain_loop(rows: list[list[int]]) -> None:
+@given(codes_matrices, st.sampled_from([1, 2, 1 << 14]))
+def test_first_occurrence_matches_a_plain_loop(rows: list[list[int]], block_users: int) -> None:
     expected = [[c != -1 and c not in row[:j] for j, c in enumerate(row)] for row in rows]
-    assert first_occurrence(np.array(rows)).tolist() == expected
+    with pytest.MonkeyPatch.context() as patch:  # users a block at a time
+        patch.setattr(occurrences, "_BLOCK_USERS", block_users)
+        assert first_occurrence(np.array(rows)).tolist() == expected
 
 
 @given(

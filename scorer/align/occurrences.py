@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from scorer.arrays import on_two_cores
+
 PAD = -1
 _PAIRWISE_MAX_WIDTH = 32
+_BLOCK_USERS = 1 << 14
 
 
 def first_occurrence(codes: np.ndarray) -> np.ndarray:
@@ -38,9 +41,19 @@ def first_occurrence(codes: np.ndarray) -> np.ndarray:
         # is stored rank-major too.
         columns = np.ascontiguousarray(codes.T)
         first = columns != PAD
-        for later in range(1, len(columns)):
-            for earlier in range(later):
-                first[later] &= columns[later] != columns[earlier]
+
+        def mark(start: int) -> None:
+            # A block of users at a time, in cache for all the pairs of ranks (each
+            # pair otherwise streams two whole columns from memory), two at a time.
+            block = slice(start, start + _BLOCK_USERS)
+            ranks, marked = columns[:, block], first[:, block]
+            differs = np.empty(ranks.shape[1], dtype=bool)
+            for later in range(1, len(ranks)):
+                for earlier in range(later):
+                    np.not_equal(ranks[later], ranks[earlier], out=differs)
+                    marked[later] &= differs
+
+        on_two_cores(mark, range(0, columns.shape[1], _BLOCK_USERS))
         return first.T
     order = np.argsort(codes, axis=1, kind="stable")
     ordered = np.take_along_axis(codes, order, axis=1)
