@@ -168,11 +168,12 @@ def test_unjudged_items_are_dropped_and_ranks_closed_up(predicted, judged, users
 @given(
     st.lists(st.text(alphabet="ab_é-", max_size=6), max_size=20),
     st.sampled_from(["_", "-", "_é", "__"]),
-    st.sampled_from([1, 3, 1 << 20]),
+    st.sampled_from([(1, 1 << 22), (3, 2), (1 << 20, 1), (1 << 20, 5), (1 << 20, 1 << 22)]),
 )
-def test_row_ids_split_at_their_last_separator(row_ids, separator, chunk_rows):
-    with pytest.MonkeyPatch.context() as patch:  # the cuts found a chunk of rows at a time
-        patch.setattr(target_types, "CHUNK_ROWS", chunk_rows)
+def test_row_ids_split_at_their_last_separator(row_ids, separator, chunks):
+    with pytest.MonkeyPatch.context() as patch:  # the cuts found a chunk at a time
+        patch.setattr(target_types, "CHUNK_ROWS", chunks[0])  # of rows
+        patch.setattr(target_types, "_SPLIT_BYTES", chunks[1])  # of bytes
         typed = split_row_id_types(pa.array(row_ids, pa.large_string()), separator)
     expected = [r.rpartition(separator) for r in row_ids]
     assert typed.row_ids.to_pylist() == [

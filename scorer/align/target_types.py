@@ -117,8 +117,13 @@ def _split_at_last(strings: pa.Array, separator: bytes) -> tuple[pa.Array, pa.Ar
     needle = np.frombuffer(separator, dtype=np.uint8)
     cuts = offsets[1:].copy()
     split = np.zeros(n, dtype=bool)
-    for first in range(0, n, CHUNK_ROWS):
-        stop = min(first + CHUNK_ROWS, n)
+    # Chunks of at most CHUNK_ROWS strings and about _SPLIT_BYTES bytes (a longer
+    # string alone): the flags and positions of a chunk's bytes stay small.
+    by_bytes = np.searchsorted(offsets, np.arange(offsets[0], offsets[-1], _SPLIT_BYTES))
+    bounds = np.union1d(np.maximum(by_bytes - 1, 0), np.arange(0, n + 1, CHUNK_ROWS))
+    for first, stop in zip(bounds.tolist(), [*bounds[1:].tolist(), n], strict=True):
+        if first >= stop:
+            continue
         low, high = int(offsets[first]), int(offsets[stop])
         window = memory[low:high]
         places = max(len(window) - width + 1, 0)
@@ -144,6 +149,9 @@ def _split_at_last(strings: pa.Array, separator: bytes) -> tuple[pa.Array, pa.Ar
     before = viewed.take(to_arrow(np.arange(0, 3 * n, 3)))
     after = viewed.take(to_arrow(np.arange(2, 3 * n, 3)))
     return before, after, split
+
+
+_SPLIT_BYTES = 1 << 22
 
 
 def solution_types(types: pa.Array) -> tuple[tuple[str, ...], list[Problem]]:
