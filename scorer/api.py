@@ -630,8 +630,6 @@ def _read_and_check(
             every_quote=every_quote,
             scored=scored,
         )
-        # Every row id is matched: the solution's index of them is not probed again.
-        checked_solution.row_id_index.release()
         kept_candidates = candidates if keep_candidates else None
         del submission_table, candidates
         n_users = checked_solution.n_rows

@@ -57,35 +57,30 @@ class ScoredCells:
     @classmethod
     def parse(cls, cells: pa.Array) -> ScoredCells:
         """Count every cell's tokens from its bytes, then split only the cells of two
-        (a cell of a million tokens is counted, never split) and read their confidences."""
+        (a cell of a million tokens is counted, never split) and read their confidences.
+        Each intermediate is freed once read: a million rows' texts are the largest."""
         lists = ListCells(cells)
-        lengths = np.asarray(lists.lengths, dtype=np.int64)
+        lengths = lists.lengths
         pair = lengths == 2
-        n_pairs = int(pair.sum())
-        if n_pairs == len(pair):
+        pair_rows = np.flatnonzero(pair)
+        if len(pair_rows) == len(pair):
             tokens = lists.split().tokens
-        elif n_pairs:
+        elif len(pair_rows):
             tokens = split_lists(lists.cells.filter(to_arrow(pair))).tokens
         else:
             tokens = pa.array([], pa.large_string())
-        firsts = np.arange(0, 2 * n_pairs, 2, dtype=np.int64)
-        texts = tokens.take(to_arrow(firsts + 1)).cast(pa.large_string())
-        written = to_numpy(pc.match_substring_regex(texts, DECIMAL), fill=False)
-        values = np.full(n_pairs, np.nan)
-        if written.any():
-            values[written] = to_numpy(pc.cast(texts.filter(to_arrow(written)), pa.float64()))
+        del lists, pair  # the single-spaced cells are not read again
+        values = _confidences(tokens)
         finite = np.isfinite(values)
-        pair_rows = np.flatnonzero(pair)
         good = np.zeros(len(lengths), dtype=bool)
         good[pair_rows[finite]] = True
         confidence = np.full(len(lengths), np.nan)
         confidence[good] = values[finite]
-        label_at = np.zeros(len(lengths), dtype=np.int64)
-        label_at[pair_rows] = firsts
-        labels = tokens.take(pa.array(label_at, mask=~good)) if n_pairs else _nulls(len(good))
+        del values
+        labels = _labels(tokens, pair_rows, good)
         bad_confidence = np.zeros(len(lengths), dtype=bool)
         bad_confidence[pair_rows[~finite]] = True
-        return cls(labels, confidence, (lengths != 0) & ~pair, bad_confidence)
+        return cls(labels, confidence, (lengths != 0) & (lengths != 2), bad_confidence)
 
     def findings(self, row_ids: pa.Array, valid_id: np.ndarray) -> list[Finding]:
         """The records of the malformed cells (none when every cell is well formed)."""
@@ -99,6 +94,29 @@ class ScoredCells:
                 examples = smallest_values(row_ids, mask & valid_id)
                 found.append(Finding(kind, (("rows", count),), examples))
         return found
+
+
+def _confidences(tokens: pa.Array) -> np.ndarray:
+    """The second token of each pair (``tokens``: label, confidence, label, ...) read
+    as a float64, NaN where it is not a decimal number as written."""
+    texts = tokens.take(to_arrow(np.arange(1, len(tokens), 2, dtype=np.int64)))
+    written = to_numpy(pc.match_substring_regex(texts, DECIMAL), fill=False)
+    values = np.full(len(texts), np.nan)
+    if written.any():
+        values[written] = to_numpy(pc.cast(texts.filter(to_arrow(written)), pa.float64()))
+    return values
+
+
+def _labels(tokens: pa.Array, pair_rows: np.ndarray, good: np.ndarray) -> pa.Array:
+    """Each row's label (the first token of its pair), null where ``good`` is not set;
+    the take's indices share numpy's memory, their validity ``good``'s bits."""
+    if not len(pair_rows):
+        return _nulls(len(good))
+    label_at = np.zeros(len(good), dtype=np.int64)
+    label_at[pair_rows] = np.arange(0, 2 * len(pair_rows), 2, dtype=np.int64)
+    validity = pa.py_buffer(np.packbits(good, bitorder="little"))
+    indices = pa.Array.from_buffers(pa.int64(), len(good), [validity, pa.py_buffer(label_at)])
+    return tokens.take(indices)
 
 
 def _nulls(n: int) -> pa.Array:

@@ -623,6 +623,9 @@ def _row_id_findings(
     empty = empty_strings(row_ids)
     index = StringIndex(row_ids)
     user_of_row = solution.row_id_index.find(index)
+    # Every row id is matched: what the solution's index keeps between probes (prints,
+    # a hash table: up to about 24 bytes a row id) is freed before the cells are read.
+    solution.row_id_index.release()
     first = index.first_of_self(user_of_row)
     is_first = _own_firsts(first)
     findings += _duplicate_findings(row_ids, first, is_first, "submission")
