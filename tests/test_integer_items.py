@@ -14,6 +14,7 @@ from scorer.align import integer_items
 from scorer.align import rankings as rankings_module
 from scorer.align.integer_items import (
     canonical_integers,
+    code_table,
     integer_byte_order_codes,
     integer_codes,
     integer_codes_of_values,
@@ -136,11 +137,11 @@ def test_rankings_are_the_same_by_value_and_by_string(
     rows = [" ".join(data.draw(st.lists(item, max_size=7))) for _ in user_of_row]
     vocabulary = [f"{prefix}{value}" for value in vocabulary]
     block_codes = data.draw(st.sampled_from([1, 5, 1 << 18]))  # blocks of 1 row and up
+    # Items read as their values are coded by the values' table as they are placed.
+    lists = ListCells(pa.array(rows)).split(integers=data.draw(st.booleans()))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(rankings_module, "_PLACED_BLOCK_CODES", block_codes)
-        rankings = build_rankings(
-            split_lists(pa.array(rows)), user_of_row, n_users, width, pa.array(vocabulary)
-        )
+        rankings = build_rankings(lists, user_of_row, n_users, width, pa.array(vocabulary))
     codes, first = _reference_rankings(rows, user_of_row, n_users, width, vocabulary)
     assert _as_matrices(rankings, n_users, width) == (codes.tolist(), first.tolist())
     assert rankings.lengths.tolist() == [
@@ -167,6 +168,7 @@ def test_a_run_of_integer_items_scores_as_the_same_items_written_as_strings(
     monkeypatch.setattr(
         rankings_module, "integer_codes_of_values", recorded(integer_codes_of_values)
     )
+    monkeypatch.setattr(rankings_module, "code_table", recorded(code_table))  # placed by value
     solution = {"id": ["a", "b", "c", "d"], "items": ["1 2 3", "4", "", "10 2"]}
     submission = {"id": ["d", "a", "b", "c"], "items": ["2 2 10 7", "3 9 1", "5 4", "1"]}
     metrics = ["MAP@3", "R@2", "SetF"]

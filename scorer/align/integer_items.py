@@ -121,7 +121,7 @@ def integer_codes(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray | None:
     # another kind are known from the first chunk alone.
     if not all_on_two_cores(values_of_chunk, range(0, len(tokens), CHUNK_ROWS)):
         return None
-    _look_up(codes, codes, known)
+    _look_up(_table(known, int(codes.max(initial=-1))), codes, codes)
     return codes
 
 
@@ -135,15 +135,31 @@ def integer_codes_of_values(values: np.ndarray, vocabulary: pa.Array) -> np.ndar
     >>> integer_codes_of_values(np.array([5, 12, 9, 5], np.int32), pa.array(["9", "5"]))
     array([ 1, 14,  0,  1], dtype=int32)
     """
+    table = code_table(values, vocabulary)
+    if table is None:
+        return None
+    codes = np.empty(len(values), dtype=np.int32)
+    _look_up(table, values, codes)
+    return codes
+
+
+def code_table(values: np.ndarray, vocabulary: pa.Array) -> np.ndarray | None:
+    """The code of every value up to the largest of ``values`` and the vocabulary's
+    (int32, indexed by value): a vocabulary item's index there, any other value
+    ``len(vocabulary)`` plus the value; ``None`` when the vocabulary is not all
+    canonical integers or a value is too large for a table.
+
+    Examples
+    --------
+    >>> code_table(np.array([5, 3], np.int32), pa.array(["3", "1"])).tolist()
+    [2, 1, 4, 0, 6, 7]
+    """
     known = canonical_integers(vocabulary)
     if known is None:
         return None
     largest = _largest_value(len(values), known)
-    if largest is None or int(values.max(initial=-1)) > largest:
-        return None
-    codes = np.empty(len(values), dtype=np.int32)
-    _look_up(values, codes, known)
-    return codes
+    top = int(values.max(initial=-1))
+    return None if largest is None or top > largest else _table(known, top)
 
 
 def _largest_value(n_tokens: int, known: np.ndarray) -> int | None:
@@ -154,14 +170,18 @@ def _largest_value(n_tokens: int, known: np.ndarray) -> int | None:
     return None if int(known.max(initial=-1)) > largest else largest
 
 
-def _look_up(values: np.ndarray, codes: np.ndarray, known: np.ndarray) -> None:
-    """Write each value's code into ``codes`` (may be ``values`` itself): its index in
-    the vocabulary's values ``known``, else ``len(known)`` plus the value; a chunk at a
-    time on two cores."""
+def _table(known: np.ndarray, top_value: int) -> np.ndarray:
+    """:func:`code_table` of the vocabulary's values ``known`` up to ``top_value``."""
     n_known = len(known)
-    top = max(int(known.max(initial=-1)), int(values.max(initial=-1)))
+    top = max(int(known.max(initial=-1)), top_value)
     table = np.arange(n_known, n_known + top + 1, dtype=np.int32)
     table[known] = np.arange(n_known, dtype=np.int32)
+    return table
+
+
+def _look_up(table: np.ndarray, values: np.ndarray, codes: np.ndarray) -> None:
+    """Write each value's code from ``table`` into ``codes`` (may be ``values``
+    itself), a chunk at a time on two cores."""
 
     def look_up(start: int) -> None:
         stop = start + CHUNK_ROWS

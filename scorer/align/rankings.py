@@ -24,7 +24,7 @@ from scorer.align.fingerprints import (
     take_rows,
     take_strings,
 )
-from scorer.align.integer_items import integer_codes, integer_codes_of_values
+from scorer.align.integer_items import code_table, integer_codes, integer_codes_of_values
 from scorer.align.item_lists import SplitLists
 from scorer.align.joins import StringIndex, all_distinct, encode, sorted_codes
 from scorer.align.judgements import Distinct
@@ -530,22 +530,38 @@ def build_rankings(
         if prints is not None:
             return Rankings(prints.columns.T, lengths, len(vocabulary), prints.item_bytes)
     full = _is_full(lists, user_of_row, n_users, width)
-    codes = _item_codes(lists, vocabulary)
+    # Items read as values are coded by the values' table as they are placed: no
+    # array of every token's code is made.
+    table = _value_table(lists, vocabulary)
+    items = lists.values if table is not None else _item_codes(lists, vocabulary)
     if full:  # the tokens already form a matrix whose rows only need reordering
         row_of_user = np.empty(n_users, dtype=np.int64)
         row_of_user[user_of_row] = np.arange(n_users, dtype=np.int64)
-        matrix = np.take(codes.reshape(-1, width), row_of_user, axis=0)
+        matrix = np.take(items.reshape(-1, width), row_of_user, axis=0)
+        if table is not None:
+            np.take(table, matrix, out=matrix, mode="clip")  # every value is in the table
         return Rankings(matrix, lengths, len(vocabulary))
-    return Rankings(
-        _placed(codes, lists.lengths, user_of_row, n_users, width), lengths, len(vocabulary)
-    )
+    placed = _placed(items, lists.lengths, user_of_row, n_users, width, table)
+    return Rankings(placed, lengths, len(vocabulary))
+
+
+def _value_table(lists: SplitLists, vocabulary: pa.Array) -> np.ndarray | None:
+    """The code of every value, by value (:func:`~scorer.align.integer_items.code_table`),
+    when the lists were read as values; None otherwise."""
+    return None if lists.values is None else code_table(lists.values, vocabulary)
 
 
 def _placed(
-    codes: np.ndarray, row_lengths: np.ndarray, user_of_row: np.ndarray, n_users: int, width: int
+    items: np.ndarray,
+    row_lengths: np.ndarray,
+    user_of_row: np.ndarray,
+    n_users: int,
+    width: int,
+    table: np.ndarray | None = None,
 ) -> np.ndarray:
     """The ``n_users x width`` matrix of each kept row's first ``width`` codes (rows
-    flat in ``codes``, ``row_lengths`` each), ``PAD`` after a row's end.
+    flat in ``items``, ``row_lengths`` each), ``PAD`` after a row's end; with a
+    ``table``, ``items`` are values and each one's code is ``table[value]``.
 
     Stored rank-major, as the column passes read it, and filled a block of rows at a
     time, rank by rank: a block's codes stay in cache while its ranks are gathered
@@ -558,6 +574,11 @@ def _placed(
     >>> _placed(np.array([7, 8, 9, 5]), np.array([3, 1, 0]), np.array([1, 0, -1]), 3, 2)
     array([[ 5, -1],
            [ 7,  8],
+           [-1, -1]], dtype=int32)
+    >>> table = np.array([-1, -1, -1, -1, -1, 50, -1, 70, 80, 90], dtype=np.int32)
+    >>> _placed(np.array([7, 8, 9, 5]), np.array([3, 1, 0]), np.array([1, 0, -1]), 3, 2, table)
+    array([[50, -1],
+           [70, 80],
            [-1, -1]], dtype=int32)
     """
     columns = np.full((width, n_users), PAD, dtype=np.int32)
@@ -577,7 +598,8 @@ def _placed(
                 rows = rows[reached[rows] > rank]
             if len(rows) == 0:
                 break
-            columns[rank, users[rows]] = codes[block_starts[rows] + rank]
+            taken = items[block_starts[rows] + rank]
+            columns[rank, users[rows]] = taken if table is None else table[taken]
 
     on_two_cores(place, range(0, len(row_lengths), block_rows))
     return columns.T
