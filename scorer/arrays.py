@@ -285,15 +285,17 @@ def is_view_type(kind: pa.DataType, name: str) -> bool:
     return predicate is not None and bool(predicate(kind))
 
 
-def one_chunk(column: pa.ChunkedArray) -> pa.Array:
+def one_chunk(column: pa.ChunkedArray | pa.Array) -> pa.Array:
     """The column as one array: its lone chunk as it is, else its chunks combined (one
-    copy), an empty array when it has none.
+    copy), an empty array when it has none; an array as it is.
 
     Examples
     --------
     >>> one_chunk(pa.chunked_array([["a"], ["b"]])).to_pylist()
     ['a', 'b']
     """
+    if not isinstance(column, pa.ChunkedArray):
+        return column
     if column.num_chunks == 1:
         return column.chunk(0)
     return column.combine_chunks() if column.num_chunks else pa.array([], column.type)

@@ -17,6 +17,10 @@ tokens and then take the string path, never a table a file could inflate.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -192,55 +196,86 @@ def _look_up(table: np.ndarray, values: np.ndarray, codes: np.ndarray) -> None:
     on_two_cores(look_up, range(0, len(values), CHUNK_ROWS))
 
 
-def integer_values_of_cells(cells: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
+def integer_values_of_cells(
+    cells: pa.Array | Sequence[pa.Array],
+) -> tuple[np.ndarray, np.ndarray] | None:
     """The number of items of each single-spaced cell (``large_string``, as
     :class:`~scorer.align.item_lists.ListCells` makes them, an empty cell null) and the
     values of all items in list order, when every item is a canonical decimal integer
-    of at most ``2**31 - 1``; ``None`` otherwise.
+    of at most ``2**31 - 1``; ``None`` otherwise. ``cells`` may be one array or the
+    chunks of one column, read in turn as one.
 
-    Split and read a chunk of cells at a time on two cores, each chunk's items written
-    where they belong (counted first from its spaces): no string of every item is
-    ever held, and items of another kind are known from the first chunk alone.
+    Split and read a piece of about 2 MiB of cells at a time on two cores, each
+    piece's items written where they belong (counted first from its spaces): no
+    string of every item is ever held, and items of another kind are known from the
+    first piece alone.
 
     Examples
     --------
     >>> lengths, values = integer_values_of_cells(pa.array(["12 7", None, "0"], pa.large_string()))
     >>> lengths.tolist(), values.tolist()
     ([2, 0, 1], [12, 7, 0])
+    >>> chunks = [pa.array(["1 2"], pa.large_string()), pa.array(["3", "4 5"], pa.large_string())]
+    >>> [found.tolist() for found in integer_values_of_cells(chunks)]
+    [[2, 1, 2], [1, 2, 3, 4, 5]]
     >>> integer_values_of_cells(pa.array(["12 07"], pa.large_string())) is None
     True
     """
-    offsets = string_offsets(cells)
-    if offsets is None:
+    arrays = [cells] if isinstance(cells, pa.Array) else list(cells)
+    pieces = _cell_pieces(arrays)
+    if pieces is None:
         return None
-    data = string_bytes(cells)
-    # Cells in chunks of about _CELL_BYTES bytes (a longer cell, alone).
-    cuts = np.searchsorted(offsets, np.arange(offsets[0], offsets[-1], _CELL_BYTES), "right")
-    bounds = np.unique(np.concatenate(([0], np.maximum(cuts - 1, 0), [len(cells)])))
-    chunks = range(len(bounds) - 1)
 
-    def n_items(chunk: int) -> int:  # single-spaced: a space between two items, no other
-        a, b = int(bounds[chunk]), int(bounds[chunk + 1])
-        text = data[int(offsets[a] - offsets[0]) : int(offsets[b] - offsets[0])]
-        filled = np.count_nonzero(offsets[a + 1 : b + 1] > offsets[a:b])
+    def n_items(piece: _Piece) -> int:  # single-spaced: a space between two items, no other
+        offsets = string_offsets(piece.cells)
+        text = string_bytes(piece.cells)
+        filled = np.count_nonzero(offsets[1:] > offsets[:-1])
         return int(np.count_nonzero(text == ord(" "))) + int(filled)
 
-    firsts = np.concatenate(([0], np.cumsum(on_two_cores(n_items, chunks))))
-    lengths = np.empty(len(cells), dtype=np.int64)
+    firsts = np.concatenate(([0], np.cumsum(on_two_cores(n_items, pieces))))
+    lengths = np.empty(sum(len(array) for array in arrays), dtype=np.int64)
     values = np.empty(int(firsts[-1]), dtype=np.int32)
 
-    def read_chunk(chunk: int) -> bool:
-        a, b = int(bounds[chunk]), int(bounds[chunk + 1])
-        nested = pc.ascii_split_whitespace(cells[a:b])
+    def read_piece(index: int) -> bool:
+        piece = pieces[index]
+        nested = pc.ascii_split_whitespace(piece.cells)
         found = canonical_integers(pc.list_flatten(nested))
-        expected = int(firsts[chunk + 1] - firsts[chunk])
+        expected = int(firsts[index + 1] - firsts[index])
         if found is None or len(found) != expected or int(found.max(initial=-1)) > _INT32_MAX:
             return False
-        lengths[a:b] = to_numpy(pc.list_value_length(nested), fill=0)
-        values[int(firsts[chunk]) : int(firsts[chunk + 1])] = found
+        rows = slice(piece.first_row, piece.first_row + len(piece.cells))
+        lengths[rows] = to_numpy(pc.list_value_length(nested), fill=0)
+        values[int(firsts[index]) : int(firsts[index + 1])] = found
         return True
 
-    return (lengths, values) if all_on_two_cores(read_chunk, chunks) else None
+    return (lengths, values) if all_on_two_cores(read_piece, range(len(pieces))) else None
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """Some consecutive cells of a column (a slice of one of its arrays), and the row
+    of the column its first cell is."""
+
+    cells: pa.Array
+    first_row: int
+
+
+def _cell_pieces(arrays: list[pa.Array]) -> list[_Piece] | None:
+    """The cells of ``arrays`` (one column's, in turn) in pieces of about
+    :data:`_CELL_BYTES` bytes (a longer cell alone); None unless every array is a
+    ``large_string`` array."""
+    pieces = []
+    first_row = 0
+    for array in arrays:
+        offsets = string_offsets(array)
+        if offsets is None:
+            return None
+        cuts = np.searchsorted(offsets, np.arange(offsets[0], offsets[-1], _CELL_BYTES), "right")
+        bounds = np.unique(np.concatenate(([0], np.maximum(cuts - 1, 0), [len(array)])))
+        for a, b in itertools.pairwise(bounds.tolist()):
+            pieces.append(_Piece(array.slice(a, b - a), first_row + a))
+        first_row += len(array)
+    return pieces
 
 
 _CELL_BYTES = 1 << 21

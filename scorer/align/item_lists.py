@@ -23,6 +23,7 @@ from scorer.arrays import (
     CHUNK_ROWS,
     all_on_two_cores,
     holds_any_byte,
+    one_chunk,
     rows_to_strings,
     string_bytes,
     string_offsets,
@@ -187,6 +188,16 @@ class ListCells:
     never an (empty) item, and :attr:`lengths` counts the items from the bytes, so a
     row with too many can be refused before :meth:`split` makes them.
 
+    Parameters
+    ----------
+    cells : pyarrow.Array or pyarrow.ChunkedArray
+        Text cells, lists of items already split, or a column of text cells in
+        chunks (as the reader keeps a wide submission's lists): each chunk is then
+        taken on its own, and joined only to be split into strings.
+    uniform : bool, default True
+        Look for the fixed-width layout (every cell ``m`` items of ``w`` bytes), whose
+        items are then a view of the cells.
+
     Examples
     --------
     >>> cells = ListCells(pa.array(["  a   b ", "   ", "c\\td"]))
@@ -200,24 +211,49 @@ class ListCells:
     >>> lists = pa.array([["a", "b"], []], pa.large_list(pa.large_string()))
     >>> ListCells(lists).lengths, ListCells(lists).split().tokens.to_pylist()
     (array([2, 0]), ['a', 'b'])
+
+    A column in chunks gives what the joined column gives:
+
+    >>> chunked = pa.chunked_array([["a  b", ""], [" 7"]], pa.large_string())
+    >>> ListCells(chunked).lengths, ListCells(chunked).split().tokens.to_pylist()
+    (array([2, 0, 1]), ['a', 'b', '7'])
     """
 
-    def __init__(self, cells: pa.Array) -> None:
+    def __init__(self, cells: pa.Array | pa.ChunkedArray, uniform: bool = True) -> None:
+        self._parts: list[ListCells] | None = None
+        self._already_split: SplitLists | None = None
+        if isinstance(cells, pa.ChunkedArray):
+            if cells.num_chunks > 1:
+                # A column in the parser's chunks: each chunk taken as it is (every
+                # cell is rewritten on its own), joined only to be split into strings.
+                self._parts = [ListCells(chunk, uniform=False) for chunk in cells.chunks]
+                return
+            cells = one_chunk(cells)
         if pa.types.is_large_list(cells.type):  # items already split: a long file pivoted
             self._already_split = _listed(cells)
-            self.cells = cells
+            self._cells = cells
             return
         printable = _only_spaces(cells)  # False unless a large_string array
-        self._already_split = _split_uniform(cells) if printable else None
+        self._already_split = _split_uniform(cells) if printable and uniform else None
         if self._already_split is None:
             if not printable:
                 cells = _whitespace_as_spaces(cells.cast(pa.large_string()))
             cells = _single_spaced(cells)
-        self.cells = cells
+        self._cells = cells
+
+    @property
+    def cells(self) -> pa.Array:
+        """The cells (single-spaced, an empty one null), or the lists as given; a
+        column taken in chunks is joined here, once."""
+        if self._parts is not None and not hasattr(self, "_cells"):
+            self._cells = one_chunk(pa.chunked_array([part.cells for part in self._parts]))
+        return self._cells
 
     @cached_property
     def lengths(self) -> np.ndarray:
         """The number of items in each cell (int64)."""
+        if self._parts is not None:
+            return np.concatenate([part.lengths for part in self._parts])
         if self._already_split is not None:
             return self._already_split.lengths
         offsets = string_offsets(self.cells)
@@ -241,11 +277,14 @@ class ListCells:
         if self._already_split is not None:
             return self._already_split
         if integers:
-            found = integer_values_of_cells(self.cells)
+            cells = self.cells if self._parts is None else [p.cells for p in self._parts]
+            found = integer_values_of_cells(cells)
             if found is not None:
                 if "lengths" not in self.__dict__:
                     self.lengths = found[0]
                 return SplitLists(self.lengths, values=found[1])
+        if self._parts is not None:  # joined, and split as one array is
+            return ListCells(self.cells).split()
         # The cells are single-spaced, so every ASCII whitespace byte left is a space
         # between two items: Arrow's whitespace splitter (twice as fast as splitting
         # on a pattern) then cuts exactly there.

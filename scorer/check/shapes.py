@@ -219,8 +219,10 @@ def read_submission(
     if options.format == "trec":
         return _read_run(data, solution, limits)
     long = options.layout == "long"
-    # A long file's row ids may be read as runs: long_to_wide codes each run once.
-    table = as_string_table(data, ParticipantVisibleError, limits, runs=long)
+    # A long file's row ids may be read as runs: long_to_wide codes each run once. A
+    # wide file's lists may stay in the parser's chunks: ListCells reads them so.
+    chunked = None if long else target_name
+    table = as_string_table(data, ParticipantVisibleError, limits, runs=long, chunked=chunked)
     if not long:
         return table, ()
     ranked_by = options.rank_column_name or options.score_column_name

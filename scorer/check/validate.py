@@ -25,6 +25,7 @@ from scorer.arrays import (
     CHUNK_ROWS,
     empty_strings,
     holds_any_byte,
+    one_chunk,
     string_bytes,
     to_arrow,
     to_numpy,
@@ -412,6 +413,7 @@ def _open_quote_findings(cells: pa.Array, row_ids: pa.Array) -> list[Finding]:
     Lists of items (a long file pivoted) hold none: an item is never whitespace."""
     if pa.types.is_large_list(cells.type):
         return []
+    cells = one_chunk(cells)  # a column in the parser's chunks, joined for this rare look
     data = string_bytes(cells)
     if data is not None and not holds_any_byte(data, b"\n\r"):
         return []

@@ -171,7 +171,9 @@ class StringTable:
     columns : tuple of pyarrow.Array
         One ``large_string`` array per name, nulls for missing cells (a long
         submission pivoted to the wide form keeps its items as a ``large_list`` of
-        ``large_string``: :class:`~scorer.align.item_lists.ListCells` takes either).
+        ``large_string``, and a file's column the reader was asked to keep
+        ``chunked`` may be a ``pyarrow.ChunkedArray`` of them:
+        :class:`~scorer.align.item_lists.ListCells` takes any of these).
 
     Examples
     --------
@@ -184,14 +186,14 @@ class StringTable:
     """
 
     names: tuple[str, ...]
-    columns: tuple[pa.Array, ...]
+    columns: tuple[pa.Array | pa.ChunkedArray, ...]
 
     @property
     def n_rows(self) -> int:
         """Number of rows (0 for a table without columns)."""
         return len(self.columns[0]) if self.columns else 0
 
-    def column(self, name: str) -> pa.Array:
+    def column(self, name: str) -> pa.Array | pa.ChunkedArray:
         """Return the first column called ``name``."""
         return self.columns[self.names.index(name)]
 

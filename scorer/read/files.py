@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from scorer.arrays import is_view_type, joined_strings, longest_string
+from scorer.arrays import is_view_type, joined_strings, longest_string, one_chunk
 from scorer.errors import (
     MAX_EXAMPLES,
     HostVisibleError,
@@ -182,6 +182,7 @@ def read_table(
     limits: ReadLimits | None = None,
     keep: RowFilter | None = None,
     runs: bool = False,
+    chunked: str | None = None,
 ) -> StringTable:
     """Read a CSV, gzipped CSV, zipped CSV or Parquet file with every column as a string.
 
@@ -201,6 +202,11 @@ def read_table(
         A large CSV body read without the parser may give a column whose equal values
         come in runs (a long file's row ids) run-end encoded
         (:mod:`scorer.read.fixed_lines`): for a caller that takes such a column.
+    chunked : str, optional
+        A column of this name parsed in several chunks comes back as the parser's
+        chunks (a ``pyarrow.ChunkedArray``), not joined into one array: for a caller
+        that takes such a column (a wide submission's lists, read a chunk at a time
+        by :class:`~scorer.align.item_lists.ListCells`), it saves a copy of the column.
 
     Examples
     --------
@@ -214,7 +220,7 @@ def read_table(
     >>> table.names, table.column("id").to_pylist(), table.column("items").to_pylist()
     (('id', 'items'), ['NA'], ['null nan'])
     """
-    reader, handle = _open_input(path, error, limits, keep, runs)
+    reader, handle = _open_input(path, error, limits, keep, runs, chunked)
     with handle:
         return reader.read(handle)
 
@@ -225,11 +231,12 @@ def _open_input(
     limits: ReadLimits | None,
     keep: RowFilter | None = None,
     runs: bool = False,
+    chunked: str | None = None,
 ) -> tuple[_Reader, BinaryIO]:
     """A reader for ``path`` within ``limits`` and the file opened for it (a regular
     file only, checked first); an unreadable file is ``error``'s problem."""
     check_input_path(os.fspath(path), error)
-    reader = _Reader(os.fspath(path), error, limits or DEFAULT_LIMITS, keep, runs)
+    reader = _Reader(os.fspath(path), error, limits or DEFAULT_LIMITS, keep, runs, chunked)
     try:
         return reader, open(reader.name, "rb")
     except OSError as exc:
@@ -359,6 +366,7 @@ class _Reader:
     limits: ReadLimits
     keep: RowFilter | None = None
     runs: bool = False
+    chunked: str | None = None
 
     def fail(self, *problems: Problem) -> NoReturn:
         raise_if_any(problems, self.error, f"The file {os.path.basename(self.name)!r}")
@@ -707,7 +715,8 @@ class _Reader:
         columns = None if has_quote else _fixed_lines(data, start, width, check_body, self.runs)
         if columns is None:
             self.check_decoded_size(data, start, width)
-            columns = self.parse_columns(data, start, width, has_quote, container)
+            chunked = tuple(name == self.chunked for name in header)
+            columns = self.parse_columns(data, start, width, has_quote, container, chunked)
         result = StringTable(tuple(header), columns)
         self.check_fields(result)
         return result
@@ -736,9 +745,16 @@ class _Reader:
         return start
 
     def parse_columns(
-        self, data: Text, start: int, n_columns: int, has_quote: bool, container: str
-    ) -> tuple[pa.Array, ...]:
-        """Parse the lines after the header with pyarrow: one array per column."""
+        self,
+        data: Text,
+        start: int,
+        n_columns: int,
+        has_quote: bool,
+        container: str,
+        chunked: tuple[bool, ...] = (),
+    ) -> tuple[pa.Array | pa.ChunkedArray, ...]:
+        """Parse the lines after the header with pyarrow: one array per column (the
+        parser's chunks as they are for a column flagged in ``chunked``)."""
         placeholders = [f"column_{i}" for i in range(n_columns)]
         returned = threading.Event()
         try:
@@ -779,7 +795,13 @@ class _Reader:
         # peak holds the table and one chunk, not a column twice.
         chunks = [table.column(i).chunks for i in range(table.num_columns)]
         del table
-        return tuple(joined_strings(chunks.pop(0)) for _ in range(len(chunks)))
+        keep = list(chunked) + [False] * (len(chunks) - len(chunked))
+        return tuple(
+            pa.chunked_array(chunks.pop(0), pa.large_string())
+            if keep[i]
+            else joined_strings(chunks.pop(0))
+            for i in range(len(keep))
+        )
 
     def check_decoded_size(
         self, data: Text, start: int, n_columns: int, lines: int | None = None
@@ -831,6 +853,10 @@ class _Reader:
     def check_fields(self, table: StringTable) -> None:
         limit = self.limits.max_field_bytes
         for name, column in zip(table.names, table.columns, strict=True):
+            if isinstance(column, pa.ChunkedArray):
+                if max(map(longest_string, column.chunks), default=0) <= limit:
+                    continue
+                column = one_chunk(column)  # a cell too long: its row is told
             encoded = pa.types.is_run_end_encoded(column.type)
             if longest_string(column.values if encoded else column) <= limit:
                 continue
