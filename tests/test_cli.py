@@ -430,3 +430,26 @@ def test_the_command_line_prefers_jemalloc(monkeypatch):
         assert pa.default_memory_pool().backend_name == previous.backend_name
     finally:
         pa.set_memory_pool(previous)
+
+
+def test_the_command_line_asks_numpy_for_small_pages(monkeypatch):
+    import importlib
+
+    import numpy as np
+
+    from scorer.adapters.cli import _prefer_small_pages
+
+    numpy_2 = int(np.__version__.split(".")[0]) >= 2
+    name = "numpy._core.multiarray" if numpy_2 else "numpy.core.multiarray"
+    multiarray = importlib.import_module(name)
+    previous = multiarray._get_madvise_hugepage()
+    try:
+        multiarray._set_madvise_hugepage(True)
+        monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", "1")  # the host's choice stands
+        _prefer_small_pages()
+        assert multiarray._get_madvise_hugepage() is True
+        monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE")
+        _prefer_small_pages()
+        assert multiarray._get_madvise_hugepage() is False
+    finally:
+        multiarray._set_madvise_hugepage(previous)
