@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.align.candidates import drop_unjudged, non_relevant_counts
-from scorer.align.item_lists import SplitLists, fill_empty_cells, split_lists
+from scorer.align.item_lists import ListCells, SplitLists, fill_empty_cells, split_lists
 from scorer.align.judgements import FlatHits, NonRelevant, scored_order
 from scorer.align.rankings import (
     GroundTruth,
@@ -931,8 +931,9 @@ def _row_findings(solution: Solution, aligned: _Aligned, options: Options) -> li
 
 
 def _ground_truth(targets: pa.Array) -> GroundTruth:
-    """The solution's relevant sets, from its target column."""
-    return GroundTruth.from_lists(split_lists(targets))
+    """The solution's relevant sets, from its target column (items that are all
+    canonical decimal integers read as their values)."""
+    return GroundTruth.from_lists(ListCells(targets).split(integers=True))
 
 
 def _keys(measures: Sequence[Measure], legacy: bool) -> dict[str, str]:

@@ -21,7 +21,7 @@ from scorer.align.integer_items import (
 )
 from scorer.align.item_lists import ListCells, split_lists
 from scorer.align.joins import byte_order_codes
-from scorer.align.rankings import SparseRankings, build_rankings
+from scorer.align.rankings import GroundTruth, SparseRankings, build_rankings
 from tests.fast_paths import force_fast_paths
 
 # Digits, and what makes a token non-canonical: signs, dots, letters, other digits.
@@ -245,3 +245,28 @@ def test_cells_read_as_integers_split_exactly_as_their_strings(cells, chunk) -> 
         assert fresh.head(3).to_pylist() == expected[:3]
         picked = np.arange(len(expected))[::-2]
         assert fresh.take(picked).to_pylist() == [expected[i] for i in picked]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.one_of(st.integers(0, 30), st.integers(0, 2**31 - 1)).map(str), max_size=6),
+        max_size=12,
+    )
+)
+def test_the_truth_read_as_values_holds_the_same_sets_as_its_strings(rows) -> None:
+    cells = pa.array([" ".join(row) for row in rows], pa.large_string())
+    by_value = GroundTruth.from_lists(ListCells(cells).split(integers=True))
+    by_string = GroundTruth.from_lists(split_lists(cells))
+
+    def relevant_sets(truth: GroundTruth) -> list[set[str]]:
+        items = truth.vocabulary.take(pa.array(truth.codes)).to_pylist()
+        sets: list[set[str]] = [set() for _ in rows]
+        for user, item in zip(truth.users.tolist(), items, strict=True):
+            sets[user].add(item)
+        return sets
+
+    assert relevant_sets(by_value) == relevant_sets(by_string) == [set(row) for row in rows]
+    assert by_value.n_relevant.tolist() == by_string.n_relevant.tolist()
+    assert by_value.n_duplicates.tolist() == by_string.n_duplicates.tolist()
+    assert sorted(by_value.vocabulary.to_pylist()) == sorted(by_string.vocabulary.to_pylist())

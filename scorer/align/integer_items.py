@@ -77,6 +77,41 @@ def canonical_integers(strings: pa.Array) -> np.ndarray | None:
     return np.asarray(pc.cast(strings, pa.int64()))
 
 
+def decimal_strings(values: np.ndarray) -> pa.Array:
+    """Integers as their decimal strings (``large_string``): the tokens they were read
+    from, when those were canonical.
+
+    Examples
+    --------
+    >>> decimal_strings(np.array([12, 0, 7], np.int32)).to_pylist()
+    ['12', '0', '7']
+    """
+    return pc.cast(to_arrow(np.ascontiguousarray(values)), pa.large_string())
+
+
+def encode_values(values: np.ndarray) -> tuple[np.ndarray, pa.Array] | None:
+    """The codes and dictionary of items known by their values (canonical decimal
+    integers, as :func:`integer_values_of_cells` gives them): the distinct items in
+    ascending order of value, each item's code its place among them; ``None`` when
+    the largest value is too large for a table (at most the number of items plus
+    :data:`TABLE_MIN_ENTRIES`), and the items' strings must be encoded instead.
+
+    Examples
+    --------
+    >>> codes, dictionary = encode_values(np.array([12, 3, 12, 0], np.int32))
+    >>> codes.tolist(), dictionary.to_pylist()
+    ([2, 1, 2, 0], ['0', '3', '12'])
+    """
+    top = int(values.max(initial=-1))
+    if top >= len(values) + TABLE_MIN_ENTRIES:
+        return None
+    seen = np.zeros(top + 1, dtype=bool)
+    seen[values] = True
+    code_of_value = np.cumsum(seen, dtype=np.int32)
+    code_of_value -= 1
+    return code_of_value[values], decimal_strings(np.flatnonzero(seen))
+
+
 def integer_codes(tokens: pa.Array, vocabulary: pa.Array) -> np.ndarray | None:
     """Item codes of ``tokens`` by value, when every token and every vocabulary item
     is a canonical decimal integer and the values are small enough for a table.

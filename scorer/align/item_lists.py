@@ -18,7 +18,7 @@ from scorer.align.fingerprints import (
     FIXED_WIDTH_MIN_ROWS,
     fixed_width_bytes,
 )
-from scorer.align.integer_items import integer_values_of_cells
+from scorer.align.integer_items import decimal_strings, integer_values_of_cells
 from scorer.arrays import (
     CHUNK_ROWS,
     all_on_two_cores,
@@ -83,7 +83,7 @@ class SplitLists:
         ['12', '0', '7']
         """
         if self.values is not None:
-            return _decimal_strings(self.values)
+            return decimal_strings(self.values)
         return rows_to_strings(np.ascontiguousarray(self.uniform).reshape(-1, self.width))
 
     @property
@@ -100,7 +100,7 @@ class SplitLists:
         ['a', 'b']
         """
         if self.values is not None and "tokens" not in self.__dict__:
-            return _decimal_strings(self.values[:n])
+            return decimal_strings(self.values[:n])
         if "tokens" in self.__dict__ or self.uniform is None:
             return self.tokens.slice(0, n)
         n_rows = -(-n // max(self.uniform.shape[1], 1))
@@ -116,7 +116,7 @@ class SplitLists:
         ['c', 'a']
         """
         if self.values is not None and "tokens" not in self.__dict__:
-            return _decimal_strings(self.values[indices])
+            return decimal_strings(self.values[indices])
         if "tokens" in self.__dict__ or self.uniform is None:
             return self.tokens.take(to_arrow(indices))
         rows, columns = np.divmod(indices, self.uniform.shape[1])
@@ -132,12 +132,6 @@ class SplitLists:
         """The 0-based rank of each token within its row."""
         starts = np.cumsum(self.lengths) - self.lengths
         return np.arange(int(self.lengths.sum()), dtype=np.int64) - np.repeat(starts, self.lengths)
-
-
-def _decimal_strings(values: np.ndarray) -> pa.Array:
-    """Integers as their decimal strings (``large_string``): the tokens they were read
-    from, when those were canonical."""
-    return pc.cast(to_arrow(np.ascontiguousarray(values)), pa.large_string())
 
 
 # Python's str.split() also splits on these; Arrow's ascii splitter does not, and its

@@ -24,7 +24,12 @@ from scorer.align.fingerprints import (
     take_rows,
     take_strings,
 )
-from scorer.align.integer_items import code_table, integer_codes, integer_codes_of_values
+from scorer.align.integer_items import (
+    code_table,
+    encode_values,
+    integer_codes,
+    integer_codes_of_values,
+)
 from scorer.align.item_lists import SplitLists
 from scorer.align.joins import StringIndex, all_distinct, encode, sorted_codes
 from scorer.align.judgements import Distinct
@@ -73,7 +78,9 @@ class GroundTruth:
         (array([2, 0, 1]), array([1, 0, 0]))
         """
         n_users = len(lists.lengths)
-        codes, vocabulary = encode(lists.tokens)
+        # Items read as their values are numbered by value, with no hash of a string.
+        by_value = None if lists.values is None else encode_values(lists.values)
+        codes, vocabulary = by_value if by_value is not None else encode(lists.tokens)
         size = max(len(vocabulary), 1)
         keys = lists.row_of_token  # a new array: made the keys in place
         keys *= size
