@@ -25,6 +25,7 @@ from scorer.align.long_layout import smallest_flagged
 from scorer.arrays import (
     CHUNK_ROWS,
     empty_strings,
+    on_two_cores,
     string_offsets,
     text_column,
     to_arrow,
@@ -121,9 +122,11 @@ def _split_at_last(strings: pa.Array, separator: bytes) -> tuple[pa.Array, pa.Ar
     # string alone): the flags and positions of a chunk's bytes stay small.
     by_bytes = np.searchsorted(offsets, np.arange(offsets[0], offsets[-1], _SPLIT_BYTES))
     bounds = np.union1d(np.maximum(by_bytes - 1, 0), np.arange(0, n + 1, CHUNK_ROWS))
-    for first, stop in zip(bounds.tolist(), [*bounds[1:].tolist(), n], strict=True):
+
+    def cut(first: int, stop: int, cuts: np.ndarray = cuts) -> None:
+        """Find the chunk's cuts (two chunks at once: each writes its own rows)."""
         if first >= stop:
-            continue
+            return
         low, high = int(offsets[first]), int(offsets[stop])
         window = memory[low:high]
         places = max(len(window) - width + 1, 0)
@@ -138,6 +141,9 @@ def _split_at_last(strings: pa.Array, separator: bytes) -> tuple[pa.Array, pa.Ar
         holds = (last >= 0) & (found >= offsets[first:stop])
         cuts[first:stop] = np.where(holds, found, ends)
         split[first:stop] = holds
+
+    spans = zip(bounds.tolist(), [*bounds[1:].tolist(), n], strict=True)
+    on_two_cores(lambda span: cut(*span), spans)
     pieces = np.empty(3 * n + 1, dtype=np.int64)
     pieces[0:-1:3] = offsets[:-1]
     pieces[1::3] = cuts
