@@ -12,7 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import HostVisibleError, ParticipantVisibleError, ReadLimits, evaluate
+from scorer.align import item_lists
 from scorer.align.item_lists import ListCells
+from scorer.check.shapes import _joined_unless_read_in_chunks
 from scorer.read import files
 from scorer.read.files import read_table
 
@@ -109,3 +111,28 @@ def test_list_cells_of_chunks_are_the_joined_cells(texts, data) -> None:
     if by_value.values is not None:
         assert by_value.values.tolist() == whole_by_value.values.tolist()
         assert by_value.lengths.tolist() == whole_by_value.lengths.tolist()
+
+
+@pytest.mark.parametrize(
+    ("cell", "stays_in_chunks"),
+    [
+        (lambda n: f"{n} {n % 7}", True),  # integers of several widths: read as values
+        (lambda n: f"i{n} x", False),  # strings: joined once read, each chunk freed
+        (lambda n: f"{n % 10} {n % 7}", False),  # one width throughout: a view of the join
+    ],
+    ids=["integers", "strings", "fixed width"],
+)
+def test_lists_stay_in_chunks_only_to_be_read_as_values(
+    tmp_path, monkeypatch, cell, stays_in_chunks
+):
+    monkeypatch.setattr(files, "_PARSE_BLOCK_BYTES", 1)
+    monkeypatch.setattr(item_lists, "FIXED_WIDTH_MIN_ROWS", 1)
+    path = tmp_path / "submission.csv"
+    texts = [cell(n) for n in range(300)]
+    path.write_bytes(_csv([f"u{n}" for n in range(300)], texts))
+    read = read_table(path, ParticipantVisibleError, LIMITS, chunked="items")
+    assert read.column("items").num_chunks > 1
+    table = _joined_unless_read_in_chunks(read, "items")
+    items = table.column("items")
+    assert isinstance(items, pa.ChunkedArray) == stays_in_chunks
+    assert items.to_pylist() == texts

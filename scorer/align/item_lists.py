@@ -288,6 +288,36 @@ class ListCells:
         return SplitLists(self.lengths, pc.list_flatten(nested))
 
 
+def read_in_chunks(cells: pa.ChunkedArray) -> bool:
+    """Whether a column of text cells in chunks is best read a chunk at a time
+    (:class:`ListCells`): its first chunk's items are all canonical integers (then
+    the items are read as their values, with no joined copy of the column), and the
+    column is not of one width throughout (whose fixed-width lists are a view of the
+    joined column, cheaper still). Either way the items are the same.
+
+    Examples
+    --------
+    >>> read_in_chunks(pa.chunked_array([["12 7", ""], ["3"]], pa.large_string()))
+    True
+    >>> read_in_chunks(pa.chunked_array([["a b"], ["3"]], pa.large_string()))
+    False
+    """
+    if cells.num_chunks < 2:
+        return False
+    width = _width_of(cells.chunk(0))
+    many = len(cells) >= FIXED_WIDTH_MIN_ROWS
+    if many and width is not None and all(_width_of(c) == width for c in cells.chunks[1:]):
+        return False
+    first = ListCells(cells.chunk(0), uniform=False)
+    return integer_values_of_cells(first.cells) is not None
+
+
+def _width_of(strings: pa.Array) -> int | None:
+    """The one length of every string (no null), else None."""
+    rows = fixed_width_bytes(strings) if len(strings) else None
+    return None if rows is None else rows.shape[1]
+
+
 def _listed(lists: pa.LargeListArray) -> SplitLists:
     """Lists of items already split, flattened: their tokens a zero-copy byte view when
     every list has ``m`` items of ``w`` bytes (as :func:`_split_uniform` gives)."""
