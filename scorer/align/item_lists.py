@@ -23,6 +23,7 @@ from scorer.arrays import (
     CHUNK_ROWS,
     all_on_two_cores,
     holds_any_byte,
+    joined_as_made,
     one_chunk,
     rows_to_strings,
     string_bytes,
@@ -277,8 +278,8 @@ class ListCells:
                 if "lengths" not in self.__dict__:
                     self.lengths = found[0]
                 return SplitLists(self.lengths, values=found[1])
-        if self._parts is not None:  # joined, and split as one array is
-            return ListCells(self.cells).split()
+        if self._parts is not None:
+            return self._split_parts(self._parts)
         # The cells are single-spaced, so every ASCII whitespace byte left is a space
         # between two items: Arrow's whitespace splitter (twice as fast as splitting
         # on a pattern) then cuts exactly there.
@@ -286,6 +287,26 @@ class ListCells:
         if "lengths" not in self.__dict__:
             self.lengths = to_numpy(pc.list_value_length(nested), fill=0).astype(np.int64)
         return SplitLists(self.lengths, pc.list_flatten(nested))
+
+    def _split_parts(self, parts: list[ListCells]) -> SplitLists:
+        """The items of a column in chunks as strings, split a chunk at a time and
+        joined as they are made (the chunks' cells are not joined first)."""
+        lengths = self.lengths
+        n_items = [int(part.lengths.sum()) for part in parts]
+        # Single-spaced cells: an item's bytes are its cell's, but for one space
+        # between two items.
+        n_bytes = [
+            _n_bytes(part.cells) - (items - int(np.count_nonzero(part.lengths)))
+            for part, items in zip(parts, n_items, strict=True)
+        ]
+        tokens = joined_as_made(lambda i: parts[i].split().tokens, n_items, n_bytes)
+        return SplitLists(lengths, tokens)
+
+
+def _n_bytes(strings: pa.Array) -> int:
+    """The bytes the strings of a ``large_string`` array span."""
+    offsets = string_offsets(strings)
+    return int(offsets[-1] - offsets[0])
 
 
 def read_in_chunks(cells: pa.ChunkedArray) -> bool:
