@@ -881,7 +881,7 @@ def _result(
         types=() if typed is None else typed.types,
         weights=means.weights,
         user_type=None if typed is None else typed.row_type,
-        user_group=None if typed is None else typed.group,
+        user_bare_row_ids=None if typed is None else typed.bare_row_ids,
     )
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pyarrow as pa
 
+from scorer.align.joins import byte_order_codes
 from scorer.errors import MAX_EXAMPLES, HostVisibleError, format_example
 from scorer.options import Options, row_bound
 from scorer.per_user import MeasureValues, Segments
@@ -146,8 +147,11 @@ class ScoreResult:
     user_type : ndarray of int64 or None
         Each row's type (an index into :attr:`types`).
     user_group : ndarray of int64 or None
-        Each row's bare row id as a code (the rows of one session share it): the
-        statistics draw whole sessions.
+        Each row's bare row id as a code in byte order (the rows of one session share
+        it): the statistics draw whole sessions. Made from :attr:`user_bare_row_ids`
+        when first read.
+    user_bare_row_ids : pyarrow.Array or None
+        Each row's row id without its type (with target types).
     intervals : dict of str to dict of str to Interval, or None
         A run scored in parts with ``resamples=`` (:func:`scorer.partial.finish`):
         per measure, its Poisson bootstrap intervals (``"score"``, and ``"public"``
@@ -195,8 +199,16 @@ class ScoreResult:
     types: tuple[str, ...] = ()
     weights: dict[str, float] | None = None
     user_type: np.ndarray | None = field(default=None, repr=False, compare=False)
-    user_group: np.ndarray | None = field(default=None, repr=False, compare=False)
+    user_bare_row_ids: pa.Array | None = field(default=None, repr=False, compare=False)
     intervals: dict[str, dict[str, Any]] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def user_group(self) -> np.ndarray | None:
+        """Each row's bare row id as a code in byte order (see the class attributes):
+        only the statistics read it, so a run makes it only when asked."""
+        if self.user_bare_row_ids is None:
+            return None
+        return byte_order_codes(self.user_bare_row_ids)[0]
 
     @property
     def metric(self) -> str:

@@ -297,9 +297,6 @@ class TargetTypes:
         The solution's types, in byte order.
     row_type : ndarray of int64
         Each solution row's type, an index into ``types``.
-    group : ndarray of int64
-        Each solution row's bare row id as a code (byte order): the rows of one row id
-        (a session) share it, whatever their types.
     bare_row_ids : pyarrow.Array
         Each solution row's row id without its type.
     joiner : str or None
@@ -309,7 +306,6 @@ class TargetTypes:
 
     types: tuple[str, ...]
     row_type: np.ndarray
-    group: np.ndarray
     bare_row_ids: pa.Array
     joiner: str | None = None
 
@@ -336,8 +332,8 @@ def typed_solution(
     >>> ids = pa.array(["1_b", "1_a", "2_a"])
     >>> table = StringTable(("id", "labels"), (ids, pa.array(["x"] * 3)))
     >>> _, typed, problems = typed_solution(table, "id", separator="_")
-    >>> typed.types, typed.row_type.tolist(), typed.group.tolist(), problems
-    (('a', 'b'), [1, 0, 0], [0, 0, 1], [])
+    >>> typed.types, typed.row_type.tolist(), typed.bare_row_ids.to_pylist(), problems
+    (('a', 'b'), [1, 0, 0], ['1', '1', '2'], [])
     >>> table = StringTable(("id", "t", "l"), (pa.array(["1", "1"]), pa.array(["b", "a"]),
     ...                                          pa.array(["x", "y"])))
     >>> keyed, typed, _ = typed_solution(table, "id", type_column="t")
@@ -363,8 +359,7 @@ def typed_solution(
             joiner = TYPE_JOINERS[0]
         table = _keyed(table, row_id_name, rows, type_column, joiner)
     row_type = sorted_first_index(distinct_types, to_strings(list(types)))[type_codes]
-    group, _ = byte_order_codes(rows.row_ids)
-    return table, TargetTypes(types, row_type, group, rows.row_ids, joiner), problems
+    return table, TargetTypes(types, row_type, rows.row_ids, joiner), problems
 
 
 def _unknown_known(types: tuple[str, ...], known: tuple[str, ...]) -> list[Problem]:
