@@ -400,6 +400,13 @@ def test_scoring_files_never_imports_pandas(tmp_path):
         for pair in ((data.solution, data.submission), (SOLUTION, SUBMISSION)):
             done = run(route, *pair, "--json", command=(sys.executable, "-c", code))
             assert done.returncode == 0, done.stderr
+    # Integer items and target types (OTTO's shape), read as values on two cores.
+    otto = load("generate_otto")
+    (tmp_path / "otto").mkdir()
+    otto.write(tmp_path / "otto", otto.generate(3_000, seed=2), 3_000)
+    pair = (tmp_path / "otto" / "solution.csv", tmp_path / "otto" / "submission.csv")
+    done = run("general", *pair, "--recipe", "otto-2023", command=(sys.executable, "-c", code))
+    assert done.returncode == 0, done.stderr
     (tmp_path / "in" / "ref").mkdir(parents=True)
     (tmp_path / "in" / "res").mkdir()
     (tmp_path / "in" / "ref" / "solution.csv").write_bytes(data.solution.read_bytes())

@@ -73,8 +73,10 @@ def canonical_integers(strings: pa.Array) -> np.ndarray | None:
     leading_zero = (raw[offsets[:-1] - offsets[0]] == _DIGIT_ZERO) & (lengths > 1)
     if leading_zero.any():
         return None
-    # Digits only, at most 18 of them: the cast cannot fail.
-    return np.asarray(pc.cast(strings, pa.int64()))
+    # Digits only, at most 18 of them: the cast cannot fail. Read through the buffer
+    # (np.asarray of an Arrow array imports pandas on pyarrow 14, and two threads
+    # importing it at once can meet a partly initialised module).
+    return to_numpy(pc.cast(strings, pa.int64()))
 
 
 def decimal_strings(values: np.ndarray) -> pa.Array:
