@@ -613,7 +613,7 @@ def _read_and_check(
         )
         del candidate_cells  # split into the candidates: the raw cells are not read again
         submission_table, found = read_submission(
-            inputs.submission, options, checked_solution, limits
+            inputs.submission, options, checked_solution, limits, scored
         )
         submission_table, typed_found = _typed_submission(
             submission_table, checked_solution.row_id_name, typed, options

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from scorer import HostVisibleError, ParticipantVisibleError, ReadLimits, evaluate
 from scorer.align import item_lists
 from scorer.align.item_lists import ListCells
+from scorer.check import shapes
 from scorer.check.shapes import _joined_unless_read_in_chunks
 from scorer.read import files
 from scorer.read.files import read_table
@@ -136,3 +137,32 @@ def test_lists_stay_in_chunks_only_to_be_read_as_values(
     items = table.column("items")
     assert isinstance(items, pa.ChunkedArray) == stays_in_chunks
     assert items.to_pylist() == texts
+
+
+@pytest.mark.parametrize(
+    ("options", "header", "row", "kept"),
+    [
+        ({}, "id,items", "{n},{n} 7", True),
+        ({"empty_token": "None"}, "id,items", "{n},{n} 7", False),
+        ({"metrics": ["GAP"]}, "id,items", "{n},{n} 7", False),  # label, confidence
+        ({"target_type_column_name": "type"}, "id,type,items", "{n},a,{n} 7", False),
+    ],
+    ids=["lists", "empty token", "scored cells", "type column"],
+)
+def test_options_that_read_the_text_whole_never_keep_the_chunks(
+    tmp_path, monkeypatch, options, header, row, kept
+):
+    """Where an option reads the cells' text whole, the reader joins them at once
+    (each chunk freed once copied), never later beside the chunks."""
+    asked, read = [], shapes.as_string_table
+
+    def spied(*args, **kwargs):
+        asked.append(kwargs.get("chunked"))
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(shapes, "as_string_table", spied)
+    rows = "".join(row.format(n=n) + "\n" for n in range(50))
+    (tmp_path / "s.csv").write_text(f"{header}\n{rows}")
+    (tmp_path / "p.csv").write_text(f"{header}\n{rows}")
+    evaluate(tmp_path / "s.csv", tmp_path / "p.csv", "id", **options)
+    assert asked[-1] == ("items" if kept else None)  # the submission (the solution first)

@@ -205,9 +205,14 @@ def _gathered(codes: np.ndarray, cells: pa.Array, n_rows: int) -> pa.LargeListAr
 
 
 def read_submission(
-    data: TableLike, options: Options, solution: Solution, limits: ReadLimits | None
+    data: TableLike,
+    options: Options,
+    solution: Solution,
+    limits: ReadLimits | None,
+    scored: bool = False,
 ) -> tuple[StringTable, tuple[Problem | Finding, ...]]:
-    """The submission in the wide form (a long one pivoted) and the pivot's problems.
+    """The submission in the wide form (a long one pivoted) and the pivot's problems
+    (``scored``: each cell is one ``label confidence`` pair, read as text).
 
     Raises
     ------
@@ -220,8 +225,12 @@ def read_submission(
         return _read_run(data, solution, limits)
     long = options.layout == "long"
     # A long file's row ids may be read as runs: long_to_wide codes each run once. A
-    # wide file's lists may stay in the parser's chunks: ListCells reads them so.
-    chunked = None if long else target_name
+    # wide file's lists may stay in the parser's chunks, which ListCells reads so,
+    # unless an option reads their text whole (scored cells, an empty token, a type
+    # column that keys the rows).
+    typed_by_column = options.target_type_column_name is not None
+    whole = long or scored or typed_by_column or options.empty_token is not None
+    chunked = None if whole else target_name
     table = as_string_table(data, ParticipantVisibleError, limits, runs=long, chunked=chunked)
     if not long:
         return _joined_unless_read_in_chunks(table, target_name), ()

@@ -25,7 +25,6 @@ from scorer.arrays import (
     CHUNK_ROWS,
     empty_strings,
     holds_any_byte,
-    one_chunk,
     string_bytes,
     to_arrow,
     to_numpy,
@@ -413,9 +412,10 @@ def _open_quote_findings(cells: pa.Array, row_ids: pa.Array) -> list[Finding]:
     Lists of items (a long file pivoted) hold none: an item is never whitespace."""
     if pa.types.is_large_list(cells.type):
         return []
-    cells = one_chunk(cells)  # a column in the parser's chunks, joined for this rare look
-    data = string_bytes(cells)
-    if data is not None and not holds_any_byte(data, b"\n\r"):
+    # A column in the parser's chunks is looked at a chunk at a time, never joined.
+    chunks = cells.chunks if isinstance(cells, pa.ChunkedArray) else [cells]
+    data = [string_bytes(chunk) for chunk in chunks]
+    if all(d is not None and not holds_any_byte(d, b"\n\r") for d in data):
         return []
     spans = to_numpy(pc.match_substring_regex(cells, "[\\r\\n]"), fill=False)
     n_cells = int(spans.sum())
