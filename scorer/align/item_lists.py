@@ -188,7 +188,8 @@ class ListCells:
     cells : pyarrow.Array or pyarrow.ChunkedArray
         Text cells, lists of items already split, or a column of text cells in
         chunks (as the reader keeps a wide submission's lists): each chunk is then
-        taken on its own, and joined only to be split into strings.
+        taken on its own, its items read or split a chunk at a time, and the cells
+        joined only if :attr:`cells` is read.
     uniform : bool, default True
         Look for the fixed-width layout (every cell ``m`` items of ``w`` bytes), whose
         items are then a view of the cells.
@@ -220,7 +221,7 @@ class ListCells:
         if isinstance(cells, pa.ChunkedArray):
             if cells.num_chunks > 1:
                 # A column in the parser's chunks: each chunk taken as it is (every
-                # cell is rewritten on its own), joined only to be split into strings.
+                # cell is rewritten on its own), never joined unless its cells are read.
                 self._parts = [ListCells(chunk, uniform=False) for chunk in cells.chunks]
                 return
             cells = one_chunk(cells)
