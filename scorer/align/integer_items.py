@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorer.align.digit_words import cell_integers
 from scorer.arrays import (
     CHUNK_ROWS,
     all_on_two_cores,
@@ -242,7 +243,8 @@ def integer_values_of_cells(
     of at most ``2**31 - 1``; ``None`` otherwise. ``cells`` may be one array or the
     chunks of one column, read in turn as one.
 
-    Split and read a piece of about 2 MiB of cells at a time on two cores, each
+    Read a piece of about 2 MiB of cells at a time on two cores (their bytes eight
+    digits at a time, :func:`~scorer.align.digit_words.cell_integers`), each
     piece's items written where they belong (counted first from its spaces): no
     string of every item is ever held, and items of another kind are known from the
     first piece alone.
@@ -275,14 +277,11 @@ def integer_values_of_cells(
 
     def read_piece(index: int) -> bool:
         piece = pieces[index]
-        nested = pc.ascii_split_whitespace(piece.cells)
-        found = canonical_integers(pc.list_flatten(nested))
-        expected = int(firsts[index + 1] - firsts[index])
-        if found is None or len(found) != expected or int(found.max(initial=-1)) > _INT32_MAX:
+        found = cell_integers(piece.cells)
+        if found is None or len(found[1]) != int(firsts[index + 1] - firsts[index]):
             return False
-        rows = slice(piece.first_row, piece.first_row + len(piece.cells))
-        lengths[rows] = to_numpy(pc.list_value_length(nested), fill=0)
-        values[int(firsts[index]) : int(firsts[index + 1])] = found
+        lengths[piece.first_row : piece.first_row + len(piece.cells)] = found[0]
+        values[int(firsts[index]) : int(firsts[index + 1])] = found[1]
         return True
 
     return (lengths, values) if all_on_two_cores(read_piece, range(len(pieces))) else None
@@ -316,7 +315,6 @@ def _cell_pieces(arrays: list[pa.Array]) -> list[_Piece] | None:
 
 
 _CELL_BYTES = 1 << 21
-_INT32_MAX = np.iinfo(np.int32).max
 
 
 #: Digit strings at most this long have byte-order keys within an int64.
