@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import json
 import math
 import os
@@ -28,12 +27,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields
 from typing import Any
 
-import pyarrow as pa
-
 import scorer
 from scorer.adapters.commands import add_ci_options, format_intervals, intervals, intervals_json
 from scorer.adapters.output import emit, refuse_overwriting_inputs, write_output
 from scorer.adapters.parts import DEFAULT_PART_MEMORY, evaluate_parts
+from scorer.adapters.process import tune_process
 from scorer.errors import HostVisibleError, ParticipantVisibleError, Problem, withheld
 from scorer.measures.registry import describe
 from scorer.options import OPTIONS, Choices, Interval, Option, Weights
@@ -339,8 +337,7 @@ def _codabench_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code."""
-    _prefer_jemalloc()
-    _prefer_small_pages()
+    tune_process()
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["codabench"]:
         args = parse_scoring_args(_codabench_parser(), arguments[1:])
@@ -353,54 +350,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(recipes_parser().parse_args(arguments[1:]), recipes_command)
     args = parse_scoring_args(_score_parser(), arguments)
     return _run(args, _score)
-
-
-#: How long jemalloc keeps freed pages before it returns them (pyarrow's default: 1 s).
-JEMALLOC_DECAY_MS = 100
-
-
-def _prefer_jemalloc() -> None:
-    """Give Arrow's allocations to jemalloc, unless ``ARROW_DEFAULT_MEMORY_POOL`` chose.
-
-    Measured at H&M scale: about 15 % faster end to end than pyarrow's default
-    (mimalloc), and 100 MB less peak memory. Freed pages go back after 100 ms rather
-    than a second: a run lasts a second or two, so with the default almost nothing
-    freed was returned before the peak. Measured: 120 MiB less peak memory at H&M
-    scale, at the same speed, and 60 MiB less on a million-row long file (0 ms would
-    save more but costs 15 % of the time). A process-wide choice, so the command
-    line makes it and the library does not; a pyarrow built without jemalloc keeps
-    its default.
-    """
-    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
-        return
-    with contextlib.suppress(NotImplementedError):
-        pa.set_memory_pool(pa.jemalloc_memory_pool())
-        pa.jemalloc_set_decay_ms(JEMALLOC_DECAY_MS)
-
-
-def _prefer_small_pages() -> None:
-    """Ask numpy not to advise transparent huge pages for its large arrays, unless
-    ``NUMPY_MADVISE_HUGEPAGE`` chose (numpy reads it when it is imported).
-
-    A run fills most of its memory once, fresh. Measured on a 2-core virtual machine:
-    2 GiB of huge pages took 4.7 to 5.0 s to touch for the first time, the same in
-    4 KiB pages 0.8 to 1.1 s (huge pages win only on memory touched before). The
-    command line then took 0.94 times its wall time at OTTO scale, 0.95 on the long
-    H&M file and 0.99 on the wide one (docs/performance.md). A process-wide choice,
-    so the command line makes it and the library does not: set
-    ``NUMPY_MADVISE_HUGEPAGE=0`` before numpy is imported to get the same.
-    """
-    if "NUMPY_MADVISE_HUGEPAGE" in os.environ:
-        return
-    for name in ("numpy._core.multiarray", "numpy.core.multiarray"):  # numpy 2, numpy 1
-        try:
-            multiarray = importlib.import_module(name)
-        except ImportError:
-            continue
-        set_hugepage = getattr(multiarray, "_set_madvise_hugepage", None)
-        if set_hugepage is not None:
-            set_hugepage(False)
-        return
 
 
 def _score(args: argparse.Namespace) -> None:
