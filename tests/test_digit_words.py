@@ -3,11 +3,13 @@ definition applied item by item."""
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scorer.align import digit_words
 from scorer.align.digit_words import cell_integers
 
 # Every width the words read (1 to 10 digits and past them), the bytes just outside
@@ -34,12 +36,15 @@ def _expected(cells: list[str | None]) -> tuple[list[int], list[int]] | None:
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(_CELL, max_size=10), st.integers(0, 3))
-def test_values_are_the_items_read_one_by_one(cells, skipped) -> None:
+@given(st.lists(_CELL, max_size=10), st.integers(0, 3), st.sampled_from([1, 2, 3, 1 << 16]))
+def test_values_are_the_items_read_one_by_one(cells, skipped, at_once) -> None:
     """The words read near the end of the bytes and of a slice, in arrays that start
-    at an offset, give exactly what reading each item on its own gives."""
+    at an offset, a few items at a time, give exactly what reading each item on its
+    own gives."""
     array = pa.array([None] * skipped + cells, pa.large_string()).slice(skipped)
-    found = cell_integers(array)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(digit_words, "ITEMS_AT_ONCE", at_once)
+        found = cell_integers(array)
     expected = _expected(cells)
     assert (found is None) == (expected is None)
     if expected is not None:
@@ -74,3 +79,12 @@ def test_a_null_cell_that_holds_bytes_is_refused() -> None:
         2, array.buffers()[1], array.buffers()[2], pa.py_buffer(bytes([0b01])), null_count=1
     )
     assert cell_integers(with_null) is None
+
+
+def test_values_are_written_where_asked_if_they_fit() -> None:
+    cells = pa.array(["3 1", "4"], pa.large_string())
+    out = np.zeros(3, dtype=np.int32)
+    lengths, values = cell_integers(cells, out)
+    assert values is out
+    assert (lengths.tolist(), out.tolist()) == ([2, 1], [3, 1, 4])
+    assert cell_integers(cells, np.zeros(2, dtype=np.int32)) is None

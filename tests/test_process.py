@@ -54,45 +54,59 @@ def test_the_command_line_asks_numpy_for_small_pages(monkeypatch):
         multiarray._set_madvise_hugepage(previous)
 
 
-_HEAP_GROWTH = """
-import os, sys
+_SECOND_BLOCK_FAULTS = """
+import resource, sys
 import numpy as np
-from scorer.adapters.process import _prefer_reused_heap
+from scorer.adapters.process import prefer_reused_heap
 
-def heap_bytes():  # the heap may show in pieces (numpy's advice splits it)
-    total = 0
-    with open("/proc/self/maps") as maps:
-        for line in maps:
-            if line.rstrip().endswith("[heap]"):
-                start, end = (int(x, 16) for x in line.split()[0].split("-"))
-                total += end - start
-    return total
-
-_prefer_reused_heap()
-before = heap_bytes()
+prefer_reused_heap(int(sys.argv[1]))
 block = np.ones(64 << 20, dtype=np.uint8)  # 64 MiB: over glibc's own threshold
-print(heap_bytes() - before >= 64 << 20)
+del block
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+block = np.ones(64 << 20, dtype=np.uint8)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 """
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
 @pytest.mark.parametrize(
-    ("environment", "in_heap"), [({}, "True"), ({"MALLOC_TRIM_THRESHOLD_": "131072"}, "False")]
+    ("input_mib", "environment", "reused"),
+    [
+        (256, {}, True),
+        (255, {}, False),  # a small run keeps glibc's defaults
+        (256, {"MALLOC_TRIM_THRESHOLD_": "131072"}, False),  # the environment's choice stands
+    ],
 )
-def test_the_command_line_keeps_blocks_of_tens_of_megabytes_in_the_heap(
-    environment, in_heap
-) -> None:
-    """A 64 MiB array comes from glibc's heap (reused once freed) rather than fresh
-    pages; unless the environment chose glibc's settings, which then stand."""
+def test_a_large_run_reuses_blocks_of_tens_of_megabytes(input_mib, environment, reused) -> None:
+    """A 64 MiB array freed and made again takes the same pages (a few faults), not
+    16,384 fresh ones; only for inputs of 256 MiB or more, unless the environment chose."""
     import ctypes
 
     if not hasattr(ctypes.CDLL(None), "gnu_get_libc_version"):
         pytest.skip("not glibc")
     done = subprocess.run(
-        [sys.executable, "-c", _HEAP_GROWTH],
-        env={"PATH": "", **environment},
+        [sys.executable, "-c", _SECOND_BLOCK_FAULTS, str(input_mib << 20)],
+        env={"PATH": "", "NUMPY_MADVISE_HUGEPAGE": "0", **environment},
         capture_output=True,
         text=True,
         check=True,
     )
-    assert done.stdout.strip() == in_heap, done.stderr
+    faults = int(done.stdout)
+    assert (faults < 1_000) == reused, (faults, done.stderr)
+
+
+def test_input_bytes_counts_the_files_only(tmp_path) -> None:
+    from scorer.adapters.process import input_bytes
+
+    (tmp_path / "a.csv").write_bytes(b"x" * 7)
+    assert input_bytes(tmp_path / "a.csv", str(tmp_path / "a.csv"), tmp_path / "none", None) == 14
+
+
+def test_the_command_line_tells_the_heap_its_inputs_size(monkeypatch, capsys) -> None:
+    from scorer.adapters import cli
+    from tests.test_cli import SOLUTION, SUBMISSION
+
+    told = []
+    monkeypatch.setattr(cli, "prefer_reused_heap", told.append)
+    assert cli.main([str(SOLUTION), str(SUBMISSION)]) == 0
+    assert told == [SOLUTION.stat().st_size + SUBMISSION.stat().st_size]

@@ -32,12 +32,18 @@ _HIGH_BITS = np.uint64(0x8080808080808080)
 _SMALLEST = np.array([0, 0] + [10 ** (n - 1) for n in range(2, MAX_ITEM_DIGITS + 1)], np.uint64)
 
 
-def cell_integers(cells: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
+def cell_integers(
+    cells: pa.Array, out: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
     """The number of items of each single-spaced cell (``large_string``; no space
     leading, trailing or doubled; an empty cell empty or null) and the values of all
-    items in list order (int64), when every item is a canonical decimal integer of
-    at most ``2**31 - 1``: ASCII digits, no leading zero (``"0"`` alone excepted);
-    ``None`` otherwise.
+    items in list order, written to ``out`` (a new int64 array when not given), when
+    every item is a canonical decimal integer of at most ``2**31 - 1`` (ASCII
+    digits, no leading zero, ``"0"`` alone excepted); ``None`` otherwise, or when
+    ``out`` has room for another number of items.
+
+    The items are read :data:`ITEMS_AT_ONCE` at a time: a cell of millions of items
+    costs 17 bytes an item beside ``out``, and each step's words stay in cache.
 
     Examples
     --------
@@ -54,39 +60,46 @@ def cell_integers(cells: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
     if cells.null_count and (filled & ~to_numpy(cells.is_valid())).any():
         return None  # a null cell holding bytes: not what the lists' reader makes
     lengths = np.zeros(len(cells), dtype=np.int64)
-    if not filled.any():
-        return lengths, np.zeros(0, dtype=np.int64)
-    item_starts, item_ends, last_of_cell = _item_bounds(raw, cell_ends[filled])
+    marks = _item_marks(raw, cell_ends[filled]) if filled.any() else np.zeros(0, np.int64)
+    last_of_cell = raw[marks] != _SPACE
     lengths[filled] = np.diff(np.flatnonzero(last_of_cell), prepend=-1)
-    widths = item_ends - item_starts
-    if int(widths.min()) < 1 or int(widths.max()) > MAX_ITEM_DIGITS:
+    out = np.empty(len(marks), dtype=np.int64) if out is None else out
+    if len(out) != len(marks):
         return None
-    values = _values(raw, item_starts, item_ends, widths)
-    return None if values is None else (lengths, values)
+    for first in range(0, len(marks), ITEMS_AT_ONCE):
+        step = slice(first, first + ITEMS_AT_ONCE)
+        item_ends = marks[step] + last_of_cell[step]
+        item_starts = np.empty_like(item_ends)
+        item_starts[0] = marks[first - 1] + 1 if first else 0
+        np.add(marks[step][:-1], 1, out=item_starts[1:])
+        widths = item_ends - item_starts
+        if int(widths.min()) < 1 or int(widths.max()) > MAX_ITEM_DIGITS:
+            return None
+        values = _values(raw, item_starts, item_ends, widths)
+        if values is None:
+            return None
+        out[step] = values
+    return lengths, out
 
 
-def _item_bounds(raw: np.ndarray, cell_ends: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Where each item starts and ends in ``raw`` (the filled cells' bytes, one after
-    the other, ending at ``cell_ends``), and whether it is its cell's last.
+#: Items read at once by :func:`cell_integers` (their words: 2 MiB).
+ITEMS_AT_ONCE = 1 << 18
 
-    An item ends at a space or at its cell's end; the next starts one byte after
-    either (a cell's last byte is never a space), so one pass marks both.
+
+def _item_marks(raw: np.ndarray, cell_ends: np.ndarray) -> np.ndarray:
+    """Where each item ends in ``raw`` (the filled cells' bytes, one after the other,
+    ending at ``cell_ends``): at the space after it, or at its cell's last byte. The
+    next item starts one byte after either, so one pass finds both.
 
     Examples
     --------
     >>> raw = np.frombuffer(b"12 345 6", dtype=np.uint8)  # cells "12 3" and "45 6"
-    >>> [found.tolist() for found in _item_bounds(raw, np.array([4, 8]))]
-    [[0, 3, 4, 7], [2, 4, 6, 8], [False, True, False, True]]
+    >>> _item_marks(raw, np.array([4, 8])).tolist()
+    [2, 3, 6, 7]
     """
     marked = raw == _SPACE
-    marked[cell_ends - 1] = True
-    marks = np.flatnonzero(marked)
-    del marked
-    last_of_cell = raw[marks] != _SPACE
-    item_starts = np.empty_like(marks)
-    item_starts[0] = 0
-    np.add(marks[:-1], 1, out=item_starts[1:])
-    return item_starts, marks + last_of_cell, last_of_cell
+    marked[cell_ends - 1] = True  # a cell's last byte is never a space
+    return np.flatnonzero(marked)
 
 
 def _values(
@@ -118,7 +131,7 @@ def _words_at(raw: np.ndarray, positions: np.ndarray) -> np.ndarray:
     last = len(raw) - _WORD
     # Every 8-byte run of the bytes, overlapping: a void dtype copies without alignment.
     runs = np.ndarray((last + 1,), dtype=np.dtype((np.void, _WORD)), buffer=raw, strides=(1,))
-    words = runs.take(positions, mode="clip").view("<u8")
+    words = runs[np.minimum(positions, last)].view("<u8")  # (5 times take's speed)
     late = int(np.searchsorted(positions, last, "right"))
     if late < len(positions):  # read from `last`: drop the bytes before the position
         words[late:] >>= ((positions[late:] - last) * 8).astype(np.uint64)

@@ -277,11 +277,10 @@ def integer_values_of_cells(
 
     def read_piece(index: int) -> bool:
         piece = pieces[index]
-        found = cell_integers(piece.cells)
-        if found is None or len(found[1]) != int(firsts[index + 1] - firsts[index]):
+        found = cell_integers(piece.cells, values[int(firsts[index]) : int(firsts[index + 1])])
+        if found is None:
             return False
         lengths[piece.first_row : piece.first_row + len(piece.cells)] = found[0]
-        values[int(firsts[index]) : int(firsts[index + 1])] = found[1]
         return True
 
     return (lengths, values) if all_on_two_cores(read_piece, range(len(pieces))) else None
