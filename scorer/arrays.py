@@ -439,3 +439,27 @@ def all_on_two_cores(check: Callable[[_Item], bool], items: Iterable[_Item]) -> 
     if items and not checked(items[0]):
         return False
     return all(on_two_cores(checked, items[1:]))
+
+
+def full_on_two_cores(shape: tuple[int, int], value: int, dtype: type) -> np.ndarray:
+    """``np.full(shape, value, dtype)``, a large one's rows filled on two threads: its
+    fresh pages are first touched there, and the kernel hands them out to both at once
+    (at OTTO scale a 400 MB matrix: 0.36 s on one core).
+
+    Examples
+    --------
+    >>> full_on_two_cores((3, 2), -1, np.int32)
+    array([[-1, -1],
+           [-1, -1],
+           [-1, -1]], dtype=int32)
+    """
+    array = np.empty(shape, dtype=dtype)
+    if array.nbytes < _SHARED_FILL_BYTES:  # not worth a thread
+        array.fill(value)
+        return array
+    half = (shape[0] + 1) // 2
+    on_two_cores(lambda rows: array[rows].fill(value), [slice(0, half), slice(half, None)])
+    return array
+
+
+_SHARED_FILL_BYTES = 1 << 24

@@ -94,3 +94,11 @@ def test_joined_strings_are_the_chunks_in_order(chunks, slice_starts, with_null)
     joined.validate(full=True)
     assert joined.to_pylist() == expected
     assert arrays == [None] * len(arrays)  # each chunk let go once copied
+
+
+@pytest.mark.parametrize("rows", [1, 2, 5])
+def test_full_on_two_cores_is_numpys_full(monkeypatch, rows) -> None:
+    monkeypatch.setattr(scorer.arrays, "_SHARED_FILL_BYTES", 0)  # the two-thread fill at any size
+    filled = scorer.arrays.full_on_two_cores((rows, 3), -1, np.int32)
+    assert filled.dtype == np.int32
+    assert np.array_equal(filled, np.full((rows, 3), -1, dtype=np.int32))

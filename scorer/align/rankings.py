@@ -36,6 +36,7 @@ from scorer.align.judgements import Distinct
 from scorer.align.occurrences import PAD, first_occurrence
 from scorer.arrays import (
     CHUNK_ROWS,
+    full_on_two_cores,
     on_two_cores,
     to_arrow,
 )
@@ -588,7 +589,7 @@ def _placed(
            [70, 80],
            [-1, -1]], dtype=int32)
     """
-    columns = np.full((width, n_users), PAD, dtype=np.int32)
+    columns = full_on_two_cores((width, n_users), PAD, np.int32)
     starts = np.cumsum(row_lengths) - row_lengths
     # Wide rankings (rare) are placed in one block: blocks * ranks numpy steps stay
     # at most one per 64 rows, whatever the width.
