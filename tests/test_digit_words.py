@@ -88,3 +88,10 @@ def test_values_are_written_where_asked_if_they_fit() -> None:
     assert values is out
     assert (lengths.tolist(), out.tolist()) == ([2, 1], [3, 1, 4])
     assert cell_integers(cells, np.zeros(2, dtype=np.int32)) is None
+
+
+@pytest.mark.parametrize("cells", [["1 2 ", "3"], ["1 "], [" 1"], ["1  2"], [" "]])
+def test_cells_not_single_spaced_are_refused(cells) -> None:
+    """Cells whose spaces are not single and between items (which the lists' reader
+    rewrites before they come here) are refused, never read wrongly."""
+    assert cell_integers(pa.array(cells, pa.large_string())) is None

@@ -39,8 +39,8 @@ def cell_integers(
     leading, trailing or doubled; an empty cell empty or null) and the values of all
     items in list order, written to ``out`` (a new int64 array when not given), when
     every item is a canonical decimal integer of at most ``2**31 - 1`` (ASCII
-    digits, no leading zero, ``"0"`` alone excepted); ``None`` otherwise, or when
-    ``out`` has room for another number of items.
+    digits, no leading zero, ``"0"`` alone excepted); ``None`` otherwise, when a
+    cell is not single-spaced, or when ``out`` has room for another number of items.
 
     The items are read :data:`ITEMS_AT_ONCE` at a time: a cell of millions of items
     costs 17 bytes an item beside ``out``, and each step's words stay in cache.
@@ -60,6 +60,8 @@ def cell_integers(
     if cells.null_count and (filled & ~to_numpy(cells.is_valid())).any():
         return None  # a null cell holding bytes: not what the lists' reader makes
     lengths = np.zeros(len(cells), dtype=np.int64)
+    if (raw[cell_ends[filled] - 1] == _SPACE).any():
+        return None  # a space after a cell's last item: not single-spaced
     marks = _item_marks(raw, cell_ends[filled]) if filled.any() else np.zeros(0, np.int64)
     last_of_cell = raw[marks] != _SPACE
     lengths[filled] = np.diff(np.flatnonzero(last_of_cell), prepend=-1)
