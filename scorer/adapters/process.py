@@ -97,7 +97,7 @@ def prefer_reused_heap(input_bytes: int) -> None:
     megabytes are then touched page by page, fresh, every time. Measured: at OTTO
     scale 36 % fewer page faults and 0.87 of the wall time for 125 MiB more peak
     memory; at H&M scale 0.89 of the time for 30 MiB more. The memory kept costs
-    smaller runs more than it saves (40 to 70 MiB more on inputs of tens of
+    smaller runs more than it saves (25 to 70 MiB more on inputs of tens of
     megabytes), so they keep glibc's defaults.
     """
     if input_bytes < REUSED_HEAP_MIN_INPUT_BYTES:
