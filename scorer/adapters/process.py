@@ -85,7 +85,7 @@ def _prefer_small_pages() -> None:
         return
 
 
-def prefer_reused_heap(input_bytes: int) -> None:
+def prefer_reused_heap(n_input_bytes: int) -> None:
     """For inputs of :data:`REUSED_HEAP_MIN_INPUT_BYTES` or more (their files' bytes
     together), have glibc's malloc (numpy's allocator) keep blocks under
     :data:`MALLOC_MMAP_THRESHOLD` in its heap, and up to :data:`MALLOC_TRIM_THRESHOLD`
@@ -100,7 +100,7 @@ def prefer_reused_heap(input_bytes: int) -> None:
     smaller runs more than it saves (25 to 70 MiB more on inputs of tens of
     megabytes), so they keep glibc's defaults.
     """
-    if input_bytes < REUSED_HEAP_MIN_INPUT_BYTES:
+    if n_input_bytes < REUSED_HEAP_MIN_INPUT_BYTES:
         return
     chosen = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES")
     if not sys.platform.startswith("linux") or any(name in os.environ for name in chosen):

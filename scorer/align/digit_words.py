@@ -59,9 +59,9 @@ def cell_integers(
     filled = cell_ends > offsets[:-1] - offsets[0]
     if cells.null_count and (filled & ~to_numpy(cells.is_valid())).any():
         return None  # a null cell holding bytes: not what the lists' reader makes
-    lengths = np.zeros(len(cells), dtype=np.int64)
     if (raw[cell_ends[filled] - 1] == _SPACE).any():
         return None  # a space after a cell's last item: not single-spaced
+    lengths = np.zeros(len(cells), dtype=np.int64)
     marks = _item_marks(raw, cell_ends[filled]) if filled.any() else np.zeros(0, np.int64)
     last_of_cell = raw[marks] != _SPACE
     lengths[filled] = np.diff(np.flatnonzero(last_of_cell), prepend=-1)
