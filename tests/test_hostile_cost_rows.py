@@ -126,7 +126,7 @@ ITEM_FAMILIES: dict[str, Callable[[int], bytes]] = {
 #: take the string route, whose tokens hold an 8-byte offset each beside their byte, and
 #: whose codes come from a sort of keyed prints (the integer route, refused at the last
 #: row, adds its own pass). Measured: 490 to 515 MiB for the first (within a few MiB of
-#: the bound, so it passes in some runs and is not strict), 566 to 588 MiB for the second
+#: the bound, so it passes in some runs and is not strict), 516 to 533 MiB for the second
 #: (strict: a fix makes it fail, and it moves up).
 OVER_BOUND_ITEM_FAMILIES: dict[str, Callable[[int], bytes]] = {
     "one two-byte item among one-byte ones": lambda n: _table(
