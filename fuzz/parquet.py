@@ -3,15 +3,17 @@
 Seeds are small submissions written by pyarrow with every option that changes the bytes
 (codec, dictionary or plain, data page version 1 or 2, page size, statistics, row groups,
 list columns, fixed-size binary, nulls). Each example takes one and applies a few
-mutations: a page header re-encoded with another uncompressed or compressed size, value
-count, encoding or page type (hand-written Thrift, ``tests/parquet_craft.py``), bytes
-of a page header or of the footer overwritten, bit flips anywhere, a region copied over
-another, a truncation. The file is scored in this process under small limits, and the
-example fails when it ends in anything but a score or a ``ParticipantVisibleError``
-(what would be exit 3), or when its time or the process's peak resident memory is past
-what the limits allow (``FACTOR`` times the time of a random Parquet submission of the
-limit's size plus a fixed slack; the peak after that submission plus the contract's
-multiple of the limit and a fixed slack).
+mutations: a page header (where the footer says a column chunk's first pages start)
+overwritten by one written by hand (``tests/parquet_craft.py``) with another
+uncompressed or compressed size, value count, encoding or page type, bytes near a page
+header or in the footer overwritten, bit flips anywhere, a region copied over another, a
+truncation. The file is scored in this process under small limits (Arrow decodes it in
+the reader's decoder process), and the example fails when it ends in anything but a
+score or a ``ParticipantVisibleError`` (what would be exit 3), or when its time or the
+peak resident memory of this process and of the decoder together is past what the limits
+allow (``FACTOR`` times the time of a random Parquet submission of the limit's size plus
+a fixed slack; the peak after that submission plus the contract's multiple of the limit
+and a fixed slack).
 A signal ends the fuzzer itself: a failure too, whose input is left in ``IN_FLIGHT``.
 """
 
@@ -32,7 +34,6 @@ import pyarrow.parquet as pq
 from hypothesis import strategies as st
 
 from scorer import HostVisibleError, ParticipantVisibleError, ReadLimits, evaluate
-from scorer.read.parquet_pages import PageWalker
 from tests import parquet_craft as craft
 from tests.hostile import ROW_IDS, SOLUTION, VISIBLE
 
@@ -88,41 +89,24 @@ def seed_files() -> list[bytes]:
     return files
 
 
-@dataclass(frozen=True)
-class Header:
-    """Where a seed's page header lies, and what it says."""
-
-    start: int
-    end: int
-    kind: int
-    uncompressed: int
-    compressed: int
-    num_values: int
-    encoding: int
+#: The bytes after a page's start that "header_byte" mutations overwrite: a page header
+#: is a few dozen bytes long.
+HEADER_WINDOW = 48
 
 
 @cache
-def seed_headers(index: int) -> list[Header]:
-    data = seed_files()[index]
-    meta = pq.ParquetFile(io.BytesIO(data)).metadata
-    walker = PageWalker(data)
-    headers = []
+def seed_headers(index: int) -> list[int]:
+    """Where a seed's column chunks start: each at a page header (the dictionary page's,
+    if it has one, then the first data page's), as the footer states it."""
+    meta = pq.ParquetFile(io.BytesIO(seed_files()[index])).metadata
+    starts = set()
     for group in range(meta.num_row_groups):
         for column in range(meta.num_columns):
-            for page in walker.chunk_pages(meta.row_group(group).column(column)):
-                start = next(p for p, known in walker.headers.items() if known is page)
-                headers.append(
-                    Header(
-                        start,
-                        page.body,
-                        page.kind,
-                        page.uncompressed,
-                        page.compressed,
-                        page.num_values,
-                        page.encoding,
-                    )
-                )
-    return headers
+            chunk = meta.row_group(group).column(column)
+            starts.add(chunk.data_page_offset)
+            if chunk.has_dictionary_page:
+                starts.add(chunk.dictionary_page_offset)
+    return sorted(starts)
 
 
 _SIZES = st.one_of(
@@ -157,23 +141,17 @@ def mutated_parquet(draw: st.DrawFn) -> bytes:
     return bytes(data)
 
 
-def _mutate(data: bytearray, headers: list[Header], mutation: tuple) -> bytearray:
+def _mutate(data: bytearray, headers: list[int], mutation: tuple) -> bytearray:
     kind, *args = mutation
     size = len(data)
     if not size:
         return data
     if kind == "header" and headers:
-        header = headers[args[0] % len(headers)]
-        if header.end > size:
-            return data
-        values = {
-            "kind": header.kind,
-            "uncompressed": header.uncompressed,
-            "compressed": header.compressed,
-            "num_values": header.num_values,
-            "encoding": header.encoding,
-        }
-        values[args[1]] = args[2]
+        # A hand-written page header over the one there, the rest of the page kept: the
+        # sizes and counts it states are the mutation's, its encoding the seed's own.
+        start = headers[args[0] % len(headers)]
+        values = {"kind": 0, "uncompressed": 64, "compressed": 64, "num_values": 6}
+        values |= {"encoding": 0, args[1]: args[2]}
         encoded = craft.page_header(
             values["kind"],
             values["uncompressed"],
@@ -181,10 +159,9 @@ def _mutate(data: bytearray, headers: list[Header], mutation: tuple) -> bytearra
             values["num_values"],
             values["encoding"],
         )
-        return data[: header.start] + encoded + data[header.end :]
+        return data[:start] + encoded + data[start + len(encoded) :]
     if kind == "header_byte" and headers:
-        header = headers[args[0] % len(headers)]
-        position = header.start + args[1] % max(header.end - header.start, 1)
+        position = headers[args[0] % len(headers)] + args[1] % HEADER_WINDOW
         if position < size:
             data[position] = args[2]
     elif kind == "footer_byte":
@@ -203,7 +180,7 @@ def _mutate(data: bytearray, headers: list[Header], mutation: tuple) -> bytearra
 @dataclass(frozen=True)
 class Cost:
     seconds: float
-    peak_bytes: int  # the process's peak resident memory after the run
+    peak_bytes: int  # this process's peak resident memory and its decoders' after the run
 
 
 def _score(path: Path) -> None:
@@ -218,9 +195,10 @@ def _score(path: Path) -> None:
 
 
 def measure(data: bytes, run: Callable[[Path], None] = _score) -> Cost:
-    """The time of one run, and the process's peak resident memory after it.
+    """The time of one run, and the peak resident memory after it: this process's and
+    the largest of its children's (the Parquet decoders), added.
 
-    The peak only grows, so the first example to pass the allowed peak is the one that
+    The peaks only grow, so the first example to pass the allowed peak is the one that
     did. No allocator hook is swapped in and out around the run: Arrow's threads may
     free a run's buffers a moment after it returns (an in-process proxy pool and
     ``tracemalloc``, swapped so, crashed the fuzzer from one of them).
@@ -231,7 +209,11 @@ def measure(data: bytes, run: Callable[[Path], None] = _score) -> Cost:
         start = time.perf_counter()
         run(path)
         seconds = time.perf_counter() - start
-    return Cost(seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+    peaks = (
+        resource.getrusage(who).ru_maxrss
+        for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    )
+    return Cost(seconds, sum(peaks) * 1024)
 
 
 @cache
@@ -247,6 +229,8 @@ def random_cost() -> Cost:
     runs = [measure(sink.getvalue()) for _ in range(3)]
     return Cost(min(r.seconds for r in runs), max(r.peak_bytes for r in runs))
 
+
+_CHILDREN = resource.RUSAGE_CHILDREN
 
 #: The example being checked, kept on disk: a signal ends the fuzzer without a word.
 IN_FLIGHT = Path(tempfile.gettempdir()) / "rankscore-fuzz-in-flight.parquet"

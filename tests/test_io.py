@@ -346,35 +346,30 @@ def test_a_file_that_cannot_be_mapped_is_read(tmp_path, monkeypatch):
     assert [c.to_pylist() for c in table.columns] == [["u1"], ["a b"]]
 
 
-def test_a_read_ends_only_once_arrow_has_let_go_of_the_text(tmp_path, monkeypatch):
+def test_the_parser_reads_text_that_arrow_owns(tmp_path):
     """pyarrow's CSV reader may let go of its input on its own thread just after it
-    returns; at interpreter exit that aborted the process (exit code 134). A read
-    must wait for the release: here a reader that lets go 0.2 s late."""
-    import threading
+    returns; a buffer holding a Python object then needs the GIL there, and at
+    interpreter exit that aborted the process (exit code 134). The parser is given
+    memory Arrow owns: the file mapped by Arrow (the checks' own map closed, so that
+    the text is never resident twice), or a copy of text held in memory."""
+    import mmap
 
-    import pyarrow.csv as pacsv
+    import numpy as np
 
-    import scorer.read.files
+    from scorer.read.files import _arrow_text
 
-    parse = pacsv.read_csv
-    kept: list[object] = []
-    events: list[str] = []
-
-    def let_go() -> None:
-        events.append("let go")
-        kept.clear()
-
-    def slow_to_let_go(source, **options):
-        kept.append(source)
-        threading.Timer(0.2, let_go).start()
-        return parse(source, **options)
-
-    monkeypatch.setattr(scorer.read.files.pacsv, "read_csv", slow_to_let_go)
+    data = b"\xef\xbb\xbf" + CSV
+    copied = _arrow_text(data, 3, "unused")
+    assert copied.to_pybytes() == CSV
+    assert copied.address != np.frombuffer(data, dtype=np.uint8).ctypes.data
     path = tmp_path / "s.csv"
-    path.write_bytes(CSV)
-    assert read(path) == EXPECTED
-    events.append("read returned")
-    assert events == ["let go", "read returned"]
+    path.write_bytes(data)
+    with open(path, "rb") as handle:
+        mapped = mmap.mmap(handle.fileno(), len(data), access=mmap.ACCESS_READ)
+    path.write_bytes(data + b"u9,grown after the checks\n")
+    remapped = _arrow_text(mapped, 3, str(path))
+    assert remapped.to_pybytes() == CSV  # the size the checks saw
+    assert mapped.closed
 
 
 @pytest.mark.parametrize(

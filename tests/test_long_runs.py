@@ -1,10 +1,6 @@
-"""A long file read as runs, without the parser, pivots exactly as the plain route.
-
-Lines whose columns but the last have one width are read from their line ends
-(``split_prefixed_lines``), a column of runs of equal values (a long file's row ids)
-may come back run-end encoded, and a file grouped by row id and ranked is pivoted
-without coding its row ids in byte order (``_grouped_and_ranked``): each against the
-parser and the general pivot, on any bytes and any rows.
+"""A file grouped by row id and ranked is pivoted without coding its row ids in byte
+order (``_grouped_and_ranked``), its row ids as runs or not: against the general pivot,
+on any rows, and the whole run against its wide equivalent.
 """
 
 from __future__ import annotations
@@ -20,87 +16,7 @@ from scorer import evaluate
 from scorer.align import long_layout
 from scorer.align.long_layout import long_to_wide
 from scorer.arrays import run_end_encoded
-from scorer.errors import ParticipantVisibleError
-from scorer.read import files, fixed_lines
-from scorer.read.files import DEFAULT_LIMITS
 from tests.test_long_layout import RANKS, grouped_ranked_rows, rows_strategy
-
-
-def _small_chunks(patch: pytest.MonkeyPatch) -> None:
-    """Every chunked pass of the route takes several turns."""
-    for name, value in (("_SCAN_BYTES", 7), ("CHUNK_ROWS", 2), ("_SAMPLE_LINES", 3)):
-        patch.setattr(fixed_lines, name, value)
-    patch.setattr(fixed_lines, "_HEAD_BYTES", 16)
-
-
-def _read(data: bytes, route: bool, runs: bool = False) -> tuple:
-    """What the CSV reader makes of the bytes, through the routes without the parser
-    (in small chunks) or through the parser alone; run-end encoded columns decoded."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(files, "FIXED_LINES_MIN_ROWS", 1 if route else 10**12)
-        _small_chunks(patch)
-        reader = files._Reader(
-            "submission.csv", ParticipantVisibleError, DEFAULT_LIMITS, None, runs
-        )
-        try:
-            table = reader.parse_csv(data)
-        except ParticipantVisibleError as exc:
-            return ("error", str(exc))
-    types = [
-        c.type.value_type if pa.types.is_run_end_encoded(c.type) else c.type for c in table.columns
-    ]
-    return table.names, types, [column.to_pylist() for column in table.columns]
-
-
-PLAIN = b"ab ,-"
-ODD = b'\n\r\t"\x00\xc3\xa9\x7f'
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(st.integers(0, 3), min_size=1, max_size=3),
-    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(0, 4)), max_size=30),
-    st.lists(st.tuples(st.integers(0, 400), st.sampled_from(PLAIN + ODD)), max_size=3),
-    st.sampled_from([0, 0, 0, 1, -1]),
-    st.sampled_from([b"\n", b"\r\n"]),
-    st.booleans(),
-)
-@example([2], [(0, 0, 1), (0, 1, 2), (1, 0, 0)], [], 0, b"\n", True)
-def test_lines_of_one_layout_but_the_last_column_read_as_the_parser_reads_them(
-    widths, lines, edits, extra_columns, line_end, runs
-):
-    """Fixed-width columns (their values drawn from a few, so that runs occur), a last
-    column of any width, then a few bytes changed anywhere; the header mostly with as
-    many columns as the lines."""
-    n_columns = max(len(widths) + 1 + extra_columns, 1)
-    header = b",".join(b"c%d" % i for i in range(n_columns)) + line_end
-    body = bytearray()
-    for value, run, last in lines:
-        fields = [(b"%d" % ((value + run * i) % 10)) * width for i, width in enumerate(widths)]
-        body += b",".join([*fields, b"x" * last]) + line_end
-    for position, byte in edits:
-        if body:
-            body[position % len(body)] = byte
-    data = header + bytes(body)
-    assert _read(data, True, runs) == _read(data, False)
-
-
-def test_a_long_file_of_ranks_of_two_widths_takes_the_route_and_reads_its_ids_as_runs(
-    tmp_path,
-) -> None:
-    """At the default threshold, without the parser: the row ids as runs."""
-    n = files.FIXED_LINES_MIN_ROWS
-    path = tmp_path / "submission.csv"
-    lines = (b"%09d,%010d,%d\n" % (i // 10, i, i % 10 + 1) for i in range(n))
-    path.write_bytes(b'"id","item","rank"\n' + b"".join(lines))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(files.pacsv, "read_csv", None)  # the parser cannot be called
-        table = files.read_table(path, ParticipantVisibleError, runs=True)
-    ids, items, ranks = table.columns
-    assert pa.types.is_run_end_encoded(ids.type) and len(ids.values) == n // 10
-    assert ids.to_pylist()[-1] == f"{(n - 1) // 10:09d}"
-    assert ranks.to_pylist()[8:11] == ["9", "10", "1"]
-    assert pa.types.is_large_string(items.type)
 
 
 def _run_encoded(ids: list[str]) -> pa.Array:
@@ -137,9 +53,7 @@ def test_grouped_and_ranked_files_pivot_as_the_general_path(rows, encoded):
     assert shortcut.problems == general.problems
 
 
-def test_a_long_csv_read_as_runs_scores_as_its_wide_equivalent(tmp_path) -> None:
-    """The whole run: the route and runs (forced at a small size, the parser barred)
-    against the parser, and both against the wide file."""
+def test_a_long_csv_scores_as_its_wide_equivalent(tmp_path) -> None:
     rng = np.random.default_rng(5)
     ids = [f"u{i:03d}" for i in range(60)]
     catalogue = ["xx", "yy", "XX", "z1", "qq", "rr"]
@@ -153,15 +67,7 @@ def test_a_long_csv_read_as_runs_scores_as_its_wide_equivalent(tmp_path) -> None
     solution = pd.DataFrame({"id": ids, "items": rng.choice(catalogue, size=len(ids))})
     metrics = ["MAP@10", "nDCG@10"]
     options = {"layout": "long", "rank_column_name": "rank", "metrics": metrics}
-    results = []
-    for route in (True, False):
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(files, "FIXED_LINES_MIN_ROWS", 1 if route else 10**12)
-            if route:
-                patch.setattr(files.pacsv, "read_csv", None)
-            _small_chunks(patch)
-            results.append(evaluate(solution, path, "id", **options).metrics)
     expected = evaluate(
         solution, pd.DataFrame(wide, columns=["id", "items"]), "id", metrics=metrics
     )
-    assert results[0] == results[1] == expected.metrics
+    assert evaluate(solution, path, "id", **options).metrics == expected.metrics

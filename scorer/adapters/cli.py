@@ -31,7 +31,7 @@ import scorer
 from scorer.adapters.commands import add_ci_options, format_intervals, intervals, intervals_json
 from scorer.adapters.output import emit, refuse_overwriting_inputs, write_output
 from scorer.adapters.parts import DEFAULT_PART_MEMORY, evaluate_parts
-from scorer.adapters.process import input_bytes, prefer_reused_heap, tune_process
+from scorer.adapters.process import prefer_jemalloc
 from scorer.errors import HostVisibleError, ParticipantVisibleError, Problem, withheld
 from scorer.measures.registry import describe
 from scorer.options import OPTIONS, Choices, Interval, Option, Weights
@@ -337,7 +337,7 @@ def _codabench_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code."""
-    tune_process()
+    prefer_jemalloc()
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["codabench"]:
         args = parse_scoring_args(_codabench_parser(), arguments[1:])
@@ -356,7 +356,6 @@ def _score(args: argparse.Namespace) -> None:
     if _in_parts(args):
         _score_parts(args)
         return
-    prefer_reused_heap(input_bytes(args.solution, args.submission))
     if args.per_user is not None:
         refuse_overwriting_inputs(
             args.per_user, {"solution": args.solution, "submission": args.submission}

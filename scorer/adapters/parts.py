@@ -27,7 +27,7 @@ from scorer.errors import (
 )
 from scorer.partial import finish, merge, partition, score_part
 from scorer.read.columns import StringTable
-from scorer.read.files import ReadLimits, read_table
+from scorer.read.files import ReadLimits, read_parquet_files, read_table
 from scorer.result import ScoreResult
 
 #: The memory one part may take by default (``--part-memory``).
@@ -103,7 +103,7 @@ def read_part(
             return np.zeros(len(next(iter(columns.values()), [])), dtype=bool)
         return partition(columns[row_id_name], n_parts, type_separator=type_separator) == part
 
-    tables = [read_table(name, error, limits, keep) for name in files]
+    tables = read_parquet_files(files, error, limits, keep if n_parts > 1 else None)
     names = tables[0].names
     differing = [
         os.path.basename(f) for f, t in zip(files, tables, strict=True) if t.names != names
