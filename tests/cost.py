@@ -1,10 +1,18 @@
 """Run the command line as a child process under an address-space cap, and measure it.
 
 Shared by the hostile-cost tests: each family of crafted inputs is run next to a random input
-of the same size, in the same test, and the two are compared as ratios (never as absolute
-times). The cap makes a runaway allocation end the child instead of the test machine; the
-child's own peak resident memory comes from ``os.wait4`` in a small launcher process that
-forks it, so neither other processes nor the test process's own size ever count.
+of the same size, in the same test, and the two are compared as ratios of CPU time (never as
+absolute times, nor as wall times, which other work on the machine stretches). The cap makes a
+runaway allocation end the child instead of the test machine.
+
+The memory figure is the peak resident memory of the command line's process plus the largest
+of its own children's (the Parquet decoder), each as the kernel counts it, so neither other
+processes nor the test process's size ever count. It depends on what the run allocates, not on
+how fast the machine is: the child runs with allocators that return freed memory at once
+(:data:`MEASURED_ENVIRONMENT`), where jemalloc's default keeps freed pages for a time and a
+loaded machine returned more of them before the peak (a strict expected failure passed under
+load), and with numpy's arrays in small pages, whose count is the arrays' size (transparent huge
+pages depend on the machine's free memory and a kernel thread's timing).
 """
 
 from __future__ import annotations
@@ -38,6 +46,17 @@ MEMORY_PER_INPUT_BYTE = 4
 DECODED_BYTES_PER_CELL = 8
 #: A child still running after this many seconds is stopped and reported as timed out.
 DEFAULT_TIMEOUT_SECONDS = 120.0
+#: The measured child's allocators: Arrow's memory from jemalloc returning freed pages at once
+#: (the command line's own choice of jemalloc then stands aside: the environment chose), glibc's
+#: (numpy's) from a heap trimmed and blocks of 128 KiB or more mapped and unmapped at once, and
+#: numpy's arrays in small pages.
+MEASURED_ENVIRONMENT = {
+    "ARROW_DEFAULT_MEMORY_POOL": "jemalloc",
+    "JE_ARROW_MALLOC_CONF": "dirty_decay_ms:0,muzzy_decay_ms:0",
+    "MALLOC_MMAP_THRESHOLD_": str(128 << 10),
+    "MALLOC_TRIM_THRESHOLD_": str(128 << 10),
+    "NUMPY_MADVISE_HUGEPAGE": "0",
+}
 
 
 @dataclass(frozen=True)
@@ -47,8 +66,9 @@ class CostRun:
     returncode: int  # the exit code, or minus the signal number
     stdout: str
     stderr: str
-    seconds: float
-    peak_rss_bytes: int
+    seconds: float  # wall time
+    cpu_seconds: float  # user and system time, the child's children's included
+    peak_rss_bytes: int  # the child's own peak plus the largest of its children's
     timed_out: bool
 
     @property
@@ -91,6 +111,7 @@ def run_capped(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
+            env={**os.environ, **MEASURED_ENVIRONMENT},
             start_new_session=True,  # its own process group: a timeout stops both
         )
         killed = threading.Event()
@@ -108,35 +129,58 @@ def run_capped(
         finally:
             timer.cancel()
         seconds = time.perf_counter() - start
-        returncode, peak_kib = launcher.returncode, 0
+        returncode, peak_kib, cpu_seconds = launcher.returncode, 0, 0.0
         if report.exists() and not killed.is_set():
-            returncode, peak_kib = map(int, report.read_text().split())
+            code, peak, cpu = report.read_text().split()
+            returncode, peak_kib, cpu_seconds = int(code), int(peak), float(cpu)
+        own_report = report.with_suffix(".own")
+        if own_report.exists():  # the command line's own peak and its children's, added
+            peak_kib = sum(map(int, own_report.read_text().split()))
     return CostRun(
         returncode=returncode,
         stdout=stdout.decode("utf-8", "replace"),
         stderr=stderr.decode("utf-8", "replace"),
         seconds=seconds,
+        cpu_seconds=cpu_seconds,
         peak_rss_bytes=peak_kib * 1024,  # Linux reports KiB
         timed_out=killed.is_set(),
     )
 
 
-# A small process that forks the capped child and reports its exit code and peak memory.
-# Why not fork the child from the test process: Linux keeps a process's peak resident size
-# across exec, so a child forked from a large test process (or a vfork child, which borrows
-# its memory) reports at least the test process's size. A child forked from this launcher
-# starts from the launcher's few megabytes.
+# A small process that forks the capped child and reports its exit code, its peak memory and
+# its CPU time (its children's included). Why not fork the child from the test process: Linux
+# keeps a process's peak resident size across exec, so a child forked from a large test process
+# (or a vfork child, which borrows its memory) reports at least the test process's size. A child
+# forked from this launcher starts from the launcher's few megabytes.
 _LAUNCHER = """
 import os, resource, sys
 cap, report, args = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
 pid = os.fork()
 if pid == 0:
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    os.execv(sys.executable, [sys.executable, "-m", "scorer", *args])
+    own = report + ".own"
+    os.execv(sys.executable, [sys.executable, "-c", BOOTSTRAP, own, *args])
 _, status, usage = os.wait4(pid, 0)
 with open(report, "w") as out:
-    out.write(f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}")
+    cpu = usage.ru_utime + usage.ru_stime
+    out.write(f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss} {cpu}")
 """
+# ``python -m scorer ARGS`` that writes, as it exits, its own peak resident memory and the
+# largest of its children's: the kernel gives a parent the larger of the two, not their sum.
+_BOOTSTRAP = """
+import atexit, resource, runpy, sys
+
+def report(path=sys.argv[1]):
+    whose = (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    peaks = (resource.getrusage(who).ru_maxrss for who in whose)
+    with open(path, "w") as out:
+        out.write(" ".join(map(str, peaks)))
+
+atexit.register(report)
+sys.argv = ["scorer", *sys.argv[2:]]
+runpy.run_module("scorer", run_name="__main__", alter_sys=True)
+"""
+_LAUNCHER = f"BOOTSTRAP = {_BOOTSTRAP!r}\n{_LAUNCHER}"
 
 
 def memory_bound(decoded_input_bytes: int) -> int:

@@ -1,8 +1,9 @@
 """Hostile cost of the long shapes' building blocks: long files are many short rows.
 
-Each family runs in a child process under an address-space cap, next to a random input
-of the same size (rows and bytes), and reports the time of the call and the peak memory
-it added. A crafted input must cost about what the random one costs (ratios measured in
+Each family runs in a child process under an address-space cap, with the allocators of
+the other hostile-cost tests (``tests/cost.py``, ``MEASURED_ENVIRONMENT``), next to a random
+input of the same size (rows and bytes), and reports the CPU time of the call and the peak
+memory it added. A crafted input must cost about what the random one costs (ratios measured in
 the same test, never an absolute time) and its memory must stay within the contract's
 multiple of what its columns decode to.
 """
@@ -10,6 +11,7 @@ multiple of what its columns decode to.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -17,7 +19,7 @@ import textwrap
 
 import pytest
 
-from tests.cost import DECODED_BYTES_PER_CELL, MEMORY_PER_INPUT_BYTE
+from tests.cost import DECODED_BYTES_PER_CELL, MEASURED_ENVIRONMENT, MEMORY_PER_INPUT_BYTE
 
 N = 1_000_000
 CAP_BYTES = 3 * 2**30
@@ -35,10 +37,6 @@ import pyarrow.compute as pc
 
 N = {n}
 rng = np.random.default_rng(7)
-try:  # freed memory returned at once: the peak is what the call holds, not the decay's lag
-    pa.jemalloc_set_decay_ms(0)
-except NotImplementedError:
-    pass
 
 def strings(values):
     return pc.cast(pa.array(values), pa.large_string())
@@ -148,9 +146,9 @@ def _measure(family: str) -> dict:
         {call.splitlines()[0]}
         before = rss()
         reset_peak()
-        start = time.perf_counter()
+        start = time.process_time()
         {call.splitlines()[1]}
-        seconds = time.perf_counter() - start
+        seconds = time.process_time() - start
         peak = peak_rss()
         added = max(peak - before, 0)
         print(json.dumps({{"seconds": seconds, "added": added, "decoded": decoded}}))
@@ -162,7 +160,12 @@ def _measure(family: str) -> dict:
         resource.setrlimit(resource.RLIMIT_AS, (CAP_BYTES, CAP_BYTES))
 
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=cap, timeout=300
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        preexec_fn=cap,
+        timeout=300,
+        env={**os.environ, **MEASURED_ENVIRONMENT},
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.splitlines()[-1])
@@ -170,8 +173,7 @@ def _measure(family: str) -> dict:
 
 @pytest.mark.parametrize(("crafted", "random"), PAIRS, ids=[p[0] for p in PAIRS])
 def test_crafted_long_inputs_cost_what_random_ones_cost(crafted: str, random: str) -> None:
-    # Each twice, interleaved, the faster run of each kept: other work on the machine
-    # slows one run or the other, never the faster of two much.
+    # Each twice, interleaved, the faster run of each kept.
     runs = [_measure(name) for _ in range(2) for name in (crafted, random)]
     one = min(runs[0::2], key=lambda run: run["seconds"])
     other = min(runs[1::2], key=lambda run: run["seconds"])
