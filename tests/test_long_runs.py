@@ -1,9 +1,13 @@
-"""A file grouped by row id and ranked is pivoted without coding its row ids in byte
-order (``_grouped_and_ranked``), its row ids as runs or not: against the general pivot,
-on any rows, and the whole run against its wide equivalent.
+"""A long file's row ids read as runs, and a file grouped by row id and ranked pivoted
+without coding its row ids in byte order (``_grouped_and_ranked``): the reader's runs
+against its plain columns on any bytes, the pivot against the general one on any rows,
+and the whole run against its wide equivalent.
 """
 
 from __future__ import annotations
+
+import dataclasses
+import itertools
 
 import numpy as np
 import pandas as pd
@@ -16,7 +20,67 @@ from scorer import evaluate
 from scorer.align import long_layout
 from scorer.align.long_layout import long_to_wide
 from scorer.arrays import run_end_encoded
+from scorer.errors import ParticipantVisibleError
+from scorer.read import files
+from scorer.read.limits import ReadLimits
 from tests.test_long_layout import RANKS, grouped_ranked_rows, rows_strategy
+
+
+def _read(data: bytes, runs: bool) -> tuple:
+    """The reader's columns (run-end encoded ones as their runs), parsed in blocks of 32
+    bytes; or its refusal."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(files, "_PARSE_BLOCK_BYTES", 1)  # blocks of 2 x max_line_bytes
+        reader = files._Reader("s.csv", ParticipantVisibleError, ReadLimits(max_line_bytes=16))
+        reader = dataclasses.replace(reader, runs=runs)
+        try:
+            table = reader.parse_csv(data)
+        except ParticipantVisibleError as exc:
+            return ("error", str(exc))
+    return table.names, [
+        (column.values.to_pylist(), column.run_ends.to_pylist())
+        if pa.types.is_run_end_encoded(column.type)
+        else column.to_pylist()
+        for column in table.columns
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b", "ab", "", '"a"']), st.sampled_from(["x", "1"])),
+        max_size=40,
+    ),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_a_column_read_as_runs_holds_the_columns_values(rows, line_end) -> None:
+    """Every block's runs joined into one array, a run across a block's end one run."""
+    data = ("id,item" + line_end + "".join(f"{a},{b}{line_end}" for a, b in rows)).encode()
+    plain, encoded = _read(data, False), _read(data, True)
+    if plain[0] == "error":
+        assert encoded == plain
+        return
+    assert encoded[0] == plain[0]
+    for column, found in zip(plain[1], encoded[1], strict=True):
+        if isinstance(found, tuple):
+            values, ends = found
+            assert all(a != b for a, b in itertools.pairwise(values))  # runs at longest
+            assert np.repeat(values, np.diff([0, *ends])).tolist() == column
+        else:
+            assert found == column
+
+
+def test_a_long_files_row_ids_come_as_runs(tmp_path) -> None:
+    path = tmp_path / "submission.csv"
+    lines = (b"%09d,%010d,%d\n" % (i // 10, i, i % 10 + 1) for i in range(50_000))
+    path.write_bytes(b'"id","item","rank"\n' + b"".join(lines))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(files, "_PARSE_BLOCK_BYTES", 1 << 16)  # runs across blocks' ends
+        ids, items, ranks = files.read_table(path, ParticipantVisibleError, runs=True).columns
+    assert pa.types.is_run_end_encoded(ids.type) and len(ids.values) == 5_000
+    assert ids.to_pylist()[-1] == f"{4_999:09d}"
+    assert ranks.to_pylist()[8:11] == ["9", "10", "1"]
+    assert pa.types.is_large_string(items.type) and pa.types.is_large_string(ranks.type)
 
 
 def _run_encoded(ids: list[str]) -> pa.Array:

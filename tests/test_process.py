@@ -41,3 +41,22 @@ def test_no_process_tuning_inside_the_package() -> None:
         if word in path.read_text(encoding="utf-8")
     ]
     assert found == []
+
+
+def test_the_docker_images_process_settings_are_documented() -> None:
+    """Each environment setting of the image is named, with its value, where the
+    performance page says what it buys."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    dockerfile = (root / "Dockerfile").read_text(encoding="utf-8")
+    settings = re.findall(r"\b((?:NUMPY|MALLOC)_[A-Z_]+)=(\S+)", dockerfile)
+    assert {name for name, _ in settings} == {
+        "NUMPY_MADVISE_HUGEPAGE",
+        "MALLOC_MMAP_THRESHOLD_",
+        "MALLOC_TRIM_THRESHOLD_",
+    }
+    performance = (root / "docs" / "performance.md").read_text(encoding="utf-8")
+    for name, value in settings:
+        assert f"{name}={value}" in performance, name

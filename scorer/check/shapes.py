@@ -224,13 +224,14 @@ def read_submission(
     if options.format == "trec":
         return _read_run(data, solution, limits)
     long = options.layout == "long"
-    # A wide file's lists may stay in the parser's chunks, which ListCells reads so,
+    # A long file's row ids may be read as runs: long_to_wide codes each run once. A
+    # wide file's lists may stay in the parser's chunks, which ListCells reads so,
     # unless an option reads their text whole (scored cells, an empty token, a type
     # column that keys the rows).
     typed_by_column = options.target_type_column_name is not None
     whole = long or scored or typed_by_column or options.empty_token is not None
     chunked = None if whole else target_name
-    table = as_string_table(data, ParticipantVisibleError, limits, chunked=chunked)
+    table = as_string_table(data, ParticipantVisibleError, limits, runs=long, chunked=chunked)
     if not long:
         return _joined_unless_read_in_chunks(table, target_name), ()
     ranked_by = options.rank_column_name or options.score_column_name

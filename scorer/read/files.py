@@ -29,9 +29,10 @@ from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from scorer.arrays import joined_strings
+from scorer.arrays import joined_strings, run_end_encoded, to_arrow, to_numpy
 from scorer.errors import (
     MAX_EXAMPLES,
     InputIsADirectoryError,
@@ -76,6 +77,7 @@ def read_table(
     error: type[ScorerError],
     limits: ReadLimits | None = None,
     keep: RowFilter | None = None,
+    runs: bool = False,
     chunked: str | None = None,
 ) -> StringTable:
     """Read a CSV, gzipped CSV, zipped CSV or Parquet file with every column as a string.
@@ -92,6 +94,9 @@ def read_table(
         Parquet only: which rows of each batch to keep (one part of a run read from a
         larger file). Every row is read and checked as without it; the decoded size
         the limits bound is then the kept rows'.
+    runs : bool, default False
+        CSV only: a column whose values come in runs (a long file's row ids) may come
+        back run-end encoded, for a caller that takes such a column.
     chunked : str, optional
         A column of this name parsed in several chunks comes back as the parser's
         chunks (a ``pyarrow.ChunkedArray``), not joined into one array: for a caller
@@ -110,7 +115,7 @@ def read_table(
     >>> table.names, table.column("id").to_pylist(), table.column("items").to_pylist()
     (('id', 'items'), ['NA'], ['null nan'])
     """
-    reader, handle = _open_input(path, error, limits, chunked)
+    reader, handle = _open_input(path, error, limits, runs, chunked)
     with handle:
         found = reader.read_text(handle)
         if found is not None:
@@ -174,12 +179,13 @@ def _open_input(
     path: str | os.PathLike,
     error: type[ScorerError],
     limits: ReadLimits | None,
+    runs: bool = False,
     chunked: str | None = None,
 ) -> tuple[_Reader, BinaryIO]:
     """A reader for ``path`` within ``limits`` and the file opened for it (read into
     memory, bounded, if it is a pipe); an unreadable file is ``error``'s problem."""
     check_input_path(os.fspath(path), error)
-    reader = _Reader(os.fspath(path), error, limits or DEFAULT_LIMITS, chunked)
+    reader = _Reader(os.fspath(path), error, limits or DEFAULT_LIMITS, chunked, runs)
     try:
         handle: BinaryIO = open(reader.name, "rb")  # noqa: SIM115 (closed by the caller)
     except OSError as exc:
@@ -307,6 +313,7 @@ class _Reader(FileChecks):
     """A text file's reader: its container (gzip, zip), its text, and the CSV in it."""
 
     chunked: str | None = None
+    runs: bool = False
 
     def read_text(self, handle: BinaryIO) -> tuple[Text, str] | None:
         """The file's text (decompressed, within the limits) and its container
@@ -501,15 +508,20 @@ class _Reader(FileChecks):
         container: str,
         chunked: tuple[bool, ...] = (),
     ) -> tuple[pa.Array | pa.ChunkedArray, ...]:
-        """Parse the lines after the header with pyarrow: one array per column (the
-        parser's chunks as they are for a column flagged in ``chunked``)."""
-        placeholders = [f"column_{i}" for i in range(n_columns)]
+        """Parse the lines after the header with pyarrow's CSV reader, a block at a time:
+        one array per column; the parser's chunks as they are for a column flagged in
+        ``chunked``; with ``runs``, a column whose first block's values come in runs of
+        two lines or more on average (a long file's row ids) run-end encoded, block by
+        block, so that its repeated values are never held."""
+        names = [f"column_{i}" for i in range(n_columns)]
         source = _arrow_text(data, start, self.name)
+        chunks: list[list[pa.Array]] = [[] for _ in names]
+        as_runs: list[bool] = []
         try:
-            table = pacsv.read_csv(
+            batches = pacsv.open_csv(
                 pa.BufferReader(source),
                 read_options=pacsv.ReadOptions(
-                    column_names=placeholders,
+                    column_names=names,
                     skip_rows=1,
                     # Small blocks keep the parser's working memory small: measured at
                     # H&M scale, as fast as 64 MiB blocks or one block, and with the
@@ -523,13 +535,17 @@ class _Reader(FileChecks):
                 # parser can split blocks at any line end: a faster parse, same result.
                 parse_options=pacsv.ParseOptions(newlines_in_values=has_quote),
                 convert_options=pacsv.ConvertOptions(
-                    column_types=dict.fromkeys(placeholders, pa.large_string()),
+                    column_types=dict.fromkeys(names, pa.large_string()),
                     null_values=[],
                     strings_can_be_null=False,
                     quoted_strings_can_be_null=False,
                     check_utf8=True,
                 ),
             )
+            for batch in batches:
+                as_runs = as_runs or [self.runs and _in_runs(c) for c in batch.columns]
+                for column, kept, runs in zip(batch.columns, chunks, as_runs, strict=True):
+                    kept.append(pc.run_end_encode(column, pa.int64()) if runs else column)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             text = source.to_pybytes()  # for this rare path only
             try:
@@ -538,33 +554,30 @@ class _Reader(FileChecks):
                 self.fail(not_utf8(_utf8_position(text, bad)))
             self.fail(_unreadable(str(exc).splitlines()[0], container))
         del source
-        # Join the chunks column by column, each chunk freed once copied, so that the
-        # peak holds the table and one chunk, not a column twice.
-        chunks = [table.column(i).chunks for i in range(table.num_columns)]
-        del table
-        keep = list(chunked) + [False] * (len(chunks) - len(chunked))
+        # Joined column by column, each chunk freed once copied, so that the peak holds
+        # the chunks and one column's copy, not every column twice.
+        as_runs = as_runs or [False] * n_columns
+        keep = list(chunked) + [False] * (n_columns - len(chunked))
         return tuple(
-            pa.chunked_array(chunks.pop(0), pa.large_string())
+            _joined_runs(chunks.pop(0))
+            if as_runs[i]
+            else pa.chunked_array(chunks.pop(0), pa.large_string())
             if keep[i]
-            else joined_strings(chunks.pop(0))
-            for i in range(len(keep))
+            else joined_strings(chunks.pop(0) or [pa.array([], pa.large_string())])
+            for i in range(n_columns)
         )
 
-    def check_decoded_size(
-        self, data: Text, start: int, n_columns: int, lines: int | None = None
-    ) -> None:
+    def check_decoded_size(self, data: Text, start: int, n_columns: int) -> None:
         """Refuse text whose table would pass the decompressed-data limit: the text, and
-        an offset of 8 bytes for each cell (the cells counted from the line ends, unless
-        ``lines`` is known, before anything is parsed or copied), as a Parquet file's
-        cells are counted. What bounds a run's memory is what its inputs decode to
-        (docs/formats-and-limits.md, "Resource contract"), and a row of a few bytes
-        decodes to many more."""
+        an offset of 8 bytes for each cell (the cells counted from the line ends, before
+        anything is parsed or copied), as a Parquet file's cells are counted. What bounds
+        a run's memory is what its inputs decode to (docs/formats-and-limits.md,
+        "Resource contract"), and a row of a few bytes decodes to many more."""
         limit = self.limits.max_decompressed_bytes
         size = len(data) - start
         if size + OFFSET_BYTES * n_columns * size <= limit:
             return  # no count of lines can pass the limit: the pass is not needed
-        if lines is None:
-            lines = _count_newlines(data, len(data)) or _count_bytes(data, _CR)
+        lines = _count_newlines(data, len(data)) or _count_bytes(data, _CR)
         decoded = size + OFFSET_BYTES * n_columns * lines
         if decoded > limit:
             self.fail(
@@ -660,6 +673,46 @@ def _arrow_text(data: Text, start: int, path: str) -> pa.Buffer:
     text = pa.allocate_buffer(len(view))
     np.frombuffer(text, dtype=np.uint8)[:] = view
     return text
+
+
+def _in_runs(column: pa.Array) -> bool:
+    """Whether the column's values come in runs of two or more on average.
+
+    Examples
+    --------
+    >>> _in_runs(pa.array(["u1", "u1", "u2", "u2"])), _in_runs(pa.array(["u1", "u2", "u1"]))
+    (True, False)
+    """
+    return 2 * len(pc.run_end_encode(column).run_ends) <= len(column)
+
+
+def _joined_runs(chunks: list[pa.Array]) -> pa.Array:
+    """One run-end encoded array of the chunks' runs (each chunk's own ``int64`` runs),
+    a run that goes on across a chunk's end made one run.
+
+    Examples
+    --------
+    >>> chunks = [pc.run_end_encode(pa.array(c), pa.int64()) for c in (["a", "b"], ["b", "c"])]
+    >>> joined = _joined_runs(chunks)
+    >>> joined.to_pylist(), joined.run_ends.to_pylist()
+    (['a', 'b', 'b', 'c'], [1, 3, 4])
+    """
+    chunks = [chunk for chunk in chunks if len(chunk)]
+    if not chunks:
+        return run_end_encoded(np.zeros(0, dtype=np.int64), pa.array([], pa.large_string()))
+    lengths = np.array([len(chunk) for chunk in chunks], dtype=np.int64)
+    starts = np.cumsum(lengths) - lengths
+    ends = np.concatenate(
+        [to_numpy(chunk.run_ends) + start for chunk, start in zip(chunks, starts, strict=True)]
+    )
+    values = pa.concat_arrays([chunk.values for chunk in chunks])
+    # Each chunk's first run, but the first chunk's: the same value as the run before
+    # it goes on from there, and that run's end is no end.
+    firsts = np.cumsum([len(chunk.run_ends) for chunk in chunks])[:-1]
+    same = to_numpy(pc.equal(values.take(to_arrow(firsts - 1)), values.take(to_arrow(firsts))))
+    keep = np.ones(len(ends), dtype=bool)
+    keep[(firsts - 1)[same]] = False
+    return run_end_encoded(ends[keep], values.filter(to_arrow(keep)))
 
 
 def _first_line(data: Text, start: int = 0, at_most: int | None = None) -> bytes:

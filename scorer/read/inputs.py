@@ -31,6 +31,7 @@ def as_string_table(
     data: TableLike,
     error: type[ScorerError],
     limits: ReadLimits | None = None,
+    runs: bool = False,
     chunked: str | None = None,
 ) -> StringTable:
     """Accept a DataFrame, an Arrow table, a StringTable or a file path.
@@ -44,6 +45,8 @@ def as_string_table(
     limits : ReadLimits, optional
         Bounds on the input (see :class:`scorer.read.files.ReadLimits`); a DataFrame or Arrow
         table is held to ``max_columns`` like a file.
+    runs : bool, default False
+        A file's column may come back run-end encoded (:func:`~scorer.read.files.read_table`).
     chunked : str, optional
         A file's column of this name may come back as the parser's chunks
         (:func:`~scorer.read.files.read_table`).
@@ -76,7 +79,7 @@ def as_string_table(
                 return StringTable.from_frame(data)
             return StringTable.from_arrow(data)
         if isinstance(data, (str, os.PathLike)):
-            return read_table(data, error=error, limits=limits, chunked=chunked)
+            return read_table(data, error=error, limits=limits, runs=runs, chunked=chunked)
     except UnicodeEncodeError as exc:  # a lone surrogate in a Python string
         problem = not_utf8(
             f"a cell with {exc.object[exc.start : exc.end]!r}, which UTF-8 cannot encode "

@@ -128,7 +128,9 @@ class FileChecks:
                 if max(map(longest_string, column.chunks), default=0) <= limit:
                     continue
                 column = one_chunk(column)  # a cell too long: its row is told
-            if longest_string(column) > limit:
+            runs = pa.types.is_run_end_encoded(column.type)
+            if longest_string(column.values if runs else column) > limit:
+                column = pc.run_end_decode(column) if runs else column
                 self.refuse_long_cells(cell_lengths(column), name)
 
     def refuse_long_cells(self, lengths: np.ndarray, name: str) -> None:
