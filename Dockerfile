@@ -13,14 +13,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-# The process's memory settings (docs/performance.md, "How"): a scoring run fills most of
-# its memory once, fresh. numpy's arrays in 4 KiB pages (a transparent huge page touched
-# for the first time cost about five times its small pages here); glibc's malloc, numpy's
-# allocator, keeping blocks under 128 MiB in its heap and up to 256 MiB free at its top
-# for reuse, rather than mapping each block over 32 MiB fresh (faster on inputs of
-# hundreds of megabytes, for tens of MiB more peak memory). Override them with -e.
-ENV NUMPY_MADVISE_HUGEPAGE=0 \
-    MALLOC_MMAP_THRESHOLD_=134217728 \
+# glibc's malloc (numpy's allocator) keeps blocks under 128 MiB in its heap and up to
+# 256 MiB free at its top for reuse, rather than mapping each block over 32 MiB fresh and
+# unmapping it when freed: a large run's arrays of tens of megabytes then reuse pages
+# (docs/performance.md, "How"). Override with -e; the library sets nothing of its process.
+ENV MALLOC_MMAP_THRESHOLD_=134217728 \
     MALLOC_TRIM_THRESHOLD_=268435456
 
 # Run-time dependencies pinned to the versions the test suite passes with, then the

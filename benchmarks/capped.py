@@ -16,8 +16,10 @@ every part). Then each mode runs under the same cap on its memory:
   directories, on a local Dask cluster of ``--workers`` worker processes, each with a
   memory limit of ``--cap`` (``distributed``'s nanny stops a worker past it).
 
-Each mode prints its wall time, its peak memory (the largest process: for ``dask``, the
-largest worker's peak as the workers report it) and whether its MAP@10 (overall, Public,
+Each mode prints its wall time, its peak memory (the largest process: the command line's,
+or its Parquet decoder's, a process beside it under the same cap that holds at most the
+decompressed-size limit and 64 MiB more; for ``dask``, the largest worker's peak as the
+workers report it) and whether its MAP@10 (overall, Public,
 Private) is the correctly rounded value of the generator's exact fractions (``meta.json``)
 or, where the generator's exact computation did not fit the machine, equal to the
 ``reference`` run's (``==``); the script exits 1 when a mode that scored gave any other

@@ -159,7 +159,14 @@ class CraftedFile:
         self.body += stored
         return offset
 
-    def finish(self, row_groups: Sequence[Chunk], num_rows_each: Sequence[int]) -> bytes:
+    def finish(
+        self,
+        row_groups: Sequence[Chunk],
+        num_rows_each: Sequence[int],
+        declared_rows: int | None = None,
+    ) -> bytes:
+        """The file: its pages, then a footer describing ``row_groups``, whose row count
+        is theirs or ``declared_rows``."""
         groups = []
         for chunk, rows in zip(row_groups, num_rows_each, strict=True):
             meta = (
@@ -189,19 +196,25 @@ class CraftedFile:
             Struct()
             .int(1, 1)
             .raw(2, LIST, list_of(STRUCT, [root.end(), leaf.end()]))
-            .int(3, sum(num_rows_each), I64)
+            .int(3, sum(num_rows_each) if declared_rows is None else declared_rows, I64)
             .raw(4, LIST, list_of(STRUCT, groups))
             .end()
         )
         return bytes(self.body) + footer + struct.pack("<I", len(footer)) + b"PAR1"
 
 
-def plain_file(values: Sequence[bytes], codec: str = "none", **header_options) -> bytes:
-    """One row group, one plain data page holding ``values``."""
+def plain_file(
+    values: Sequence[bytes],
+    codec: str = "none",
+    declared_rows: int | None = None,
+    **header_options,
+) -> bytes:
+    """One row group, one plain data page holding ``values``; the footer's row count
+    theirs or ``declared_rows``."""
     crafted = CraftedFile(codec)
     start = crafted.page(DATA_PAGE, plain_values(values), len(values), PLAIN, **header_options)
     size = len(crafted.body) - start
-    return crafted.finish([Chunk(start, size, len(values))], [len(values)])
+    return crafted.finish([Chunk(start, size, len(values))], [len(values)], declared_rows)
 
 
 def shared_pages_file(values: Sequence[bytes], row_groups: int, padding: int) -> bytes:

@@ -52,11 +52,7 @@ def test_the_docker_images_process_settings_are_documented() -> None:
     root = Path(__file__).resolve().parent.parent
     dockerfile = (root / "Dockerfile").read_text(encoding="utf-8")
     settings = re.findall(r"\b((?:NUMPY|MALLOC)_[A-Z_]+)=(\S+)", dockerfile)
-    assert {name for name, _ in settings} == {
-        "NUMPY_MADVISE_HUGEPAGE",
-        "MALLOC_MMAP_THRESHOLD_",
-        "MALLOC_TRIM_THRESHOLD_",
-    }
+    assert {name for name, _ in settings} == {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"}
     performance = (root / "docs" / "performance.md").read_text(encoding="utf-8")
     for name, value in settings:
         assert f"{name}={value}" in performance, name

@@ -47,7 +47,7 @@ from scorer.read.limits import (
     ReadLimits,
     cell_lengths,
 )
-from scorer.read.parquet_decoder import BROKEN, OUT_OF_MEMORY, ROWS_KEY
+from scorer.read.parquet_decoder import BROKEN, DONE, OUT_OF_MEMORY, ROWS_KEY
 
 #: The decoder: a script run by the interpreter running this package.
 DECODER = Path(__file__).with_name("parquet_decoder.py")
@@ -173,7 +173,7 @@ class _ParquetReader(FileChecks):
             if decoded > limit:
                 self.fail(_too_big_parquet(limit, f"more than {limit:,} bytes once decoded"))
             rows += batch.num_rows
-        if rows != _declared_rows(stream.schema):  # the decoder stopped between batches
+        if decoding.output.read(len(DONE)) != DONE:  # it stopped between two batches
             self.fail(decoding.stop_reason(limit))
         # Each column's batches are joined, then freed, before the next column's.
         columns = [_joined(parts.pop(0)) for _ in range(len(parts))]
@@ -207,7 +207,7 @@ class _ParquetReader(FileChecks):
         problems = [_unsupported_type(f.name, f.type) for f in schema if not _text_like(f.type)]
         if problems:
             self.fail(*problems)
-        rows = _declared_rows(schema)
+        rows = int((schema.metadata or {}).get(ROWS_KEY, b"0"))  # as the footer says
         at_least = rows * len(schema) * OFFSET_BYTES
         if at_least > self.limits.max_decompressed_bytes:
             self.fail(
@@ -242,11 +242,6 @@ class _ParquetReader(FileChecks):
             lengths = np.concatenate((np.zeros(first_row, dtype=np.int64), cell_lengths(text)))
             self.refuse_long_cells(lengths, name)
         return text
-
-
-def _declared_rows(schema: pa.Schema) -> int:
-    """The file's row count, as its footer declares it (the decoder sends it)."""
-    return int((schema.metadata or {}).get(ROWS_KEY, b"0"))
 
 
 def _signal_name(number: int) -> str:

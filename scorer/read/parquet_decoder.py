@@ -1,14 +1,15 @@
 """Decode Parquet files in a process of their own, under an address-space cap.
 
 Run as a script by :mod:`scorer.read.parquet` (``python parquet_decoder.py BUDGET ROWS
-PATH ...``), never imported by the package: it imports only pyarrow, so that it starts
-in a fraction of the package's import time. It caps its own address space at what it
-holds once started plus ``BUDGET`` bytes, then writes each file to its standard output
-as one Arrow IPC stream: the file's schema (its row count in the schema's metadata),
-then its rows in batches of at most ``ROWS`` rows, dictionaries decoded. A file it
-cannot decode ends the run: one line on standard error says why, and the exit code
-says how (:data:`BROKEN`, :data:`OUT_OF_MEMORY`). Whatever a crafted file makes
-Arrow's decoder allocate, abort on or crash in, it does so here, within the cap.
+PATH ...``; the package imports only its constants): it imports only pyarrow, so that
+it starts in a fraction of the package's import time. It caps its own address space at
+what it holds once started plus ``BUDGET`` bytes, then writes each file to its standard
+output as one Arrow IPC stream: the file's schema (its row count in the schema's
+metadata), then its rows in batches of at most ``ROWS`` rows, dictionaries decoded,
+then the byte :data:`DONE`. A file it cannot decode ends the run: one line on standard
+error says why, and the exit code says how (:data:`BROKEN`, :data:`OUT_OF_MEMORY`).
+Whatever a crafted file makes Arrow's decoder allocate, abort on or crash in, it does
+so here, within the cap.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import sys
 BROKEN, OUT_OF_MEMORY = 3, 4
 #: The schema's metadata key holding the file's row count (its footer's).
 ROWS_KEY = b"scorer.rows"
+#: Written after each file's stream: the file was read to its end.
+DONE = b"\x01"
 
 
 def main(argv: list[str]) -> int:
@@ -56,6 +59,7 @@ def main(argv: list[str]) -> int:
                         for column in batch.columns
                     ]
                     stream.write_batch(pa.RecordBatch.from_arrays(columns, schema=schema))
+            sink.write(DONE)
         except (MemoryError, pa.ArrowMemoryError) as exc:
             return _fail(OUT_OF_MEMORY, exc)
         except Exception as exc:
