@@ -26,3 +26,20 @@ def test_a_child_past_its_time_is_stopped_and_reported():
     run = run_capped(["--version"], timeout=0.0)
     assert run.timed_out
     assert run.signalled
+
+
+def test_a_parquet_run_counts_its_decoder_too(tmp_path):
+    # The decoder is a process of its own (its interpreter and pyarrow alone take some
+    # 60 MiB): the figure is the command line's peak plus the decoder's.
+    import pandas as pd
+
+    submission = tmp_path / "submission.parquet"
+    pd.read_csv(EXAMPLE / "submission.csv", dtype=str, keep_default_na=False).to_parquet(
+        submission, index=False
+    )
+    as_csv = run_capped([EXAMPLE / "solution.csv", EXAMPLE / "submission.csv", "--json"])
+    as_parquet = run_capped([EXAMPLE / "solution.csv", submission, "--json"])
+    assert as_csv.returncode == as_parquet.returncode == 0, as_parquet.stderr
+    assert as_parquet.stdout == as_csv.stdout
+    assert as_parquet.peak_rss_bytes > as_csv.peak_rss_bytes + 40 * 2**20
+    assert as_csv.cpu_seconds > 0 and as_parquet.cpu_seconds > 0
