@@ -317,6 +317,12 @@ def test_a_fifo_among_parts_is_refused_not_waited_for(tmp_path):
     ("script", "error", "found"),
     [
         ("import os; os.abort()", ParticipantVisibleError, r"broken Parquet file \(.*SIGABRT"),
+        (
+            "import os, sys; sys.stderr.write('terminate called after throwing an instance of "
+            "std::bad_alloc\\n'); sys.stderr.flush(); os.abort()",
+            ParticipantVisibleError,
+            r"(?s)Decompressed data too large.*pages that need more than",
+        ),
         ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", HostVisibleError, "SIGKILL"),
         ("raise MemoryError", HostVisibleError, r"exit code 1: MemoryError"),
     ],

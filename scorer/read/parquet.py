@@ -134,7 +134,10 @@ class _Decoding:
         self.stderr.seek(0)
         said = self.stderr.read().decode("utf-8", "replace").strip().splitlines()
         last = said[-1] if said else ""
-        if code == OUT_OF_MEMORY:
+        # Arrow may end the process when an allocation fails on one of its threads, not
+        # raise: the decoder at its cap all the same.
+        crashed_at_the_cap = code < 0 and any(word in line for line in said for word in _OOM)
+        if code == OUT_OF_MEMORY or crashed_at_the_cap:
             return _too_big_parquet(
                 limit,
                 f"pages that need more than the {self.budget:,} bytes the decoder may hold "
@@ -242,6 +245,10 @@ class _ParquetReader(FileChecks):
             lengths = np.concatenate((np.zeros(first_row, dtype=np.int64), cell_lengths(text)))
             self.refuse_long_cells(lengths, name)
         return text
+
+
+#: What a process that ran out of memory says as it ends (Arrow, the C++ runtime).
+_OOM = ("Out of memory", "bad_alloc", "Cannot allocate memory")
 
 
 def _signal_name(number: int) -> str:

@@ -17,6 +17,11 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pyarrow.parquet
 
 #: Exit codes: a file Arrow refuses, and a file that needs more than the budget.
 BROKEN, OUT_OF_MEMORY = 3, 4
@@ -36,6 +41,14 @@ def main(argv: list[str]) -> int:
     import pyarrow.parquet as pq
 
     _cap_address_space(budget)
+    try:
+        return _decode(pa, pq, paths, batch_rows)
+    except MemoryError:  # past the cap anywhere, even while saying why: no word, the code
+        os._exit(OUT_OF_MEMORY)
+
+
+def _decode(pa: ModuleType, pq: ModuleType, paths: list[str], batch_rows: int) -> int:
+    """Each file's stream, then :data:`DONE`; the exit code."""
     sink = sys.stdout.buffer
     for path in paths:
         try:
@@ -68,7 +81,7 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _check_chunks_apart(metadata, size: int) -> None:
+def _check_chunks_apart(metadata: pyarrow.parquet.FileMetaData, size: int) -> None:
     """Refuse column chunks that share bytes or lie outside the file, as the footer
     states them: a writer stores each chunk once, and a crafted file whose row groups
     all point at the same large page would cost its size once per row group."""
