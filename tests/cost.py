@@ -50,6 +50,7 @@ class CostRun:
     seconds: float
     peak_rss_bytes: int
     timed_out: bool
+    cpu_seconds: float = 0.0  # the child's user and system time (0 when timed out)
 
     @property
     def signalled(self) -> bool:
@@ -108,9 +109,10 @@ def run_capped(
         finally:
             timer.cancel()
         seconds = time.perf_counter() - start
-        returncode, peak_kib = launcher.returncode, 0
+        returncode, peak_kib, cpu_seconds = launcher.returncode, 0, 0.0
         if report.exists() and not killed.is_set():
-            returncode, peak_kib = map(int, report.read_text().split())
+            code, peak, cpu = report.read_text().split()
+            returncode, peak_kib, cpu_seconds = int(code), int(peak), float(cpu)
     return CostRun(
         returncode=returncode,
         stdout=stdout.decode("utf-8", "replace"),
@@ -118,10 +120,11 @@ def run_capped(
         seconds=seconds,
         peak_rss_bytes=peak_kib * 1024,  # Linux reports KiB
         timed_out=killed.is_set(),
+        cpu_seconds=cpu_seconds,
     )
 
 
-# A small process that forks the capped child and reports its exit code and peak memory.
+# A small process that forks the capped child and reports its exit code, peak memory and CPU time.
 # Why not fork the child from the test process: Linux keeps a process's peak resident size
 # across exec, so a child forked from a large test process (or a vfork child, which borrows
 # its memory) reports at least the test process's size. A child forked from this launcher
@@ -135,7 +138,8 @@ if pid == 0:
     os.execv(sys.executable, [sys.executable, "-m", "scorer", *args])
 _, status, usage = os.wait4(pid, 0)
 with open(report, "w") as out:
-    out.write(f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}")
+    cpu = usage.ru_utime + usage.ru_stime
+    out.write(f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss} {cpu}")
 """
 
 
