@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import wait
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -22,10 +22,9 @@ from scorer.align.rankings import (
     SparseRankings,
     build_rankings,
     distinct_items,
-    item_prints,
 )
 from scorer.align.target_types import TargetTypes, typed_solution, typed_submission
-from scorer.arrays import to_numpy
+from scorer.arrays import submit, to_numpy
 from scorer.check.grades import GradedTruth
 from scorer.check.hints import Hint, prediction_hints, solution_hints
 from scorer.check.shapes import (
@@ -533,7 +532,6 @@ class _Checked:
     solution: Solution
     submission: Submission | None
     truth: GroundTruth | GradedTruth
-    prints: np.ndarray
     width: int
     segments: Segments | None
     options: Options
@@ -579,26 +577,24 @@ def _read_and_check(
     names, grade_name = grade_columns(solution_table.names, options.grade_column_name)
     columns = solution_columns(names, shaped.row_id_column_name)
     solution_table = _with_empty_token(solution_table, columns.target_name, options)
-    with ThreadPoolExecutor(max_workers=1) as other_core:
-        # The solution's lists are encoded on the other core while this one checks the
-        # solution's rows, reads and checks the submission and makes the predictions'
-        # prints (numpy and Arrow release the GIL). All are pure, so the result is the
-        # same whatever the timing. An invalid solution or submission still raises
-        # here, once the other core is done. At H&M scale the two cores' shares now
-        # take about as long (docs/performance.md, "Where the time goes").
-        targets = solution_table.column(columns.target_name)
-        if grade_name is None:
-            truth_later = other_core.submit(_ground_truth, targets)
-        else:
-            truth_later = other_core.submit(
-                GradedTruth.from_columns,
-                targets,
-                solution_table.column(grade_name),
-                solution_table.column(columns.row_id_name),
-                (grade_name, columns.target_name),
-                options.relevance_threshold,
-                exponential,
-            )
+    # The solution's lists are encoded on the thread pool while this thread checks the
+    # solution's rows, reads and checks the submission (numpy and Arrow release the
+    # GIL). All are pure, so the result is the same whatever the timing. An invalid
+    # solution or submission still raises here, once the encoding is done.
+    targets = solution_table.column(columns.target_name)
+    if grade_name is None:
+        truth_later = submit(_ground_truth, targets)
+    else:
+        truth_later = submit(
+            GradedTruth.from_columns,
+            targets,
+            solution_table.column(grade_name),
+            solution_table.column(columns.row_id_name),
+            (grade_name, columns.target_name),
+            options.relevance_threshold,
+            exponential,
+        )
+    try:
         judged = split_lists(targets) if options.unjudged == "drop" else None
         checked_solution = check_solution(solution_table, columns, shaped.problems)
         del solution_table, targets  # at H&M scale, free the raw cells early
@@ -613,7 +609,7 @@ def _read_and_check(
         )
         del candidate_cells  # split into the candidates: the raw cells are not read again
         submission_table, found = read_submission(
-            inputs.submission, options, checked_solution, limits, scored
+            inputs.submission, options, checked_solution, limits
         )
         submission_table, typed_found = _typed_submission(
             submission_table, checked_solution.row_id_name, typed, options
@@ -632,18 +628,16 @@ def _read_and_check(
         )
         kept_candidates = candidates if keep_candidates else None
         del submission_table, candidates
-        n_users = checked_solution.n_rows
         predictions = checked_submission.predictions
         width = int(min(row_bound(options.k), predictions.lengths.max(initial=0)))
-        # Made while the other core may still be encoding: prints need no vocabulary.
-        prints = item_prints(predictions, checked_submission.user_of_row, n_users, width)
         truth = truth_later.result()
+    finally:
+        wait([truth_later])  # an error raised here waits for the encoding to end
     segments = None if segment_column is None else Segments.from_column(*segment_column)
     return _Checked(
         checked_solution,
         checked_submission,
         truth,
-        prints,
         width,
         segments,
         options,
@@ -737,9 +731,7 @@ def _align(checked: _Checked, k: int) -> _Aligned:
     predictions, user_of_row = submission.predictions, submission.user_of_row
     confidence = submission.confidence  # scored predictions (GAP), else None
     n_users = checked.solution.n_rows
-    rankings = build_rankings(
-        predictions, user_of_row, n_users, checked.width, truth.vocabulary, checked.prints
-    )
+    rankings = build_rankings(predictions, user_of_row, n_users, checked.width, truth.vocabulary)
     hints = prediction_hints(predictions, user_of_row, n_users)
     host_hints = solution_hints(predictions, user_of_row, n_users, truth.vocabulary)
     del submission
@@ -785,8 +777,7 @@ def _judged_rankings(
     kept = drop_unjudged(predictions, user_of_row, checked.judged)  # type: ignore[arg-type]
     n_users = checked.solution.n_rows
     width = int(min(k, kept.lengths.max(initial=0)))
-    prints = item_prints(kept, user_of_row, n_users, width)
-    rankings = build_rankings(kept, user_of_row, n_users, width, truth.vocabulary, prints)
+    rankings = build_rankings(kept, user_of_row, n_users, width, truth.vocabulary)
     return rankings, rankings.first_occurrence()
 
 
@@ -931,9 +922,8 @@ def _row_findings(solution: Solution, aligned: _Aligned, options: Options) -> li
 
 
 def _ground_truth(targets: pa.Array) -> GroundTruth:
-    """The solution's relevant sets, from its target column (items that are all
-    canonical decimal integers read as their values)."""
-    return GroundTruth.from_lists(ListCells(targets).split(integers=True))
+    """The solution's relevant sets, from its target column."""
+    return GroundTruth.from_lists(ListCells(targets).split())
 
 
 def _keys(measures: Sequence[Measure], legacy: bool) -> dict[str, str]:

@@ -28,7 +28,7 @@ from tests.test_long_layout import RANKS, grouped_ranked_rows, rows_strategy
 
 def _small_chunks(patch: pytest.MonkeyPatch) -> None:
     """Every chunked pass of the route takes several turns."""
-    for name, value in (("_SCAN_BYTES", 7), ("CHUNK_ROWS", 2), ("_SAMPLE_LINES", 3)):
+    for name, value in (("_SCAN_BYTES", 7), ("BLOCK_ROWS", 2), ("_SAMPLE_LINES", 3)):
         patch.setattr(fixed_lines, name, value)
     patch.setattr(fixed_lines, "_HEAD_BYTES", 16)
 
@@ -117,7 +117,7 @@ def _pivots(rows, encoded: bool):
     cells = pa.array([r[1] for r in rows], pa.large_string())
     ranks = pa.array([r[2] for r in rows], pa.large_string())
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(long_layout, "CHUNK_ROWS", 2)  # the ranks checked in several chunks
+        patch.setattr(long_layout, "BLOCK_ROWS", 2)  # the ranks checked in several chunks
         shortcut = long_to_wide(row_ids, cells, ranks=ranks, find_repeats=False)
     # find_repeats=True never takes the shortcut: the general pivot, the reference.
     return shortcut, long_to_wide(pa.array(ids, pa.large_string()), cells, ranks=ranks)

@@ -28,10 +28,10 @@ import numpy as np
 import pyarrow as pa
 
 from scorer.arrays import (
-    CHUNK_ROWS,
-    all_on_two_cores,
+    BLOCK_ROWS,
     byte_rows,
-    on_two_cores,
+    parallel_all,
+    parallel_map,
     rows_to_strings,
     run_end_encoded,
 )
@@ -189,7 +189,7 @@ def _lines_hold_layout(
     shortest = (int(commas[-1]) + 1 if len(commas) else 1) + ending - 1
 
     def chunk_holds(start: int) -> bool:
-        bounds = newlines[start : start + CHUNK_ROWS + 1]
+        bounds = newlines[start : start + BLOCK_ROWS + 1]
         first, last = bounds[:-1] + 1, bounds[1:]
         if (last - first < shortest).any():
             return False
@@ -197,7 +197,7 @@ def _lines_hold_layout(
             return False
         return not any((body[first + position] != _COMMA).any() for position in commas)
 
-    return all_on_two_cores(chunk_holds, range(0, len(newlines) - 1, CHUNK_ROWS))
+    return parallel_all(chunk_holds, range(0, len(newlines) - 1, BLOCK_ROWS))
 
 
 class _WindowRows:
@@ -246,7 +246,7 @@ def _copied(rows: _Rows, n_lines: int, lines: np.ndarray | None = None) -> pa.Ar
         which = slice(start, start + step) if lines is None else lines[start : start + step]
         matrix[start : start + step] = rows(which)
 
-    on_two_cores(copy, range(0, n_rows, step))
+    parallel_map(copy, range(0, n_rows, step))
     return rows_to_strings(matrix)
 
 
@@ -271,7 +271,7 @@ def _run_starts(rows: _Rows, n_lines: int) -> np.ndarray:
         found = np.flatnonzero(_differs_from_previous(words)) + (first + 1)
         return found if start else np.concatenate(([0], found))
 
-    return np.concatenate(on_two_cores(starts_in, range(0, n_lines, step)))
+    return np.concatenate(parallel_map(starts_in, range(0, n_lines, step)))
 
 
 def _as_words(rows: np.ndarray) -> np.ndarray:
@@ -323,14 +323,14 @@ def _gathered(body: np.ndarray, newlines: np.ndarray, offset: int, ending: int) 
     offsets = newlines
 
     def to_offsets(start: int) -> None:
-        chunk = offsets[start : start + CHUNK_ROWS]  # newline i + 1 less i lines' rest
+        chunk = offsets[start : start + BLOCK_ROWS]  # newline i + 1 less i lines' rest
         chunk += 1
         chunk -= np.arange(start, start + len(chunk)) * rest
 
-    on_two_cores(to_offsets, range(0, n_lines + 1, CHUNK_ROWS))
+    parallel_map(to_offsets, range(0, n_lines + 1, BLOCK_ROWS))
     values = np.empty(int(offsets[-1]), dtype=np.uint8)
     by_bytes = np.searchsorted(offsets, np.arange(0, offsets[-1], _SCAN_BYTES))
-    by_lines = np.append(np.arange(0, n_lines, CHUNK_ROWS), n_lines)
+    by_lines = np.append(np.arange(0, n_lines, BLOCK_ROWS), n_lines)
 
     def gather(bounds: tuple[int, int]) -> None:
         a, b = bounds
@@ -338,7 +338,7 @@ def _gathered(body: np.ndarray, newlines: np.ndarray, offset: int, ending: int) 
         widths = offsets[a + 1 : b + 1] - offsets[a:b]
         values[offsets[a] : offsets[b]] = _field_bytes(body, firsts, widths)
 
-    on_two_cores(gather, pairwise(np.union1d(by_bytes, by_lines)))
+    parallel_map(gather, pairwise(np.union1d(by_bytes, by_lines)))
     buffers = [None, pa.py_buffer(offsets), pa.py_buffer(values)]
     return pa.Array.from_buffers(pa.large_string(), n_lines, buffers)
 
@@ -416,7 +416,7 @@ def _scanned(
         ends = np.flatnonzero(chunk == _NEWLINE) + start if line_ends else None
         return ends, count(np.less, chunk, 0x20), count(np.equal, chunk, _COMMA)
 
-    found = on_two_cores(scan, range(0, len(body), _SCAN_BYTES))
+    found = parallel_map(scan, range(0, len(body), _SCAN_BYTES))
     if refused.is_set():
         return None
     controls = sum(chunk[1] for chunk in found)
