@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from scorer.arrays import is_view_type, joined_strings, longest_string, one_chunk
+from scorer.arrays import WORKERS, is_view_type, joined_strings, longest_string, one_chunk
 from scorer.errors import (
     MAX_EXAMPLES,
     HostVisibleError,
@@ -555,7 +555,7 @@ class _Reader:
         parts: list[list[pa.Array]] = [[] for _ in schema]
         decoded = rows = 0
         try:
-            for batch in parquet.iter_batches(batch_size=batch_rows):
+            for batch in parquet.iter_batches(batch_size=batch_rows, use_threads=WORKERS > 0):
                 texts = []
                 for index, field in enumerate(schema):
                     cells = batch.column(index)
@@ -761,6 +761,7 @@ class _Reader:
             table = pacsv.read_csv(
                 pa.BufferReader(_lend_to_arrow(np.frombuffer(data, np.uint8)[start:], returned)),
                 read_options=pacsv.ReadOptions(
+                    use_threads=WORKERS > 0,  # no thread under a capped address space
                     column_names=placeholders,
                     skip_rows=1,
                     # Small blocks keep the parser's working memory small: measured at
