@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 #: run's peak memory: large enough that the loop costs nothing, small enough that a
 #: block's temporaries are a few MiB. Every input runs the same code, in one block or
 #: in several.
-BLOCK_ROWS = 1 << 20
+BLOCK_ROWS = 1 << 18
 
 _Item = TypeVar("_Item")
 _Result = TypeVar("_Result")

@@ -135,31 +135,31 @@ def encode_values(values: np.ndarray) -> tuple[np.ndarray, pa.Array] | None:
 
 
 def integer_codes(values: np.ndarray, vocabulary: pa.Array) -> np.ndarray | None:
-    """Item codes of items known by their values (:func:`canonical_integers`), when
-    every vocabulary item is a canonical decimal integer too and the values are small
-    enough for a table.
+    """Item codes of items known by their values (:func:`canonical_integers`), when the
+    values are small enough for a table.
 
-    An item in the vocabulary gets its index there; any other item gets
-    ``len(vocabulary)`` plus its value: past the vocabulary, equal for equal items,
-    as :func:`~scorer.align.rankings.build_rankings` needs. ``None`` when the items
-    must take the join of strings.
+    An item equal to a vocabulary item gets its index there (only the vocabulary's
+    canonical decimal integers can equal one); any other item gets ``len(vocabulary)``
+    plus its value: past the vocabulary, equal for equal items, as
+    :func:`~scorer.align.rankings.build_rankings` needs. ``None`` when the items must
+    take the join of strings.
 
     Examples
     --------
     >>> integer_codes(np.array([5, 12, 9, 5], np.int32), pa.array(["9", "5"]))
     array([ 1, 14,  0,  1], dtype=int32)
-    >>> integer_codes(np.array([5], np.int32), pa.array(["05"])) is None
-    True
+    >>> integer_codes(np.array([5, 7], np.int32), pa.array(["05", "x", "7"]))
+    array([8, 2], dtype=int32)
     """
-    known = canonical_integers(vocabulary)
-    if known is None:
-        return None
-    n_known = len(known)
+    vocabulary = vocabulary.cast(pa.large_string())
+    canonical = to_numpy(pc.match_substring_regex(vocabulary, _CANONICAL), fill=False)
+    known = to_numpy(pc.cast(vocabulary.filter(to_arrow(canonical)), pa.int32()))
+    n_known = len(vocabulary)
     top = max(int(values.max(initial=-1)), int(known.max(initial=-1)))
     if top >= len(values) + n_known + TABLE_MIN_ENTRIES:
         return None
     table = np.arange(n_known, n_known + top + 1, dtype=np.int32)
-    table[known] = np.arange(n_known, dtype=np.int32)
+    table[known] = np.flatnonzero(canonical).astype(np.int32)
     codes = np.empty(len(values), dtype=np.int32)
 
     def look_up(start: int) -> None:
@@ -170,3 +170,7 @@ def integer_codes(values: np.ndarray, vocabulary: pa.Array) -> np.ndarray | None
 
     parallel_map(look_up, range(0, len(values), BLOCK_ROWS))
     return codes
+
+
+#: A canonical decimal integer of at most :data:`MAX_DIGITS` digits.
+_CANONICAL = f"^(0|[1-9][0-9]{{0,{MAX_DIGITS - 1}}})$"

@@ -274,7 +274,7 @@ def _looked_up(values: pa.Array, candidates: pa.Array, groups: _PrintGroups) -> 
     equal candidate of each, or -1; None on a collision. A block of values at a time on
     the thread pool, each block's prints sorted and searched in that order (a search
     that starts where the last one ended, several times faster than random probes)."""
-    found = np.full(len(values), -1, dtype=np.int64)
+    found = np.full(len(values), -1, dtype=np.int32 if len(candidates) < 2**31 else np.int64)
     if len(groups.distinct) == 0:
         return found
     last = len(groups.distinct) - 1
@@ -402,21 +402,25 @@ def _first_of_runs(keys: np.ndarray, selected: np.ndarray, out: np.ndarray) -> N
 def sorted_codes(strings: pa.Array) -> np.ndarray:
     """Codes equal for equal strings and different for different ones (int32), in
     order of first appearance (as ``dictionary_encode`` numbers them), found through
-    :class:`StringIndex` (never by hashing); a null is coded as one more string.
+    :class:`StringIndex` (never by hashing); nulls share one code.
 
     Examples
     --------
     >>> sorted_codes(pa.array(["b", "a", "b", "c"], pa.large_string()))
     array([0, 1, 0, 2], dtype=int32)
     """
-    first = StringIndex(strings).first_of_self()
+    index = StringIndex(strings)
+    groups = index._groups
+    if groups is not None:  # each group numbered by the place of its first string
+        rank = np.empty(len(groups.first), dtype=np.int32)
+        rank[np.argsort(groups.first)] = np.arange(len(groups.first), dtype=np.int32)
+        return rank[groups.group]
+    first = index.first_of_self()
     if len(first) and (first < 0).any():  # nulls: all equal, the first of them
         nulls = first < 0
         first[nulls] = int(np.argmax(nulls))
-    # The first of each string's row is where the codes rise: number those in order.
-    is_first = first == np.arange(len(first))
-    rank = np.cumsum(is_first, dtype=np.int64) - 1
-    return rank[first].astype(np.int32)
+    _, codes = np.unique(first, return_inverse=True)  # first rows rise with appearance
+    return codes.reshape(-1).astype(np.int32)
 
 
 def run_starts(strings: pa.Array) -> np.ndarray:
