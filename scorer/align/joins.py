@@ -364,6 +364,9 @@ def _first_of_matched(matches: np.ndarray, strings: pa.Array) -> np.ndarray:
     matched = matches >= 0
     empty = empty_strings(strings, null_is_empty=False)
     empty &= ~matched
+    n_other = n - int(np.count_nonzero(matched)) - int(np.count_nonzero(empty))
+    if 2 * n_other > n:  # mostly other strings: no shortcut worth a copy of them
+        return StringIndex(strings).first_of_self()
     first = np.full(n, -1, dtype=np.int64)
     _first_of_runs(matches, matched, first)
     if empty.any():  # empty strings are all equal: the first of them
