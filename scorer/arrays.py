@@ -9,18 +9,21 @@ layout allows, bit packing for booleans.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-#: Rows a chunked pass over a column handles at a time: large enough that the loop
-#: over chunks costs nothing, small enough that a chunk's temporaries are a few MiB.
-CHUNK_ROWS = 1 << 20
+#: Rows a pass over a column takes at a time where a temporary per row would add to a
+#: run's peak memory: large enough that the loop costs nothing, small enough that a
+#: block's temporaries are a few MiB. Every input runs the same code, in one block or
+#: in several.
+BLOCK_ROWS = 1 << 18
 
 _Item = TypeVar("_Item")
 _Result = TypeVar("_Result")
@@ -127,10 +130,10 @@ def longest_string(strings: pa.Array) -> int:
         return int(pc.max(pc.binary_length(strings)).as_py() or 0)
 
     def longest_in(start: int) -> int:
-        chunk = offsets[start : start + CHUNK_ROWS + 1]
-        return int(np.subtract(chunk[1:], chunk[:-1]).max(initial=0))
+        block = offsets[start : start + BLOCK_ROWS + 1]
+        return int(np.subtract(block[1:], block[:-1]).max(initial=0))
 
-    return max(on_two_cores(longest_in, range(0, len(strings), CHUNK_ROWS)), default=0)
+    return max(parallel_map(longest_in, range(0, len(strings), BLOCK_ROWS)), default=0)
 
 
 def byte_rows(data: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
@@ -171,7 +174,7 @@ def holds_any_byte(data: np.ndarray, values: Sequence[int]) -> bool:
     wanted = np.zeros(256, dtype=bool)
     wanted[list(values)] = True
     low, high = min(values), max(values)
-    step = CHUNK_ROWS * 16
+    step = BLOCK_ROWS * 16
     for start in range(0, len(data), step):
         chunk = data[start : start + step]
         if chunk.min() > high or chunk.max() < low:
@@ -197,9 +200,9 @@ def empty_strings(strings: pa.Array, null_is_empty: bool = True) -> np.ndarray:
         lengths = pc.binary_length(strings)
         return to_numpy(lengths, fill=0 if null_is_empty else 1) == 0
     empty = np.empty(len(strings), dtype=bool)
-    for start in range(0, len(strings), CHUNK_ROWS):
-        chunk = offsets[start : start + CHUNK_ROWS + 1]
-        np.equal(chunk[1:], chunk[:-1], out=empty[start : start + len(chunk) - 1])
+    for start in range(0, len(strings), BLOCK_ROWS):
+        block = offsets[start : start + BLOCK_ROWS + 1]
+        np.equal(block[1:], block[:-1], out=empty[start : start + len(block) - 1])
     if strings.null_count:
         valid = to_numpy(strings.is_valid())
         empty = empty | ~valid if null_is_empty else empty & valid
@@ -217,13 +220,8 @@ def rows_to_strings(rows: np.ndarray) -> pa.Array:
     ['ab', 'cd']
     """
     rows = np.ascontiguousarray(rows, dtype=np.uint8)
-    offsets = np.empty(len(rows) + 1, dtype=np.int64)
-
-    def place(start: int) -> None:  # a chunk at a time, on two cores: no temporary
-        chunk = offsets[start : start + CHUNK_ROWS]
-        np.multiply(np.arange(start, start + len(chunk)), rows.shape[1], out=chunk)
-
-    on_two_cores(place, range(0, len(offsets), CHUNK_ROWS))
+    offsets = np.arange(len(rows) + 1, dtype=np.int64)
+    offsets *= rows.shape[1]
     return pa.Array.from_buffers(
         pa.large_string(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(rows.reshape(-1))]
     )
@@ -397,34 +395,56 @@ def text_column(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     return pc.fill_null(values, "") if values.null_count else values
 
 
-def on_two_cores(function: Callable[[_Item], _Result], items: Iterable[_Item]) -> list[_Result]:
-    """``function`` of each item, in order, two items at a time on two threads.
+def _workers() -> int:
+    """The threads the process's pool may start: one per core, none under a cap on the
+    address space (``ulimit -v``), where each thread reserves megabytes of it for its
+    stack and a thread the system cannot start ends some libraries (Arrow's thread
+    pools) with an abort, where an allocation that fails is an error to report."""
+    try:
+        import resource
+    except ImportError:  # not a POSIX system: no such cap
+        return os.cpu_count() or 1
+    capped = resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
+    return 0 if capped else os.cpu_count() or 1
 
-    For chunked passes whose work is numpy's or Arrow's (both release the GIL), so
-    that both cores work; each chunk's temporaries are small, so two in flight cost
-    little memory. An exception in any call is raised here.
+
+#: Threads the process's one pool runs (:func:`thread_pool`): ``os.cpu_count()``, or 0
+#: under a cap on the address space, where every task runs on the thread that asks
+#: for it. Arrow's readers take the same choice (``use_threads=WORKERS > 0``).
+WORKERS = _workers()
+
+
+def parallel_map(function: Callable[[_Item], _Result], items: Iterable[_Item]) -> list[_Result]:
+    """``function`` of each item, in order, spread over the process's one thread pool
+    (:func:`thread_pool`: a worker per core).
+
+    For passes whose work is numpy's or Arrow's (both release the GIL), a block of
+    rows an item, so that every core works while each block's temporaries stay small.
+    Called from a worker of the pool, or for fewer than two items, the items are taken
+    in turn on the calling thread: a task never waits for the pool it runs on. An
+    exception in any call is raised here.
 
     Examples
     --------
-    >>> on_two_cores(lambda start: start * 2, range(3))
+    >>> parallel_map(lambda start: start * 2, range(3))
     [0, 2, 4]
     """
     items = list(items)
-    if len(items) < 2:  # nothing to share: no thread is started
+    if len(items) < 2 or WORKERS < 2 or getattr(_in_pool, "worker", False):
         return [function(item) for item in items]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return list(pool.map(function, items))
+    futures = [submit(function, item) for item in items]
+    return [future.result() for future in futures]
 
 
-def all_on_two_cores(check: Callable[[_Item], bool], items: Iterable[_Item]) -> bool:
-    """Whether ``check`` holds for every item: the first alone (most refusals show
-    there), then the rest two at a time (:func:`on_two_cores`); once one fails, the
-    items not yet begun are not looked at.
+def parallel_all(check: Callable[[_Item], bool], items: Iterable[_Item]) -> bool:
+    """Whether ``check`` holds for every item (:func:`parallel_map`): the first alone
+    (most refusals show there), then the rest; once one fails, the items not yet
+    begun are not looked at.
 
     Examples
     --------
     >>> seen = []
-    >>> all_on_two_cores(lambda item: seen.append(item) or item > 0, [0, 1, 2]), seen
+    >>> parallel_all(lambda item: seen.append(item) or item > 0, [0, 1, 2]), seen
     (False, [0])
     """
     items = list(items)
@@ -438,28 +458,56 @@ def all_on_two_cores(check: Callable[[_Item], bool], items: Iterable[_Item]) -> 
 
     if items and not checked(items[0]):
         return False
-    return all(on_two_cores(checked, items[1:]))
+    return all(parallel_map(checked, items[1:]))
 
 
-def full_on_two_cores(shape: tuple[int, int], value: int, dtype: type) -> np.ndarray:
-    """``np.full(shape, value, dtype)``, a large one's rows filled on two threads: its
-    fresh pages are first touched there, and the kernel hands them out to both at once
-    (at OTTO scale a 400 MB matrix: 0.36 s on one core).
+def submit(function: Callable[..., _Result], *args: object) -> Future[_Result]:
+    """Run ``function(*args)`` on the process's thread pool (:func:`thread_pool`); on
+    this thread at once when the pool has no worker (:data:`WORKERS`).
+
+    A thread the system cannot start (no memory left for its stack) is a
+    ``MemoryError``, as any other allocation that fails.
 
     Examples
     --------
-    >>> full_on_two_cores((3, 2), -1, np.int32)
-    array([[-1, -1],
-           [-1, -1],
-           [-1, -1]], dtype=int32)
+    >>> submit(sum, [1, 2]).result()
+    3
     """
-    array = np.empty(shape, dtype=dtype)
-    if array.nbytes < _SHARED_FILL_BYTES:  # not worth a thread
-        array.fill(value)
-        return array
-    half = (shape[0] + 1) // 2
-    on_two_cores(lambda rows: array[rows].fill(value), [slice(0, half), slice(half, None)])
-    return array
+    if WORKERS == 0:
+        done: Future[_Result] = Future()
+        try:
+            done.set_result(function(*args))
+        except BaseException as exc:  # given to the caller by result(), as from a thread
+            done.set_exception(exc)
+        return done
+    try:
+        return thread_pool().submit(_as_worker, function, *args)
+    except RuntimeError as exc:  # "can't start new thread"
+        raise MemoryError(f"no memory for a thread ({exc})") from exc
 
 
-_SHARED_FILL_BYTES = 1 << 24
+def thread_pool() -> ThreadPoolExecutor:
+    """The process's one thread pool: :data:`WORKERS` threads (one per core), made on
+    first use and kept for the process's life.
+
+    Examples
+    --------
+    >>> thread_pool() is thread_pool()
+    True
+    """
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=max(WORKERS, 1), thread_name_prefix="scorer")
+        return _POOL
+
+
+def _as_worker(function: Callable[..., _Result], *args: object) -> _Result:
+    """Call ``function`` marked as running on the pool (see :func:`parallel_map`)."""
+    _in_pool.worker = True
+    return function(*args)
+
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+_in_pool = threading.local()

@@ -33,7 +33,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.align.fingerprints import string_prints
+from scorer.align.joins import string_prints
 from scorer.align.target_types import TargetTypes
 from scorer.arrays import one_chunk, string_bytes, to_arrow
 from scorer.check.findings import MAX_EXPONENTIAL_GRADE, Wording, merge_findings, raise_findings

@@ -11,7 +11,7 @@ values into a :class:`~scorer.result.ScoreResult`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -28,10 +28,9 @@ from scorer.align.rankings import (
     SparseRankings,
     build_rankings,
     distinct_items,
-    item_prints,
 )
 from scorer.align.target_types import TargetTypes, typed_solution, typed_submission
-from scorer.arrays import to_numpy
+from scorer.arrays import submit, to_numpy
 from scorer.check.grades import GradedTruth
 from scorer.check.hints import Hint, prediction_hints, solution_hints
 from scorer.check.shapes import (
@@ -202,7 +201,6 @@ class Checked:
     solution: Solution
     submission: Submission | None
     truth: GroundTruth | GradedTruth
-    prints: np.ndarray
     width: int
     segments: Segments | None
     options: Options
@@ -229,28 +227,24 @@ def read_and_check(
     ``keep_candidates``: keep them for the pair measures' non-relevant items; ``known_types``:
     the whole solution's target types, for a part of a run; ``scored``: each submission
     cell is one ``label confidence`` pair, for ``GAP``)."""
-    with ThreadPoolExecutor(max_workers=1) as other_core:
-        # The solution's lists are encoded on the other core while this one checks the
-        # solution's rows, reads and checks the submission and makes the predictions'
-        # prints (numpy and Arrow release the GIL). All are pure, so the result is the
-        # same whatever the timing. An invalid solution or submission still raises
-        # here, once the other core is done. At H&M scale the two cores' shares now
-        # take about as long (docs/performance.md, "Where the time goes").
-        half = _solution_half(inputs, options, limits, exponential, known_types, other_core)
+    # The solution's lists are encoded on the thread pool while this thread checks the
+    # solution's rows, reads and checks the submission (numpy and Arrow release the
+    # GIL). All are pure, so the result is the same whatever the timing. An invalid
+    # solution or submission still raises here, once the encoding is done.
+    half = _solution_half(inputs, options, limits, exponential, known_types)
+    try:
         submission = _submission_half(inputs, half, limits, every_quote, scored)
         if not keep_candidates:
             half.candidates = None  # checked against: not read again
-        n_users = half.solution.n_rows
         predictions = submission.predictions
         width = int(min(row_bound(half.options.k), predictions.lengths.max(initial=0)))
-        # Made while the other core may still be encoding: prints need no vocabulary.
-        prints = item_prints(predictions, submission.user_of_row, n_users, width)
         truth = half.truth.result()
+    finally:
+        wait([half.truth])  # an error raised here waits for the encoding to end
     return Checked(
         half.solution,
         submission,
         truth,
-        prints,
         width,
         half.segments,
         half.options,
@@ -264,7 +258,7 @@ def read_and_check(
 @dataclass
 class _SolutionHalf:
     """The solution read and its rows checked, its relevant items being encoded on the
-    other core (``truth``); ``options`` as applied (a trec_eval file sets some)."""
+    thread pool (``truth``); ``options`` as applied (a trec_eval file sets some)."""
 
     solution: Solution
     truth: Future[GroundTruth | GradedTruth]
@@ -282,10 +276,9 @@ def _solution_half(
     limits: ReadLimits | None,
     exponential: tuple[str, ...],
     known_types: tuple[str, ...] | None,
-    other_core: ThreadPoolExecutor,
 ) -> _SolutionHalf:
     """Read the solution, set aside its segment, type and candidates columns, hand its
-    relevant items to ``other_core`` to encode, check its rows and read the candidates."""
+    relevant items to the thread pool to encode, check its rows and read the candidates."""
     candidate_column, candidate_table = candidate_source(options, inputs.candidates)
     shaped = read_solution(
         inputs.solution, options, inputs.row_id_column_name, inputs.segment_column_name, limits
@@ -303,9 +296,9 @@ def _solution_half(
     table = _with_empty_token(table, columns.target_name, options)
     targets = table.column(columns.target_name)
     if grade_name is None:
-        truth = other_core.submit(_ground_truth, targets)
+        truth = submit(_ground_truth, targets)
     else:
-        truth = other_core.submit(
+        truth = submit(
             GradedTruth.from_columns,
             targets,
             table.column(grade_name),
@@ -314,18 +307,22 @@ def _solution_half(
             options.relevance_threshold,
             exponential,
         )
-    judged = split_lists(targets) if options.unjudged == "drop" else None
-    solution = check_solution(table, columns, shaped.problems)
-    del table, targets  # at H&M scale, free the raw cells early
-    candidates = read_candidates(
-        candidate_cells,
-        candidate_table,
-        solution,
-        options.candidate_rule,
-        limits,
-        typed,
-        options.target_type_column_name,
-    )
+    try:
+        judged = split_lists(targets) if options.unjudged == "drop" else None
+        solution = check_solution(table, columns, shaped.problems)
+        del table, targets  # at H&M scale, free the raw cells early
+        candidates = read_candidates(
+            candidate_cells,
+            candidate_table,
+            solution,
+            options.candidate_rule,
+            limits,
+            typed,
+            options.target_type_column_name,
+        )
+    except BaseException:
+        wait([truth])  # the encoding ends before the error leaves
+        raise
     segments = None if segment_column is None else Segments.from_column(*segment_column)
     return _SolutionHalf(
         solution, truth, options, judged, shaped.n_unjudged, typed, candidates, segments
@@ -342,7 +339,7 @@ def _submission_half(
     """Read the submission in the solution's shape (its types and empty token) and check
     it against the checked solution and candidates."""
     options, solution = half.options, half.solution
-    table, found = read_submission(inputs.submission, options, solution, limits, scored)
+    table, found = read_submission(inputs.submission, options, solution, limits)
     table, typed_found = _typed_submission(table, solution.row_id_name, half.typed, options)
     table = _with_empty_token(table, solution.target_name, options)
     return check_submission(
@@ -439,9 +436,7 @@ def align(checked: Checked, k: int) -> Aligned:
     predictions, user_of_row = submission.predictions, submission.user_of_row
     confidence = submission.confidence  # scored predictions (GAP), else None
     n_users = checked.solution.n_rows
-    rankings = build_rankings(
-        predictions, user_of_row, n_users, checked.width, truth.vocabulary, checked.prints
-    )
+    rankings = build_rankings(predictions, user_of_row, n_users, checked.width, truth.vocabulary)
     hints = prediction_hints(predictions, user_of_row, n_users)
     host_hints = solution_hints(predictions, user_of_row, n_users, truth.vocabulary)
     del submission
@@ -487,8 +482,7 @@ def _judged_rankings(
     kept = drop_unjudged(predictions, user_of_row, checked.judged)  # type: ignore[arg-type]
     n_users = checked.solution.n_rows
     width = int(min(k, kept.lengths.max(initial=0)))
-    prints = item_prints(kept, user_of_row, n_users, width)
-    rankings = build_rankings(kept, user_of_row, n_users, width, truth.vocabulary, prints)
+    rankings = build_rankings(kept, user_of_row, n_users, width, truth.vocabulary)
     return rankings, rankings.first_occurrence()
 
 
@@ -633,9 +627,8 @@ def row_findings(solution: Solution, aligned: Aligned, options: Options) -> list
 
 
 def _ground_truth(targets: pa.Array) -> GroundTruth:
-    """The solution's relevant sets, from its target column (items that are all
-    canonical decimal integers read as their values)."""
-    return GroundTruth.from_lists(ListCells(targets).split(integers=True))
+    """The solution's relevant sets, from its target column."""
+    return GroundTruth.from_lists(ListCells(targets).split())
 
 
 def leaderboard_keys(measures: Sequence[Measure], legacy: bool) -> dict[str, str]:

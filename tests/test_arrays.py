@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from unittest import mock
 
 import numpy as np
@@ -71,7 +72,7 @@ BYTE_SETS = st.sets(st.integers(0, 255), min_size=1, max_size=4)
 @given(st.binary(max_size=64), BYTE_SETS, st.integers(1, 4))
 def test_holds_any_byte_is_a_search_for_each_byte(data, values, chunk):
     # Chunks of 16 to 64 bytes: the search crosses every boundary these short texts have.
-    with mock.patch.object(scorer.arrays, "CHUNK_ROWS", chunk):
+    with mock.patch.object(scorer.arrays, "BLOCK_ROWS", chunk):
         found = holds_any_byte(np.frombuffer(data, dtype=np.uint8), sorted(values))
     assert found == any(bytes([value]) in data for value in values)
 
@@ -96,9 +97,33 @@ def test_joined_strings_are_the_chunks_in_order(chunks, slice_starts, with_null)
     assert arrays == [None] * len(arrays)  # each chunk let go once copied
 
 
-@pytest.mark.parametrize("rows", [1, 2, 5])
-def test_full_on_two_cores_is_numpys_full(monkeypatch, rows) -> None:
-    monkeypatch.setattr(scorer.arrays, "_SHARED_FILL_BYTES", 0)  # the two-thread fill at any size
-    filled = scorer.arrays.full_on_two_cores((rows, 3), -1, np.int32)
-    assert filled.dtype == np.int32
-    assert np.array_equal(filled, np.full((rows, 3), -1, dtype=np.int32))
+def test_parallel_map_keeps_the_order_and_raises_what_a_call_raises() -> None:
+    assert scorer.arrays.parallel_map(lambda n: n * n, range(7)) == [n * n for n in range(7)]
+
+    def fails_on_three(n: int) -> int:
+        if n == 3:
+            raise ValueError("three")
+        return n
+
+    with pytest.raises(ValueError, match="three"):
+        scorer.arrays.parallel_map(fails_on_three, range(6))
+
+
+def test_a_task_on_the_pool_never_waits_for_the_pool() -> None:
+    """A pass started on a worker (the solution's encoding calls passes of its own) runs
+    its items in turn on that worker, whatever the number of workers: no deadlock."""
+    threads = scorer.arrays.submit(
+        scorer.arrays.parallel_map, lambda _: threading.get_ident(), range(5)
+    ).result(timeout=60)
+    assert len(set(threads)) == 1
+    assert scorer.arrays.thread_pool() is scorer.arrays.thread_pool()
+
+
+def test_a_thread_the_system_cannot_start_is_out_of_memory(monkeypatch) -> None:
+    class NoThreads:
+        def submit(self, *args: object) -> None:
+            raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(scorer.arrays, "thread_pool", NoThreads)
+    with pytest.raises(MemoryError, match="no memory for a thread"):
+        scorer.arrays.parallel_map(abs, [1, 2])

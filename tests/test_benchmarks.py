@@ -1,7 +1,7 @@
 """The benchmark data are right: the generator's exact MAP@10 is what the scorer computes.
 
 No timing here (benchmarks/run.py does that); only correctness at small N, including
-the fast paths the scorer takes for large columns of equally long ids.
+the exact fallback every join takes when keyed prints collide.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 
 from scorer import evaluate, score
 from tests.benchmark_modules import load
-from tests.fast_paths import force_fast_paths
+from tests.seams import collide_prints
 
 generate = load("generate")
 run = load("run")
@@ -61,12 +61,9 @@ def test_dataframes_and_paths_agree_bit_for_bit(dataset) -> None:
     assert score(solution.iloc[::-1], shuffled, "customer_id") == from_paths
 
 
-@pytest.mark.parametrize("route", ["fingerprints", "fingerprint collisions"])
-def test_fast_paths_give_the_exact_map(dataset, monkeypatch, route: str) -> None:
-    """Force the fingerprint joins (normally only for 50,000+ rows), then make every
-    fingerprint collide so that each one falls back to the exact Arrow join."""
-    collide = route == "fingerprint collisions"
-    force_fast_paths(monkeypatch, chunk_rows=1_000, block_rows=300, collide=collide)
+def test_print_collisions_give_the_exact_map(dataset, monkeypatch) -> None:
+    """Every keyed print equal: each join falls back to the exact sort of the strings."""
+    collide_prints(monkeypatch)
     expected = dataset.exact_map
     result = evaluate(dataset.solution, dataset.submission)
     assert close(result.score, expected)

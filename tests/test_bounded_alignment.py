@@ -1,9 +1,10 @@
-"""The bounded-cost routes of alignment against plain Python: sort-based joins and
-codes, blank cells squeezed on their bytes, sparse wide rankings, a huge k."""
+"""The bounded-cost routes of alignment against plain Python: the join of strings and
+its codes, blank cells squeezed on their bytes, sparse wide rankings, a huge k."""
 
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -13,18 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import ParticipantVisibleError, evaluate
-from scorer.align import fingerprints, item_lists, joins
+from scorer.align import item_lists, joins
 from scorer.align import rankings as rankings_module
 from scorer.align.item_lists import ListCells, split_lists
-from scorer.align.joins import StringIndex, sorted_codes, sorted_first_index
+from scorer.align.joins import StringIndex, sorted_codes
 from tests.arrow_collisions import colliding_ids
-from tests.fast_paths import force_fast_paths
+from tests.seams import collide_prints
 
 short_texts = st.text(alphabet="ab\u00e9 ", max_size=3)
-
-
-def _colliding_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray:
-    return np.zeros(len(strings), dtype=np.int64)  # every string shares one print
 
 
 @pytest.mark.parametrize("prints", ["keyed", "colliding"])
@@ -34,15 +31,15 @@ def _colliding_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray:
     st.booleans(),
 )
 @settings(max_examples=60)
-def test_sorted_first_index_is_a_first_match_lookup(
+def test_string_index_is_a_first_match_lookup(
     prints: str, values: list, candidates: list[str], nulls: bool
 ) -> None:
     values = values if nulls else [v for v in values if v is not None]
     with pytest.MonkeyPatch.context() as patch:
         if prints == "colliding":
-            patch.setattr(joins, "string_prints", _colliding_prints)
-        found = sorted_first_index(pa.array(values, pa.string()), pa.array(candidates))
-        itself = sorted_first_index(pa.array(values, pa.large_string()))
+            collide_prints(patch)
+        found = StringIndex(pa.array(candidates)).find(pa.array(values, pa.string()))
+        itself = StringIndex(pa.array(values, pa.large_string())).first_of_self()
     expected = [candidates.index(v) if v in candidates else -1 for v in values]
     assert found.tolist() == expected
     assert itself.tolist() == [-1 if v is None else values.index(v) for v in values]
@@ -50,22 +47,22 @@ def test_sorted_first_index_is_a_first_match_lookup(
 
 def test_string_prints_are_equal_for_equal_strings_only_and_keyed() -> None:
     strings = pa.array(["", "a", "ab", "ab", "abcdefghij", "abcdefghik", "a"], pa.large_string())
-    key = fingerprints.print_key()
-    prints = fingerprints.string_prints(strings, key).tolist()
+    key = joins.print_key()
+    prints = joins.string_prints(strings, key).tolist()
     assert [[a == b for b in prints] for a in prints] == [
         [a == b for b in strings.to_pylist()] for a in strings.to_pylist()
     ]
-    assert fingerprints.string_prints(strings, key).tolist() == prints
-    assert fingerprints.string_prints(strings, fingerprints.print_key()).tolist() != prints
+    assert joins.string_prints(strings, key).tolist() == prints
+    assert joins.string_prints(strings, joins.print_key()).tolist() != prints
 
 
-@pytest.mark.parametrize("route", ["sort", "fingerprints", "collisions"])
+@pytest.mark.parametrize("route", ["prints", "collisions"])
 @given(st.lists(st.sampled_from(["ab", "ba", "aa", "bb"]), max_size=12))
 @settings(max_examples=40)
 def test_sorted_codes_are_equal_exactly_for_equal_strings(route: str, strings: list[str]) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        if route != "sort":
-            force_fast_paths(patch, chunk_rows=2, block_rows=2, collide=route == "collisions")
+        if route == "collisions":
+            collide_prints(patch)
         codes = sorted_codes(pa.array(strings, pa.large_string())).tolist()
     assert [[a == b for b in codes] for a in codes] == [[a == b for b in strings] for a in strings]
     assert sorted(set(codes)) == list(range(len(set(strings))))
@@ -94,7 +91,7 @@ def test_ids_sharing_arrow_hash_are_joined_exactly() -> None:
 )
 def test_list_cells_squeeze_whitespace_and_count_items_as_str_split(values: list) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(item_lists, "CHUNK_ROWS", 3)  # the running counts cross chunks
+        patch.setattr(item_lists, "BLOCK_ROWS", 3)  # the running counts cross blocks
         cells = ListCells(pa.array(values, pa.large_string()))
         lengths = cells.lengths.tolist()
         lists = cells.split()
@@ -105,11 +102,11 @@ def test_list_cells_squeeze_whitespace_and_count_items_as_str_split(values: list
 
 
 @pytest.mark.parametrize("at", range(1, 40))
-def test_two_spaces_are_found_across_every_chunk_boundary(at: int) -> None:
-    # Chunks of 16 bytes: the two spaces straddle a boundary at 15 | 16 and 31 | 32.
+def test_two_spaces_are_found_across_every_block_boundary(at: int) -> None:
+    # Blocks of 16 bytes: the two spaces straddle a boundary at 15 | 16 and 31 | 32.
     cell = "a" * at + "  " + "b" * (40 - at)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(item_lists, "CHUNK_ROWS", 1)
+        patch.setattr(item_lists, "BLOCK_ROWS", 1)
         cells = ListCells(pa.array(["c d", cell], pa.large_string()))
     assert cells.cells.to_pylist() == ["c d", " ".join(cell.split())]
 
@@ -197,3 +194,20 @@ def test_huge_k_on_the_command_line(tmp_path) -> None:
     path = tmp_path / "s.csv"
     path.write_text("id,items\nu1,a b\n")
     assert main([str(path), str(path), "-k", str(2**64)]) == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    texts=st.lists(st.one_of(st.sampled_from(["a  b", "\t7 x", "", " é"]), st.none()), max_size=12),
+    data=st.data(),
+)
+def test_list_cells_of_a_column_in_chunks_are_the_joined_cells(texts, data) -> None:
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(texts)), max_size=4)))
+    bounds = [0, *cuts, len(texts)]
+    column = pa.array(texts, pa.large_string())
+    chunks = [column.slice(a, b - a) for a, b in pairwise(bounds)]
+    chunked = ListCells(pa.chunked_array(chunks, pa.large_string()))
+    whole = ListCells(column)
+    assert chunked.lengths.tolist() == whole.lengths.tolist()
+    assert chunked.cells.to_pylist() == whole.cells.to_pylist()
+    assert chunked.split().tokens.to_pylist() == whole.split().tokens.to_pylist()

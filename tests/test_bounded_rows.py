@@ -1,8 +1,8 @@
-"""The per-row work that bounds memory: the same answers a chunk at a time.
+"""The per-row work that bounds memory: the same answers a block at a time.
 
-Duplicate and first-occurrence finding, emptiness, prints and hits are made in chunks
+Duplicate and first-occurrence finding, emptiness, prints and hits are made in blocks
 (docs/formats-and-limits.md, "Resource contract"); these tests compare them with plain references
-at chunk sizes small enough for every loop to take several turns.
+at block sizes small enough for every loop to take several turns.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import ParticipantVisibleError, evaluate
-from scorer.align import fingerprints, joins
+from scorer.align import joins
 from scorer.align.joins import StringIndex
 from scorer.arrays import empty_strings
-from tests.fast_paths import force_fast_paths
+from tests.seams import collide_prints, small_blocks
 
 ids = st.sampled_from(["a", "b", "c", "x", "y", "", "ab"])
 
@@ -29,7 +29,7 @@ def test_first_of_self_given_matches_is_the_first_equal_string(values, chunk_row
     solution = ["b", "a", "ab"]  # "x", "y", "c" and "" are unmatched
     strings = pa.array(values, pa.large_string())
     with pytest.MonkeyPatch.context() as patch:
-        force_fast_paths(patch, chunk_rows=chunk_rows, block_rows=2)
+        small_blocks(patch, chunk_rows)
         matches = StringIndex(pa.array(solution, pa.large_string())).find(strings)
         first = StringIndex(strings).first_of_self(matches)
     expected = [-1 if v is None else values.index(v) for v in values]
@@ -42,7 +42,7 @@ def test_first_of_self_given_matches_is_the_first_equal_string(values, chunk_row
 def test_empty_strings_of_sliced_arrays(values) -> None:
     strings = pa.array(["zz", *values, "q"], pa.large_string()).slice(1, len(values))
     with pytest.MonkeyPatch.context() as patch:
-        force_fast_paths(patch, chunk_rows=2, block_rows=2)
+        small_blocks(patch, 2)
         empty = empty_strings(strings).tolist()
         strict = empty_strings(strings, null_is_empty=False).tolist()
     assert empty == [v is None or v == "" for v in values]
@@ -79,7 +79,7 @@ def test_duplicated_ids_are_counted_and_shown_as_from_a_plain_scan(row_ids) -> N
     messages = []
     for chunk_rows in (2, 3, 1 << 20):
         with pytest.MonkeyPatch.context() as patch:
-            force_fast_paths(patch, chunk_rows=chunk_rows, block_rows=2)
+            small_blocks(patch, chunk_rows)
             with pytest.raises(
                 ParticipantVisibleError, match=r"Unknown|Missing|Duplicated"
             ) as error:
@@ -95,13 +95,13 @@ def test_duplicated_ids_are_counted_and_shown_as_from_a_plain_scan(row_ids) -> N
 def test_string_prints_of_many_lengths_in_small_blocks(block_rows) -> None:
     values = [f"{i % 7}" * (i % 5) for i in range(60)]
     strings = pa.array(values, pa.large_string())
-    key = fingerprints.print_key()
+    key = joins.print_key()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(fingerprints, "_BLOCK_ROWS", block_rows)
-        prints = fingerprints.string_prints(strings, key).tolist()
+        patch.setattr(joins, "_MIX_ROWS", block_rows)
+        prints = joins.string_prints(strings, key).tolist()
     patched_equal = [[a == b for b in prints] for a in prints]
     assert patched_equal == [[a == b for b in values] for a in values]
-    assert prints == fingerprints.string_prints(strings, key).tolist()  # the default blocks
+    assert prints == joins.string_prints(strings, key).tolist()  # the default blocks
 
 
 @pytest.mark.parametrize("collide", [False, True])
@@ -114,9 +114,11 @@ def test_repeated_relevant_items_score_alike_in_any_chunks(collide) -> None:
     rows = ["a1 a1 b2 a1", "b2 b2 b2", "a1 c3 a1", "c3 c3"]
     submission = pd.DataFrame({"id": ids[::-1], "items": [rows[i % 4] for i in range(n)]})
     results = []
-    for chunk_rows, block_rows in ((1 << 20, 1 << 13), (3, 2), (1, 1)):
+    for chunk_rows in (1 << 20, 3, 1):
         with pytest.MonkeyPatch.context() as patch:
-            force_fast_paths(patch, chunk_rows=chunk_rows, block_rows=block_rows, collide=collide)
+            small_blocks(patch, chunk_rows)
+            if collide:
+                collide_prints(patch)
             result = evaluate(solution, submission, "id", metrics=["MAP@4", "nDCG@4", "P@4"])
         results.append((result.metrics, result.warnings, result.user_hits.tolist()))
     assert results[0] == results[1] == results[2]
@@ -130,7 +132,7 @@ def test_first_of_runs_keeps_each_key_s_first_position() -> None:
     selected = np.array([True, True, False, True, True, True, False])
     out = np.full(len(keys), -7)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(joins, "CHUNK_ROWS", 2)
+        patch.setattr(joins, "BLOCK_ROWS", 2)
         joins._first_of_runs(keys, selected, out)
     assert out.tolist() == [0, 1, -7, 0, 4, 1, -7]
 
@@ -143,26 +145,10 @@ def test_id_hints_are_the_same_a_chunk_at_a_time() -> None:
     messages = []
     for chunk_rows in (1 << 20, 2, 1):
         with pytest.MonkeyPatch.context() as patch:
-            force_fast_paths(patch, chunk_rows=chunk_rows, block_rows=2)
+            small_blocks(patch, chunk_rows)
             with pytest.raises(ParticipantVisibleError, match="Unknown row ids") as error:
                 evaluate(solution, submission, "id")
             messages.append(str(error.value))
     assert "2 submitted row ids would match once surrounding whitespace is removed" in messages[0]
     assert "3 submitted row ids would match once case is ignored" in messages[0]
     assert messages[0] == messages[1] == messages[2]
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    st.lists(st.integers(0, 6), max_size=40).map(lambda v: np.array(v, dtype=np.uint64)),
-    st.integers(1, 4),
-)
-def test_groups_of_prints_a_chunk_at_a_time_are_numpys_unique(prints, chunk_rows):
-    """The first position and the group of each print, a few prints at a time, equal
-    ``np.unique``'s over the whole array (which holds four arrays of its length)."""
-    _, first, group = np.unique(prints, return_index=True, return_inverse=True)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(joins, "CHUNK_ROWS", chunk_rows)
-        chunked_first, chunked_group = joins._groups_of_prints(prints)
-    assert chunked_first.tolist() == first.tolist()
-    assert chunked_group.tolist() == group.reshape(-1).tolist()

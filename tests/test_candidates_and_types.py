@@ -172,7 +172,7 @@ def test_unjudged_items_are_dropped_and_ranks_closed_up(predicted, judged, users
 )
 def test_row_ids_split_at_their_last_separator(row_ids, separator, chunks):
     with pytest.MonkeyPatch.context() as patch:  # the cuts found a chunk at a time
-        patch.setattr(target_types, "CHUNK_ROWS", chunks[0])  # of rows
+        patch.setattr(target_types, "BLOCK_ROWS", chunks[0])  # of rows
         patch.setattr(target_types, "_SPLIT_BYTES", chunks[1])  # of bytes
         typed = split_row_id_types(pa.array(row_ids, pa.large_string()), separator)
     expected = [r.rpartition(separator) for r in row_ids]

@@ -384,34 +384,29 @@ def test_the_command_the_docker_image_runs(expected):
 
 def test_scoring_files_never_imports_pandas(tmp_path):
     """pandas costs a tenth of an H&M-scale run to import; the command line needs none of
-    it. Checked on the fast fixed-width routes (forced at this size) and the general ones."""
+    it. Checked on an H&M-shaped file and the shipped example."""
     data = load("generate").generate(2_000, tmp_path, seed=5)
     code = (
         "import sys\n"
-        "from scorer.align import fingerprints, item_lists, joins, rankings\n"
-        "if sys.argv[1] == 'fast':\n"
-        "    for module in (fingerprints, item_lists, joins, rankings):\n"
-        "        if hasattr(module, 'FIXED_WIDTH_MIN_ROWS'): module.FIXED_WIDTH_MIN_ROWS = 1\n"
         "from scorer.adapters.cli import main\n"
-        "assert main(sys.argv[2:]) == 0\n"
+        "assert main(sys.argv[1:]) == 0\n"
         "assert 'pandas' not in sys.modules, 'pandas was imported'\n"
     )
-    for route in ("fast", "general"):
-        for pair in ((data.solution, data.submission), (SOLUTION, SUBMISSION)):
-            done = run(route, *pair, "--json", command=(sys.executable, "-c", code))
-            assert done.returncode == 0, done.stderr
-    # Integer items and target types (OTTO's shape), read as values on two cores.
+    for pair in ((data.solution, data.submission), (SOLUTION, SUBMISSION)):
+        done = run(*pair, "--json", command=(sys.executable, "-c", code))
+        assert done.returncode == 0, done.stderr
+    # Integer items and target types (OTTO's shape), read as values on the thread pool.
     otto = load("generate_otto")
     (tmp_path / "otto").mkdir()
     otto.write(tmp_path / "otto", otto.generate(3_000, seed=2), 3_000)
     pair = (tmp_path / "otto" / "solution.csv", tmp_path / "otto" / "submission.csv")
-    done = run("general", *pair, "--recipe", "otto-2023", command=(sys.executable, "-c", code))
+    done = run(*pair, "--recipe", "otto-2023", command=(sys.executable, "-c", code))
     assert done.returncode == 0, done.stderr
     (tmp_path / "in" / "ref").mkdir(parents=True)
     (tmp_path / "in" / "res").mkdir()
     (tmp_path / "in" / "ref" / "solution.csv").write_bytes(data.solution.read_bytes())
     (tmp_path / "in" / "res" / "submission.csv").write_bytes(data.submission.read_bytes())
     codabench = ("codabench", tmp_path / "in", tmp_path / "out")
-    done = run("fast", *codabench, command=(sys.executable, "-c", code))
+    done = run(*codabench, command=(sys.executable, "-c", code))
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "out" / "scores.json").exists()

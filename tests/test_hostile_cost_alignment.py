@@ -224,6 +224,33 @@ def test_one_wide_row_under_a_huge_k_stays_sparse(tmp_path: Path) -> None:
         assert abs(means[f"{name}@{10**6}"] - value / n_users) <= 1e-15, name
 
 
+def test_one_wide_row_costs_what_a_random_file_costs(tmp_path: Path) -> None:
+    """One row of 250,000 items and one of a single item under k = 10**6: the rankings
+    are dense (half their cells hold an item), are placed and read by every measure in
+    whole-array passes, never once per rank (a loop per rank cost 20 times the random
+    file's CPU time)."""
+    wide = " ".join(f"i{j}" for j in range(250_000))
+    solution = _write(tmp_path / "solution.csv", [("u0", "i1 i7 i60000"), ("u1", "i1")])
+    crafted = _write(tmp_path / "wide.csv", [("u0", wide), ("u1", "i1")])
+    users = [f"u{i:05d}" for i in range(len(wide) // 70)]  # a file of about the same size
+    random_solution = _write(tmp_path / "random_solution.csv", [(u, "i1 i7") for u in users])
+    random = _write(
+        tmp_path / "random.csv",
+        [(u, " ".join(f"i{j}" for j in range(n * 9, n * 9 + 9))) for n, u in enumerate(users)],
+    )
+    limits = ["--max-line-bytes", "4MiB", "--max-field-bytes", "4MiB", "-k", 10**6]
+    measures = [part for name in WIDE_MEASURES for part in ("-m", name)]
+    crafted_run = _run(solution, crafted, *limits, *measures)
+    random_run = _run(random_solution, random, *limits, *measures)
+    _assert_bounded(crafted_run, random_run, [solution, crafted], exit_code=0)
+    ap = Fraction(1, 2) + Fraction(2, 8) + Fraction(3, 60_001)
+    assert crafted_run.stdout.startswith(f"MAP@{10**6}: {float((ap / 3 + 1) / 2)!r}\n")
+    ratio = crafted_run.cpu_seconds / random_run.cpu_seconds
+    assert ratio <= MAX_TIME_RATIO, (
+        f"{crafted_run.cpu_seconds:.2f} s of CPU against {random_run.cpu_seconds:.2f} s"
+    )
+
+
 def test_one_wide_row_with_graded_relevance_stays_sparse(tmp_path: Path) -> None:
     """The same wide row against graded relevance: grades are looked up per credited
     prediction, and the ideal orderings come from the solution's pairs."""

@@ -120,10 +120,10 @@ ITEM_FAMILIES: dict[str, Callable[[int], bytes]] = {
     "one-digit integer items": lambda n: _table(
         b"id,items", [i + b",1 2 3 4 5 6 7 8 9 0" for i in _ids(n)]
     ),
-    # ... or of mixed lengths, which take the string route, each item an 8-byte offset
-    # beside its byte and numbered through a sort of keyed prints (once documented as
-    # the known exception: 490 to 533 MiB against 492, freed pages the allocators had
-    # not yet returned included; 433 MiB counted as memory held).
+    # ... or of mixed lengths, which take the join of strings (once documented as the
+    # known exception: 490 to 533 MiB against 492, counted as resident memory with freed
+    # pages the allocators had not yet returned; now counted as memory held, and their
+    # codes numbered by the groups of their keyed prints).
     "one two-byte item among one-byte ones": lambda n: _table(
         b"id,items",
         [i + b",a b c d e f g h i j" for i in _ids(n)[:-1]] + [_ids(n)[-1] + b",ab"],

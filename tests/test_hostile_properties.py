@@ -15,7 +15,6 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 
 from scorer import ParticipantVisibleError, evaluate
-from tests.fast_paths import force_fast_paths
 from tests.hostile import (
     HIDDEN,
     ROW_IDS,
@@ -26,6 +25,7 @@ from tests.hostile import (
     frames,
     submission_bytes,
 )
+from tests.seams import collide_prints, small_blocks
 
 # Derandomized: CI sees the same examples on every run; fuzz/fuzz_submission.py explores.
 BUDGET = settings(max_examples=250, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -44,10 +44,12 @@ def test_any_bytes_end_in_a_score_or_a_participant_error(data: bytes) -> None:
 @BUDGET
 @given(submission_bytes)
 @example(b'customer_id,prediction\nu0,0a 0b\nu1,0b 0c\n0002,0a 0a\nU3,0c 0d\n" u4",a\nNA,0d 0e\n')
-def test_any_bytes_through_the_fixed_width_routes(data: bytes) -> None:
-    """The same properties with every fixed-width route forced, as at H&M scale."""
+def test_any_bytes_in_small_blocks_with_colliding_prints(data: bytes) -> None:
+    """The same properties with every memory-bounding pass in blocks of two rows and
+    every join on its exact fallback (every keyed print equal)."""
     with pytest.MonkeyPatch.context() as patch:
-        force_fast_paths(patch, chunk_rows=2, block_rows=2)
+        small_blocks(patch, 2)
+        collide_prints(patch)
         check_bytes(data)
 
 

@@ -667,18 +667,15 @@ def test_candidate_lookup_is_set_membership(values: list[str], candidates: list[
 
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.text("0123456789", min_size=1, max_size=6), max_size=40), st.booleans())
-def test_candidate_lookup_survives_fingerprint_collisions(values: list[str], collide: bool) -> None:
-    """With every fingerprint equal, the lookup falls back to binary search, same answers."""
+def test_candidate_lookup_survives_print_collisions(values: list[str], collide: bool) -> None:
+    """With every keyed print equal, the lookup falls back to the exact sort, same answers."""
     import scorer.check.hints
-    from scorer.align.fingerprints import KeyIndex
+    from tests.seams import collide_prints
 
     candidates = [v for i, v in enumerate(values) if i % 3 == 0]
     with pytest.MonkeyPatch.context() as patch:
         if collide:
-            patch.setattr(
-                scorer.check.hints, "fingerprints", lambda rows: np.zeros(len(rows), np.int64)
-            )
-            patch.setattr(scorer.check.hints, "KeyIndex", lambda keys: KeyIndex(keys, multiplier=0))
+            collide_prints(patch)
         lookup = scorer.check.hints._Candidates(pa.array(candidates, pa.large_string()))
         found = lookup.contains(pa.array(values, pa.large_string()))
     assert found.tolist() == [value in set(candidates) for value in values]

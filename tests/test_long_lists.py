@@ -2,7 +2,7 @@
 and split again: every outcome (score, warnings, problems) equals the one the joined
 text gives, whatever the options that read a cell's text; the lists' own split
 (:class:`~scorer.align.item_lists.ListCells` of a ``large_list``) equals the text's;
-run heads are told distinct by their fingerprints, and by their bytes once two meet.
+run heads are told distinct by the join of strings (keyed prints, then their bytes).
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate
-from scorer.align import item_lists, joins
 from scorer.align.item_lists import ListCells, joined_lists
+from scorer.align.joins import StringIndex
 from scorer.check.shapes import read_submission
 from scorer.read.columns import StringTable
+from tests.seams import collide_prints
 
 BUDGET = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TOKENS = ["a", "b", "ab", "0706016001", "é", "x,y", "None"]
@@ -88,7 +89,7 @@ def test_pivoted_lists_score_as_their_joined_text_under_every_option(case) -> No
 
 @st.composite
 def item_lists_of(draw: st.DrawFn) -> list[list[str]]:
-    if draw(st.booleans()):  # m items of w bytes in every list: the byte-view route
+    if draw(st.booleans()):  # m items of w bytes in every list
         width, m = draw(st.integers(1, 3)), draw(st.integers(0, 3))
         token = st.text("ab01", min_size=width, max_size=width)
         return draw(st.lists(st.lists(token, min_size=m, max_size=m), min_size=1, max_size=8))
@@ -99,18 +100,13 @@ def item_lists_of(draw: st.DrawFn) -> list[list[str]]:
 @settings(max_examples=200, deadline=None)
 @given(item_lists_of(), st.integers(0, 2))
 def test_list_cells_of_lists_split_as_the_joined_text(lists, skip) -> None:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(item_lists, "FIXED_WIDTH_MIN_ROWS", 1)  # the byte view at any size
-        array = pa.array(lists, LISTS).slice(min(skip, len(lists)))
-        from_lists = ListCells(array)
-        from_text = ListCells(joined_lists(array))
-        split, expected = from_lists.split(), from_text.split()
+    array = pa.array(lists, LISTS).slice(min(skip, len(lists)))
+    from_lists = ListCells(array)
+    from_text = ListCells(joined_lists(array))
+    split, expected = from_lists.split(), from_text.split()
     assert from_lists.lengths.tolist() == from_text.lengths.tolist()
     assert split.tokens.to_pylist() == expected.tokens.to_pylist()
     assert split.tokens.type == pa.large_string()
-    widths = {len(t.encode()) for row in lists[skip:] for t in row}
-    uniform = len(widths) == 1 and len({len(row) for row in lists[skip:]}) == 1
-    assert (split.uniform is not None) == uniform
 
 
 def test_a_missing_list_is_not_taken_for_an_empty_one() -> None:
@@ -120,10 +116,9 @@ def test_a_missing_list_is_not_taken_for_an_empty_one() -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(["aa", "ab", "ba", "bb", "b", ""]), max_size=12), st.booleans())
-def test_strings_distinct_is_whether_no_two_are_equal(strings, colliding) -> None:
+def test_distinct_is_whether_no_two_strings_are_equal(strings, colliding) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(joins, "FIXED_WIDTH_MIN_ROWS", 1)
-        if colliding:  # as if two fingerprints met: the bytes decide
-            patch.setattr(joins, "_prints_distinct", lambda rows: False)
-        got = joins.strings_distinct(pa.array(strings, pa.large_string()))
+        if colliding:  # as if two prints met: the exact sort decides
+            collide_prints(patch)
+        got = StringIndex(pa.array(strings, pa.large_string())).distinct
     assert got == (len(set(strings)) == len(strings))

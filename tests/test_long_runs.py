@@ -97,7 +97,7 @@ def _pivots(rows, encoded: bool):
     cells = pa.array([r[1] for r in rows], pa.large_string())
     ranks = pa.array([r[2] for r in rows], pa.large_string())
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(long_layout, "CHUNK_ROWS", 2)  # the ranks checked in several chunks
+        patch.setattr(long_layout, "BLOCK_ROWS", 2)  # the ranks checked in several chunks
         shortcut = long_to_wide(row_ids, cells, ranks=ranks, find_repeats=False)
     # find_repeats=True never takes the shortcut: the general pivot, the reference.
     return shortcut, long_to_wide(pa.array(ids, pa.large_string()), cells, ranks=ranks)

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from scorer import HostVisibleError, evaluate
 from scorer.measures import REGISTRY, Family, parse
-from tests.fast_paths import force_fast_paths
 from tests.reference_measures import reference_parts, reference_value
+from tests.seams import collide_prints, small_blocks
 
 #: Values tried for an integer parameter (a grade scale G, above every grade drawn below;
 #: 20 makes ERR's fractions Python ints).
@@ -212,9 +212,10 @@ def test_relevance_threshold_matches_the_reference(rows, threshold, cutoffs) -> 
 
 @settings(max_examples=15)
 @given(users, st.booleans(), cutoff_lists)
-def test_fast_paths_match_the_reference(rows, graded, cutoffs) -> None:
+def test_small_blocks_and_colliding_prints_match_the_reference(rows, graded, cutoffs) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        force_fast_paths(patch, chunk_rows=3, block_rows=2)
+        small_blocks(patch, 3)
+        collide_prints(patch)
         check_against_reference(rows, graded, True, 1, "zero", cutoffs, width=10)
 
 

@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields
 from typing import Any
 
+import pyarrow as pa
+
 import scorer
 from scorer.adapters.commands import add_ci_options, format_intervals, intervals, intervals_json
 from scorer.adapters.output import emit, refuse_overwriting_inputs, write_output
@@ -450,7 +452,9 @@ def _run(args: argparse.Namespace, command: Callable[[argparse.Namespace], None]
         print(f"scorer: host error: {message}", file=sys.stderr)
         _emit_error_json(args, "host", message, () if _log_is_public(args) else exc.problems)
         return EXIT_HOST_ERROR
-    except MemoryError as exc:  # Arrow's too: the machine, not an input, fell short
+    except (MemoryError, pa.ArrowException) as exc:  # the machine, not an input, fell short
+        if not isinstance(exc, MemoryError) and _THREAD_FAILED not in str(exc):
+            return _internal_error(args, exc)
         fix = "give the scorer more memory or lower --max-decompressed-bytes"
         if _in_parts(args):  # a part's share is an estimate of resident memory
             fix = "give the scorer more memory or score in more parts (--parts N)"
@@ -463,18 +467,27 @@ def _run(args: argparse.Namespace, command: Callable[[argparse.Namespace], None]
         _emit_error_json(args, "host", message, ())
         return EXIT_HOST_ERROR
     except Exception as exc:
-        if args.debug:
-            traceback.print_exc()
-        details = "" if _log_is_public(args) and not args.debug else f": {exc}"
-        message = f"{type(exc).__name__}{details}"
-        print(
-            f"scorer: internal error: {message}"
-            + ("" if args.debug else " (run again with --debug for the traceback)"),
-            file=sys.stderr,
-        )
-        _emit_error_json(args, "internal", message, ())
-        return EXIT_INTERNAL_ERROR
+        return _internal_error(args, exc)
     return EXIT_SCORED
+
+
+#: How Arrow words a thread its pool could not start (no address space left for its stack).
+_THREAD_FAILED = "Failed to launch worker thread"
+
+
+def _internal_error(args: argparse.Namespace, exc: Exception) -> int:
+    """Report our own bug: exit 3, the traceback with ``--debug``."""
+    if args.debug:
+        traceback.print_exception(exc)
+    details = "" if _log_is_public(args) and not args.debug else f": {exc}"
+    message = f"{type(exc).__name__}{details}"
+    print(
+        f"scorer: internal error: {message}"
+        + ("" if args.debug else " (run again with --debug for the traceback)"),
+        file=sys.stderr,
+    )
+    _emit_error_json(args, "internal", message, ())
+    return EXIT_INTERNAL_ERROR
 
 
 def error_json(kind: str, message: str, problems: Sequence[Problem]) -> str:

@@ -22,14 +22,14 @@ import numpy as np
 import pyarrow as pa
 
 from scorer.align.item_lists import SplitLists
-from scorer.align.joins import DistinctIndex, encode
-from scorer.arrays import CHUNK_ROWS, text_column, to_arrow
+from scorer.align.joins import StringIndex, encode
+from scorer.arrays import BLOCK_ROWS, text_column, to_arrow
 from scorer.errors import Finding, smallest_of, smallest_values
 from scorer.options import CandidateRule
 
 #: Pairs looked up at a time: a quarter of a chunk, since each takes some 40 bytes of
 #: temporaries (its row, item number, print, key and position).
-LOOKUP_ROWS = CHUNK_ROWS // 4
+LOOKUP_ROWS = BLOCK_ROWS // 4
 
 
 class PairIndex:
@@ -62,7 +62,7 @@ class PairIndex:
 
     def __init__(self, rows: np.ndarray, items: pa.Array) -> None:
         codes, dictionary = encode(text_column(items))
-        self._items = DistinctIndex(dictionary)
+        self._items = StringIndex(dictionary)
         self._width = max(len(dictionary), 1)
         #: Keys run up to (the largest row + 1) times the width: int32 when that fits.
         self._end = (int(rows.max(initial=-1)) + 1) * self._width

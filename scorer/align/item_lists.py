@@ -8,24 +8,21 @@ whitespace separate items. It never decides whether an input is valid:
 
 from __future__ import annotations
 
+import itertools
 from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.align.fingerprints import (
-    FIXED_WIDTH_MIN_ROWS,
-    fixed_width_bytes,
-)
-from scorer.align.integer_items import decimal_strings, integer_values_of_cells
+from scorer.align.integer_items import canonical_integers, decimal_strings, read_canonical
 from scorer.arrays import (
-    CHUNK_ROWS,
-    all_on_two_cores,
+    BLOCK_ROWS,
     holds_any_byte,
-    joined_as_made,
+    joined_strings,
     one_chunk,
-    rows_to_strings,
+    parallel_all,
+    parallel_map,
     string_bytes,
     string_offsets,
     text_column,
@@ -35,93 +32,73 @@ from scorer.arrays import (
 
 
 class SplitLists:
-    """Whitespace-separated lists, flattened.
-
-    Lists split from the fixed-width layout (every cell ``m`` tokens of ``w`` bytes
-    joined by single spaces) keep a zero-copy byte view of their tokens instead of
-    an Arrow array: most callers read the tokens from that view, and :attr:`tokens`
-    is built from it only when asked for. Lists whose items are all canonical
-    decimal integers may keep their values instead (:attr:`values`): the tokens are
-    their decimal strings, made only when asked for.
+    """Whitespace-separated lists, flattened: each row's number of items, and the items
+    as strings (:attr:`tokens`) or, when every one is a canonical decimal integer, as
+    their values (:attr:`values`), either made from the other when asked for.
 
     Attributes
     ----------
     lengths : ndarray of int64, shape (n_rows,)
         Number of items in each row (0 for an empty or missing cell).
     tokens : pyarrow.Array
-        All items, row after row, in list order.
-    uniform : ndarray of uint8, shape (n_rows, m, w), or None
-        The bytes of token ``j`` of row ``i`` at ``uniform[i, j]`` (a strided view of
-        the cells), when the lists came from the fixed-width layout.
+        All items, row after row, in list order (``large_string``).
     values : ndarray of int32, or None
-        Every token's value, when all are canonical decimal integers read as such
-        (:func:`~scorer.align.integer_items.integer_values_of_cells`).
+        Every item's value, when all are canonical decimal integers
+        (:func:`~scorer.align.integer_items.canonical_integers`); None otherwise.
+
+    Examples
+    --------
+    >>> lists = SplitLists(np.array([2, 1]), values=np.array([12, 0, 7], np.int32))
+    >>> lists.tokens.to_pylist(), lists.row_of_token.tolist(), lists.position_of_token.tolist()
+    (['12', '0', '7'], [0, 0, 1], [0, 1, 0])
+    >>> SplitLists(np.array([1]), pa.array(["x"], pa.large_string())).values is None
+    True
     """
 
     def __init__(
-        self,
-        lengths: np.ndarray,
-        tokens: pa.Array | None = None,
-        uniform: np.ndarray | None = None,
-        values: np.ndarray | None = None,
+        self, lengths: np.ndarray, tokens: pa.Array | None = None, values: np.ndarray | None = None
     ) -> None:
-        if sum(given is not None for given in (tokens, uniform, values)) != 1:
-            raise ValueError("give the tokens, their fixed-width bytes or their values")
+        if (tokens is None) == (values is None):
+            raise ValueError("give the items' strings or their values")
         self.lengths = lengths
-        self.uniform = uniform
-        self.values = values
         if tokens is not None:
             self.tokens = tokens
+        else:
+            self.values = values
 
     @cached_property
     def tokens(self) -> pa.Array:
-        """All items, row after row (built from :attr:`uniform` or :attr:`values` on
-        first use).
+        """All items, row after row: the values' decimal strings when read as values."""
+        return decimal_strings(self.values)
 
-        Examples
-        --------
-        >>> SplitLists(np.array([2, 1]), values=np.array([12, 0, 7], np.int32)).tokens.to_pylist()
-        ['12', '0', '7']
-        """
-        if self.values is not None:
-            return decimal_strings(self.values)
-        return rows_to_strings(np.ascontiguousarray(self.uniform).reshape(-1, self.width))
-
-    @property
-    def width(self) -> int:
-        """Bytes per token in the fixed-width layout (0 otherwise)."""
-        return 0 if self.uniform is None else self.uniform.shape[2]
+    @cached_property
+    def values(self) -> np.ndarray | None:
+        """Every item's value (int32) when all are canonical decimal integers."""
+        return canonical_integers(self.tokens)
 
     def head(self, n: int) -> pa.Array:
-        """The first ``n`` tokens, without building all of them.
+        """The first ``n`` items as strings, without making all of them.
 
         Examples
         --------
         >>> split_lists(pa.array(["a b", "c"])).head(2).to_pylist()
         ['a', 'b']
         """
-        if self.values is not None and "tokens" not in self.__dict__:
+        if "tokens" not in self.__dict__:
             return decimal_strings(self.values[:n])
-        if "tokens" in self.__dict__ or self.uniform is None:
-            return self.tokens.slice(0, n)
-        n_rows = -(-n // max(self.uniform.shape[1], 1))
-        rows = np.ascontiguousarray(self.uniform[:n_rows]).reshape(-1, self.width)
-        return rows_to_strings(rows[:n])
+        return self.tokens.slice(0, n)
 
     def take(self, indices: np.ndarray) -> pa.Array:
-        """The tokens at these flat positions, without building all of them.
+        """The items at these flat positions, as strings.
 
         Examples
         --------
         >>> split_lists(pa.array(["a b", "c"])).take(np.array([2, 0])).to_pylist()
         ['c', 'a']
         """
-        if self.values is not None and "tokens" not in self.__dict__:
+        if "tokens" not in self.__dict__:
             return decimal_strings(self.values[indices])
-        if "tokens" in self.__dict__ or self.uniform is None:
-            return self.tokens.take(to_arrow(indices))
-        rows, columns = np.divmod(indices, self.uniform.shape[1])
-        return rows_to_strings(self.uniform[rows, columns])
+        return self.tokens.take(to_arrow(indices))
 
     @property
     def row_of_token(self) -> np.ndarray:
@@ -186,13 +163,8 @@ class ListCells:
     Parameters
     ----------
     cells : pyarrow.Array or pyarrow.ChunkedArray
-        Text cells, lists of items already split, or a column of text cells in
-        chunks (as the reader keeps a wide submission's lists): each chunk is then
-        taken on its own, its items read or split a chunk at a time, and the cells
-        joined only if :attr:`cells` is read.
-    uniform : bool, default True
-        Look for the fixed-width layout (every cell ``m`` items of ``w`` bytes), whose
-        items are then a view of the cells.
+        Text cells (a column in chunks is joined first, each chunk freed once
+        copied), or lists of items already split.
 
     Examples
     --------
@@ -207,80 +179,51 @@ class ListCells:
     >>> lists = pa.array([["a", "b"], []], pa.large_list(pa.large_string()))
     >>> ListCells(lists).lengths, ListCells(lists).split().tokens.to_pylist()
     (array([2, 0]), ['a', 'b'])
-
-    A column in chunks gives what the joined column gives:
-
-    >>> chunked = pa.chunked_array([["a  b", ""], [" 7"]], pa.large_string())
-    >>> ListCells(chunked).lengths, ListCells(chunked).split().tokens.to_pylist()
-    (array([2, 0, 1]), ['a', 'b', '7'])
     """
 
-    def __init__(self, cells: pa.Array | pa.ChunkedArray, uniform: bool = True) -> None:
-        self._parts: list[ListCells] | None = None
+    def __init__(self, cells: pa.Array | pa.ChunkedArray) -> None:
         self._already_split: SplitLists | None = None
         if isinstance(cells, pa.ChunkedArray):
-            if cells.num_chunks > 1:
-                # A column in the parser's chunks: each chunk taken as it is (every
-                # cell is rewritten on its own), never joined unless its cells are read.
-                self._parts = [ListCells(chunk, uniform=False) for chunk in cells.chunks]
-                return
-            cells = one_chunk(cells)
+            cells = joined_strings(cells.chunks) if cells.num_chunks > 1 else one_chunk(cells)
         if pa.types.is_large_list(cells.type):  # items already split: a long file pivoted
             self._already_split = _listed(cells)
-            self._cells = cells
-            return
-        printable = _only_spaces(cells)  # False unless a large_string array
-        self._already_split = _split_uniform(cells) if printable and uniform else None
-        if self._already_split is None:
-            if not printable:
-                cells = _whitespace_as_spaces(cells.cast(pa.large_string()))
+        elif _only_spaces(cells):  # False unless a large_string array
             cells = _single_spaced(cells)
-        self._cells = cells
-
-    @property
-    def cells(self) -> pa.Array:
-        """The cells (single-spaced, an empty one null), or the lists as given; a
-        column taken in chunks is joined here, once."""
-        if self._parts is not None and not hasattr(self, "_cells"):
-            self._cells = one_chunk(pa.chunked_array([part.cells for part in self._parts]))
-        return self._cells
+        else:
+            cells = _single_spaced(_whitespace_as_spaces(cells.cast(pa.large_string())))
+        #: The cells (single-spaced, an empty one null), or the lists as given.
+        self.cells = cells
 
     @cached_property
     def lengths(self) -> np.ndarray:
         """The number of items in each cell (int64)."""
-        if self._parts is not None:
-            return np.concatenate([part.lengths for part in self._parts])
         if self._already_split is not None:
             return self._already_split.lengths
-        offsets = string_offsets(self.cells)
-        offsets = _from_zero(offsets)
+        offsets = _from_zero(string_offsets(self.cells))
         lengths = np.diff(_true_before(string_bytes(self.cells) == ord(" "), offsets))
         lengths += offsets[1:] > offsets[:-1]  # one item more than spaces, unless empty
         return lengths
 
-    def split(self, integers: bool = False) -> SplitLists:
-        """The items of every cell; with ``integers``, items that are all canonical
-        decimal integers are kept as their values, never as strings (the tokens are
-        then made only if asked for).
+    def split(self) -> SplitLists:
+        """The items of every cell: as their values when every item of the first block of
+        cells is a canonical decimal integer and every other's too (each block split and
+        read on the thread pool, written where it belongs: no string of every item is
+        ever held), else as strings.
 
         Examples
         --------
-        >>> ListCells(pa.array(["12  7", "x"])).split(integers=True).values is None
-        True
-        >>> ListCells(pa.array(["12  7", "3"])).split(integers=True).values.tolist()
+        >>> ListCells(pa.array(["12  7", "3"])).split().values.tolist()
         [12, 7, 3]
+        >>> ListCells(pa.array(["12  7", "x"])).split().tokens.to_pylist()
+        ['12', '7', 'x']
         """
         if self._already_split is not None:
             return self._already_split
-        if integers:
-            cells = self.cells if self._parts is None else [p.cells for p in self._parts]
-            found = integer_values_of_cells(cells)
-            if found is not None:
-                if "lengths" not in self.__dict__:
-                    self.lengths = found[0]
-                return SplitLists(self.lengths, values=found[1])
-        if self._parts is not None:
-            return self._split_parts(self._parts)
+        blocks = _cell_blocks(self.cells)
+        if blocks and _split_block(self.cells, *blocks[0]).values is not None:
+            values = self._values(blocks)
+            if values is not None:
+                return SplitLists(self.lengths, values=values)
         # The cells are single-spaced, so every ASCII whitespace byte left is a space
         # between two items: Arrow's whitespace splitter (twice as fast as splitting
         # on a pattern) then cuts exactly there.
@@ -289,69 +232,68 @@ class ListCells:
             self.lengths = to_numpy(pc.list_value_length(nested), fill=0).astype(np.int64)
         return SplitLists(self.lengths, pc.list_flatten(nested))
 
-    def _split_parts(self, parts: list[ListCells]) -> SplitLists:
-        """The items of a column in chunks as strings, split a chunk at a time and
-        joined as they are made (the chunks' cells are not joined first)."""
-        lengths = self.lengths
-        n_items = [int(part.lengths.sum()) for part in parts]
-        # Single-spaced cells: an item's bytes are its cell's, but for one space
-        # between two items.
-        n_bytes = [
-            _n_bytes(part.cells) - (items - int(np.count_nonzero(part.lengths)))
-            for part, items in zip(parts, n_items, strict=True)
-        ]
-        tokens = joined_as_made(lambda i: parts[i].split().tokens, n_items, n_bytes)
-        return SplitLists(lengths, tokens)
+    def _values(self, blocks: list[tuple[int, int]]) -> np.ndarray | None:
+        """Every item's value, each block of cells split and read on its own and written
+        at its place (its items counted first from its spaces: the cells are
+        single-spaced), the cells' lengths with them; None if one block's items are
+        not all canonical integers."""
+        offsets, raw = _from_zero(string_offsets(self.cells)), string_bytes(self.cells)
+
+        def n_items(block: tuple[int, int]) -> int:
+            low, high = int(offsets[block[0]]), int(offsets[block[1]])
+            filled = np.count_nonzero(np.diff(offsets[block[0] : block[1] + 1]))
+            return int(np.count_nonzero(raw[low:high] == ord(" "))) + int(filled)
+
+        firsts = np.concatenate(([0], np.cumsum(parallel_map(n_items, blocks))))
+        values = np.empty(int(firsts[-1]), dtype=np.int32)
+        lengths = np.empty(len(self.cells), dtype=np.int64)
+
+        def read_block(index: int) -> bool:
+            first, stop = blocks[index]
+            split = _split_block(self.cells, first, stop)
+            lengths[first:stop] = split.lengths
+            out = values[int(firsts[index]) : int(firsts[index + 1])]
+            return read_canonical(split.tokens, out)
+
+        if not parallel_all(read_block, range(len(blocks))):
+            return None
+        self.__dict__.setdefault("lengths", lengths)
+        return values
 
 
-def _n_bytes(strings: pa.Array) -> int:
-    """The bytes the strings of a ``large_string`` array span."""
-    offsets = string_offsets(strings)
-    return int(offsets[-1] - offsets[0])
-
-
-def read_in_chunks(cells: pa.ChunkedArray) -> bool:
-    """Whether a column of text cells in chunks is best read a chunk at a time
-    (:class:`ListCells`): its first chunk's items are all canonical integers (then
-    the items are read as their values, with no joined copy of the column), and the
-    column is not of one width throughout (whose fixed-width lists are a view of the
-    joined column, cheaper still). Either way the items are the same.
+def _cell_blocks(cells: pa.Array) -> list[tuple[int, int]]:
+    """The cells in blocks of about :data:`_BLOCK_BYTES` bytes (a longer cell alone) and
+    at most :data:`~scorer.arrays.BLOCK_ROWS` cells, as (first, stop) cell numbers.
 
     Examples
     --------
-    >>> read_in_chunks(pa.chunked_array([["12 7", ""], ["3"]], pa.large_string()))
-    True
-    >>> read_in_chunks(pa.chunked_array([["a b"], ["3"]], pa.large_string()))
-    False
+    >>> _cell_blocks(pa.array(["a b", None, "c"], pa.large_string()))
+    [(0, 3)]
     """
-    if cells.num_chunks < 2:
-        return False
-    width = _width_of(cells.chunk(0))
-    many = len(cells) >= FIXED_WIDTH_MIN_ROWS
-    if many and width is not None and all(_width_of(c) == width for c in cells.chunks[1:]):
-        return False
-    first = ListCells(cells.chunk(0), uniform=False)
-    return integer_values_of_cells(first.cells) is not None
+    offsets = string_offsets(cells)
+    by_bytes = np.searchsorted(offsets, np.arange(offsets[0], offsets[-1], _BLOCK_BYTES), "right")
+    cuts = np.concatenate(([0], np.maximum(by_bytes - 1, 0), np.arange(0, len(cells), BLOCK_ROWS)))
+    bounds = np.unique(np.append(cuts, len(cells))).tolist()
+    return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
 
-def _width_of(strings: pa.Array) -> int | None:
-    """The one length of every string (no null), else None."""
-    rows = fixed_width_bytes(strings) if len(strings) else None
-    return None if rows is None else rows.shape[1]
+_BLOCK_BYTES = 1 << 21
+
+
+def _split_block(cells: pa.Array, first: int, stop: int) -> SplitLists:
+    """The items of the single-spaced cells ``first`` to ``stop`` as strings."""
+    nested = pc.ascii_split_whitespace(cells.slice(first, stop - first))
+    lengths = to_numpy(pc.list_value_length(nested), fill=0).astype(np.int64)
+    return SplitLists(lengths, pc.list_flatten(nested))
 
 
 def _listed(lists: pa.LargeListArray) -> SplitLists:
-    """Lists of items already split, flattened: their tokens a zero-copy byte view when
-    every list has ``m`` items of ``w`` bytes (as :func:`_split_uniform` gives)."""
+    """Lists of items already split, flattened."""
     if lists.null_count:
         raise ValueError("lists of items hold no missing list")
     offsets = to_numpy(lists.offsets)
-    lengths = np.diff(offsets)
     tokens = lists.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
-    rows = fixed_width_bytes(tokens) if len(lists) >= FIXED_WIDTH_MIN_ROWS else None
-    if rows is not None and (lengths == lengths[0]).all():
-        return SplitLists(lengths, uniform=rows.reshape(len(lists), int(lengths[0]), -1))
-    return SplitLists(lengths, text_column(tokens))
+    return SplitLists(np.diff(offsets), text_column(tokens))
 
 
 def joined_lists(lists: pa.LargeListArray) -> pa.Array:
@@ -427,7 +369,7 @@ def _badly_spaced(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool
     space = ord(" ")
     if (raw[starts] == space).any() or (raw[ends - 1] == space).any():
         return True
-    step = CHUNK_ROWS * 16
+    step = BLOCK_ROWS * 16
     for start in range(0, max(len(raw) - 1, 0), step):
         spaces = raw[start : start + step + 1] == space  # one byte past: pairs across chunks
         if (spaces[1:] & spaces[:-1]).any():
@@ -452,8 +394,8 @@ def _squeeze_spaces(
     """
     keep = ~space
     last_cell = -1  # the cell of the previous chunk's last kept space
-    for start in range(0, max(len(raw) - 1, 0), CHUNK_ROWS):
-        stop = min(start + CHUNK_ROWS, len(raw) - 1)
+    for start in range(0, max(len(raw) - 1, 0), BLOCK_ROWS):
+        stop = min(start + BLOCK_ROWS, len(raw) - 1)
         # The last space of each run followed by an item of the same cell ...
         before_item = start + np.flatnonzero(space[start:stop] & ~space[start + 1 : stop + 1])
         cell = np.searchsorted(offsets, before_item, side="right") - 1
@@ -472,8 +414,9 @@ def _squeeze_spaces(
 
 def _true_before(mask: np.ndarray, positions: np.ndarray) -> np.ndarray:
     """How many values of ``mask`` before each of the sorted ``positions`` are True
-    (positions from 0 to ``len(mask)``): a running count made chunk by chunk, so it
-    never takes 8 bytes per value of ``mask``.
+    (positions from 0 to ``len(mask)``): the True values of a block of ``mask`` found,
+    then each position's place among them, block by block, so it never takes more than
+    8 bytes per True value of a block.
 
     Examples
     --------
@@ -482,13 +425,11 @@ def _true_before(mask: np.ndarray, positions: np.ndarray) -> np.ndarray:
     """
     counts = np.empty(len(positions), dtype=np.int64)
     total = 0
-    for start in range(0, len(mask) + 1, CHUNK_ROWS):
-        chunk = mask[start : start + CHUNK_ROWS]
-        first, last = np.searchsorted(positions, [start, start + CHUNK_ROWS])
-        running = np.zeros(len(chunk) + 1, dtype=np.int64)
-        np.cumsum(chunk, out=running[1:])
-        counts[first:last] = total + running[positions[first:last] - start]
-        total += int(running[-1])
+    for start in range(0, len(mask) + 1, BLOCK_ROWS):
+        found = np.flatnonzero(mask[start : start + BLOCK_ROWS])
+        first, last = np.searchsorted(positions, [start, start + BLOCK_ROWS])
+        counts[first:last] = total + np.searchsorted(found, positions[first:last] - start)
+        total += len(found)
     return counts
 
 
@@ -519,44 +460,6 @@ def _may_hold_other_whitespace(cells: pa.Array) -> bool:
     if raw is None:
         return True  # not a large_string array: let the regex decide
     return holds_any_byte(raw, range(0x1C, 0x20))
-
-
-def _split_uniform(cells: pa.Array) -> SplitLists | None:
-    """Split many printable-ASCII cells that all hold ``m`` tokens of ``w`` bytes
-    joined by single spaces (what ``" ".join`` of fixed-width ids writes).
-
-    The layout is checked byte for byte (a space at every separator, none inside a
-    token); the tokens are then a strided view of the cells: no copy, no search for
-    separators. ``None`` for any other layout.
-    """
-    if len(cells) < FIXED_WIDTH_MIN_ROWS:
-        return None
-    rows = fixed_width_bytes(cells)
-    if rows is None:
-        return None
-    n_cells, cell_width = rows.shape
-    first_space = bytes(rows[0]).find(b" ")
-    width = cell_width if first_space < 0 else first_space
-    n_tokens, remainder = divmod(cell_width + 1, width + 1)
-    if width == 0 or remainder:
-        return None
-    step = max(CHUNK_ROWS * 16 // cell_width, 1)
-
-    def spaced_as_lists(start: int) -> bool:
-        chunk = rows[start : start + step]
-        # Every separator is a space and there is no other space: tokens hold none.
-        if n_tokens > 1 and not (chunk[:, width :: width + 1] == ord(" ")).all():
-            return False
-        return np.count_nonzero(chunk == ord(" ")) == len(chunk) * (n_tokens - 1)
-
-    if not all_on_two_cores(spaced_as_lists, range(0, n_cells, step)):
-        return None
-    uniform = np.lib.stride_tricks.as_strided(
-        rows, shape=(n_cells, n_tokens, width), strides=(cell_width, width + 1, 1), writeable=False
-    )
-    # Every count the same: one value seen n_cells times, not an array of them (read only).
-    lengths = np.broadcast_to(np.int64(n_tokens), (n_cells,))
-    return SplitLists(lengths, uniform=uniform)
 
 
 def _only_spaces(cells: pa.Array) -> bool:

@@ -7,32 +7,15 @@ is a pure function of it and of its own cut-off and parameters.
 Rankings far wider than most rows (one long row under a large ``k``) keep their
 credited hits flat (:class:`FlatHits`, one entry per hit) instead of a
 ``users x width`` matrix; every measure gives the same values bit for bit from
-either form.
+either form. Every pass over either form is whole-array: no loop runs once per rank
+or per user, however wide a row a file makes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
-
-#: The dense passes read this many ranks (matrix columns) at a time: their loops turn
-#: once per block, never once per rank of a row as long as a file makes it (rows read
-#: whole have no ``k``: one row of a million items is a million ranks).
-RANK_BLOCK = 256
-
-
-def rank_blocks(stop: int) -> Iterator[slice]:
-    """Slices of at most :data:`RANK_BLOCK` ranks, in order, covering ranks ``0 .. stop - 1``.
-
-    Examples
-    --------
-    >>> [(block.start, block.stop) for block in rank_blocks(600)]
-    [(0, 256), (256, 512), (512, 600)]
-    """
-    for start in range(0, stop, RANK_BLOCK):
-        yield slice(start, min(start + RANK_BLOCK, stop))
 
 
 @dataclass(frozen=True)
@@ -119,10 +102,7 @@ class Distinct:
     def count(self, cutoff: int, n_users: int) -> np.ndarray:
         """Each user's distinct items within the first ``cutoff`` ranks (int64)."""
         if self.first is not None:
-            total = np.zeros(n_users, dtype=np.int64)
-            for block in rank_blocks(min(cutoff, self.first.shape[1])):  # ranks, never users
-                total += np.count_nonzero(self.first[:, block], axis=1)
-            return total
+            return self.first[:, :cutoff].sum(axis=1, dtype=np.int64)
         if self.users is None or self.ranks is None:
             raise ValueError("a Distinct holds either the matrix or the flat entries")
         kept = self.users[self.ranks < cutoff]
@@ -240,8 +220,8 @@ class Judgements:
     Examples
     --------
     >>> j = Judgements(np.array([[True, False]]), np.array([3]), k=2)
-    >>> j.width, j.grade_column(0).tolist(), [part.tolist() for part in j.ideal_entries(3)]
-    (2, [1], [[0, 0, 0], [0, 1, 2], [1, 1, 1]])
+    >>> j.width, [part.tolist() for part in j.ideal_entries(3)]
+    (2, [[0, 0, 0], [0, 1, 2], [1, 1, 1]])
     >>> flat = FlatHits(np.array([0]), np.array([0]), None, None, width=2)
     >>> Judgements(None, np.array([3]), k=2, flat=flat).n_hits(2)
     array([1])
@@ -297,11 +277,24 @@ class Judgements:
                 users, _ = self.flat.hit_entries(cutoff)
                 total = np.bincount(users, minlength=self.n_users).astype(np.int64)
             else:
-                total = np.zeros(self.n_users, dtype=np.int64)
-                for block in rank_blocks(cutoff):  # contiguous columns, a block at a time
-                    total += np.count_nonzero(self._matrix[:, block], axis=1)
+                total = self.hits_at(cutoff).sum(axis=1, dtype=np.int64)
             self._n_hits[cutoff] = total
         return self._n_hits[cutoff]
+
+    def hit_entries(self, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
+        """Users and 0-based ranks of the credited hits within the first ``cutoff``
+        ranks, sorted by user then rank (int64; either form).
+
+        Examples
+        --------
+        >>> j = Judgements(np.array([[0, 1, 1], [1, 0, 0]], bool), np.array([2, 2]), k=3)
+        >>> [part.tolist() for part in j.hit_entries(3)]
+        [[0, 0, 1], [1, 2, 0]]
+        """
+        if self.flat is not None:
+            return self.flat.hit_entries(cutoff)
+        users, ranks = np.nonzero(self.hits_at(cutoff))  # row-major: by user, then rank
+        return users.astype(np.int64), ranks.astype(np.int64)
 
     def n_distinct(self, cutoff: int) -> np.ndarray:
         """Each user's distinct predicted items within the first ``cutoff`` ranks (``|S|``),
@@ -330,15 +323,9 @@ class Judgements:
         >>> j.n_hits_within(np.array([3, 1]))
         array([2, 0])
         """
-        if self.flat is not None:
-            users, ranks = self.flat.hit_entries(self.width)
-            within = users[ranks < depths[users]]
-            return np.bincount(within, minlength=self.n_users).astype(np.int64)
-        total = np.zeros(self.n_users, dtype=np.int64)
-        for block in rank_blocks(self.width):
-            ranks = np.arange(block.start, block.stop)
-            total += np.count_nonzero(self._matrix[:, block] & (ranks < depths[:, None]), axis=1)
-        return total
+        users, ranks = self.hit_entries(self.width)
+        within = users[ranks < depths[users]]
+        return np.bincount(within, minlength=self.n_users).astype(np.int64)
 
     def first_hit_rank(self, cutoff: int) -> np.ndarray:
         """The 1-based rank of each user's first hit within ``cutoff`` (1 without one).
@@ -350,15 +337,9 @@ class Judgements:
         ([3, 2], [1, 2])
         """
         first = np.ones(self.n_users, dtype=np.int64)
-        if self.flat is not None:
-            users, ranks = self.flat.hit_entries(cutoff)
-            starts = np.flatnonzero(np.r_[True, users[1:] != users[:-1]]) if len(users) else []
-            first[users[starts]] = ranks[starts] + 1
-            return first
-        hits = self.hits_at(cutoff)
-        for block in reversed(list(rank_blocks(hits.shape[1]))):  # the last write wins
-            found = hits[:, block].any(axis=1)
-            first[found] = block.start + hits[found, block].argmax(axis=1) + 1
+        users, ranks = self.hit_entries(cutoff)
+        starts = np.flatnonzero(np.r_[True, users[1:] != users[:-1]]) if len(users) else []
+        first[users[starts]] = ranks[starts] + 1
         return first
 
     def hits_by_rank(self, counted: np.ndarray, length: int) -> np.ndarray:
@@ -370,13 +351,8 @@ class Judgements:
         >>> j.hits_by_rank(np.array([True, True]), 4).tolist()
         [0, 1, 2, 0]
         """
-        if self.flat is not None:
-            users, ranks = self.flat.hit_entries(length)
-            return np.bincount(ranks[counted[users]], minlength=length).astype(np.int64)
-        counts = np.zeros(length, dtype=np.int64)
-        for block in rank_blocks(min(self.width, length)):  # contiguous columns
-            counts[block] = np.count_nonzero(self._matrix[:, block] & counted[:, None], axis=0)
-        return counts
+        users, ranks = self.hit_entries(length)
+        return np.bincount(ranks[counted[users]], minlength=length).astype(np.int64)
 
     def ranked_misses(self) -> tuple[np.ndarray, np.ndarray]:
         """Users and ranks of every first occurrence that is no hit (a distinct
@@ -422,11 +398,6 @@ class Judgements:
         source = self._matrix if self.grades is None else self.grades
         users, ranks = np.nonzero(source[:, :cutoff])  # row-major: by user, then rank
         return users, ranks, source[users, ranks].astype(np.int64)
-
-    def grade_column(self, rank: int) -> np.ndarray:
-        """The grades earned at one rank (``hits`` as 0/1 when binary), as intp."""
-        source = self._matrix if self.grades is None else self.grades
-        return source[:, rank].astype(np.intp)
 
     def ideal_entries(self, cutoff: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The ideal ranking of the **full** ground truth, cut at ``cutoff``, as entries

@@ -29,10 +29,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.align.item_lists import ListCells
-from scorer.align.joins import byte_order_codes, run_starts, strings_distinct
+from scorer.align.joins import StringIndex, byte_order_codes, run_starts
 from scorer.arrays import (
-    CHUNK_ROWS,
-    all_on_two_cores,
+    BLOCK_ROWS,
+    parallel_all,
     string_bytes,
     string_offsets,
     text_column,
@@ -301,7 +301,7 @@ def _ranks_rise(ranks: pa.Array, starts: np.ndarray) -> bool:
 
     def chunk_rises(start: int) -> bool:
         first = max(start - 1, 0)  # with the rank before: whether the chunk's first rises
-        stop = min(start + CHUNK_ROWS, len(ranks))
+        stop = min(start + BLOCK_ROWS, len(ranks))
         values = _plain_whole_numbers(ranks.slice(first, stop - first))
         if values is None or values.min() < 1:
             return False
@@ -311,14 +311,14 @@ def _ranks_rise(ranks: pa.Array, starts: np.ndarray) -> bool:
         return bool(rising.all())
 
     # A chunk at a time: no number or flag per row of the whole file is ever made.
-    return len(ranks) > 0 and all_on_two_cores(chunk_rises, range(0, len(ranks), CHUNK_ROWS))
+    return len(ranks) > 0 and parallel_all(chunk_rises, range(0, len(ranks), BLOCK_ROWS))
 
 
 def _grouped_and_ranked(row_ids: pa.Array, items: pa.Array, ranks: pa.Array) -> WideRankings | None:
     """The rankings of a file written as most are (:func:`_ranked_runs`), found without
     coding its row ids in byte order: each run of equal row ids side by side (read as
     runs, or found by comparing neighbours) is checked to be its row id's only one
-    (:func:`~scorer.align.joins.strings_distinct`: a sort, no hash); None for any other
+    (:attr:`~scorer.align.joins.StringIndex.distinct`: a sort, no hash); None for any other
     file, or one with a problem to report.
 
     The same rankings as :func:`_wide_from_runs` gives the same file: its runs' row
@@ -346,7 +346,7 @@ def _grouped_and_ranked(row_ids: pa.Array, items: pa.Array, ranks: pa.Array) -> 
         heads = row_ids.take(to_arrow(starts))
     if heads.null_count or not pa.types.is_large_string(heads.type):
         return None
-    if not strings_distinct(heads):  # a row id's rows in two places: the general path's
+    if not StringIndex(heads).distinct:  # a row id's rows in two places: the general path's
         return None
     if not _ranks_rise(ranks, starts):
         return None

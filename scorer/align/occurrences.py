@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scorer.arrays import on_two_cores
+from scorer.arrays import parallel_map
 
 PAD = -1
 _PAIRWISE_MAX_WIDTH = 32
@@ -53,7 +53,7 @@ def first_occurrence(codes: np.ndarray) -> np.ndarray:
                     np.not_equal(ranks[later], ranks[earlier], out=differs)
                     marked[later] &= differs
 
-        on_two_cores(mark, range(0, columns.shape[1], _BLOCK_USERS))
+        parallel_map(mark, range(0, columns.shape[1], _BLOCK_USERS))
         return first.T
     order = np.argsort(codes, axis=1, kind="stable")
     ordered = np.take_along_axis(codes, order, axis=1)

@@ -1,10 +1,11 @@
 """From split lists to integer matrices: relevant sets and rankings, item codes shared.
 
-Everything here is Arrow compute or numpy over whole columns (or large chunks of
-them); nothing loops over rows. Fixed-width items (10-digit item ids) take faster
-routes through fingerprints of their bytes (:mod:`scorer.align.fingerprints`), every
-match confirmed byte for byte, with the exact Arrow path as fallback. It never
-decides whether an input is valid: :mod:`scorer.check.validate` does.
+Everything here is Arrow compute or numpy over whole columns (or blocks of them that
+bound memory); nothing loops over rows or ranks. Predicted items are coded by their
+place among the relevant items, found by the join of strings
+(:class:`~scorer.align.joins.StringIndex`) or, when every item is a canonical decimal
+integer, by value (:mod:`scorer.align.integer_items`). It never decides whether an
+input is valid: :mod:`scorer.check.validate` does.
 """
 
 from __future__ import annotations
@@ -15,31 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from scorer.align.fingerprints import (
-    FIXED_WIDTH_MIN_ROWS,
-    first_of_strings,
-    fixed_width_bytes,
-    rows_match,
-    short_fingerprints,
-    take_rows,
-    take_strings,
-)
-from scorer.align.integer_items import (
-    code_table,
-    encode_values,
-    integer_codes,
-    integer_codes_of_values,
-)
+from scorer.align.integer_items import encode_values, integer_codes
 from scorer.align.item_lists import SplitLists
 from scorer.align.joins import StringIndex, all_distinct, encode, sorted_codes
 from scorer.align.judgements import Distinct
 from scorer.align.occurrences import PAD, first_occurrence
-from scorer.arrays import (
-    CHUNK_ROWS,
-    full_on_two_cores,
-    on_two_cores,
-    to_arrow,
-)
+from scorer.arrays import BLOCK_ROWS, parallel_map, to_arrow
 
 
 @dataclass(frozen=True)
@@ -79,7 +61,7 @@ class GroundTruth:
         (array([2, 0, 1]), array([1, 0, 0]))
         """
         n_users = len(lists.lengths)
-        # Items read as their values are numbered by value, with no hash of a string.
+        # Canonical integers are numbered by value, with no hash of a string.
         by_value = None if lists.values is None else encode_values(lists.values)
         codes, vocabulary = by_value if by_value is not None else encode(lists.tokens)
         size = max(len(vocabulary), 1)
@@ -119,7 +101,7 @@ class GroundTruth:
         keys = self.users * size + self.codes  # sorted: users first, then codes
         # A chunk of rows at a time: the probes' four int64 temporaries stay a few MiB.
         row_size = codes[0].size if codes.ndim > 1 else 1
-        step = max(1, CHUNK_ROWS // max(row_size, 1))
+        step = max(1, BLOCK_ROWS // max(row_size, 1))
         for first in range(0, len(codes), step):
             rows = slice(first, first + step)
             valid = (codes[rows] >= 0) & (codes[rows] < len(self.vocabulary))
@@ -169,12 +151,7 @@ class GroundTruth:
         """
         if isinstance(rankings, SparseRankings):
             return self.contains(rankings.users, rankings.items)
-        if rankings.item_bytes is None:
-            return self.contains_rows(rankings.items)
-        result = np.zeros(rankings.items.shape, dtype=bool, order="F")
-        for rank, users, _ in self._fingerprint_rank_hits(rankings):
-            result[users, rank] = True
-        return result
+        return self.contains_rows(rankings.items)
 
     def hit_pairs(self, rankings: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every prediction that is a ground-truth pair: its user, rank and pair index
@@ -189,8 +166,6 @@ class GroundTruth:
         >>> truth.hit_pairs(rankings)
         (array([0, 1]), array([0, 1]), array([1, 2]))
         """
-        if rankings.item_bytes is not None:
-            return self._fingerprint_hits(rankings)
         codes = rankings.items
         users, ranks = np.nonzero(self.contains_rows(codes))
         return users, ranks, self.pair_index(users, codes[users, ranks])
@@ -208,34 +183,6 @@ class GroundTruth:
         size = max(len(self.vocabulary), 1)
         keys = self.users * size + self.codes
         return np.searchsorted(keys, users * size + codes)
-
-    def _fingerprint_hits(self, rankings: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        found = [
-            (users, np.full(len(users), rank), pairs)
-            for rank, users, pairs in self._fingerprint_rank_hits(rankings)
-        ]
-        if not found:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-        users, ranks, pairs = zip(*found, strict=True)
-        return np.concatenate(users), np.concatenate(ranks), np.concatenate(pairs)
-
-    def _fingerprint_rank_hits(
-        self, rankings: Rankings
-    ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-        """Rank by rank, the users whose prediction there is relevant, and the pairs:
-        each relevant pair's fingerprint compared with its user's prediction, every
-        equal one confirmed byte for byte. A chunk of pairs at a time, so that a file
-        whose every prediction matches (one relevant item repeated along each row)
-        never holds all its matches at once."""
-        vocabulary = fixed_width_bytes(self.vocabulary)
-        if vocabulary is None:
-            raise ValueError("fingerprinted rankings need a fixed-width vocabulary")
-        keys = short_fingerprints(vocabulary)[self.codes]
-        for rank, pairs in _rank_hits(rankings.items, self.users, keys):
-            users = self.users[pairs]
-            ranks = np.full(len(users), rank)
-            same = rows_match(rankings.item_bytes.at(users, ranks), vocabulary, self.codes[pairs])
-            yield rank, users[same], pairs[same]
 
 
 _DENSE_MAX_WIDTH = 64
@@ -262,36 +209,9 @@ def _rank_hits(
         column = np.ascontiguousarray(matrix[:, rank])
         # When every prediction matches (one relevant item repeated along each row),
         # no rank's matches are ever held all at once.
-        for start in range(0, len(pair_users), CHUNK_ROWS):
-            chunk = slice(start, start + CHUNK_ROWS)
+        for start in range(0, len(pair_users), BLOCK_ROWS):
+            chunk = slice(start, start + BLOCK_ROWS)
             yield rank, np.flatnonzero(column[pair_users[chunk]] == pair_keys[chunk]) + start
-
-
-@dataclass(frozen=True)
-class ItemBytes:
-    """The bytes of each prediction of a fixed-width submission, by user and rank.
-
-    Attributes
-    ----------
-    uniform : ndarray of uint8, shape (n_rows, m, w)
-        :attr:`SplitLists.uniform`, in submission row order.
-    row_of_user : ndarray of int64, shape (n_users,)
-        The submission row of each user.
-    """
-
-    uniform: np.ndarray
-    row_of_user: np.ndarray
-
-    def at(self, users: np.ndarray, ranks: np.ndarray) -> np.ndarray:
-        """The ``w`` bytes of the prediction at ``ranks`` of each of ``users``."""
-        return take_strings(self.uniform, self.row_of_user[users], ranks)
-
-    def rows(self, users: np.ndarray, width: int) -> np.ndarray:
-        """The bytes of the first ``width`` predictions of each of ``users``."""
-        return take_rows(self.uniform, self.row_of_user[users])[:, :width]
-
-
-_RECHECK_USERS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -301,25 +221,18 @@ class Rankings:
     Attributes
     ----------
     items : ndarray of int32
-        A key per predicted item, equal keys for equal items. Without
-        :attr:`item_bytes`, item codes: an item's index in the ground-truth
-        vocabulary, or for any other item a code past the
-        vocabulary (never relevant), ``-1`` padding. With it, 32-bit fingerprints
-        of the items' bytes (:func:`~scorer.align.fingerprints.short_fingerprints`), rows
-        in user order too: unequal items may share one, so every use confirms equal
-        keys byte for byte.
+        Item codes: an item's index in the ground-truth vocabulary, or for any other
+        item a code past the vocabulary (never relevant, equal for equal items),
+        ``-1`` padding.
     lengths : ndarray of int64, shape (n_users,)
         Number of predictions scored per user (at most ``width``).
     n_known : int
         Size of the vocabulary: item codes below it are vocabulary items.
-    item_bytes : ItemBytes or None
-        The items' bytes, when :attr:`items` are fingerprints.
     """
 
     items: np.ndarray
     lengths: np.ndarray
     n_known: int
-    item_bytes: ItemBytes | None = None
 
     def first_occurrence(self) -> np.ndarray:
         """Mark the first occurrence of each item in each row (padding never).
@@ -332,17 +245,7 @@ class Rankings:
         array([[ True, False, False],
                [ True,  True, False]])
         """
-        first = first_occurrence(self.items)
-        if self.item_bytes is None:
-            return first
-        # A repeated fingerprint is almost always a repeated item, and rows with one
-        # are few: recheck those rows byte for byte.
-        users = np.flatnonzero(~first.all(axis=1))
-        # A chunk of users at a time: in a hostile file every row may need it.
-        for start in range(0, len(users), _RECHECK_USERS):
-            chunk = users[start : start + _RECHECK_USERS]
-            first[chunk] = first_of_strings(self.item_bytes.rows(chunk, self.items.shape[1]))
-        return first
+        return first_occurrence(self.items)
 
     def n_first(self, first: np.ndarray) -> np.ndarray:
         """Each user's number of distinct items, from :meth:`first_occurrence`."""
@@ -350,9 +253,7 @@ class Rankings:
 
     @property
     def truth_codes(self) -> np.ndarray:
-        """Each prediction's vocabulary index, ``-1`` when absent (item codes only)."""
-        if self.item_bytes is not None:
-            raise ValueError("fingerprinted rankings have no item codes")
+        """Each prediction's vocabulary index, ``-1`` when absent."""
         return np.where(self.items < self.n_known, self.items, PAD)
 
 
@@ -445,54 +346,12 @@ def _is_sparse(lists: SplitLists, user_of_row: np.ndarray, n_users: int, width: 
     return n_users * width > 4 * int(np.minimum(lists.lengths[kept_rows], width).sum())
 
 
-@dataclass(frozen=True)
-class ItemPrints:
-    """Every user's predictions as fingerprints, for :func:`build_rankings`.
-
-    Attributes
-    ----------
-    columns : ndarray of int32, shape (width, n_users)
-        :func:`~scorer.align.fingerprints.short_fingerprints` of the items, rank-major, users
-        in solution order.
-    item_bytes : ItemBytes
-        The items' bytes.
-    """
-
-    columns: np.ndarray
-    item_bytes: ItemBytes
-
-
-def item_prints(
-    lists: SplitLists, user_of_row: np.ndarray, n_users: int, width: int
-) -> ItemPrints | None:
-    """The fingerprints :func:`build_rankings` keys the items by, when every user has
-    one full row of many fixed-width items (the usual case); ``None`` otherwise.
-
-    Needs no vocabulary, so it can be made while the solution is still being encoded.
-
-    Examples
-    --------
-    >>> from scorer.align.item_lists import split_lists
-    >>> item_prints(split_lists(pa.array(["ab", "cd"])), np.array([1, 0]), 2, 1) is None
-    True
-    """
-    if not (_is_full(lists, user_of_row, n_users, width) and _many_fixed_width(lists, width)):
-        return None
-    # Made in user order (rows gathered block by block) and rank-major, so that each
-    # rank's column is contiguous for the column passes.
-    row_of_user = np.empty(n_users, dtype=np.int64)
-    row_of_user[user_of_row] = np.arange(n_users, dtype=np.int64)
-    columns = short_fingerprints(lists.uniform, row_of_user)
-    return ItemPrints(columns, ItemBytes(lists.uniform, row_of_user))
-
-
 def build_rankings(
     lists: SplitLists,
     user_of_row: np.ndarray,
     n_users: int,
     width: int,
     vocabulary: pa.Array,
-    prints: ItemPrints | None = None,
 ) -> Rankings | SparseRankings:
     """Place each submission row's first ``width`` predictions in its user's row.
 
@@ -510,8 +369,6 @@ def build_rankings(
         Columns of the matrix (``k``, or less when every row is shorter).
     vocabulary : pyarrow.Array
         The ground-truth vocabulary (:attr:`GroundTruth.vocabulary`).
-    prints : ItemPrints, optional
-        :func:`item_prints` of the same arguments, if already made.
 
     Examples
     --------
@@ -532,50 +389,28 @@ def build_rankings(
     kept_rows = user_of_row >= 0
     lengths = np.zeros(n_users, dtype=np.int64)
     lengths[user_of_row[kept_rows]] = np.minimum(lists.lengths[kept_rows], width)
-    if _same_width(vocabulary, lists.width):
-        # Items are then keyed by fingerprints of their bytes, never looked up at all.
-        prints = prints or item_prints(lists, user_of_row, n_users, width)
-        if prints is not None:
-            return Rankings(prints.columns.T, lengths, len(vocabulary), prints.item_bytes)
-    full = _is_full(lists, user_of_row, n_users, width)
-    # Items read as values are coded by the values' table as they are placed: no
-    # array of every token's code is made.
-    table = _value_table(lists, vocabulary)
-    items = lists.values if table is not None else _item_codes(lists, vocabulary)
-    if full:  # the tokens already form a matrix whose rows only need reordering
+    codes = _item_codes(lists, vocabulary)
+    if _is_full(lists, user_of_row, n_users, width):  # the codes already form a matrix
         row_of_user = np.empty(n_users, dtype=np.int64)
         row_of_user[user_of_row] = np.arange(n_users, dtype=np.int64)
-        matrix = np.take(items.reshape(-1, width), row_of_user, axis=0)
-        if table is not None:
-            np.take(table, matrix, out=matrix, mode="clip")  # every value is in the table
-        return Rankings(matrix, lengths, len(vocabulary))
-    placed = _placed(items, lists.lengths, user_of_row, n_users, width, table)
-    return Rankings(placed, lengths, len(vocabulary))
-
-
-def _value_table(lists: SplitLists, vocabulary: pa.Array) -> np.ndarray | None:
-    """The code of every value, by value (:func:`~scorer.align.integer_items.code_table`),
-    when the lists were read as values; None otherwise."""
-    return None if lists.values is None else code_table(lists.values, vocabulary)
+        return Rankings(
+            np.take(codes.reshape(-1, width), row_of_user, axis=0), lengths, len(vocabulary)
+        )
+    return Rankings(
+        _placed(codes, lists.lengths, user_of_row, n_users, width), lengths, len(vocabulary)
+    )
 
 
 def _placed(
-    items: np.ndarray,
-    row_lengths: np.ndarray,
-    user_of_row: np.ndarray,
-    n_users: int,
-    width: int,
-    table: np.ndarray | None = None,
+    codes: np.ndarray, row_lengths: np.ndarray, user_of_row: np.ndarray, n_users: int, width: int
 ) -> np.ndarray:
     """The ``n_users x width`` matrix of each kept row's first ``width`` codes (rows
-    flat in ``items``, ``row_lengths`` each), ``PAD`` after a row's end; with a
-    ``table``, ``items`` are values and each one's code is ``table[value]``.
+    flat in ``codes``, ``row_lengths`` each), ``PAD`` after a row's end.
 
-    Stored rank-major, as the column passes read it, and filled a block of rows at a
-    time, rank by rank: a block's codes stay in cache while its ranks are gathered
-    (three times faster than gathering each rank from all the rows), and no array
-    of every token's destination is made. Kept rows (``user_of_row >= 0``) are
-    distinct users.
+    Stored rank-major, as the column passes read it. A block of rows at a time (about
+    :data:`~scorer.arrays.BLOCK_ROWS` cells, the blocks on the thread pool: kept rows
+    are distinct users, so no two write one cell), each row's ``width`` codes gathered
+    at once and written to its user's column: no loop over ranks or rows, however wide.
 
     Examples
     --------
@@ -583,38 +418,24 @@ def _placed(
     array([[ 5, -1],
            [ 7,  8],
            [-1, -1]], dtype=int32)
-    >>> table = np.array([-1, -1, -1, -1, -1, 50, -1, 70, 80, 90], dtype=np.int32)
-    >>> _placed(np.array([7, 8, 9, 5]), np.array([3, 1, 0]), np.array([1, 0, -1]), 3, 2, table)
-    array([[50, -1],
-           [70, 80],
-           [-1, -1]], dtype=int32)
     """
-    columns = full_on_two_cores((width, n_users), PAD, np.int32)
-    starts = np.cumsum(row_lengths) - row_lengths
-    # Wide rankings (rare) are placed in one block: blocks * ranks numpy steps stay
-    # at most one per 64 rows, whatever the width.
-    block_rows = _PLACED_BLOCK_CODES // max(width, 1) if width <= 64 else len(row_lengths)
-    block_rows = max(block_rows, 1)
+    columns = np.full((width, n_users), PAD, dtype=np.int32)
+    kept = np.flatnonzero(user_of_row >= 0)
+    if len(codes) == 0 or width == 0:
+        return columns.T
+    starts = (np.cumsum(row_lengths) - row_lengths)[kept]
+    reached = np.minimum(row_lengths[kept], width)
+    ranks = np.arange(width)
+    step = max(1, BLOCK_ROWS // width)
 
-    def place(first: int) -> None:  # blocks hold distinct users: no two write one place
-        block = slice(first, first + block_rows)
-        users, block_starts = user_of_row[block], starts[block]
-        reached = np.where(users >= 0, np.minimum(row_lengths[block], width), 0)
-        rows = np.flatnonzero(reached)
-        for rank in range(width):
-            if rank:
-                rows = rows[reached[rows] > rank]
-            if len(rows) == 0:
-                break
-            taken = items[block_starts[rows] + rank]
-            columns[rank, users[rows]] = taken if table is None else table[taken]
+    def place(first: int) -> None:
+        block = slice(first, first + step)
+        cells = codes[np.minimum(starts[block, None] + ranks, len(codes) - 1)]
+        cells[ranks >= reached[block, None]] = PAD
+        columns[:, user_of_row[kept[block]]] = cells.T
 
-    on_two_cores(place, range(0, len(row_lengths), block_rows))
+    parallel_map(place, range(0, len(kept), step))
     return columns.T
-
-
-#: Codes placed per block by :func:`_placed` (1 MiB of int32: they stay in cache).
-_PLACED_BLOCK_CODES = 1 << 18
 
 
 def _is_full(lists: SplitLists, user_of_row: np.ndarray, n_users: int, width: int) -> bool:
@@ -622,39 +443,19 @@ def _is_full(lists: SplitLists, user_of_row: np.ndarray, n_users: int, width: in
     return bool(width) and _is_permutation(user_of_row, n_users) and (lists.lengths == width).all()
 
 
-def _many_fixed_width(lists: SplitLists, width: int) -> bool:
-    """Whether the rankings can be keyed by fingerprints: many fixed-width items, in
-    rows no wider than :meth:`GroundTruth.contains_rows` compares pairwise."""
-    if lists.uniform is None or lists.uniform[..., 0].size < FIXED_WIDTH_MIN_ROWS:
-        return False
-    return width <= _DENSE_MAX_WIDTH
-
-
-def _same_width(vocabulary: pa.Array, width: int) -> bool:
-    """Whether every vocabulary item is ``width`` bytes long (else fingerprints of
-    ``width``-byte items cannot be compared with it)."""
-    rows = fixed_width_bytes(vocabulary)
-    return width > 0 and rows is not None and rows.shape[1] == width
-
-
 def _item_codes(
     lists: SplitLists, vocabulary: pa.Array, kept: np.ndarray | None = None
 ) -> np.ndarray:
     """Each token's (or each ``kept`` token's) index in the vocabulary, or for an item
     outside it a code past the vocabulary, equal for equal items (int32): by value
-    when every item is a canonical decimal integer (from the lists' values if they
-    were read as such, :func:`~scorer.align.integer_items.integer_codes` otherwise),
-    else by the strings."""
-    read_as_values = lists.values is not None  # then they alone decide: no second pass
-    if read_as_values:
-        values = lists.values if kept is None else lists.values[kept]
-        codes = integer_codes_of_values(values, vocabulary)
+    when every item is a canonical decimal integer
+    (:func:`~scorer.align.integer_items.integer_codes`), else by the join of strings."""
+    values = lists.values
+    if values is not None:
+        codes = integer_codes(values if kept is None else values[kept], vocabulary)
         if codes is not None:
             return codes
     tokens = lists.tokens if kept is None else lists.take(kept)
-    codes = None if read_as_values else integer_codes(tokens, vocabulary)
-    if codes is not None:
-        return codes
     codes = StringIndex(vocabulary).find(tokens, np.int32)
     n_unknown = int(np.count_nonzero(codes < 0))
     if 2 * n_unknown > len(codes):

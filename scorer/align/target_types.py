@@ -20,12 +20,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.align.joins import byte_order_codes, solution_byte_order_codes, sorted_first_index
+from scorer.align.joins import byte_order_codes, first_index_of, solution_byte_order_codes
 from scorer.align.long_layout import smallest_flagged
 from scorer.arrays import (
-    CHUNK_ROWS,
+    BLOCK_ROWS,
     empty_strings,
-    on_two_cores,
+    parallel_map,
     string_offsets,
     text_column,
     to_arrow,
@@ -118,13 +118,13 @@ def _split_at_last(strings: pa.Array, separator: bytes) -> tuple[pa.Array, pa.Ar
     needle = np.frombuffer(separator, dtype=np.uint8)
     cuts = offsets[1:].copy()
     split = np.zeros(n, dtype=bool)
-    # Chunks of at most CHUNK_ROWS strings and about _SPLIT_BYTES bytes (a longer
+    # Chunks of at most BLOCK_ROWS strings and about _SPLIT_BYTES bytes (a longer
     # string alone): the flags and positions of a chunk's bytes stay small.
     by_bytes = np.searchsorted(offsets, np.arange(offsets[0], offsets[-1], _SPLIT_BYTES))
-    bounds = np.union1d(np.maximum(by_bytes - 1, 0), np.arange(0, n + 1, CHUNK_ROWS))
+    bounds = np.union1d(np.maximum(by_bytes - 1, 0), np.arange(0, n + 1, BLOCK_ROWS))
 
     def cut(first: int, stop: int, cuts: np.ndarray = cuts) -> None:
-        """Find the chunk's cuts (two chunks at once: each writes its own rows)."""
+        """Find the chunk's cuts (chunks at once on the pool: each writes its own rows)."""
         if first >= stop:
             return
         low, high = int(offsets[first]), int(offsets[stop])
@@ -143,7 +143,7 @@ def _split_at_last(strings: pa.Array, separator: bytes) -> tuple[pa.Array, pa.Ar
         split[first:stop] = holds
 
     spans = zip(bounds.tolist(), [*bounds[1:].tolist(), n], strict=True)
-    on_two_cores(lambda span: cut(*span), spans)
+    parallel_map(lambda span: cut(*span), spans)
     pieces = np.empty(3 * n + 1, dtype=np.int64)
     pieces[0:-1:3] = offsets[:-1]
     pieces[1::3] = cuts
@@ -196,7 +196,7 @@ def rows_by_type(
     ({'a': [1], 'b': [0, 3]}, "1 row whose type is not one of 'a', 'b': e.g. 'x'")
     """
     known_strings = to_strings(list(known))
-    index = sorted_first_index(text_column(types), known_strings)
+    index = first_index_of(text_column(types), known_strings)
     order = np.argsort(index, kind="stable")
     bounds = np.searchsorted(index[order], np.arange(len(known) + 1))
     positions = {t: order[bounds[i] : bounds[i + 1]] for i, t in enumerate(known)}
@@ -358,7 +358,7 @@ def typed_solution(
             problems.append(_no_joiner_problem(type_column))
             joiner = TYPE_JOINERS[0]
         table = _keyed(table, row_id_name, rows, type_column, joiner)
-    row_type = sorted_first_index(distinct_types, to_strings(list(types)))[type_codes]
+    row_type = first_index_of(distinct_types, to_strings(list(types)))[type_codes]
     return table, TargetTypes(types, row_type, rows.row_ids, joiner), problems
 
 
@@ -396,7 +396,7 @@ def typed_submission(
     problems = list(rows.problems) + ([] if drop_unknown else unknown)
     table = _keyed(table, row_id_name, rows, type_column, typed.joiner or TYPE_JOINERS[0])
     # A row of no known type is reported (or ignored) here, not again as an unknown row id.
-    known = to_arrow(sorted_first_index(rows.types, to_strings(list(typed.types))) >= 0)
+    known = to_arrow(first_index_of(rows.types, to_strings(list(typed.types))) >= 0)
     return StringTable(table.names, tuple(c.filter(known) for c in table.columns)), problems
 
 

@@ -13,9 +13,10 @@ Two audiences, kept apart by the information boundary (docs/decisions.md#informa
   submission scores 0).
 
 Every test is Arrow compute or numpy over whole columns. Membership in the solution's
-items (:class:`_Candidates`) looks fingerprints of the predicted ids up in a table whose hash
-is seeded at random, each hit confirmed byte for byte: the participant's strings are
-never hashed by a function they could predict. Each hint first probes the first
+items (:class:`_Candidates`) is the join of strings
+(:class:`~scorer.align.joins.StringIndex`: keyed prints, sorted, each hit confirmed
+byte for byte): the participant's strings are never hashed by a function they could
+predict. Each hint first probes the first
 :data:`PROBE_TOKENS` predicted ids and scans everything only when those show the
 mistake, so a clean submission costs next to nothing.
 """
@@ -29,9 +30,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.align.fingerprints import KeyIndex, fingerprints, fixed_width_bytes, rows_match
 from scorer.align.item_lists import SplitLists
-from scorer.arrays import byte_rows, string_bytes, string_offsets, to_arrow, to_numpy
+from scorer.align.joins import StringIndex
+from scorer.arrays import string_bytes, string_offsets, to_arrow, to_numpy
 from scorer.errors import format_count
 
 Hint = tuple[str, str, np.ndarray]
@@ -238,14 +239,8 @@ def _absent(items: pa.Array, found: np.ndarray, relevant: _Candidates) -> np.nda
 
 
 class _Candidates:
-    """Strings from the solution, to test predicted ids against without hashing them.
-
-    The candidates are grouped by byte length, each group a table of 64-bit
-    fingerprints (:class:`~scorer.align.fingerprints.KeyIndex`, its hash seeded at random).
-    A predicted id is looked up by its fingerprint in the group of its length, and
-    every hit is confirmed byte for byte, so what the submission holds cannot make
-    a lookup slow. Only the candidates, the solution's own strings, are deduplicated
-    with Arrow's hashing.
+    """Strings from the solution, to test predicted ids against (the join of strings,
+    :class:`~scorer.align.joins.StringIndex`: no hash a submission could predict).
 
     Examples
     --------
@@ -259,72 +254,15 @@ class _Candidates:
         self.empty = len(strings) == 0
 
     @cached_property
-    def _groups(self) -> dict[int, tuple[np.ndarray, KeyIndex | None]]:
-        """Made on the first lookup: a clean submission never needs them."""
-        strings = pc.unique(self.strings.cast(pa.large_string()))
-        lengths = to_numpy(pc.binary_length(strings))
-        return {
-            int(length): _group_index(_byte_rows(strings, np.flatnonzero(lengths == length)))
-            for length in np.unique(lengths)
-        }
+    def _index(self) -> StringIndex:
+        """Made on the first lookup: a clean submission never needs it."""
+        return StringIndex(self.strings)
 
     def contains(self, values: pa.Array) -> np.ndarray:
-        """Whether each value equals a candidate: one pass per candidate length."""
-        found = np.zeros(len(values), dtype=bool)
+        """Whether each value equals a candidate."""
         if self.empty or len(values) == 0:
-            return found
-        values = values.cast(pa.large_string())
-        rows = fixed_width_bytes(values)
-        if rows is not None:  # one length for all (the usual case): no copy
-            group = self._groups.get(rows.shape[1])
-            return _rows_in(rows, *group) if group else found
-        lengths = to_numpy(pc.binary_length(values))
-        for length, group in self._groups.items():
-            positions = np.flatnonzero(lengths == length)
-            if len(positions):
-                found[positions] = _rows_in(_byte_rows(values, positions, length), *group)
-        return found
-
-
-def _group_index(rows: np.ndarray) -> tuple[np.ndarray, KeyIndex | None]:
-    """Distinct byte rows and the table of their fingerprints (None on a collision)."""
-    index = KeyIndex(fingerprints(rows))
-    return rows, index if index.unique else None
-
-
-def _rows_in(rows: np.ndarray, candidate_rows: np.ndarray, index: KeyIndex | None) -> np.ndarray:
-    """Whether each byte row equals one of the (distinct) candidate rows."""
-    if rows.shape[1] == 0:
-        return np.ones(len(rows), dtype=bool)  # the empty string is the only one of length 0
-    if index is None:  # two candidates share a fingerprint: binary search instead
-        # (All rows have one length, so numpy's padding of "S" strings cannot merge two.)
-        kind = f"S{rows.shape[1]}"
-        ordered = np.sort(np.ascontiguousarray(candidate_rows).view(kind).ravel())
-        probes = np.ascontiguousarray(rows).view(kind).ravel()
-        at = np.minimum(np.searchsorted(ordered, probes), len(ordered) - 1)
-        return ordered[at] == probes
-    hit = index.find(fingerprints(rows))
-    known = hit >= 0
-    known[known] = rows_match(rows[known], candidate_rows, hit[known])
-    return known
-
-
-def _byte_rows(strings: pa.Array, positions: np.ndarray, length: int | None = None) -> np.ndarray:
-    """The bytes of ``strings[positions]``, all ``length`` bytes long (by default the
-    first one's length), as an ``n x length`` matrix: one record copied per string.
-
-    Examples
-    --------
-    >>> _byte_rows(pa.array(["ab", "c", "de"], pa.large_string()), np.array([2, 0])).tolist()
-    [[100, 101], [97, 98]]
-    """
-    offsets = string_offsets(strings)
-    starts = offsets[positions] - offsets[0]
-    if length is None:
-        length = int(offsets[positions[0] + 1] - offsets[positions[0]]) if len(positions) else 0
-    if length == 0 or len(positions) == 0:
-        return np.zeros((len(positions), length), dtype=np.uint8)
-    return byte_rows(np.ascontiguousarray(string_bytes(strings)), starts, length)
+            return np.zeros(len(values), dtype=bool)
+        return self._index.find(values) >= 0
 
 
 def _first_byte_is_zero(items: pa.Array) -> np.ndarray:

@@ -19,11 +19,11 @@ import numpy as np
 import pyarrow as pa
 
 from scorer.align.candidates import CandidateRule, PairIndex, token_rows
-from scorer.align.item_lists import joined_lists, read_in_chunks, split_lists
+from scorer.align.item_lists import joined_lists, split_lists
 from scorer.align.joins import StringIndex, byte_order_codes
 from scorer.align.long_layout import long_solution_to_wide, long_to_wide
 from scorer.align.target_types import TargetTypes, typed_submission
-from scorer.arrays import joined_strings, text_column, to_arrow
+from scorer.arrays import text_column, to_arrow
 from scorer.check.validate import (
     SUBMISSION,
     USAGE_COLUMN,
@@ -209,10 +209,8 @@ def read_submission(
     options: Options,
     solution: Solution,
     limits: ReadLimits | None,
-    scored: bool = False,
 ) -> tuple[StringTable, tuple[Problem | Finding, ...]]:
-    """The submission in the wide form (a long one pivoted) and the pivot's problems
-    (``scored``: each cell is one ``label confidence`` pair, read as text).
+    """The submission in the wide form (a long one pivoted) and the pivot's problems.
 
     Raises
     ------
@@ -224,16 +222,10 @@ def read_submission(
     if options.format == "trec":
         return _read_run(data, solution, limits)
     long = options.layout == "long"
-    # A long file's row ids may be read as runs: long_to_wide codes each run once. A
-    # wide file's lists may stay in the parser's chunks, which ListCells reads so,
-    # unless an option reads their text whole (scored cells, an empty token, a type
-    # column that keys the rows).
-    typed_by_column = options.target_type_column_name is not None
-    whole = long or scored or typed_by_column or options.empty_token is not None
-    chunked = None if whole else target_name
-    table = as_string_table(data, ParticipantVisibleError, limits, runs=long, chunked=chunked)
+    # A long file's row ids may be read as runs: long_to_wide codes each run once.
+    table = as_string_table(data, ParticipantVisibleError, limits, runs=long)
     if not long:
-        return _joined_unless_read_in_chunks(table, target_name), ()
+        return table, ()
     ranked_by = options.rank_column_name or options.score_column_name
     expected = (row_id_name, target_name) + ((ranked_by,) if ranked_by else ())
     public_ids = solution.row_ids if options.unknown_row_ids == "error" else solution.row_ids[:0]
@@ -254,22 +246,6 @@ def read_submission(
     # The items stay lists: the checks take them as they are, never joined and split again.
     wide_table = StringTable((row_id_name, target_name), (wide.row_ids, wide.items))
     return wide_table, (*problems, *wide.problems)
-
-
-def _joined_unless_read_in_chunks(table: StringTable, name: str) -> StringTable:
-    """The table with its column ``name`` (read in the parser's chunks) joined into
-    one array, each chunk freed once copied, unless the lists are best read a chunk at
-    a time (:func:`~scorer.align.item_lists.read_in_chunks`): a column joined later
-    would hold its chunks and the joined copy at once."""
-    names, columns = table.names, list(table.columns)
-    del table  # the columns are only held here, so a chunk copied can be freed
-    where = names.index(name) if name in names else -1
-    kept = columns[where] if where >= 0 else None
-    if isinstance(kept, pa.ChunkedArray) and not read_in_chunks(kept):
-        chunks = kept.chunks
-        columns[where] = kept = None
-        columns[where] = joined_strings(chunks)
-    return StringTable(names, tuple(columns))
 
 
 def _read_run(

@@ -22,7 +22,7 @@ from scorer.align.candidates import CandidateRule, PairIndex, candidate_problems
 from scorer.align.item_lists import ListCells, SplitLists, as_text_cells, split_lists
 from scorer.align.joins import StringIndex, first_index_of
 from scorer.arrays import (
-    CHUNK_ROWS,
+    BLOCK_ROWS,
     empty_strings,
     holds_any_byte,
     string_bytes,
@@ -361,8 +361,7 @@ def submission_findings(
         findings += _candidate_findings(predictions, ids, solution, options, candidates)
     if cells is None or user_of_row is None or problems(findings, Wording()):
         return findings, None
-    # Items that are all canonical integers are kept as their values (no string each).
-    split = cells.split(integers=True) if predictions is None else predictions
+    split = cells.split() if predictions is None else predictions
     return findings, Submission(user_of_row, split, confidence=confidence)
 
 
@@ -601,8 +600,8 @@ def _duplicate_findings(
     if not n_rows:
         return []
     repeated_ids = np.zeros(len(first), dtype=bool)
-    for start in range(0, len(first), CHUNK_ROWS):
-        chunk = slice(start, start + CHUNK_ROWS)
+    for start in range(0, len(first), BLOCK_ROWS):
+        chunk = slice(start, start + BLOCK_ROWS)
         repeated_ids[first[chunk][repeated[chunk]]] = True
     counts = (("ids", int(np.count_nonzero(repeated_ids))), ("rows", n_rows))
     return [Finding(f"{where}_duplicated_row_ids", counts, smallest_values(row_ids, repeated_ids))]
@@ -612,8 +611,8 @@ def _own_firsts(first: np.ndarray) -> np.ndarray:
     """Whether each row is its own first equal (``first``: each row's first equal, or
     -1), made a chunk at a time (no full-size temporary)."""
     own = np.empty(len(first), dtype=bool)
-    for start in range(0, len(first), CHUNK_ROWS):
-        chunk = first[start : start + CHUNK_ROWS]
+    for start in range(0, len(first), BLOCK_ROWS):
+        chunk = first[start : start + BLOCK_ROWS]
         np.equal(chunk, np.arange(start, start + len(chunk)), out=own[start : start + len(chunk)])
     return own
 
@@ -731,10 +730,10 @@ def _id_hints(
     for number, (repair, applies_to) in enumerate(_ID_REPAIRS):
         if len(unknown_ids) == 0:
             break
-        index = StringIndex(_repaired(missing_ids, repair), probed_often=True)
+        index = StringIndex(_repaired(missing_ids, repair))
         matched = np.zeros(len(unknown_ids), dtype=bool)
-        for start in range(0, len(unknown_ids), CHUNK_ROWS):
-            chunk = unknown_ids.slice(start, CHUNK_ROWS)
+        for start in range(0, len(unknown_ids), BLOCK_ROWS):
+            chunk = unknown_ids.slice(start, BLOCK_ROWS)
             found = index.find(repair(chunk)) >= 0
             if applies_to:
                 found &= to_numpy(pc.match_substring_regex(chunk, applies_to))
@@ -749,7 +748,7 @@ def _id_hints(
 def _repaired(ids: pa.Array, repair: Callable[[pa.Array], pa.Array]) -> pa.Array:
     """``repair(ids)``, a chunk of ids at a time: a repair's temporaries (several
     numbers per id for the rounded one) never exist for every id at once."""
-    chunks = [repair(ids.slice(start, CHUNK_ROWS)) for start in range(0, len(ids), CHUNK_ROWS)]
+    chunks = [repair(ids.slice(start, BLOCK_ROWS)) for start in range(0, len(ids), BLOCK_ROWS)]
     return pa.concat_arrays([chunk.cast(pa.large_string()) for chunk in chunks]) if chunks else ids
 
 

@@ -1,8 +1,8 @@
 """AP@K of every user, exactly: integer numerators over lcm(1..width) times the denominator.
 
-A ranking is a row of a ``users x width`` matrix of binary relevance, best first. Every
-function here is vectorised over users; loops run over the (small) width only, in a fixed
-order, so each user's value is bit-identical wherever the user sits in the matrix.
+A ranking's credited predictions are read as (user, rank) entries, each user's in rank
+order: whole-array passes over them, with no loop over users or ranks, and each user's
+terms added in rank order, so a user's value is bit-identical wherever the user sits.
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ class AveragePrecision(ExactMean):
 def average_precision(
     relevance: np.ndarray, n_relevant: np.ndarray, k: int, normalization: str = "min_k"
 ) -> AveragePrecision:
-    """AP@K of every user from a matrix of binary relevance.
+    """AP@K of every user from a matrix of binary relevance: :func:`hits_average_precision`
+    of its credited cells.
 
     Parameters
     ----------
@@ -77,26 +78,14 @@ def average_precision(
     [0.5555555555555556, 0.3333333333333333, 0.8333333333333334]
     """
     relevance = np.asarray(relevance, dtype=bool)
-    n_users, width = relevance.shape
+    width = relevance.shape[1]
     if width > k:
         raise ValueError(f"relevance has {width} columns, more than k={k}")
-    exact = k <= EXACT_MAX_WIDTH
-    scale = math.lcm(*range(1, width + 1)) if exact else 1
-    numerator = np.zeros(n_users, dtype=np.int64 if exact else np.float64)
-    hits = np.zeros(n_users, dtype=np.int64)
-    for rank in range(width):
-        column = relevance[:, rank]
-        hits += column
-        # P(i) = hits / i (scaled to an integer when exact), added where rel(i) = 1:
-        # for the few users with a hit at this rank only.
-        credited = np.flatnonzero(column)
-        precision = hits[credited] * (scale // (rank + 1)) if exact else hits[credited] / (rank + 1)
-        numerator[credited] += precision
-    denominator = _denominator(n_relevant, hits, k, normalization)
-    return AveragePrecision(numerator, denominator * scale, hits, scale)
+    users, ranks = np.nonzero(relevance)  # row-major: each user's in rank order
+    return hits_average_precision(users, ranks, n_relevant, k, normalization, width)
 
 
-def sparse_average_precision(
+def hits_average_precision(
     users: np.ndarray,
     ranks: np.ndarray,
     n_relevant: np.ndarray,
@@ -104,16 +93,17 @@ def sparse_average_precision(
     normalization: str = "min_k",
     width: int | None = None,
 ) -> AveragePrecision:
-    """:func:`average_precision` from the credited predictions alone (no
-    ``users x width`` matrix), bit for bit.
+    """AP@K of every user from its credited predictions alone, in whole-array passes
+    (no loop over ranks or users, however wide the rankings).
 
-    A cut-off K of at most :data:`EXACT_MAX_WIDTH` gets the same exact integer
-    fractions; a larger one the float path: each user's precisions are added one by
-    one in rank order (``np.add.at`` adds in index order).
+    A cut-off K of at most :data:`EXACT_MAX_WIDTH` gives exact integer fractions over
+    lcm(1..width); a larger one float numerators, each user's precisions added one by
+    one in rank order (``np.add.at`` adds in index order), so that a user's value
+    never depends on the other users.
 
     Parameters
     ----------
-    users, ranks : ndarray of int64
+    users, ranks : ndarray of int
         The user and the 0-based rank of every credited prediction (``rel(i) = 1``),
         each user's in rank order.
     n_relevant : ndarray of int, shape (n_users,)
@@ -123,24 +113,22 @@ def sparse_average_precision(
     normalization : {"min_k", "relevant", "hits"}
         As in :func:`average_precision`.
     width : int, optional
-        The width of the matrix :func:`average_precision` would read (by default
-        ``k``): the exact fractions' scale is lcm(1..width).
+        The rankings' width (by default ``k``): the exact fractions' scale is
+        lcm(1..width).
 
     Examples
     --------
-    >>> rel = np.zeros((2, 30), dtype=bool)
-    >>> rel[0, [0, 2, 29]] = rel[1, 5] = True
-    >>> users, ranks = np.nonzero(rel)
-    >>> sparse = sparse_average_precision(users, ranks, np.array([4, 2]), 30)
-    >>> dense = average_precision(rel, np.array([4, 2]), 30)
-    >>> bool((sparse.values() == dense.values()).all()), sparse.hits.tolist()
-    (True, [3, 1])
+    >>> users, ranks = np.array([0, 0, 0, 1]), np.array([0, 2, 29, 5])
+    >>> ap = hits_average_precision(users, ranks, np.array([4, 2]), 30)
+    >>> ap.values().tolist(), ap.hits.tolist()  # (1 + 2/3 + 3/30) / 4 and (1/6) / 2
+    ([0.44166666666666665, 0.08333333333333333], [3, 1])
     >>> kept = ranks < 3  # AP@3: the entries within the cut-off
-    >>> exact = sparse_average_precision(users[kept], ranks[kept], np.array([4, 2]), 3, width=3)
-    >>> exact.exact_mean()  # (1 + 2/3) / 3 and 0
+    >>> hits_average_precision(users[kept], ranks[kept], np.array([4, 2]), 3).exact_mean()
     Fraction(5, 18)
     """
     n_users = len(n_relevant)
+    users = np.asarray(users, dtype=np.int64)
+    ranks = np.asarray(ranks, dtype=np.int64)
     by_user = np.argsort(users, kind="stable")  # keeps each user's ranks in order
     users, ranks = users[by_user], ranks[by_user]
     hits = np.bincount(users, minlength=n_users).astype(np.int64)

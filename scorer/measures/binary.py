@@ -11,11 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from scorer.align.judgements import Judgements
-from scorer.measures.average_precision import (
-    AveragePrecision,
-    average_precision,
-    sparse_average_precision,
-)
+from scorer.measures.average_precision import AveragePrecision, hits_average_precision
 from scorer.measures.exact_means import INT64_MAX, Ratios
 
 
@@ -29,11 +25,8 @@ def mean_average_precision(j: Judgements, cutoff: int, norm: str = "min_k") -> A
     >>> mean_average_precision(j, 4).exact_mean(), mean_average_precision(j, 8).exact_mean()
     (Fraction(29, 48), Fraction(37, 48))
     """
-    if j.flat is not None:
-        users, ranks = j.flat.hit_entries(cutoff)
-        width = min(cutoff, j.width)
-        return sparse_average_precision(users, ranks, j.n_relevant, cutoff, norm, width)
-    return average_precision(j.hits_at(cutoff), j.n_relevant, cutoff, norm)
+    users, ranks = j.hit_entries(cutoff)
+    return hits_average_precision(users, ranks, j.n_relevant, cutoff, norm, min(cutoff, j.width))
 
 
 def _exact_sum(

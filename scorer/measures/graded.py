@@ -7,14 +7,13 @@ exactly that (``ideal=hits``, Spotify's RecSys Challenge 2018).
 
 Only credited entries of grade above 0 change a value (a zero gain adds 0.0, a zero
 probability multiplies by 1), so every measure here reads them as flat entries
-(:meth:`Judgements.entries`), or, for nDCG on the binary fast path, as matrix
-columns: the same operations in the same order, so the same bits either way.
+(:meth:`Judgements.entries`), whichever form the judgements take: whole-array passes
+over the entries, each user's terms added in rank order.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from itertools import pairwise
 
 import numpy as np
@@ -57,23 +56,14 @@ def _gains(grades: np.ndarray, gain: str) -> np.ndarray:
     return np.exp2(gains) - 1.0 if gain == "exp" else gains
 
 
-def _dcg(columns: Iterable[np.ndarray], discounts: np.ndarray, gain: str) -> np.ndarray:
-    """Σ_i gain_i / log2(i + 1), summed rank by rank in rank order (a fixed order)."""
-    total = np.zeros(0)
-    for rank, grades in enumerate(columns):
-        gains = _gains(grades, gain)
-        total = total + gains / discounts[rank] if rank else gains / discounts[rank]
-    return total
-
-
 def _flat_dcg(
     entries: tuple[np.ndarray, np.ndarray, np.ndarray],
     n_users: int,
     discounts: np.ndarray,
     gain: str,
 ) -> np.ndarray:
-    """:func:`_dcg` from entries sorted by user then rank: ``np.add.at`` adds each
-    user's terms one by one in that order, and the skipped zero terms add 0.0."""
+    """Σ_i gain_i / log2(i + 1) from entries sorted by user then rank: ``np.add.at``
+    adds each user's terms one by one in that order (the zero terms left out add 0.0)."""
     users, ranks, grades = entries
     total = np.zeros(n_users)
     np.add.at(total, users, _gains(grades, gain) / discounts[ranks])
@@ -83,10 +73,7 @@ def _flat_dcg(
 def _retrieved_dcg(j: Judgements, n_ranks: int, discounts: np.ndarray, gain: str) -> np.ndarray:
     """Each user's DCG over its first ``n_ranks`` ranks (``n_ranks <= j.width``), rank
     by rank in rank order: nDCG's numerator, and DCG itself."""
-    if j.flat is not None:
-        return _flat_dcg(j.entries(n_ranks), j.n_users, discounts, gain)
-    dcg = _dcg((j.grade_column(r) for r in range(n_ranks)), discounts, gain)
-    return dcg if len(dcg) else np.zeros(j.n_users)
+    return _flat_dcg(j.entries(n_ranks), j.n_users, discounts, gain)
 
 
 def dcg(j: Judgements, cutoff: int, gain: str = "exp", discount: str = "log2_i_plus_1") -> Floats:
@@ -116,12 +103,17 @@ def _hit_entries_by_grade(j: Judgements, n_ranks: int) -> tuple[np.ndarray, np.n
 
 
 def _binary_ideal(counts: np.ndarray, discounts: np.ndarray) -> np.ndarray:
-    """IDCG of ``counts`` ones per user: a table of running sums, built with the same
-    operations, in the same order, as :func:`_dcg`."""
+    """IDCG of ``counts`` ones per user: a table of running sums (a cumulative sum adds
+    in rank order), the same operations in the same order as :func:`_flat_dcg`.
+
+    Examples
+    --------
+    >>> _binary_ideal(np.array([0, 2]), _discounts(2)).tolist()  # 1 + 1/log2(3)
+    [0.0, 1.6309297535714575]
+    """
     longest = int(counts.max(initial=0))
     table = np.zeros(longest + 1)
-    for rank in range(longest):
-        table[rank + 1] = table[rank] + 1.0 / discounts[rank]
+    np.cumsum(1.0 / discounts[:longest], out=table[1:])
     return table[counts]
 
 

@@ -58,7 +58,7 @@ def auc(j: Judgements, cutoff: int) -> Ratios:
     if j.non_relevant is None:
         raise HostVisibleError(NEEDS_NON_RELEVANT)
     n_users = j.n_users
-    positive_users, _ = _hit_entries(j)
+    positive_users, _ = j.hit_entries(j.width)
     negative_users = j.non_relevant.users
     wrong = _dense_wrong_pairs(j) if j.flat is None else _sparse_wrong_pairs(j)
     n_positive, n_negative = j.n_relevant, j.non_relevant.counts
@@ -106,7 +106,7 @@ def _dense_wrong_pairs(j: Judgements) -> np.ndarray:
 def _sparse_wrong_pairs(j: Judgements) -> np.ndarray:
     """:func:`_dense_wrong_pairs` for flat entries: one sort of the judged items by user
     and rank, then a running count of the non-relevant ones within each user."""
-    positive_users, positive_ranks = _hit_entries(j)
+    positive_users, positive_ranks = j.hit_entries(j.width)
     users = np.concatenate([positive_users, j.non_relevant.users])  # type: ignore[union-attr]
     ranks = np.concatenate([positive_ranks, j.non_relevant.ranks])  # type: ignore[union-attr]
     negative = np.zeros(len(users), dtype=bool)
@@ -118,14 +118,6 @@ def _sparse_wrong_pairs(j: Judgements) -> np.ndarray:
     above = running[1:] - running[starts][users]  # within the user, up to each entry
     positive = ~negative
     return _sums_by_user(users[positive], above[positive], j.n_users)
-
-
-def _hit_entries(j: Judgements) -> tuple[np.ndarray, np.ndarray]:
-    """Users and ranks of every credited hit (first occurrences of relevant items)."""
-    if j.flat is not None:
-        return j.flat.hit_entries(j.width)
-    users, ranks = np.nonzero(j.hits_at(j.width))
-    return users.astype(np.int64), ranks.astype(np.int64)
 
 
 def _sums_by_user(users: np.ndarray, values: np.ndarray, n_users: int) -> np.ndarray:

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from scorer.arrays import joined_strings, run_end_encoded, to_arrow, to_numpy
+from scorer.arrays import WORKERS, joined_strings, run_end_encoded, to_arrow, to_numpy
 from scorer.errors import (
     MAX_EXAMPLES,
     InputIsADirectoryError,
@@ -521,6 +521,7 @@ class _Reader(FileChecks):
             batches = pacsv.open_csv(
                 pa.BufferReader(source),
                 read_options=pacsv.ReadOptions(
+                    use_threads=WORKERS > 0,  # no thread under a capped address space
                     column_names=names,
                     skip_rows=1,
                     # Small blocks keep the parser's working memory small: measured at
