@@ -10,7 +10,7 @@ values into a :class:`~scorer.result.ScoreResult`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -63,7 +63,7 @@ from scorer.errors import (
     smallest_values,
 )
 from scorer.measures import Judgements, Measure, UserValues, parse_all
-from scorer.options import DEFAULT_K, Options, row_bound
+from scorer.options import DEFAULT_K, SETTINGS, Options, row_bound
 from scorer.per_user import Segments, take_segment_column
 from scorer.policy import (
     SPLITS,
@@ -114,37 +114,19 @@ def refuse_dropped_candidates(options: Options, candidates: TableLike | None) ->
         )
 
 
-def options_and_measures(
-    metrics: str | Measure | Sequence[str | Measure] | None, **given: Any
-) -> tuple[Options, tuple[Measure, ...]]:
-    """The options, checked, and the measures, with ``k`` settled (:func:`_default_k`)."""
-    if given.pop("recipe", None) is not None:  # evaluate and score apply it before this
+def options_and_measures(given: Mapping[str, Any]) -> tuple[Options, tuple[Measure, ...]]:
+    """The options among ``given`` (:func:`scorer.evaluate`'s keywords), checked, and the
+    measures, with ``k`` settled (:func:`_default_k`)."""
+    if given.get("recipe") is not None:  # evaluate and score apply it before this
         raise HostVisibleError(
             "recipe= is not supported when scoring in parts yet: pass the recipe's options "
             "(`scorer recipes NAME` lists them)."
         )
-    options = Options(**given)
-    _check_type_options(options)
+    options = Options(**{o.name: given[o.name] for o in SETTINGS if o.name in given})
+    metrics = given.get("metrics")
     if options.k is None:
         options = replace(options, k=_default_k(metrics))
     return options, parse_all(metrics, row_bound(options.k), options.normalization)
-
-
-def _check_type_options(options: Options) -> None:
-    """Target types come from one place, and weights need types."""
-    by_column, by_separator = options.target_type_column_name, options.row_id_type_separator
-    if by_column is not None and by_separator is not None:
-        raise HostVisibleError(
-            "Give the target types either as a column (target_type_column_name="
-            f"{by_column!r}) or in the row ids (row_id_type_separator={by_separator!r}), "
-            "not both."
-        )
-    if options.type_weights is not None and by_column is None and by_separator is None:
-        raise HostVisibleError(
-            "type_weights needs target types: name their column (target_type_column_name, "
-            "--target-type-column) or the row ids' separator (row_id_type_separator, "
-            "--row-id-type-separator)."
-        )
 
 
 # Larger than any cut-off a name can write: a cut-off parsed as this one was not written.
@@ -658,6 +640,25 @@ class Means:
     split_by_type: dict[str, Any] = field(default_factory=lambda: dict.fromkeys(SPLITS))
     weights: dict[str, float] | None = None
 
+    @classmethod
+    def of(cls, means: dict[str, Any], has_usage: bool) -> Means:
+        """From each measure's split means (a split is ``None`` without ``Usage``, or
+        when the first measure has no scored user there)."""
+        first = next(iter(means.values()))
+        splits = {
+            split: None
+            if not has_usage or first.by_label[label] is None
+            else {name: mean.by_label[label] for name, mean in means.items()}
+            for label, split in enumerate(SPLITS)
+        }
+        return cls({name: float(mean.overall) for name, mean in means.items()}, splits)
+
+    @classmethod
+    def typed(cls, found: Any, weights: dict[str, Any]) -> Means:
+        """From :func:`~scorer.policy.typed_means`' totals and the types' weights."""
+        by_kind = {kind: float(weight) for kind, weight in weights.items()}
+        return cls(found.overall, found.splits, found.by_type, found.split_by_type, by_kind)
+
 
 def measure_means(
     values: dict[str, UserValues],
@@ -670,28 +671,13 @@ def measure_means(
     without a scorable user, or without ``Usage``), all splits in one pass each; with
     target types, each type's and the weighted totals (:func:`typed_means`)."""
     labels = split_labels(solution, scored)
+    has_usage = solution.usage is not None
     if typed is not None:
         weights = type_weights(typed.types, options.type_weights)
-        found = typed_means(
-            values, typed.types, typed.row_type, labels, solution.usage is not None, weights
-        )
-        return Means(
-            found.overall,
-            found.splits,
-            found.by_type,
-            found.split_by_type,
-            {kind: float(weight) for kind, weight in weights.items()},
-        )
-    first_name = next(iter(values))
+        found = typed_means(values, typed.types, typed.row_type, labels, has_usage, weights)
+        return Means.typed(found, weights)
     means = {name: value.split_means(labels, len(SPLITS)) for name, value in values.items()}
-    overall = {name: float(mean.overall) for name, mean in means.items()}  # type: ignore[arg-type]
-    splits = {
-        split: None
-        if solution.usage is None or means[first_name].by_label[label] is None
-        else {name: mean.by_label[label] for name, mean in means.items()}
-        for label, split in enumerate(SPLITS)
-    }
-    return Means(overall, splits)  # type: ignore[arg-type]
+    return Means.of(means, has_usage)
 
 
 def _binary_judgements(

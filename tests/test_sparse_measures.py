@@ -16,14 +16,8 @@ from scorer.align import rankings
 from scorer.measures import graded as graded_measures
 from scorer.measures import parse
 from scorer.measures.exact_means import Ratios
-from tests.test_measures import (
-    MEASURES,
-    binary_names,
-    evaluate_or_none,
-    expected_means,
-    frames,
-    users,
-)
+from tests.declared import MEASURES, binary_names
+from tests.test_measures import evaluate_or_none, expected_means, frames, users
 
 WIDE_ITEMS = [f"i{n}" for n in range(30)]
 
