@@ -14,7 +14,7 @@ from scorer import HostVisibleError, evaluate
 from scorer.constraints import Choices, Constraint, Interval
 from scorer.measures import REGISTRY, Family, parse
 from scorer.measures.registry import Param
-from scorer.options import OPTIONS, Option
+from scorer.options import OPTION, OPTIONS, Option
 
 #: The largest grade in the tests' solutions (they draw grades 0 to 3): a parameter value
 #: that only the data can refuse (ERR's ``max_grade`` below the solution's largest grade)
@@ -119,6 +119,11 @@ def written_values(constraint: Constraint) -> st.SearchStrategy[str]:
     steps = sorted(int(constraint.parse(text) / constraint.step) for text in samples)
     between = st.integers(steps[0], steps[-1]).map(lambda n: constraint.text(n * constraint.step))
     return st.sampled_from(samples) | between
+
+
+def choices(name: str) -> st.SearchStrategy[str]:
+    """Any value of the option ``name``, whose constraint is :class:`Choices`."""
+    return st.sampled_from(OPTION[name].constraint.values)
 
 
 def other_value(option: Option) -> Any:

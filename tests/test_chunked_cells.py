@@ -18,6 +18,7 @@ from scorer.check import shapes
 from scorer.check.shapes import _joined_unless_read_in_chunks
 from scorer.read import files
 from scorer.read.files import read_table
+from tests.declared import choices
 
 # Integers (read as values), other items, and whitespace that must be rewritten.
 ITEM = st.one_of(st.integers(0, 40).map(str), st.sampled_from(["07", "a", "é", "NA", "x,y", "1e3"]))
@@ -55,7 +56,7 @@ def _outcome(solution, submission, **options) -> tuple:
     data=st.data(),
     n_rows=st.integers(1, 40),
     metrics=st.sampled_from([["MAP@4"], ["R@3", "nDCG@4"], ["SetF"]]),
-    extra=st.sampled_from(["error", "truncate"]),
+    extra=choices("extra_predictions"),
 )
 def test_lists_in_chunks_score_as_one_array(tmp_path_factory, data, n_rows, metrics, extra):
     ids = [f"u{n}" for n in range(n_rows)]

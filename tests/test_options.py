@@ -97,10 +97,12 @@ def test_options_are_built_by_keyword_only() -> None:
     assert Options(k=12, normalization="hits").k == 12
 
 
-def test_choices_are_the_literals_default_first() -> None:
+def test_choices_are_the_declared_values_default_first() -> None:
     for option in OPTIONS:
         if isinstance(option.constraint, Choices):
-            assert option.constraint.values == get_args(option.constraint.literal)
+            literal = option.constraint.literal
+            expected = literal if isinstance(literal, tuple) else get_args(literal)
+            assert option.constraint.values == expected
             assert option.constraint.values[0] == option.default, option.name
 
 
