@@ -937,31 +937,21 @@ def finish(partial: Partial, *, level: float = 0.95) -> ScoreResult:
     else:
         found = {name: partial.sums[name].split_means(label_counts) for name in names}
         means = Means.of(found, has_usage)
-    split_scores = {split: (found or {}).get(names[0]) for split, found in means.splits.items()}
     warnings = score_warnings(
-        [*partial.warnings, *split_findings(split_scores, has_usage, typed)]
+        [*partial.warnings, *split_findings(means.split_scores(names[0]), has_usage, typed)]
     ) + unjudged_lines_warnings(counts.get("unjudged_lines", 0))
     return ScoreResult(
-        score=means.overall[names[0]],
-        public_score=split_scores["Public"],
-        private_score=split_scores["Private"],
+        **means.result_fields(names[0]),
         n_users=counts.get("n_users", 0),
         n_scored=n_scored,
         n_skipped=counts.get("n_skipped", 0),
         n_ignored=counts.get("n_ignored", 0),
         options=options,
         warnings=warnings,
-        metrics=means.overall,
-        public_metrics=means.splits["Public"],
-        private_metrics=means.splits["Private"],
         measures=tuple(names),
         keys=leaderboard_keys(measures, settings["legacy"]),
         hits_at_rank=_hits_at_rank(partial, row_bound(options.k)),
-        by_type=means.by_type,
-        public_by_type=means.split_by_type["Public"],
-        private_by_type=means.split_by_type["Private"],
         types=tuple(partial.types),
-        weights=means.weights,
         intervals=_poisson_intervals(partial, means, names, has_usage, level),
     )
 

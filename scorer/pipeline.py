@@ -1,12 +1,7 @@
 """The stages of a scoring run, which :func:`scorer.evaluate` and
-:func:`scorer.partial.score_part` both compose.
-
-:func:`options_and_measures` settles the options and parses the measures;
-:func:`read_and_check` reads both inputs and raises every problem, its solution half and
-its submission half each at once; :func:`align` ranks the predictions and judges them;
-:func:`measure_means`, :func:`row_findings` and :func:`assemble_result` turn the users'
-values into a :class:`~scorer.result.ScoreResult`.
-"""
+:func:`scorer.partial.score_part` both compose: :func:`options_and_measures`,
+:func:`read_and_check`, :func:`align`, then :func:`measure_means`, :func:`row_findings`
+and :func:`assemble_result`."""
 
 from __future__ import annotations
 
@@ -229,17 +224,7 @@ def read_and_check(
         prints = item_prints(predictions, submission.user_of_row, n_users, width)
         truth = half.truth.result()
     return Checked(
-        half.solution,
-        submission,
-        truth,
-        prints,
-        width,
-        half.segments,
-        half.options,
-        half.judged,
-        half.n_unjudged_lines,
-        half.typed,
-        half.candidates,
+        **{**vars(half), "truth": truth}, submission=submission, prints=prints, width=width
     )
 
 
@@ -522,9 +507,7 @@ def assemble_result(
     solution, truth, scored = checked.solution, aligned.truth, users.scored
     first_name = str(measures[0])
     means = measure_means(values, solution, scored, checked.typed, options)
-    overall, splits = means.overall, means.splits
-    split_scores = {split: (found or {}).get(first_name) for split, found in splits.items()}
-    warnings = _warnings(solution, aligned, split_scores, options)
+    warnings = _warnings(solution, aligned, means.split_scores(first_name), options)
     warnings += unjudged_lines_warnings(checked.n_unjudged_lines)
     user_values = {name: unscored_as_nan(value.values(), scored) for name, value in values.items()}
     hits = aligned.judgements.n_hits(row_bound(options.k))
@@ -535,9 +518,7 @@ def assemble_result(
         )
     typed = checked.typed
     return ScoreResult(
-        score=overall[first_name],
-        public_score=split_scores["Public"],
-        private_score=split_scores["Private"],
+        **means.result_fields(first_name),
         n_users=solution.n_rows,
         n_scored=int(scored.sum()),
         n_skipped=int(users.skipped.sum()),
@@ -545,9 +526,6 @@ def assemble_result(
         options=options,
         warnings=warnings,
         per_user=per_user_table,
-        metrics=overall,
-        public_metrics=splits["Public"],
-        private_metrics=splits["Private"],
         measures=tuple(values),
         keys=leaderboard_keys(measures, legacy),
         user_values=user_values,
@@ -559,11 +537,7 @@ def assemble_result(
         user_n_relevant=truth.n_relevant,
         hits_at_rank=_hits_at_rank(aligned.judgements, scored),
         segments=checked.segments,
-        by_type=means.by_type,
-        public_by_type=means.split_by_type["Public"],
-        private_by_type=means.split_by_type["Private"],
         types=() if typed is None else typed.types,
-        weights=means.weights,
         user_type=None if typed is None else typed.row_type,
         user_bare_row_ids=None if typed is None else typed.bare_row_ids,
     )
@@ -652,6 +626,28 @@ class Means:
             for label, split in enumerate(SPLITS)
         }
         return cls({name: float(mean.overall) for name, mean in means.items()}, splits)
+
+    def split_scores(self, first: str) -> dict[str, float | None]:
+        """The measure ``first``'s value per split (``None`` without one)."""
+        return {split: (found or {}).get(first) for split, found in self.splits.items()}
+
+    def result_fields(self, first: str) -> dict[str, Any]:
+        """:class:`~scorer.result.ScoreResult`'s fields of the values (``first``: the
+        leaderboard's measure)."""
+        scores = self.split_scores(first)
+        public, private = scores["Public"], scores["Private"]
+        return {
+            "score": self.overall[first],
+            "public_score": public,
+            "private_score": private,
+            "metrics": self.overall,
+            "public_metrics": self.splits["Public"],
+            "private_metrics": self.splits["Private"],
+            "by_type": self.by_type,
+            "public_by_type": self.split_by_type["Public"],
+            "private_by_type": self.split_by_type["Private"],
+            "weights": self.weights,
+        }
 
     @classmethod
     def typed(cls, found: Any, weights: dict[str, Any]) -> Means:
