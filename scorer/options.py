@@ -1,22 +1,26 @@
 """The scoring options, each declared once, and validated once with scikit-learn's phrasing.
 
 :data:`OPTIONS` holds one :class:`Option` per keyword of :func:`scorer.evaluate`: its
-name, its constraint (type or choices, and the message for a bad value), its default,
-a one-line doc, and its command-line flag. :class:`Options` checks its fields against
-these records; the command line builds its flags from them, the EvalAI adapter accepts
-exactly their names, the docs' table of options is :func:`markdown_table`, and
-tests keep ``evaluate``'s and ``score``'s signatures equal to them. Adding an option
-is its record here, the place it acts, and its tests.
+name, its constraint (:mod:`scorer.constraints`: the allowed values, the message for a
+bad one, the values tests try), its default, a one-line doc, and its command-line flag;
+:data:`COMBINATIONS` the options that cannot go together. Everything else is built from
+them: :class:`Options` (the settings, checked), the keywords and docstrings of
+``evaluate``, ``score`` and ``score_part`` (:func:`takes_options`), the command line's
+flags, the EvalAI adapter's keywords and the docs' table (:func:`markdown_table`).
+Adding an option is its record here and the place it acts.
 """
 
 from __future__ import annotations
 
-import math
-import numbers
-from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import Any, Literal, get_args
+import functools
+import inspect
+import re
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass, field, make_dataclass
+from typing import Any, Literal
 
+from scorer.constraints import CheckedWhereUsed, Choices, Constraint, Interval, Text, Weights
 from scorer.errors import HostVisibleError
 
 EmptyGroundTruth = Literal["skip", "zero"]
@@ -50,214 +54,6 @@ def row_bound(k: int | None) -> int:
 
 
 @dataclass(frozen=True)
-class Interval:
-    """An int at least ``low`` (``None`` too when ``none_ok``), as scikit-learn says it.
-
-    Examples
-    --------
-    >>> Interval(1).check("k", 3), Interval(1, none_ok=True).check("k", None)
-    (3, None)
-    >>> Interval(1).check("k", 0)
-    Traceback (most recent call last):
-    ...
-    scorer.errors.HostVisibleError: The 'k' parameter must be an int in the range [1, inf). \
-Got 0 instead.
-    """
-
-    low: int
-    none_ok: bool = False
-
-    def check(self, name: str, value: Any) -> Any:
-        """``value`` as a Python int (or ``None``), else a :class:`HostVisibleError`."""
-        if value is None and self.none_ok:
-            return None
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < self.low:
-            raise HostVisibleError(
-                f"The {name!r} parameter must be an int in the range [{self.low}, inf). "
-                f"Got {value!r} instead."
-            )
-        return int(value)
-
-    def describe(self) -> str:
-        return f"any int ≥ {self.low}"
-
-
-@dataclass(frozen=True)
-class Choices:
-    """One of the values of a ``Literal`` (read with :func:`typing.get_args`).
-
-    Examples
-    --------
-    >>> Choices(EmptyGroundTruth).values
-    ('skip', 'zero')
-    >>> Choices(EmptyGroundTruth).check("empty_ground_truth", "drop")
-    Traceback (most recent call last):
-    ...
-    scorer.errors.HostVisibleError: The 'empty_ground_truth' parameter must be a str among \
-['skip', 'zero']. Got 'drop' instead.
-    """
-
-    literal: Any
-
-    @property
-    def values(self) -> tuple[str, ...]:
-        return get_args(self.literal)
-
-    def check(self, name: str, value: Any) -> Any:
-        if not isinstance(value, str) or value not in self.values:
-            raise HostVisibleError(
-                f"The {name!r} parameter must be a str among {list(self.values)}. "
-                f"Got {value!r} instead."
-            )
-        return value
-
-    def describe(self) -> str:
-        return ", ".join(f'`"{value}"`' for value in self.values)
-
-
-@dataclass(frozen=True)
-class CheckedWhereUsed:
-    """A value checked where it acts (a column name against the solution's header, a
-    measure name by the measure registry), because only there is a bad one known."""
-
-    kind: str
-
-    def check(self, name: str, value: Any) -> Any:
-        return value
-
-    def describe(self) -> str:
-        return self.kind
-
-
-@dataclass(frozen=True)
-class Text:
-    """A non-empty str, or ``None``.
-
-    Examples
-    --------
-    >>> Text().check("row_id_type_separator", "_"), Text().check("row_id_type_separator", None)
-    ('_', None)
-    >>> Text().check("row_id_type_separator", "")
-    Traceback (most recent call last):
-    ...
-    scorer.errors.HostVisibleError: The 'row_id_type_separator' parameter must be a non-empty \
-str or None. Got '' instead.
-    """
-
-    def check(self, name: str, value: Any) -> Any:
-        if value is None or (isinstance(value, str) and value):
-            return encodable(name, value)
-        raise HostVisibleError(
-            f"The {name!r} parameter must be a non-empty str or None. Got {value!r} instead."
-        )
-
-    def describe(self) -> str:
-        return "a non-empty string"
-
-
-@dataclass(frozen=True)
-class Token:
-    """One item id: a non-empty str without whitespace, or ``None``.
-
-    Examples
-    --------
-    >>> Token().check("empty_token", "None"), Token().check("empty_token", None)
-    ('None', None)
-    >>> Token().check("empty_token", "no order")
-    Traceback (most recent call last):
-    ...
-    scorer.errors.HostVisibleError: The 'empty_token' parameter must be one item id (a \
-non-empty str without whitespace) or None. Got 'no order' instead.
-    """
-
-    def check(self, name: str, value: Any) -> Any:
-        if value is None or (isinstance(value, str) and value and not any_space(value)):
-            return encodable(name, value)
-        raise HostVisibleError(
-            f"The {name!r} parameter must be one item id (a non-empty str without whitespace) "
-            f"or None. Got {value!r} instead."
-        )
-
-    def describe(self) -> str:
-        return "one item id (no whitespace)"
-
-
-def encodable(name: str, value: str | None) -> str | None:
-    """``value`` if UTF-8 can encode it: a command line turns bytes that are not UTF-8
-    into lone surrogates, which no Arrow string can hold.
-
-    Examples
-    --------
-    >>> encodable("empty_token", "N\\udcff")
-    Traceback (most recent call last):
-    ...
-    scorer.errors.HostVisibleError: The 'empty_token' parameter must be text that UTF-8 can \
-encode. Got 'N\\udcff' instead (bytes that are not UTF-8 on a command line give this): \
-write it in UTF-8.
-    """
-    try:
-        if value is not None:
-            value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise HostVisibleError(
-            f"The {name!r} parameter must be text that UTF-8 can encode. Got {value!r} "
-            "instead (bytes that are not UTF-8 on a command line give this): write it in UTF-8."
-        ) from None
-    return value
-
-
-def any_space(text: str) -> bool:
-    """Whether ``text`` holds whitespace (what separates items in a list cell)."""
-    return any(character.isspace() for character in text)
-
-
-@dataclass(frozen=True)
-class Weights:
-    """A mapping of non-empty str to a finite weight ≥ 0 (as a float), or ``None``.
-    Whether each key is a known target type is checked where the types are known.
-
-    Examples
-    --------
-    >>> Weights().check("type_weights", {"clicks": 0.1, "orders": 1})
-    {'clicks': 0.1, 'orders': 1.0}
-    >>> Weights().check("type_weights", {"clicks": -1})
-    Traceback (most recent call last):
-    ...
-    scorer.errors.HostVisibleError: The 'type_weights' parameter must be a mapping of target \
-type to a finite weight ≥ 0. Got {'clicks': -1} instead (bad: 'clicks').
-    """
-
-    def check(self, name: str, value: Any) -> Any:
-        if value is None:
-            return None
-        message = (
-            f"The {name!r} parameter must be a mapping of target type to a finite weight ≥ 0. "
-            f"Got {value!r} instead"
-        )
-        if not isinstance(value, Mapping) or not value:
-            raise HostVisibleError(message + ".")
-        bad = [key for key, weight in value.items() if not _good_weight(key, weight)]
-        if bad:
-            shown = ", ".join(repr(key) for key in bad[:5])
-            raise HostVisibleError(f"{message} (bad: {shown}).")
-        return {str(key): float(weight) for key, weight in value.items()}
-
-    def describe(self) -> str:
-        return "a mapping of target type to a finite weight ≥ 0"
-
-
-def _good_weight(key: Any, weight: Any) -> bool:
-    if not isinstance(key, str) or not key:
-        return False
-    if isinstance(weight, bool) or not isinstance(weight, numbers.Real):
-        return False
-    return math.isfinite(float(weight)) and float(weight) >= 0
-
-
-Constraint = Interval | Choices | CheckedWhereUsed | Text | Token | Weights
-
-
-@dataclass(frozen=True)
 class Option:
     """One keyword of :func:`scorer.evaluate`, declared once.
 
@@ -286,6 +82,9 @@ class Option:
         name inputs (columns, measures, read limits).
     flag_doc : str, optional
         How the command line gives an option that has no flag of its own.
+    positional : bool
+        Also given by position, after the solution and the submission (Kaggle's
+        metric signature: ``row_id_column_name``).
     """
 
     name: str
@@ -299,37 +98,61 @@ class Option:
     repeatable: bool = False
     setting: bool = True
     flag_doc: str | None = None
+    positional: bool = False
 
     def check(self, value: Any) -> Any:
         """The value, normalised (an int as a Python int), or a :class:`HostVisibleError`."""
         return self.constraint.check(self.name, value)
 
-    def shown_default(self) -> str:
-        """The default as the help and the docs say it."""
-        return self.default_doc if self.default_doc is not None else str(self.default)
-
     def help(self) -> str:
         """The command line's help for this option."""
         if self.cli_help is not None:
             return self.cli_help
-        doc = self.doc.replace("`", "").rstrip(".")
-        return f"{doc} (default: {self.shown_default().replace('`', '')})"
+        default = self.default_doc if self.default_doc is not None else str(self.default)
+        return f"{self.doc.rstrip('.')} (default: {default})".replace("`", "")
+
+    def numpydoc(self) -> str:
+        """The option's entry in a numpydoc Parameters section.
+
+        Examples
+        --------
+        >>> print(OPTION["relevance_threshold"].numpydoc())
+        relevance_threshold : int, default 1
+            the smallest grade the binary measures count as relevant
+        """
+        if self.default is None:
+            default = "optional"
+        else:
+            shown = f'"{self.default}"' if isinstance(self.default, str) else self.default
+            default = f"default {shown}"
+        text = textwrap.fill(self.doc, 84, initial_indent="    ", subsequent_indent="    ")
+        return f"{self.name} : {self.constraint.type_doc}, {default}\n{text}"
+
+    def parameter(self) -> inspect.Parameter:
+        """The option as a parameter of a signature."""
+        kind = inspect.Parameter.KEYWORD_ONLY
+        if self.positional:
+            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        return inspect.Parameter(
+            self.name, kind, default=self.default, annotation=self.constraint.annotation
+        )
 
 
 OPTIONS: tuple[Option, ...] = (
     Option(
         "row_id_column_name",
-        CheckedWhereUsed("a column of the solution"),
+        CheckedWhereUsed("a column of the solution", "id"),
         None,
         "the row-id column (third positional argument, as in Kaggle's metric signature)",
         ("--row-id-column",),
         "NAME",
         default_doc="the solution's first column",
         setting=False,
+        positional=True,
     ),
     Option(
         "k",
-        Interval(1, none_ok=True),
+        Interval(int, 1, none_ok=True),
         None,
         "the cut-off, and the most predictions a row may hold: MAP@5 (Expedia), MAP@7 "
         "(Santander), MAP@12 (H&M). When not given: 10, raised to the largest cut-off among "
@@ -347,7 +170,12 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "metrics",
-        CheckedWhereUsed("measure names, e.g. `MAP@12`, `nDCG(gain=linear)@10`"),
+        CheckedWhereUsed(
+            "measure names, e.g. `MAP@12`, `nDCG(gain=linear)@10`",
+            ["MRR@3"],
+            "str | Measure | Sequence[str | Measure] | None",
+            "str or list of str",
+        ),
         None,
         "the measures computed in one pass (see [Measures](measures.md#measures)); the first "
         "is the leaderboard score",
@@ -403,7 +231,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "target_type_column_name",
-        CheckedWhereUsed("a column of the solution and the submission"),
+        CheckedWhereUsed("a column of the solution and the submission", "kind"),
         None,
         "a column holding each row's target type (several targets per row id, see "
         "[Several targets per row id](shapes.md#several-targets-per-row-id)); each type is scored "
@@ -437,7 +265,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "grade_column_name",
-        CheckedWhereUsed("a column of the solution"),
+        CheckedWhereUsed("a column of the solution", "grades"),
         None,
         "a solution column of space-separated non-negative integer grades, one per target item",
         ("--grade-column",),
@@ -446,7 +274,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "relevance_threshold",
-        Interval(1),
+        Interval(int, 1),
         1,
         "the smallest grade the binary measures count as relevant",
         ("--relevance-threshold",),
@@ -471,7 +299,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "rank_column_name",
-        CheckedWhereUsed("a column of a long submission"),
+        CheckedWhereUsed("a column of a long submission", "rank"),
         None,
         "a long submission's column of ranks: whole numbers from 1, best first, gaps allowed",
         ("--rank-column",),
@@ -480,7 +308,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "score_column_name",
-        CheckedWhereUsed("a column of a long submission"),
+        CheckedWhereUsed("a column of a long submission", "score"),
         None,
         "a long submission's column of scores: finite numbers, higher first, equal scores "
         "by item id ascending (byte order)",
@@ -499,7 +327,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "candidates_column_name",
-        CheckedWhereUsed("a column of the solution"),
+        CheckedWhereUsed("a column of the solution", "candidates"),
         None,
         "a solution column of each row's candidate items (see [Candidates](shapes.md#candidates))",
         ("--candidates-column",),
@@ -508,7 +336,12 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "candidates",
-        CheckedWhereUsed("a path, DataFrame or Arrow table"),
+        CheckedWhereUsed(
+            "a path, DataFrame or Arrow table",
+            "candidates.csv",
+            "TableLike | None",
+            "DataFrame, pyarrow.Table or path",
+        ),
         None,
         "a table of candidates of its own: the solution's row-id column and one column of "
         "items (a list per row, or one item per row)",
@@ -535,7 +368,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "empty_token",
-        Token(),
+        Text(token=True),
         None,
         "an empty solution cell and an empty submission cell both stand for this one item "
         "(Instacart: `None`, so that predicting `None` for an order with no reorder is a hit)",
@@ -545,7 +378,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "segment_column_name",
-        CheckedWhereUsed("a column of the solution"),
+        CheckedWhereUsed("a column of the solution", "country"),
         None,
         "a solution column of segment labels (e.g. a country), set aside for the "
         "statistics' and the report's breakdown",
@@ -556,7 +389,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "limits",
-        CheckedWhereUsed("a `ReadLimits`"),
+        CheckedWhereUsed("a `ReadLimits`", None, "ReadLimits | None", "ReadLimits"),
         None,
         "bounds on input files read from a path: sizes, line and cell length, columns "
         "(see [File formats and limits](formats-and-limits.md#file-formats-and-limits))",
@@ -566,7 +399,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "recipe",
-        CheckedWhereUsed("a recipe's name (`scorer recipes` lists them)"),
+        CheckedWhereUsed("a recipe's name (`scorer recipes` lists them)", "otto-2023"),
         None,
         "a real competition's measures and options in one word (see "
         "[Competitions](recipes.md#competitions)); options given with it win, and a host warning "
@@ -581,146 +414,225 @@ OPTIONS: tuple[Option, ...] = (
 #: Each option by name.
 OPTION: dict[str, Option] = {option.name: option for option in OPTIONS}
 
+#: Each option's default: what :func:`scorer.evaluate` takes when it is not given.
+DEFAULTS: dict[str, Any] = {option.name: option.default for option in OPTIONS}
 
-@dataclass(frozen=True, kw_only=True)
-class Options:
-    """The options that decide how scores are computed, each checked against its
-    declaration in :data:`OPTIONS` (built by keyword only).
 
-    Parameters
-    ----------
-    k : int, optional
-        Cut-off: only the first ``k`` predictions of a row are scored, and no row may
-        hold more. ``None``: :func:`scorer.evaluate` sets it to 10, raised to the largest
-        cut-off among the measures; when no measure has a cut-off (``SetF``, ``Jaccard``,
-        ``RPrec``, ``AUC`` without ``@K``) it stays ``None`` in the result: rows are read
-        whole, bounded only by the file limits.
-    empty_ground_truth : {"skip", "zero"}, default "skip"
-        Users with no relevant item: excluded from the mean (H&M) or counted as AP 0
-        (Santander).
-    extra_predictions : {"error", "truncate"}, default "error"
-        A row with more than ``k`` predictions is invalid, or only its first ``k`` count.
-    normalization : {"min_k", "relevant", "hits"}, default "min_k"
-        Divide a user's summed precision by ``min(|R|, k)`` (Kaggle), ``|R|``
-        (trec_eval ``map_cut``) or the number of hits in the top ``k`` (torchmetrics).
-    unknown_row_ids : {"error", "ignore"}, default "error"
-        Submission rows whose id is not in the solution are invalid, or dropped.
-    missing_rows : {"error", "empty"}, default "error"
-        A row id missing from the submission is invalid, or scored as an empty ranking.
-    target_type_column_name : str, optional
-        The column holding each row's target type (several targets per row id).
-    row_id_type_separator : str, optional
-        Split each row id at its last separator into (row id, target type).
-    type_weights : dict of str to float, optional
-        Each target type's weight; ``None``: 1 / (number of types) each.
-    grade_column_name : str, optional
-        The solution's column of graded relevance; ``None`` for binary relevance.
-    relevance_threshold : int, default 1
-        The smallest grade the binary measures count as relevant.
-    layout : {"wide", "long"}, default "wide"
-        The submission's shape.
-    solution_layout : {"wide", "long"}, default "wide"
-        The solution's shape.
-    rank_column_name : str, optional
-        A long submission's ranks.
-    score_column_name : str, optional
-        A long submission's scores; with neither, each row id's rows in file order.
-    format : {"table", "trec"}, default "table"
-        Tables with a header, or trec_eval's qrels and run files.
-    candidates_column_name : str, optional
-        The solution's column of each row's candidates.
-    candidate_rule : {"none", "permutation", "subset"}, default "none"
-        What a row may rank, given its candidates.
-    unjudged : {"keep", "drop"}, default "keep"
-        Keep predicted items the solution does not list, or drop them (trec_eval ``-J``).
-    empty_token : str, optional
-        The item an empty solution or submission cell stands for (Instacart: ``"None"``).
+#: The options that decide how scores are computed: :class:`Options`' fields, reported
+#: in ``ScoreResult.options``.
+SETTINGS: tuple[Option, ...] = tuple(option for option in OPTIONS if option.setting)
+
+
+def _both_ranks(options: Any) -> str | None:
+    if options.rank_column_name and options.score_column_name:
+        return (
+            "rank_column_name and score_column_name cannot both be given: a long "
+            "submission is ranked by its ranks or by its scores. Got "
+            f"{options.rank_column_name!r} and {options.score_column_name!r}."
+        )
+    return None
+
+
+def _ranks_of_a_wide_submission(options: Any) -> str | None:
+    ranked_by = "rank_column_name" if options.rank_column_name else "score_column_name"
+    if getattr(options, ranked_by) and (options.layout != "long" or options.format == "trec"):
+        return (
+            f"{ranked_by} applies to a long submission (layout='long'); got "
+            f"layout={options.layout!r}, format={options.format!r}. Pass layout='long', or "
+            f"leave {ranked_by} out (a trec_eval run is always ranked by its scores)."
+        )
+    return None
+
+
+def _graded_empty_token(options: Any) -> str | None:
+    graded: dict[str, str] = {}  # each option that makes the relevance graded, as given
+    if options.grade_column_name is not None:
+        graded["grade_column_name"] = f"grade_column_name={options.grade_column_name!r}"
+    if options.format == "trec":
+        graded["format"] = "format='trec' (trec_eval's qrels are graded)"
+    if options.empty_token is not None and graded:
+        return (
+            "empty_token applies to binary relevance: an empty cell stands for one item, "
+            "which a grade column cannot grade. Leave out empty_token or "
+            f"{next(iter(graded))}. Got empty_token={options.empty_token!r}, "
+            f"{', '.join(graded.values())}."
+        )
+    return None
+
+
+def _long_trec_files(options: Any) -> str | None:
+    if options.format == "trec" and (options.layout, options.solution_layout) != ("wide", "wide"):
+        return (
+            "format='trec' reads trec_eval's own files, one line per pair: leave layout "
+            f"and solution_layout at 'wide'. Got layout={options.layout!r}, "
+            f"solution_layout={options.solution_layout!r}."
+        )
+    return None
+
+
+def _both_type_sources(options: Any) -> str | None:
+    by_column, by_separator = options.target_type_column_name, options.row_id_type_separator
+    if by_column is not None and by_separator is not None:
+        return (
+            "Give the target types either as a column (target_type_column_name="
+            f"{by_column!r}) or in the row ids (row_id_type_separator={by_separator!r}), "
+            "not both."
+        )
+    return None
+
+
+def _weights_without_types(options: Any) -> str | None:
+    by_column, by_separator = options.target_type_column_name, options.row_id_type_separator
+    if options.type_weights is not None and by_column is None and by_separator is None:
+        return (
+            "type_weights needs target types: name their column (target_type_column_name, "
+            "--target-type-column) or the row ids' separator (row_id_type_separator, "
+            "--row-id-type-separator)."
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class Combination:
+    """Options that cannot go together (each alone is valid): ``refusal(options)`` is
+    the message refusing them, or ``None``. With ``exclusive``, at most one of ``names``
+    may be given, and one given with a recipe replaces the recipe's other."""
+
+    names: tuple[str, ...]
+    refusal: Callable[[Any], str | None]
+    exclusive: bool = False
+
+
+#: Every rule on options together, checked in this order by :class:`Options`.
+COMBINATIONS: tuple[Combination, ...] = (
+    Combination(("rank_column_name", "score_column_name"), _both_ranks, exclusive=True),
+    Combination(("rank_column_name", "score_column_name", "layout"), _ranks_of_a_wide_submission),
+    Combination(("empty_token", "grade_column_name", "format"), _graded_empty_token),
+    Combination(("format", "layout", "solution_layout"), _long_trec_files),
+    Combination(
+        ("target_type_column_name", "row_id_type_separator"), _both_type_sources, exclusive=True
+    ),
+    Combination(("type_weights", "target_type_column_name"), _weights_without_types),
+)
+
+
+def _check_settings(self: Any) -> None:
+    """Each field checked against its declaration, then every :data:`COMBINATIONS` rule."""
+    for option in SETTINGS:
+        object.__setattr__(self, option.name, option.check(getattr(self, option.name)))
+    for combination in COMBINATIONS:
+        refusal = combination.refusal(self)
+        if refusal is not None:
+            raise HostVisibleError(refusal)
+
+
+_OPTIONS_DOC = """The options that decide how scores are computed, each checked against its
+declaration in :data:`OPTIONS` (built by keyword only), then against
+:data:`COMBINATIONS`.
+
+Parameters
+----------
+{parameters}
+
+Examples
+--------
+>>> Options(k=12).k
+12
+>>> Options(k=0)
+Traceback (most recent call last):
+...
+scorer.errors.HostVisibleError: The 'k' parameter must be an int in the range [1, inf). ...
+>>> Options(rank_column_name="rank", score_column_name="score", layout="long")
+Traceback (most recent call last):
+...
+scorer.errors.HostVisibleError: rank_column_name and score_column_name cannot both be given: \
+a long submission is ranked by its ranks or by its scores. Got 'rank' and 'score'.
+"""
+
+Options = make_dataclass(
+    "Options",
+    [(o.name, o.constraint.annotation, field(default=o.default)) for o in SETTINGS],
+    namespace={
+        "__module__": __name__,
+        "__doc__": _OPTIONS_DOC.format(parameters="\n".join(o.numpydoc() for o in SETTINGS)),
+        "__post_init__": _check_settings,
+    },
+    frozen=True,
+    kw_only=True,
+)
+
+
+def takes_options(
+    leave_out: tuple[str, ...] = (), replace: dict[str, Option] | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give ``function(solution, submission, *, own..., **options)`` every declared
+    option (but ``leave_out``; ``replace`` puts another declaration in one's place, as
+    :func:`scorer.score`'s ``metric`` for ``metrics``) in its signature, after its
+    positional parameters and before its own keywords, and in its docstring's
+    Parameters section (polars' pattern: ``__signature__`` set on a wrapper).
+
+    The function is called with the options given (by name), once bound to that
+    signature (an unknown keyword is a :class:`TypeError`): it fills in the defaults
+    itself (:data:`DEFAULTS`), since a recipe needs to know which were given.
 
     Examples
     --------
-    >>> Options(k=12).k
-    12
-    >>> Options(k=0)
-    Traceback (most recent call last):
-    ...
-    scorer.errors.HostVisibleError: The 'k' parameter must be an int in the range [1, inf). ...
-    >>> Options(normalization="kaggle")
-    Traceback (most recent call last):
-    ...
-    scorer.errors.HostVisibleError: The 'normalization' parameter must be a str among [...]. ...
+    >>> run = takes_options(leave_out=("limits", "recipe"))(lambda a, b, **options: options)
+    >>> run("s.csv", "t.csv", "id", k=3)
+    {'row_id_column_name': 'id', 'k': 3}
+    >>> list(inspect.signature(run).parameters)[:5]
+    ['a', 'b', 'row_id_column_name', 'k', 'metrics']
     """
+    replaced = replace or {}
 
-    k: int | None = OPTION["k"].default
-    empty_ground_truth: EmptyGroundTruth = OPTION["empty_ground_truth"].default
-    extra_predictions: ExtraPredictions = OPTION["extra_predictions"].default
-    normalization: Normalization = OPTION["normalization"].default
-    unknown_row_ids: UnknownRowIds = OPTION["unknown_row_ids"].default
-    missing_rows: MissingRows = OPTION["missing_rows"].default
-    target_type_column_name: str | None = OPTION["target_type_column_name"].default
-    row_id_type_separator: str | None = OPTION["row_id_type_separator"].default
-    type_weights: dict[str, float] | None = OPTION["type_weights"].default
-    grade_column_name: str | None = OPTION["grade_column_name"].default
-    relevance_threshold: int = OPTION["relevance_threshold"].default
-    layout: Layout = OPTION["layout"].default
-    solution_layout: Layout = OPTION["solution_layout"].default
-    rank_column_name: str | None = OPTION["rank_column_name"].default
-    score_column_name: str | None = OPTION["score_column_name"].default
-    format: InputFormat = OPTION["format"].default
-    candidates_column_name: str | None = OPTION["candidates_column_name"].default
-    candidate_rule: CandidateRule = OPTION["candidate_rule"].default
-    unjudged: Unjudged = OPTION["unjudged"].default
-    empty_token: str | None = OPTION["empty_token"].default
+    def declare(function: Callable[..., Any]) -> Callable[..., Any]:
+        own = inspect.signature(function).parameters.values()
+        first = [p for p in own if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+        last = [p for p in own if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        options = [replaced.get(name, OPTION[name]) for name in OPTION if name not in leave_out]
+        declared = [option.parameter() for option in options]
+        positional = [p for p in declared if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+        keywords = [p for p in declared if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        signature = inspect.signature(function).replace(
+            parameters=[*first, *positional, *keywords, *last]
+        )
 
-    def __post_init__(self) -> None:
-        for item in fields(self):
-            value = OPTION[item.name].check(getattr(self, item.name))
-            object.__setattr__(self, item.name, value)
-        self._check_combination()
+        @functools.wraps(function)
+        def with_options(*args: Any, **kwargs: Any) -> Any:
+            by_position = list(signature.bind(*args, **kwargs).arguments.items())[: len(args)]
+            return function(**dict(by_position), **kwargs)  # keywords in the order given
 
-    def _check_combination(self) -> None:
-        """Options that cannot go together (each alone is valid).
+        entries = [option.numpydoc() for option in options]
+        # The declared signature is the one to read: not the function's (tools that
+        # unwrap, such as the API reference's, would show ``**options``).
+        del with_options.__wrapped__  # type: ignore[attr-defined]
+        with_options.__signature__ = signature  # type: ignore[attr-defined]
+        with_options.__doc__ = _with_entries(function.__doc__ or "", entries, last)
+        return with_options
 
-        Examples
-        --------
-        >>> Options(rank_column_name="rank", score_column_name="score", layout="long")
-        Traceback (most recent call last):
-        ...
-        scorer.errors.HostVisibleError: rank_column_name and score_column_name cannot both \
-be given: a long submission is ranked by its ranks or by its scores. Got 'rank' and 'score'.
-        """
-        ranked_by = [
-            name for name in ("rank_column_name", "score_column_name") if getattr(self, name)
-        ]
-        if len(ranked_by) == 2:
-            raise HostVisibleError(
-                "rank_column_name and score_column_name cannot both be given: a long "
-                "submission is ranked by its ranks or by its scores. Got "
-                f"{self.rank_column_name!r} and {self.score_column_name!r}."
-            )
-        if ranked_by and (self.layout != "long" or self.format == "trec"):
-            raise HostVisibleError(
-                f"{ranked_by[0]} applies to a long submission (layout='long'); got "
-                f"layout={self.layout!r}, format={self.format!r}. Pass layout='long', or "
-                f"leave {ranked_by[0]} out (a trec_eval run is always ranked by its scores)."
-            )
-        graded: dict[str, str] = {}  # each option that makes the relevance graded, as given
-        if self.grade_column_name is not None:
-            graded["grade_column_name"] = f"grade_column_name={self.grade_column_name!r}"
-        if self.format == "trec":
-            graded["format"] = "format='trec' (trec_eval's qrels are graded)"
-        if self.empty_token is not None and graded:
-            raise HostVisibleError(
-                "empty_token applies to binary relevance: an empty cell stands for one item, "
-                "which a grade column cannot grade. Leave out empty_token or "
-                f"{next(iter(graded))}. Got empty_token={self.empty_token!r}, "
-                f"{', '.join(graded.values())}."
-            )
-        if self.format == "trec" and (self.layout, self.solution_layout) != ("wide", "wide"):
-            raise HostVisibleError(
-                "format='trec' reads trec_eval's own files, one line per pair: leave layout "
-                f"and solution_layout at 'wide'. Got layout={self.layout!r}, "
-                f"solution_layout={self.solution_layout!r}."
-            )
+    return declare
+
+
+def _with_entries(doc: str, entries: list[str], last: list[inspect.Parameter]) -> str:
+    """``doc`` with ``entries`` in its Parameters section, before the first of ``last``'s
+    entries (else at the section's end), indented as the section is."""
+    lines = doc.splitlines()
+    start = next((i + 2 for i, line in enumerate(lines) if line.strip() == "Parameters"), 0)
+    if not start:
+        return doc
+    indent = lines[start - 1][: len(lines[start - 1]) - len(lines[start - 1].lstrip())]
+    own = {f"{indent}{p.name}" for p in last}
+    ends = [
+        i
+        for i in range(start, len(lines))
+        if lines[i].partition(" : ")[0] in own
+        or (i + 1 < len(lines) and re.fullmatch(rf"{indent}-+", lines[i + 1]))
+    ]
+    at = ends[0] if ends else len(lines)
+    while not lines[at - 1].strip():
+        at -= 1
+    block = [indent + line for entry in entries for line in entry.splitlines()]
+    return "\n".join([*lines[:at], *block, *lines[at:]])
 
 
 def markdown_table() -> str:
@@ -739,10 +651,10 @@ def markdown_table() -> str:
     for option in OPTIONS:
         flags = ", ".join(f"`{flag}`" for flag in option.flags) or option.flag_doc or "-"
         if isinstance(option.constraint, Choices):
-            values = option.constraint.describe()
+            values = option.constraint.wording()
         else:
             default = option.default_doc or f"`{option.default}`"
-            values = f"{default}; {option.constraint.describe()}"
+            values = f"{default}; {option.constraint.wording()}"
         cells = (f"`{option.name}`", flags, values, option.doc)
         lines.append("| " + " | ".join(cell.replace("|", bar) for cell in cells) + " |")
     return "\n".join(lines)

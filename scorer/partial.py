@@ -45,10 +45,11 @@ from scorer.check.validate import (
     solution_columns,
     wording,
 )
+from scorer.constraints import Interval as Bounds
 from scorer.errors import Finding, HostVisibleError, ParticipantVisibleError, ScorerError
 from scorer.measures import Measure, parse_all
-from scorer.measures.exact_means import ExactSums, MicroRatios, MicroSums, SplitMeans
-from scorer.options import Options, row_bound
+from scorer.measures.exact_means import ExactSums, MicroRatios, MicroSums
+from scorer.options import DEFAULTS, Options, row_bound, takes_options
 from scorer.pipeline import (
     Inputs,
     Means,
@@ -129,16 +130,8 @@ def partition(
     >>> partition(["u1_clicks", "u1_orders", "u1"], 4, type_separator="_").tolist()
     [3, 3, 3]
     """
-    _check_n_parts(n_parts)
+    Bounds(int, 1).check("n_parts", n_parts)
     return (_id_prints(row_ids, seed, type_separator) % np.uint64(n_parts)).astype(np.int64)
-
-
-def _check_n_parts(n_parts: Any) -> None:
-    if isinstance(n_parts, bool) or not isinstance(n_parts, (int, np.integer)) or n_parts < 1:
-        raise HostVisibleError(
-            "The 'n_parts' parameter must be an int in the range [1, inf). "
-            f"Got {n_parts!r} instead."
-        )
 
 
 def split_by_part(table: pa.Table, parts: Any, n_parts: int) -> Iterator[pa.Table]:
@@ -200,7 +193,7 @@ def split_by_part(table: pa.Table, parts: Any, n_parts: int) -> Iterator[pa.Tabl
 
 def _check_parts(parts: np.ndarray, n_rows: int, n_parts: int) -> None:
     """Refuse parts that are not one integer in ``0 .. n_parts - 1`` per row."""
-    _check_n_parts(n_parts)
+    Bounds(int, 1).check("n_parts", n_parts)
     fits = (
         parts.ndim == 1
         and len(parts) == n_rows
@@ -520,15 +513,12 @@ def _sums_of(data: dict[str, Any]) -> ExactSums | MicroSums:
     return ExactSums(by_label, bool(data["exponents"]))
 
 
+@takes_options(leave_out=("segment_column_name",))
 def score_part(
     solution: TableLike,
     submission: TableLike,
-    row_id_column_name: str | None = None,
     *,
     max_grade: int | None = None,
-    limits: ReadLimits | None = None,
-    metrics: str | Measure | Sequence[str | Measure] | None = None,
-    candidates: TableLike | None = None,
     target_types: Sequence[str] | None = None,
     resamples: int = 0,
     seed: int = 0,
@@ -577,9 +567,11 @@ def score_part(
     >>> finish(merge(*partials)).score == scorer.evaluate(solution, submission, "id", k=2).score
     True
     """
-    option_values, measures = options_and_measures(metrics, **options)
+    given = {**DEFAULTS, **options}
+    row_id_column_name, limits = given["row_id_column_name"], given["limits"]
+    option_values, measures = options_and_measures(given)
     _refuse_whole_data(measures)
-    _check_max_grade(max_grade)
+    Bounds(int, 0, none_ok=True).check("max_grade", max_grade)
     known_types = _known_types(target_types, option_values)
     check_settings(resamples if resamples else 1, 0.95, seed, "number of resamples")
     if option_values.format != "trec":
@@ -587,14 +579,14 @@ def score_part(
     settings = {
         "options": asdict(option_values),
         "measures": [str(m) for m in measures],
-        "legacy": metrics is None,
+        "legacy": given["metrics"] is None,
         "max_grade": max_grade,
         "target_types": None if known_types is None else list(known_types),
         "resamples": resamples,
         "seed": seed,
         "wording": asdict(_wording(solution, row_id_column_name, option_values)),
     }
-    inputs = Inputs(solution, submission, row_id_column_name, None, candidates)
+    inputs = Inputs(solution, submission, row_id_column_name, None, given["candidates"])
     try:
         exponential = tuple(str(m) for m in measures if m.exponential)
         checked = read_and_check(
@@ -772,18 +764,6 @@ def _invalid(settings: dict[str, Any], error: ScorerError, n_users: int) -> Part
     return Partial(settings, stage, problems, notes, counts={"n_users": n_users})
 
 
-def _check_max_grade(max_grade: int | None) -> None:
-    """Refuse a ``max_grade`` that is no grade count (its bound:
-    :func:`_check_max_grade_bound`)."""
-    if max_grade is None:
-        return
-    if isinstance(max_grade, bool) or not isinstance(max_grade, int) or max_grade < 0:
-        raise HostVisibleError(
-            f"The 'max_grade' parameter must be an int in the range [0, inf). Got {max_grade!r} "
-            "instead."
-        )
-
-
 def _check_max_grade_bound(max_grade: int | None, measures: tuple[Measure, ...]) -> None:
     """Refuse a ``max_grade`` above the largest grade an exponential gain takes when a
     measure takes it as its own (2**max_grade would be a number of that many bits: a
@@ -955,36 +935,23 @@ def finish(partial: Partial, *, level: float = 0.95) -> ScoreResult:
     if typed:
         means = _typed_means(partial, options, has_usage)
     else:
-        found = {name: sums.split_means(label_counts) for name, sums in partial.sums.items()}
-        means = Means(
-            {name: float(found[name].overall) for name in names},  # type: ignore[arg-type]
-            _splits(found, names, has_usage),
-        )
-    split_scores = {split: (found or {}).get(names[0]) for split, found in means.splits.items()}
+        found = {name: partial.sums[name].split_means(label_counts) for name in names}
+        means = Means.of(found, has_usage)
     warnings = score_warnings(
-        [*partial.warnings, *split_findings(split_scores, has_usage, typed)]
+        [*partial.warnings, *split_findings(means.split_scores(names[0]), has_usage, typed)]
     ) + unjudged_lines_warnings(counts.get("unjudged_lines", 0))
     return ScoreResult(
-        score=means.overall[names[0]],
-        public_score=split_scores["Public"],
-        private_score=split_scores["Private"],
+        **means.result_fields(names[0]),
         n_users=counts.get("n_users", 0),
         n_scored=n_scored,
         n_skipped=counts.get("n_skipped", 0),
         n_ignored=counts.get("n_ignored", 0),
         options=options,
         warnings=warnings,
-        metrics=means.overall,
-        public_metrics=means.splits["Public"],
-        private_metrics=means.splits["Private"],
         measures=tuple(names),
         keys=leaderboard_keys(measures, settings["legacy"]),
         hits_at_rank=_hits_at_rank(partial, row_bound(options.k)),
-        by_type=means.by_type,
-        public_by_type=means.split_by_type["Public"],
-        private_by_type=means.split_by_type["Private"],
         types=tuple(partial.types),
-        weights=means.weights,
         intervals=_poisson_intervals(partial, means, names, has_usage, level),
     )
 
@@ -1054,13 +1021,7 @@ def _typed_means(partial: Partial, options: Options, has_usage: bool) -> Means:
             exact.setdefault(name, []).append(mean)
             per_split.setdefault(name, []).extend(by_label[name])
     found = weighted_type_means(exact, per_split if has_usage else None, types, weights)
-    return Means(
-        found.overall,
-        found.splits,
-        found.by_type,
-        found.split_by_type,
-        {kind: float(weight) for kind, weight in weights.items()},
-    )
+    return Means.typed(found, weights)
 
 
 def _with_rows(finding: Finding, n_users: int) -> Finding:
@@ -1069,18 +1030,6 @@ def _with_rows(finding: Finding, n_users: int) -> Finding:
         return finding
     counts = tuple((k, n_users if k == "solution_rows" else v) for k, v in finding.counts)
     return replace(finding, counts=counts)
-
-
-def _splits(
-    means: dict[str, SplitMeans], names: list[str], has_usage: bool
-) -> dict[str, dict[str, float] | None]:
-    """Each split's means (``None`` without ``Usage`` or without a scored user)."""
-    return {
-        split: None
-        if not has_usage or means[names[0]].by_label[label] is None
-        else {name: means[name].by_label[label] for name in names}  # type: ignore[misc]
-        for label, split in enumerate(SPLITS)
-    }
 
 
 def _hits_at_rank(partial: Partial, k: int) -> np.ndarray:

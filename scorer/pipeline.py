@@ -1,16 +1,11 @@
 """The stages of a scoring run, which :func:`scorer.evaluate` and
-:func:`scorer.partial.score_part` both compose.
-
-:func:`options_and_measures` settles the options and parses the measures;
-:func:`read_and_check` reads both inputs and raises every problem, its solution half and
-its submission half each at once; :func:`align` ranks the predictions and judges them;
-:func:`measure_means`, :func:`row_findings` and :func:`assemble_result` turn the users'
-values into a :class:`~scorer.result.ScoreResult`.
-"""
+:func:`scorer.partial.score_part` both compose: :func:`options_and_measures`,
+:func:`read_and_check`, :func:`align`, then :func:`measure_means`, :func:`row_findings`
+and :func:`assemble_result`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, wait
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -62,7 +57,7 @@ from scorer.errors import (
     smallest_values,
 )
 from scorer.measures import Judgements, Measure, UserValues, parse_all
-from scorer.options import DEFAULT_K, Options, row_bound
+from scorer.options import DEFAULT_K, SETTINGS, Options, row_bound
 from scorer.per_user import Segments, take_segment_column
 from scorer.policy import (
     SPLITS,
@@ -113,37 +108,19 @@ def refuse_dropped_candidates(options: Options, candidates: TableLike | None) ->
         )
 
 
-def options_and_measures(
-    metrics: str | Measure | Sequence[str | Measure] | None, **given: Any
-) -> tuple[Options, tuple[Measure, ...]]:
-    """The options, checked, and the measures, with ``k`` settled (:func:`_default_k`)."""
-    if given.pop("recipe", None) is not None:  # evaluate and score apply it before this
+def options_and_measures(given: Mapping[str, Any]) -> tuple[Options, tuple[Measure, ...]]:
+    """The options among ``given`` (:func:`scorer.evaluate`'s keywords), checked, and the
+    measures, with ``k`` settled (:func:`_default_k`)."""
+    if given.get("recipe") is not None:  # evaluate and score apply it before this
         raise HostVisibleError(
             "recipe= is not supported when scoring in parts yet: pass the recipe's options "
             "(`scorer recipes NAME` lists them)."
         )
-    options = Options(**given)
-    _check_type_options(options)
+    options = Options(**{o.name: given[o.name] for o in SETTINGS if o.name in given})
+    metrics = given.get("metrics")
     if options.k is None:
         options = replace(options, k=_default_k(metrics))
     return options, parse_all(metrics, row_bound(options.k), options.normalization)
-
-
-def _check_type_options(options: Options) -> None:
-    """Target types come from one place, and weights need types."""
-    by_column, by_separator = options.target_type_column_name, options.row_id_type_separator
-    if by_column is not None and by_separator is not None:
-        raise HostVisibleError(
-            "Give the target types either as a column (target_type_column_name="
-            f"{by_column!r}) or in the row ids (row_id_type_separator={by_separator!r}), "
-            "not both."
-        )
-    if options.type_weights is not None and by_column is None and by_separator is None:
-        raise HostVisibleError(
-            "type_weights needs target types: name their column (target_type_column_name, "
-            "--target-type-column) or the row ids' separator (row_id_type_separator, "
-            "--row-id-type-separator)."
-        )
 
 
 # Larger than any cut-off a name can write: a cut-off parsed as this one was not written.
@@ -241,18 +218,7 @@ def read_and_check(
         truth = half.truth.result()
     finally:
         wait([half.truth])  # an error raised here waits for the encoding to end
-    return Checked(
-        half.solution,
-        submission,
-        truth,
-        width,
-        half.segments,
-        half.options,
-        half.judged,
-        half.n_unjudged_lines,
-        half.typed,
-        half.candidates,
-    )
+    return Checked(**{**vars(half), "truth": truth}, submission=submission, width=width)
 
 
 @dataclass
@@ -534,9 +500,7 @@ def assemble_result(
     solution, truth, scored = checked.solution, aligned.truth, users.scored
     first_name = str(measures[0])
     means = measure_means(values, solution, scored, checked.typed, options)
-    overall, splits = means.overall, means.splits
-    split_scores = {split: (found or {}).get(first_name) for split, found in splits.items()}
-    warnings = _warnings(solution, aligned, split_scores, options)
+    warnings = _warnings(solution, aligned, means.split_scores(first_name), options)
     warnings += unjudged_lines_warnings(checked.n_unjudged_lines)
     user_values = {name: unscored_as_nan(value.values(), scored) for name, value in values.items()}
     hits = aligned.judgements.n_hits(row_bound(options.k))
@@ -547,9 +511,7 @@ def assemble_result(
         )
     typed = checked.typed
     return ScoreResult(
-        score=overall[first_name],
-        public_score=split_scores["Public"],
-        private_score=split_scores["Private"],
+        **means.result_fields(first_name),
         n_users=solution.n_rows,
         n_scored=int(scored.sum()),
         n_skipped=int(users.skipped.sum()),
@@ -557,9 +519,6 @@ def assemble_result(
         options=options,
         warnings=warnings,
         per_user=per_user_table,
-        metrics=overall,
-        public_metrics=splits["Public"],
-        private_metrics=splits["Private"],
         measures=tuple(values),
         keys=leaderboard_keys(measures, legacy),
         user_values=user_values,
@@ -571,11 +530,7 @@ def assemble_result(
         user_n_relevant=truth.n_relevant,
         hits_at_rank=_hits_at_rank(aligned.judgements, scored),
         segments=checked.segments,
-        by_type=means.by_type,
-        public_by_type=means.split_by_type["Public"],
-        private_by_type=means.split_by_type["Private"],
         types=() if typed is None else typed.types,
-        weights=means.weights,
         user_type=None if typed is None else typed.row_type,
         user_bare_row_ids=None if typed is None else typed.bare_row_ids,
     )
@@ -651,6 +606,47 @@ class Means:
     split_by_type: dict[str, Any] = field(default_factory=lambda: dict.fromkeys(SPLITS))
     weights: dict[str, float] | None = None
 
+    @classmethod
+    def of(cls, means: dict[str, Any], has_usage: bool) -> Means:
+        """From each measure's split means (a split is ``None`` without ``Usage``, or
+        when the first measure has no scored user there)."""
+        first = next(iter(means.values()))
+        splits = {
+            split: None
+            if not has_usage or first.by_label[label] is None
+            else {name: mean.by_label[label] for name, mean in means.items()}
+            for label, split in enumerate(SPLITS)
+        }
+        return cls({name: float(mean.overall) for name, mean in means.items()}, splits)
+
+    def split_scores(self, first: str) -> dict[str, float | None]:
+        """The measure ``first``'s value per split (``None`` without one)."""
+        return {split: (found or {}).get(first) for split, found in self.splits.items()}
+
+    def result_fields(self, first: str) -> dict[str, Any]:
+        """:class:`~scorer.result.ScoreResult`'s fields of the values (``first``: the
+        leaderboard's measure)."""
+        scores = self.split_scores(first)
+        public, private = scores["Public"], scores["Private"]
+        return {
+            "score": self.overall[first],
+            "public_score": public,
+            "private_score": private,
+            "metrics": self.overall,
+            "public_metrics": self.splits["Public"],
+            "private_metrics": self.splits["Private"],
+            "by_type": self.by_type,
+            "public_by_type": self.split_by_type["Public"],
+            "private_by_type": self.split_by_type["Private"],
+            "weights": self.weights,
+        }
+
+    @classmethod
+    def typed(cls, found: Any, weights: dict[str, Any]) -> Means:
+        """From :func:`~scorer.policy.typed_means`' totals and the types' weights."""
+        by_kind = {kind: float(weight) for kind, weight in weights.items()}
+        return cls(found.overall, found.splits, found.by_type, found.split_by_type, by_kind)
+
 
 def measure_means(
     values: dict[str, UserValues],
@@ -663,28 +659,13 @@ def measure_means(
     without a scorable user, or without ``Usage``), all splits in one pass each; with
     target types, each type's and the weighted totals (:func:`typed_means`)."""
     labels = split_labels(solution, scored)
+    has_usage = solution.usage is not None
     if typed is not None:
         weights = type_weights(typed.types, options.type_weights)
-        found = typed_means(
-            values, typed.types, typed.row_type, labels, solution.usage is not None, weights
-        )
-        return Means(
-            found.overall,
-            found.splits,
-            found.by_type,
-            found.split_by_type,
-            {kind: float(weight) for kind, weight in weights.items()},
-        )
-    first_name = next(iter(values))
+        found = typed_means(values, typed.types, typed.row_type, labels, has_usage, weights)
+        return Means.typed(found, weights)
     means = {name: value.split_means(labels, len(SPLITS)) for name, value in values.items()}
-    overall = {name: float(mean.overall) for name, mean in means.items()}  # type: ignore[arg-type]
-    splits = {
-        split: None
-        if solution.usage is None or means[first_name].by_label[label] is None
-        else {name: mean.by_label[label] for name, mean in means.items()}
-        for label, split in enumerate(SPLITS)
-    }
-    return Means(overall, splits)  # type: ignore[arg-type]
+    return Means.of(means, has_usage)
 
 
 def _binary_judgements(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorer.errors import HostVisibleError
+from scorer.options import COMBINATIONS
 
 
 @dataclass(frozen=True)
@@ -550,10 +551,7 @@ class Override:
 
 
 #: Options of which at most one may be given: one given with a recipe replaces the other.
-EXCLUSIVE = (
-    ("rank_column_name", "score_column_name"),
-    ("target_type_column_name", "row_id_type_separator"),
-)
+EXCLUSIVE = tuple(rule.names for rule in COMBINATIONS if rule.exclusive)
 
 
 def apply_recipe(name: object, given: Mapping[str, Any]) -> tuple[dict[str, Any], list[Override]]:

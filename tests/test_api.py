@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate, score
+from tests.declared import choices
 from tests.reference import reference_scores
 from tests.seams import collide_prints
 
@@ -77,8 +78,8 @@ def close(value: float | None, exact: Fraction | None) -> bool:
 @given(
     competitions(max_predictions=9),
     st.integers(1, 7),
-    st.sampled_from(["min_k", "relevant", "hits"]),
-    st.sampled_from(["skip", "zero"]),
+    choices("normalization"),
+    choices("empty_ground_truth"),
     st.booleans(),
 )
 def test_fast_path_matches_reference(

@@ -17,6 +17,7 @@ from scorer.align import occurrences
 from scorer.align.occurrences import first_occurrence
 from scorer.measures.average_precision import EXACT_MAX_WIDTH, average_precision
 from scorer.measures.exact_means import _sums_by_denominator
+from tests.declared import choices
 from tests.reference import reference_ap
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -127,7 +128,7 @@ def test_first_occurrence_matches_a_plain_loop(rows: list[list[int]], block_user
             ),
         )
     ),
-    st.sampled_from(["min_k", "relevant", "hits"]),
+    choices("normalization"),
     st.data(),
 )
 def test_average_precision_matches_the_reference(

@@ -19,6 +19,7 @@ from scorer.align import rankings as rankings_module
 from scorer.align.item_lists import ListCells, split_lists
 from scorer.align.joins import StringIndex, sorted_codes
 from tests.arrow_collisions import colliding_ids
+from tests.declared import choices
 from tests.seams import collide_prints
 
 short_texts = st.text(alphabet="ab\u00e9 ", max_size=3)
@@ -131,7 +132,7 @@ rankings = st.lists(st.lists(st.sampled_from("abcdefghij"), max_size=40), min_si
 
 
 @settings(max_examples=60, deadline=None)
-@given(rankings, rankings, st.sampled_from(["min_k", "relevant", "hits"]))
+@given(rankings, rankings, choices("normalization"))
 def test_sparse_rankings_score_bit_for_bit_as_dense_ones(truth, predicted, normalization) -> None:
     """Forced sparse or dense, the same AP of every user, to the last bit, and the same
     warnings (wider than 20 columns, where both add floats in rank order)."""

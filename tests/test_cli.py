@@ -17,8 +17,10 @@ import pandas as pd
 import pytest
 
 import scorer
-from scorer.options import OPTION
+from scorer.adapters import cli
+from scorer.options import OPTION, SETTINGS
 from tests.benchmark_modules import load
+from tests.declared import FLAGGED, other_value
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "fixtures" / "example"
@@ -104,28 +106,31 @@ def test_options_are_passed_through(tmp_path):
         unknown_row_ids="ignore",
     )
     assert data == expected.to_dict()
-    assert data["options"] == {
+    given = {
         "k": 2,
         "empty_ground_truth": "zero",
         "extra_predictions": "truncate",
         "normalization": "hits",
         "unknown_row_ids": "ignore",
-        "missing_rows": "error",
-        "target_type_column_name": None,
-        "row_id_type_separator": None,
-        "type_weights": None,
-        "grade_column_name": None,
-        "relevance_threshold": 1,
-        "layout": "wide",
-        "solution_layout": "wide",
-        "rank_column_name": None,
-        "score_column_name": None,
-        "format": "table",
-        "candidates_column_name": None,
-        "candidate_rule": "none",
-        "unjudged": "keep",
-        "empty_token": None,
     }
+    assert data["options"] == {option.name: option.default for option in SETTINGS} | given
+
+
+def test_every_flag_gives_its_option_a_value() -> None:
+    """Each flag, given a value its option's constraint samples (not its default), hands
+    that value to evaluate."""
+    parser = cli._score_parser()
+    for name, option in FLAGGED.items():
+        value = other_value(option)
+        flag = option.flags[-1]
+        if isinstance(value, dict):  # --type-weight TYPE=W, once per type
+            arguments = [part for kind, w in value.items() for part in (flag, f"{kind}={w}")]
+        elif isinstance(value, list):  # a repeatable flag, once per value
+            arguments = [part for item in value for part in (flag, str(item))]
+        else:
+            arguments = [flag, str(value)]
+        args = cli.parse_scoring_args(parser, ["solution.csv", "submission.csv", *arguments])
+        assert cli.evaluate_kwargs(args) == {name: value, "limits": scorer.ReadLimits()}, name
 
 
 def test_per_user_csv(tmp_path):

@@ -321,3 +321,55 @@ def test_the_statistics_pages_sessions_print_what_they_show(
     runner = doctest_runner()
     runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
+
+
+def _block_after(page: str, after: str, language: str) -> str:
+    """The first ``language`` block after the text ``after`` in the page."""
+    text = (DOCS / page).read_text(encoding="utf-8")
+    start = text.index(f"```{language}\n", text.index(after)) + len(language) + 4
+    return text[start : text.index("```", start)]
+
+
+def test_the_codabench_scores_sample_is_what_the_command_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scorer.adapters.cli import main
+
+    ref, res = tmp_path / "input" / "ref", tmp_path / "input" / "res"
+    for folder in (ref, res, tmp_path / "output"):
+        folder.mkdir(parents=True)
+    example = ROOT / "fixtures" / "example"
+    (ref / "solution.csv").write_bytes((example / "solution.csv").read_bytes())
+    (res / "submission.csv").write_bytes((example / "submission.csv").read_bytes())
+    assert main(["codabench", str(tmp_path / "input"), str(tmp_path / "output")]) == 0
+    shown = _block_after("hosting.md", "writes `OUTPUT_DIR/scores.json`", "json")
+    written = (tmp_path / "output" / "scores.json").read_text(encoding="utf-8")
+    assert json.loads(written) == json.loads(shown)
+
+
+def test_the_errors_pages_sample_is_the_message() -> None:
+    import pandas as pd
+
+    import scorer
+
+    solution = pd.DataFrame({"id": ["u1", "u2"], "items": ["a", "b"]})
+    submission = pd.DataFrame({"id": ["u1", " u2"], "items": ["a", "b"]})
+    with pytest.raises(scorer.ParticipantVisibleError) as caught:
+        scorer.evaluate(solution, submission, "id")
+    shown = _block_after("errors.md", "second row id is ` u2` give", "text")
+    assert str(caught.value) + "\n" == shown
+
+
+def test_the_recipes_pages_warning_sample_is_the_warning() -> None:
+    import scorer
+    from scorer.adapters.cli import format_result
+
+    example = ROOT / "fixtures" / "example"
+    result = scorer.evaluate(
+        example / "solution.csv",
+        example / "submission.csv",
+        recipe="santander-2016",
+        empty_ground_truth="skip",
+    )
+    shown = _block_after("recipes.md", "as a `UserWarning`", "text")
+    assert shown in format_result(result) + "\n"

@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate
 from scorer.adapters.cli import error_json, main
 from scorer.adapters.codabench import MAX_DEPTH, score_directories
+from scorer.options import OPTION
 from tests.cost import run_capped
 
 
@@ -820,7 +821,7 @@ def make_shape_case(seed: int) -> ShapeCase:
         "k": k,
         "layout": "long",
         "solution_layout": "long" if long_truth else "wide",
-        "unjudged": str(rng.choice(["keep", "drop"])),
+        "unjudged": str(rng.choice(OPTION["unjudged"].constraint.values)),
         "extra_predictions": "truncate" if rng.random() < 0.3 else "error",
         "unknown_row_ids": "ignore" if rng.random() < 0.2 else "error",
     }
@@ -1039,7 +1040,7 @@ def make_typed_case(seed: int) -> TypedCase:
         submission.reset_index(drop=True),
         k,
         by_column,
-        str(rng.choice(["error", "empty"])),
+        str(rng.choice(OPTION["missing_rows"].constraint.values)),
         bool(rng.random() < 0.2),
         candidates,
         rule,
@@ -1177,7 +1178,7 @@ def test_gap_participant_text_does_not_depend_on_hidden_data() -> None:
         case = make_case(seed)
         rng = np.random.default_rng(seed + 10**6)
         submission = _scored_submission(rng, case)
-        empty = str(rng.choice(["skip", "zero"]))
+        empty = str(rng.choice(OPTION["empty_ground_truth"].constraint.values))
         views = [scored_view(solution, submission, empty) for solution in case.solutions]
         if "host" in {view[0] for view in views}:
             continue  # skip: a solution with no scorable row is the host's problem

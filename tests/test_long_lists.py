@@ -18,6 +18,7 @@ from scorer.align.item_lists import ListCells, joined_lists
 from scorer.align.joins import StringIndex
 from scorer.check.shapes import read_submission
 from scorer.read.columns import StringTable
+from tests.declared import choices
 from tests.seams import collide_prints
 
 BUDGET = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -66,9 +67,9 @@ def long_cases(draw: st.DrawFn) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
         "k": draw(st.integers(1, 4)),
         "rank_column_name": "rank",
         "empty_token": draw(st.sampled_from([None, "None"])),
-        "missing_rows": draw(st.sampled_from(["error", "empty"])),
-        "extra_predictions": draw(st.sampled_from(["error", "truncate"])),
-        "unknown_row_ids": draw(st.sampled_from(["error", "ignore"])),
+        "missing_rows": draw(choices("missing_rows")),
+        "extra_predictions": draw(choices("extra_predictions")),
+        "unknown_row_ids": draw(choices("unknown_row_ids")),
         "metrics": ["MAP@4", "P@2"],
     }
     solution = pd.DataFrame({"id": ids, "items": truth})

@@ -4,6 +4,7 @@ fixtures/measures/, the parser, graded-relevance validation and the interfaces' 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -18,8 +19,8 @@ from scorer import HostVisibleError, ParticipantVisibleError, evaluate, score
 from scorer.adapters.codabench import scores
 from scorer.adapters.evalai import to_evalai
 from scorer.measures import REGISTRY, parse, parse_all
-from scorer.measures.registry import Example
-from tests.test_measures import MEASURES
+from scorer.measures.registry import Example, canonical_names
+from tests.declared import MEASURES, written_values
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "measures"
 #: Each fixture folder's ranking, written as the registry's examples write theirs; the
@@ -171,7 +172,7 @@ def test_normalization_is_maps_default_norm() -> None:
 @pytest.mark.parametrize(
     ("written", "message"),
     [
-        ("mapp@10", r"must name a measure among \['MAP', 'P', 'R', 'F1', 'MRR', 'HitRate', "),
+        ("mapp@10", re.escape(f"must name a measure among {canonical_names()} (e.g. ")),
         ("", r"must name a measure among .* Got '' instead"),
         ("MAP@@3", r"written Name\(param=value,...\)@cutoff"),
         (
@@ -180,7 +181,7 @@ def test_normalization_is_maps_default_norm() -> None:
         ),
         ("MRR(norm=min_k)@5", r"parameters of MRR must be among \[\] \(it takes none\)"),
         ("MAP(norm=kaggle)", r"'norm' parameter of MAP must be a str among \['min_k', 'relevant'"),
-        ("ERR(max_grade=-1)", r"'max_grade' parameter of ERR must be an int in the range \[0, inf"),
+        ("ERR(max_grade=-1)", r"'max_grade' parameter of ERR must be an int in the range \[0, 30"),
         ("MAP@11", r"cut-off of 'MAP@11' must be an int in the range \[1, 10\].*Got 11 instead"),
         ("MAP@0", r"cut-off of 'MAP@0' must be an int in the range \[1, 10\]"),
         ("MAP@x", r"cut-off of 'MAP@x' must be an int in the range \[1, 10\]. Got 'x'"),
@@ -383,7 +384,7 @@ def test_cli_metric_option_json_and_human_output(tmp_path: Path) -> None:
     )
     done = subprocess.run([*command, "-m", "nope"], capture_output=True, text=True, check=False)
     assert done.returncode == 2
-    assert "must name a measure among ['MAP', 'P'" in done.stderr
+    assert f"must name a measure among {canonical_names()}" in done.stderr
     help_text = subprocess.run([*command[:3], "--help"], capture_output=True, text=True).stdout
     for family in REGISTRY:
         assert family.name in help_text
@@ -449,24 +450,10 @@ def test_evalai_evaluate_takes_metrics(tmp_path: Path) -> None:
     assert output["submission_result"] == output["result"][0]["public_split"]
 
 
-#: Positive decimals as written (up to 4 digits either side of the point).
-DECIMALS = (
-    st.tuples(st.integers(0, 9999), st.integers(0, 9999), st.integers(0, 4))
-    .map(lambda parts: f"{parts[0]}.{str(parts[1]).zfill(4)[: parts[2]]}".rstrip("."))
-    .filter(lambda text: Fraction(text) > 0)
-)
-
 names = st.sampled_from(REGISTRY).flatmap(
     lambda family: st.tuples(
         st.just(family),
-        st.tuples(
-            *(
-                st.sampled_from(p.choices)
-                if p.choices
-                else st.none() | (DECIMALS if p.decimal else st.integers(0, 30))
-                for p in family.params
-            )
-        ),
+        st.tuples(*(st.none() | written_values(p.constraint) for p in family.params)),
         st.integers(1, 50),
     )
 )
@@ -483,9 +470,29 @@ def test_any_parsed_name_prints_back_to_itself(drawn) -> None:
     measure = parse(text, k=50)
     assert str(parse(str(measure), k=50)) == str(measure)
     assert dict(measure.params) == {
-        p.name: (v if v is None or not p.decimal else Fraction(v)) if v is not None else p.default
+        p.name: p.default if v is None else p.constraint.parse(v)
         for p, v in zip(family.params, values, strict=True)
     }
+
+
+PARAMS = [(family, param) for family in REGISTRY for param in family.params]
+
+
+@pytest.mark.parametrize(("family", "param"), PARAMS, ids=[f"{f.name}:{p.name}" for f, p in PARAMS])
+def test_every_parameter_takes_its_samples_and_refuses_the_rest(family, param) -> None:
+    """Each value its constraint samples (the bounds and just inside them) is taken and
+    printed back; each it refuses (just outside, the wrong form) gets its message."""
+    cutoff = "@3" if family.has_cutoff else ""
+    for text in param.constraint.valid_samples(written=True):
+        measure = parse(f"{family.name}({param.name}={text}){cutoff}", k=3)
+        assert dict(measure.params)[param.name] == param.constraint.parse(text.lower())
+        assert parse(str(measure), k=3) == measure
+    assert param.constraint.invalid_samples(written=True)
+    for text in param.constraint.invalid_samples(written=True):
+        whole = f"{family.name}({param.name}={text}){cutoff}"
+        expected = param.constraint.message(param.name, text, family.name, whole)
+        with pytest.raises(HostVisibleError, match=f"^{re.escape(expected)}$"):
+            parse(whole, k=3)
 
 
 def test_a_long_name_is_refused_quickly() -> None:
@@ -496,11 +503,12 @@ def test_a_long_name_is_refused_quickly() -> None:
 @pytest.mark.parametrize("name", ["ERR(max_grade=31)@10", "nERR(max_grade=9999)@10"])
 def test_err_grade_scale_stops_where_grades_stop(name: str) -> None:
     solution = pd.DataFrame({"id": ["a"], "items": ["x"]})
-    with pytest.raises(
-        HostVisibleError,
-        match=r"The 'max_grade' parameter of ERR must be at most 30, the largest grade a "
-        r"solution can hold\. Got \d+ instead\.",
-    ):
+    family, _, rest = name.partition("(max_grade=")
+    expected = (
+        f"The 'max_grade' parameter of {family} must be an int in the range [0, 30]. "
+        f"Got {rest.partition(')')[0]!r} in {name!r} instead."
+    )
+    with pytest.raises(HostVisibleError, match=f"^{re.escape(expected)}$"):
         evaluate(solution, solution, metrics=[name])
     at_most = evaluate(solution, solution, metrics=[name.replace("31", "30").replace("9999", "30")])
     # A hit of grade 1 stops the user with probability (2 - 1) / 2^30; nERR divides by that.

@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 
 from scorer import evaluate
+from scorer.constraints import Choices
 from scorer.measures import REGISTRY, parse
 from scorer.measures.registry import Example, Family
-from tests.test_measures import MEASURES, binary_names
+from tests.declared import MEASURES, binary_names
 
 EXAMPLES = [(family, example) for family in REGISTRY for example in family.examples]
 
@@ -83,7 +84,8 @@ def test_every_family_has_a_worked_example_of_each_parameter_value() -> None:
         }
         assert family.examples, family.name
         for param in family.params:
-            for value in param.choices or ():
+            choices = param.constraint.values if isinstance(param.constraint, Choices) else ()
+            for value in choices:
                 assert (param.name, value) in shown, (family.name, param.name, value)
 
 

@@ -4,7 +4,6 @@ end."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -13,62 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import HostVisibleError, evaluate
-from scorer.measures import REGISTRY, Family, parse
+from scorer.measures import REGISTRY, parse
+from tests.declared import MEASURES, binary_names, choices, judged_by, refused_by_the_data, variants
 from tests.reference_measures import reference_parts, reference_value
 from tests.seams import collide_prints, small_blocks
-
-#: Values tried for an integer parameter (a grade scale G, above every grade drawn below;
-#: 20 makes ERR's fractions Python ints).
-INT_PARAM_VALUES = (4, 20)
-#: Values tried for a decimal parameter (SetF's beta).
-DECIMAL_PARAM_VALUES = ("0.5", "2", "1.25")
-
-
-class Variant(NamedTuple):
-    """One family with one choice of parameters: ``("MAP", "(norm=hits)", {"norm": "hits"})``."""
-
-    measure: str
-    written: str
-    params: dict
-
-    @property
-    def family(self) -> Family:
-        return next(family for family in REGISTRY if family.name == self.measure)
-
-    @property
-    def name(self) -> str:
-        return self.measure + self.written
-
-    def at(self, cutoff: int) -> str:
-        """The name at a cut-off (none for a family without one)."""
-        return f"{self.name}@{cutoff}" if self.family.has_cutoff else self.name
-
-
-def variants(family: Family) -> list[Variant]:
-    """The family with its defaults, then each other value of each parameter."""
-    found = [Variant(family.name, "", {})]
-    for param in family.params:
-        tried = DECIMAL_PARAM_VALUES if param.decimal else INT_PARAM_VALUES
-        others = [c for c in param.choices or tried if c != param.default]
-        found += [Variant(family.name, f"({param.name}={v})", {param.name: v}) for v in others]
-    return found
-
-
-# Every family of the registry that reads ranked item lists, with every parameter value
-# (GAP reads one scored prediction per row: tests/test_global_precision.py).
-MEASURES = [variant for family in REGISTRY if not family.scored for variant in variants(family)]
-
-
-def judged_by(variant: Variant, graded: bool) -> bool:
-    """Whether a run's solution judges what the variant needs: binary relevance without
-    candidates judges no item non-relevant, and ``AUC`` refuses it."""
-    return graded or not variant.family.needs_non_relevant
-
-
-def binary_names(names: list[str]) -> list[str]:
-    """``names`` without the measures that binary relevance (no candidates) refuses."""
-    return [n for n in names if not parse(n, k=10**6).family.needs_non_relevant]
-
 
 ITEMS = list("abcdefg")
 
@@ -199,7 +146,7 @@ cutoff_lists = st.lists(st.integers(1, 5), min_size=len(MEASURES), max_size=len(
 
 
 @settings(max_examples=60)
-@given(users, st.booleans(), st.booleans(), st.sampled_from(["skip", "zero"]), cutoff_lists)
+@given(users, st.booleans(), st.booleans(), choices("empty_ground_truth"), cutoff_lists)
 def test_every_measure_matches_the_reference(rows, graded, usage, empty, cutoffs) -> None:
     check_against_reference(rows, graded, usage, 1, empty, cutoffs)
 
@@ -319,3 +266,13 @@ def test_wide_rankings_match_the_reference() -> None:
         exact_at_70 = family.exact and (family.exact_max_ranks or 70) >= 70
         tolerance = 0 if exact_at_70 else 1e-12  # float64 past the family's exact depth
         assert abs(result.metrics[name] - float(exact)) <= tolerance, name
+
+
+@pytest.mark.parametrize(("name", "param"), refused_by_the_data())
+def test_a_sampled_value_the_data_refuses_is_refused_in_its_own_words(name, param) -> None:
+    """A parameter value within its declared bounds that only the data can refuse (ERR's
+    ``max_grade`` below the solution's largest grade) is a host error naming it."""
+    solution = pd.DataFrame({"id": ["u"], "items": ["a b"], "g": ["3 0"]})
+    submission = pd.DataFrame({"id": ["u"], "items": ["a"]})
+    with pytest.raises(HostVisibleError, match=rf"^The {param!r} parameter"):
+        evaluate(solution, submission, "id", metrics=[name], grade_column_name="g")

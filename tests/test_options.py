@@ -15,8 +15,10 @@ import pytest
 
 import scorer
 from scorer.adapters import cli, commands, evalai
+from scorer.constraints import CheckedWhereUsed, Choices
 from scorer.errors import HostVisibleError
-from scorer.options import OPTION, OPTIONS, Choices, Interval, Options, markdown_table
+from scorer.options import OPTION, OPTIONS, Options, markdown_table
+from tests.declared import other_value
 
 ROOT = Path(__file__).resolve().parent.parent
 DECLARED = [option.name for option in OPTIONS]
@@ -40,6 +42,25 @@ def test_evaluate_signature_is_the_declarations() -> None:
     assert given.pop("per_user") is False
     assert list(given) == DECLARED
     assert given == {option.name: option.default for option in OPTIONS}
+    for option in OPTIONS:  # as the API reference shows them
+        assert parameters[option.name].annotation == option.constraint.annotation, option.name
+
+
+def test_score_part_takes_evaluates_options_but_the_segments() -> None:
+    from scorer.partial import score_part
+
+    parameters = inspect.signature(score_part).parameters
+    declared = [name for name in DECLARED if name != "segment_column_name"]
+    assert [name for name in parameters if name in OPTION] == declared
+    assert set(declared) <= documented(score_part)
+    with pytest.raises(TypeError, match="segment_column_name"):
+        score_part("unread.csv", "unread.csv", segment_column_name="country")
+
+
+def test_an_unknown_keyword_is_a_type_error_naming_it() -> None:
+    for function in (scorer.evaluate, scorer.score):
+        with pytest.raises(TypeError, match="'normalisation'"):
+            function("unread.csv", "unread.csv", normalisation="hits")
 
 
 def test_score_signature_is_the_declarations_with_one_metric() -> None:
@@ -76,33 +97,35 @@ def test_options_are_built_by_keyword_only() -> None:
     assert Options(k=12, normalization="hits").k == 12
 
 
-def test_choices_are_the_literals_default_first() -> None:
+def test_choices_are_the_declared_values_default_first() -> None:
     for option in OPTIONS:
         if isinstance(option.constraint, Choices):
-            assert option.constraint.values == get_args(option.constraint.literal)
+            literal = option.constraint.literal
+            expected = literal if isinstance(literal, tuple) else get_args(literal)
+            assert option.constraint.values == expected
             assert option.constraint.values[0] == option.default, option.name
 
 
-BAD_VALUES = {
-    Interval: [0, -1, 1.5, "3", True],
-    Choices: ["nope", None, 1, "SKIP"],
-}
-
-
 @pytest.mark.parametrize(
-    "option", [o for o in OPTIONS if type(o.constraint) in BAD_VALUES], ids=lambda o: o.name
+    "option",
+    [o for o in OPTIONS if not isinstance(o.constraint, CheckedWhereUsed)],
+    ids=lambda o: o.name,
 )
 def test_every_bad_value_gets_the_declared_message(option) -> None:
-    for value in BAD_VALUES[type(option.constraint)]:
-        if isinstance(option.constraint, Interval):
-            allowed = f"an int in the range [{option.constraint.low}, inf)"
-        else:
-            allowed = f"a str among {list(option.constraint.values)}"
-        expected = f"The {option.name!r} parameter must be {allowed}. Got {value!r} instead."
+    assert option.constraint.invalid_samples(), option.name
+    for value in option.constraint.invalid_samples():
+        expected = option.constraint.message(option.name, value)
+        assert expected.startswith(f"The {option.name!r} parameter must be ")
         with pytest.raises(HostVisibleError, match=f"^{re.escape(expected)}$"):
             Options(**{option.name: value})
         with pytest.raises(HostVisibleError, match=f"^{re.escape(expected)}$"):
             scorer.evaluate("unread.csv", "unread.csv", **{option.name: value})
+
+
+@pytest.mark.parametrize("option", OPTIONS, ids=lambda o: o.name)
+def test_every_sampled_value_is_taken(option) -> None:
+    for value in option.constraint.valid_samples():
+        assert option.check(value) == value, (option.name, value)
 
 
 def test_todays_messages_are_unchanged() -> None:
@@ -165,7 +188,21 @@ def test_evalai_accepts_exactly_the_declared_options() -> None:
         evalai._check_keywords({"per_user": True})
 
 
-def test_evalai_passes_every_option_on(tmp_path: Path) -> None:
+def test_evalai_passes_every_option_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    given = {option.name: other_value(option) for option in OPTIONS}
+    passed = {}
+
+    def evaluate(solution: object, submission: object, **options: object) -> None:
+        passed.update(options)
+        raise LookupError("stopped here")
+
+    monkeypatch.setattr(scorer, "evaluate", evaluate)
+    with pytest.raises(LookupError, match="stopped here"):
+        evalai.evaluate("solution.csv", "submission.csv", "test", **given)
+    assert passed == given
+
+
+def test_evalai_scores_as_evaluate_does(tmp_path: Path) -> None:
     solution = tmp_path / "solution.csv"
     solution.write_text("id,items,grades,country,kind\nu1,a b,2 1,fr,x\nu2,c,1,de,x\n")
     submission = tmp_path / "submission.csv"
@@ -182,25 +219,15 @@ def test_evalai_passes_every_option_on(tmp_path: Path) -> None:
         "unknown_row_ids": "ignore",
         "missing_rows": "empty",
         "target_type_column_name": "kind",
-        "row_id_type_separator": None,  # the other way to give types: one or the other
         "type_weights": {"x": 2.0},
         "grade_column_name": "grades",
         "relevance_threshold": 2,
-        "layout": "wide",
-        "solution_layout": "wide",
-        "rank_column_name": None,
-        "score_column_name": None,
-        "format": "table",
-        "candidates_column_name": None,
         "candidates": str(candidates),
         "candidate_rule": "subset",
         "unjudged": "drop",
-        "empty_token": None,  # binary relevance only: this run is graded
         "segment_column_name": "country",
         "limits": scorer.ReadLimits(max_columns=10),
-        "recipe": None,  # tests/test_recipes.py: a recipe through EvalAI
     }
-    assert set(given) == set(DECLARED)
     expected = scorer.evaluate(solution, submission, **given)
     assert [w.code for w in expected.warnings][:1] == ["missing_rows"]
     assert expected.metrics == {name: 2 * expected.by_type["x"][name] for name in expected.metrics}

@@ -22,6 +22,7 @@ from scorer.errors import HostVisibleError, ParticipantVisibleError, ScorerError
 from scorer.measures.exact_means import ExactSums, MicroSums
 from scorer.measures.registry import REGISTRY
 from scorer.partial import Partial, finish, merge, partition, score_part, split_by_part
+from tests.declared import choices, param_values
 
 ITEMS = [f"i{j}" for j in range(1, 30)]  # no leading zero, no comma: see test docstring
 
@@ -42,10 +43,9 @@ def _measure_names(
             continue
         params = []
         for param in family.params:
-            if param.choices is not None:
-                params.append(f"{param.name}={draw(st.sampled_from(param.choices))}")
-            elif (param.name != "max_grade" or max_grades) and draw(st.booleans()):
-                params.append(f"{param.name}={draw(st.integers(3, 5))}")
+            values = [text for text, _ in param_values(family, param)]
+            if values and (param.name != "max_grade" or max_grades) and draw(st.booleans()):
+                params.append(f"{param.name}={draw(st.sampled_from(values))}")
         name = family.name + (f"({','.join(params)})" if params else "")
         if family.has_cutoff and not (family.whole_row and draw(st.booleans())):
             name += f"@{draw(st.integers(1, k))}"
@@ -93,10 +93,10 @@ def runs(draw: st.DrawFn) -> dict:
         # A max_grade below a part's largest grade is refused by that part alone
         # (docs/beyond-one-machine.md, "Beyond one machine"): drawn only below the steep grades.
         "metrics": _measure_names(draw, k, max_grades=not steep, graded=graded),
-        "empty_ground_truth": draw(st.sampled_from(["skip", "zero"])),
-        "extra_predictions": draw(st.sampled_from(["error", "truncate"])),
-        "unknown_row_ids": draw(st.sampled_from(["error", "ignore"])),
-        "normalization": draw(st.sampled_from(["min_k", "relevant", "hits"])),
+        "empty_ground_truth": draw(choices("empty_ground_truth")),
+        "extra_predictions": draw(choices("extra_predictions")),
+        "unknown_row_ids": draw(choices("unknown_row_ids")),
+        "normalization": draw(choices("normalization")),
     }
     if graded:
         options["grade_column_name"] = "grades"

@@ -16,14 +16,8 @@ from scorer.align import rankings
 from scorer.measures import graded as graded_measures
 from scorer.measures import parse
 from scorer.measures.exact_means import Ratios
-from tests.test_measures import (
-    MEASURES,
-    binary_names,
-    evaluate_or_none,
-    expected_means,
-    frames,
-    users,
-)
+from tests.declared import MEASURES, binary_names, choices
+from tests.test_measures import evaluate_or_none, expected_means, frames, users
 
 WIDE_ITEMS = [f"i{n}" for n in range(30)]
 
@@ -85,7 +79,7 @@ wide_cutoffs = st.lists(st.integers(1, 40), min_size=len(MEASURES), max_size=len
 
 
 @settings(max_examples=40, deadline=None)
-@given(users, st.booleans(), st.booleans(), st.sampled_from(["skip", "zero"]), cutoff_lists)
+@given(users, st.booleans(), st.booleans(), choices("empty_ground_truth"), cutoff_lists)
 def test_every_measure_is_the_same_on_sparse_rankings(rows, graded, usage, empty, cutoffs) -> None:
     _assert_same(rows, graded, usage, empty, _names(cutoffs), k=5)
 
@@ -98,7 +92,7 @@ def test_graded_entries_below_the_threshold_are_the_same(rows, threshold, cutoff
 
 
 @settings(max_examples=25, deadline=None)
-@given(wide_users, st.booleans(), st.sampled_from(["skip", "zero"]), wide_cutoffs)
+@given(wide_users, st.booleans(), choices("empty_ground_truth"), wide_cutoffs)
 def test_wide_rows_are_the_same_on_sparse_rankings(rows, graded, empty, cutoffs) -> None:
     """Up to 40 predictions: AP's exact route up to 20 ranks and its float route past it."""
     _assert_same(rows, graded, True, empty, _names(cutoffs), k=40)

@@ -31,6 +31,7 @@ SECTIONS = {
     "normalisations": ("docs/options.md", "tools.tables:normalisations_table"),
     "graded-examples": ("docs/measures.md", "tools.tables:graded_examples_table"),
     "disagreements": ("docs/measures.md", "tools.tables:disagreements_table"),
+    "json-output": ("docs/pipelines.md", "tools.tables:json_output_sample"),
 }
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,6 +164,22 @@ def disagreements_table() -> str:
         value = example.value
         lines.append(_row(shown, who, f"`{name}`", _shown(value), _approx(value, 4)))
     return "\n".join(lines)
+
+
+def json_output_sample() -> str:
+    """pipelines.md's ``--json`` sample: the command and what it prints on the shipped
+    example (``tests/test_docs.py`` runs the command again and compares)."""
+    import contextlib
+    import io
+
+    from scorer.adapters.cli import main
+
+    files = ["fixtures/example/solution.csv", "fixtures/example/submission.csv"]
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        main([*(str(ROOT / file) for file in files), "--json"])
+    command = " ".join(["scorer", *files, "--json"])
+    return f"```bash\n{command}\n```\n\n```json\n{printed.getvalue()}```"
 
 
 def rewrite(text: str, name: str, body: str) -> str:

@@ -34,9 +34,10 @@ from scorer.adapters.commands import add_ci_options, format_intervals, intervals
 from scorer.adapters.output import emit, refuse_overwriting_inputs, write_output
 from scorer.adapters.parts import DEFAULT_PART_MEMORY, evaluate_parts
 from scorer.adapters.process import prefer_jemalloc
+from scorer.constraints import Choices, Interval, Weights
 from scorer.errors import HostVisibleError, ParticipantVisibleError, Problem, withheld
 from scorer.measures.registry import describe
-from scorer.options import OPTIONS, Choices, Interval, Option, Weights
+from scorer.options import OPTIONS, Option
 from scorer.read.files import DEFAULT_LIMITS, ReadLimits
 from scorer.result import ScoreResult
 

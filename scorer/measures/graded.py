@@ -220,19 +220,15 @@ def _err_floats(
     return value
 
 
-#: The largest grade ERR's scale may reach: grades stop at 30 (exponential gains), and a
-#: larger scale would only make every stopping probability vanish at a cost in work.
+#: The largest grade ERR's scale may reach (the bound of its ``max_grade`` parameter): grades
+#: stop at 30 (exponential gains), and a larger scale would only make every stopping
+#: probability vanish at a cost in work.
 ERR_MAX_GRADE = 30
 
 
 def _max_grade(j: Judgements, max_grade: int | None) -> int:
     if max_grade is None:
         return j.max_grade
-    if max_grade > ERR_MAX_GRADE:
-        raise HostVisibleError(
-            f"The 'max_grade' parameter of ERR must be at most {ERR_MAX_GRADE}, the largest "
-            f"grade a solution can hold. Got {max_grade!r} instead."
-        )
     if max_grade < j.max_grade:
         raise HostVisibleError(
             f"The 'max_grade' parameter of ERR must be at least the largest grade in the "

@@ -18,6 +18,7 @@ from fractions import Fraction
 from typing import Any
 
 from scorer.align.judgements import Judgements
+from scorer.constraints import Choices, Constraint, Interval
 from scorer.errors import HostVisibleError
 from scorer.measures import binary, global_precision, graded, pairs, sets
 from scorer.measures.average_precision import EXACT_MAX_WIDTH
@@ -34,49 +35,49 @@ class Param:
     Attributes
     ----------
     name : str
-    choices : tuple of str, or None
-        The allowed values; ``None`` for a number.
+    constraint : Constraint
+        Its allowed values (:mod:`scorer.constraints`): the check of a value written in
+        a name, its message, the docs' wording and the values tests try.
     default : str, int, Fraction or None
         The value when the name does not give one (``None``: from the data).
-    decimal : bool
-        A positive rational written as a decimal (``0.5``, ``2``), held as an exact
-        ``Fraction``; else a non-negative integer (when ``choices`` is ``None``).
+    metavar : str
+        The letter the help and the docs write for a number (``B``, ``G``).
+    default_doc : str
+        The default in words, when it comes from the data.
     """
 
     name: str
-    choices: tuple[str, ...] | None
+    constraint: Constraint
     default: str | int | Fraction | None
-    decimal: bool = False
+    metavar: str = ""
+    default_doc: str = ""
 
-    def allowed(self) -> str:
-        """The allowed values, in scikit-learn's words."""
-        if self.decimal:
-            return "a positive decimal such as 0.5 or 2 (up to 4 digits either side of the point)"
-        if self.choices is None:
-            return "an int in the range [0, inf)"
-        return f"a str among {list(self.choices)}"
+    def check_text(self, family: str, text: str, whole: str) -> Any:
+        """The value written in the name ``whole``, or a :class:`HostVisibleError`."""
+        return self.constraint.check_text(self.name, text, family, whole)
+
+    def text(self, value: Any) -> str:
+        """The value as a name writes it (``Fraction(1, 2)``: ``0.5``)."""
+        return self.constraint.text(value)
+
+    def shown(self) -> str:
+        """The values as the help writes them: ``exp|linear``, or the metavar."""
+        if isinstance(self.constraint, Choices):
+            return "|".join(self.constraint.values)
+        return self.metavar
+
+    def docs(self) -> str:
+        """The parameter in the docs' table of measures."""
+        if isinstance(self.constraint, Choices):
+            return f"`{self.name}=" + "` | `".join(self.constraint.values) + "`"
+        default = self.default_doc or self.text(self.default)
+        return f"`{self.name}={self.metavar}` ({self.constraint.wording()}, default {default})"
 
 
-AVG = Param("avg", ("macro", "micro"), "macro")
+AVG = Param("avg", Choices(("macro", "micro")), "macro")
 """``avg=macro`` (the mean of per-row values) or ``avg=micro`` (Σ numerators /
 Σ denominators over the scored rows): declared by each family whose per-row value is
 a natural ratio of counts."""
-
-
-def decimal_text(value: Fraction) -> str:
-    """A finite decimal as written: ``Fraction(1, 2)`` -> ``"0.5"``, ``Fraction(2)`` -> ``"2"``.
-
-    Examples
-    --------
-    >>> decimal_text(Fraction(1, 2)), decimal_text(Fraction(2)), decimal_text(Fraction(5, 4))
-    ('0.5', '2', '1.25')
-    """
-    whole, rest = divmod(value.numerator, value.denominator)
-    digits = ""
-    while rest:
-        whole_digit, rest = divmod(rest * 10, value.denominator)
-        digits += str(whole_digit)
-    return f"{whole}.{digits}" if digits else str(whole)
 
 
 @dataclass(frozen=True)
@@ -292,8 +293,11 @@ GRADED = "3 2 0 1"  # grades in rank order, the same four items judged
 PIN = "1 0 0"  # |S| = 3 with one hit; with |R| = 2: set F1 2/5, F1@10 2/12
 TWO_ROWS = "1 0 0 | 1 1"  # with |R| = 2 each: micro and macro set measures differ
 ORDERED = "0 1 | 1 0 0"  # AUC: one row with a pair wrong, one with every pair right
-GAIN = Param("gain", ("exp", "linear"), "exp")
-DISCOUNT = Param("discount", graded.DISCOUNTS, "log2_i_plus_1")
+GAIN = Param("gain", Choices(("exp", "linear")), "exp")
+DISCOUNT = Param("discount", Choices(graded.DISCOUNTS), "log2_i_plus_1")
+MAX_GRADE = Param(
+    "max_grade", Interval(int, 0, graded.ERR_MAX_GRADE), None, "G", "the solution's largest grade"
+)
 # GAP: one prediction per row; by confidence the order is rows 2 (hit), 0 (miss),
 # 1 (hit), 3 (a false positive: |R| = 0): (1/1 + 2/3) / 4, M = 4 (row 4 has no
 # prediction and still counts).
@@ -315,7 +319,7 @@ REGISTRY: tuple[Family, ...] = (
         "MAP",
         ("ap",),
         binary.mean_average_precision,
-        (Param("norm", ("min_k", "relevant", "hits"), "min_k"),),
+        (Param("norm", Choices(("min_k", "relevant", "hits")), "min_k"),),
         exact_max_ranks=EXACT_MAX_WIDTH,
         perfect=Perfect(
             "1; min(|R|,K) / |R| with `norm=relevant`",
@@ -353,7 +357,7 @@ REGISTRY: tuple[Family, ...] = (
         "R",
         ("recall",),
         binary.recall,
-        (Param("norm", ("relevant", "min_k"), "relevant"), AVG),
+        (Param("norm", Choices(("relevant", "min_k")), "relevant"), AVG),
         perfect=Perfect(
             "min(|R|,K) / |R|; 1 with `norm=min_k`",
             lambda relevant, cutoff, norm: (
@@ -431,7 +435,7 @@ REGISTRY: tuple[Family, ...] = (
         "nDCG",
         ("ndcg_cut",),
         graded.ndcg,
-        (GAIN, DISCOUNT, Param("ideal", ("truth", "hits"), "truth")),
+        (GAIN, DISCOUNT, Param("ideal", Choices(("truth", "hits")), "truth")),
         exact=False,
         uses_grades=True,
         exponential=_exponential_gain,
@@ -454,7 +458,7 @@ REGISTRY: tuple[Family, ...] = (
         "ERR",
         (),
         graded.err,
-        (Param("max_grade", None, None),),
+        (MAX_GRADE,),
         exact_max_ranks=graded.ERR_EXACT_MAX_RANKS,
         uses_grades=True,
         exponential=_always,
@@ -474,7 +478,7 @@ REGISTRY: tuple[Family, ...] = (
         "nERR",
         (),
         graded.normalized_err,
-        (Param("max_grade", None, None),),
+        (MAX_GRADE,),
         exact_max_ranks=graded.ERR_EXACT_MAX_RANKS,
         uses_grades=True,
         exponential=_always,
@@ -540,7 +544,7 @@ REGISTRY: tuple[Family, ...] = (
         "SetF",
         ("set_f", "set_f1", "setf1"),
         sets.set_f,
-        (Param("beta", None, F(1), decimal=True), AVG),
+        (Param("beta", Interval(Fraction, 0, None, "neither"), F(1), "B"), AVG),
         whole_row=True,
         perfect=Perfect("(1+β²)·min(|R|,K) / (β²|R| + min(|R|,K))", _perfect_set_f),
         definition="(1+β²)·|S∩R| / (β²|R| + |S|), 0 without a hit (β = 1: 2|S∩R| / (|R| + |S|))",
@@ -646,11 +650,7 @@ class Measure:
 
     def __str__(self) -> str:
         pairs = zip(self.params, self.family.params, strict=True)
-        shown = [
-            f"{name}={decimal_text(value) if p.decimal else value}"
-            for (name, value), p in pairs
-            if value != p.default
-        ]
+        shown = [f"{name}={p.text(value)}" for (name, value), p in pairs if value != p.default]
         text = self.family.name + (f"({','.join(shown)})" if shown else "")
         return text if self.cutoff is None else f"{text}@{self.cutoff}"
 
@@ -766,7 +766,7 @@ def parse(text: str | Measure, k: int = 10, normalization: str = "min_k") -> Mea
         raise _unknown(text)
     values = _parse_params(family, match["params"], text)
     if family.name == "MAP" and "norm" not in values:
-        values["norm"] = _check_value(family, family.params[0], normalization, text)
+        values["norm"] = family.params[0].check_text(family.name, normalization, text)
     params = tuple((p.name, values.get(p.name, p.default)) for p in family.params)
     return Measure(family, params, _parse_cutoff(family, match["cutoff"], k, text))
 
@@ -809,23 +809,8 @@ def _parse_params(family: Family, text: str | None, whole: str) -> dict[str, Any
                 + ("" if valid else " (it takes none)")
                 + f", written name=value. Got {item.strip()!r} in {whole!r} instead."
             )
-        values[param.name] = _check_value(family, param, value, whole)
+        values[param.name] = param.check_text(family.name, value, whole)
     return values
-
-
-def _check_value(family: Family, param: Param, value: str, whole: str) -> str | int | Fraction:
-    if param.decimal:
-        if re.fullmatch(r"\d{1,4}(\.\d{1,4})?", value.strip()) and Fraction(value.strip()) > 0:
-            return Fraction(value.strip())
-    elif param.choices is None:
-        if re.fullmatch(r"\d{1,4}", value.strip()):
-            return int(value)
-    elif value.strip().lower() in param.choices:
-        return value.strip().lower()
-    raise HostVisibleError(
-        f"The {param.name!r} parameter of {family.name} must be {param.allowed()}. "
-        f"Got {value!r} in {whole!r} instead."
-    )
 
 
 def _parse_cutoff(family: Family, text: str | None, k: int, whole: str) -> int | None:
@@ -867,7 +852,7 @@ def describe(families: Mapping[str, Family] | None = None) -> str:
     """
     lines = []
     for family in REGISTRY if families is None else families.values():
-        params = ",".join(f"{p.name}={_value_text(p)}" for p in family.params)
+        params = ",".join(f"{p.name}={p.shown()}" for p in family.params)
         name = family.name + (f"({params})" if params else "") + _cutoff_text(family)
         lines.append(f"{name}: {family.definition}")
     return "\n".join(lines)
@@ -888,7 +873,7 @@ def markdown_table() -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for family in REGISTRY:
-        params = "; ".join(_param_text(p) for p in family.params)
+        params = "; ".join(p.docs() for p in family.params)
         cells = [
             f"`{family.name}{_cutoff_text(family)}`",
             params or "-",
@@ -903,26 +888,12 @@ def markdown_table() -> str:
     return "\n".join(lines)
 
 
-def _param_text(param: Param) -> str:
-    if param.choices:
-        return f"`{param.name}=" + "` | `".join(param.choices) + "`"
-    if param.decimal:
-        return f"`{param.name}=B` (a positive decimal, default {decimal_text(param.default)})"  # type: ignore[arg-type]
-    return f"`{param.name}=G` (default: the solution's largest grade)"
-
-
 def _relevance_text(family: Family) -> str:
     if family.uses_grades:
         return "graded"
     if family.needs_non_relevant:
         return "binary, with judged non-relevant items (grades below the threshold or candidates)"
     return "binary"
-
-
-def _value_text(param: Param) -> str:
-    if param.choices:
-        return "|".join(param.choices)
-    return "B" if param.decimal else "G"
 
 
 def _cutoff_text(family: Family) -> str:
