@@ -25,9 +25,9 @@ from scorer.pipeline import (
     Inputs,
     align,
     assemble_result,
+    keeps_candidates,
     options_and_measures,
     read_and_check,
-    refuse_dropped_candidates,
     scored_predictions,
 )
 from scorer.policy import users_to_score
@@ -264,9 +264,7 @@ def evaluate(
     )
     exponential = tuple(str(m) for m in measures if m.exponential)  # grades up to 30
     inputs = Inputs(solution, submission, row_id_column_name, segment_column_name, candidates)
-    pairs = any(m.family.needs_non_relevant for m in measures)  # AUC: keep the candidates
-    if pairs:
-        refuse_dropped_candidates(options, candidates)
+    pairs = keeps_candidates(measures, options, candidates)
     scored = scored_predictions(measures, options)
     checked = read_and_check(
         inputs, options, limits, exponential, keep_candidates=pairs, scored=scored

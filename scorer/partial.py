@@ -54,6 +54,7 @@ from scorer.pipeline import (
     Means,
     align,
     hits_at_rank_length,
+    keeps_candidates,
     leaderboard_keys,
     options_and_measures,
     read_and_check,
@@ -595,10 +596,17 @@ def score_part(
         "wording": asdict(_wording(solution, row_id_column_name, option_values)),
     }
     inputs = Inputs(solution, submission, row_id_column_name, None, candidates)
+    pairs = keeps_candidates(measures, option_values, candidates)
     try:
         exponential = tuple(str(m) for m in measures if m.exponential)
         checked = read_and_check(
-            inputs, option_values, limits, exponential, every_quote=True, known_types=known_types
+            inputs,
+            option_values,
+            limits,
+            exponential,
+            keep_candidates=pairs,
+            every_quote=True,
+            known_types=known_types,
         )
     except ScorerError as error:
         if not error.findings:

@@ -96,11 +96,16 @@ def scored_predictions(measures: Sequence[Measure], options: Options) -> bool:
     return scored
 
 
-def refuse_dropped_candidates(options: Options, candidates: TableLike | None) -> None:
-    """Refuse a pair measure on binary relevance whose non-relevant items are the
-    candidates when unjudged items are dropped: a binary solution lists only relevant
-    items, so every candidate that is not relevant would be dropped and no ranking
-    could order a pair wrongly (each would score as the best)."""
+def keeps_candidates(
+    measures: Sequence[Measure], options: Options, candidates: TableLike | None
+) -> bool:
+    """Whether a pair measure (AUC) reads the candidates as the non-relevant items,
+    which :func:`read_and_check` then keeps. Refuses them when unjudged items are
+    dropped on binary relevance: a binary solution lists only relevant items, so every
+    candidate that is not relevant would be dropped and no ranking could order a pair
+    wrongly (each would score as the best)."""
+    if not any(m.family.needs_non_relevant for m in measures):
+        return False
     given = options.candidates_column_name is not None or candidates is not None
     binary = options.grade_column_name is None and options.format != "trec"
     if given and binary and options.unjudged == "drop":
@@ -112,6 +117,7 @@ def refuse_dropped_candidates(options: Options, candidates: TableLike | None) ->
             "non-relevant items), or give the solution a grade column (grade_column_name, "
             "--grade-column) that judges them with grade 0."
         )
+    return True
 
 
 def options_and_measures(

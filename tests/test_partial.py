@@ -650,6 +650,8 @@ def shaped_runs(draw: st.DrawFn) -> dict:
             for t, extra in zip(solution["items"], pool, strict=True)
         ]
         options["candidate_rule"] = draw(st.sampled_from(["subset", "permutation"]))
+        if draw(st.booleans()):  # the candidates that are not relevant: AUC's non-relevant
+            options["metrics"] = [*options["metrics"], "AUC"]
         if typed == "column" or draw(st.booleans()):  # a table is keyed by row id alone
             solution = solution.assign(cands=cells)
             options["candidates_column_name"] = "cands"
