@@ -22,7 +22,6 @@ whole run's sums whatever the split; :func:`finish` divides once, rounding once,
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -74,7 +73,7 @@ from scorer.policy import (
 )
 from scorer.read.columns import to_string_array
 from scorer.read.files import ReadLimits
-from scorer.read.inputs import TableLike, as_string_table
+from scorer.read.inputs import TableLike, as_string_table, cell_refusals
 from scorer.read.trec import QRELS_COLUMNS
 from scorer.result import ScoreResult
 from scorer.stats.intervals import Interval
@@ -134,10 +133,15 @@ def partition(
     return (_id_prints(row_ids, seed, type_separator) % np.uint64(n_parts)).astype(np.int64)
 
 
+#: The most parts :func:`partition` makes: a part is an int64.
+MAX_PARTS = 2**63 - 1
+
+
 def _check_n_parts(n_parts: Any) -> None:
-    if isinstance(n_parts, bool) or not isinstance(n_parts, (int, np.integer)) or n_parts < 1:
+    whole = not isinstance(n_parts, bool) and isinstance(n_parts, (int, np.integer))
+    if not whole or not 1 <= n_parts <= MAX_PARTS:
         raise HostVisibleError(
-            "The 'n_parts' parameter must be an int in the range [1, inf). "
+            f"The 'n_parts' parameter must be an int in the range [1, {MAX_PARTS}]. "
             f"Got {n_parts!r} instead."
         )
 
@@ -190,12 +194,13 @@ def split_by_part(table: pa.Table, parts: Any, n_parts: int) -> Iterator[pa.Tabl
     order = np.argsort(found.astype(narrow), kind="stable")
     if len(order) <= 2**32:
         order = order.astype(np.uint32)  # Arrow's take is faster with narrower indices
-    bounds = np.concatenate(([0], np.cumsum(np.bincount(found, minlength=n_parts))))
+    ordered = found[order]  # each part's rows side by side, found by binary search
     # Arrow's take of a chunked column combines its chunks first, every time: once here.
     whole = pa.Table.from_arrays(
         [one_chunk(column) for column in table.columns], schema=table.schema
     )
-    for start, stop in itertools.pairwise(bounds):
+    for part in range(n_parts):
+        start, stop = np.searchsorted(ordered, [part, part + 1]).tolist()
         yield whole.take(to_arrow(order[start:stop]))
 
 
@@ -222,7 +227,8 @@ def _id_prints(row_ids: Any, seed: int, type_separator: str | None) -> np.ndarra
     key = (_PRINT_MULTIPLIER, (seed * 0xD1B54A32D192ED03 + 0x632BE59BD9B4E019) % 2**64)
     chunks = row_ids.chunks if isinstance(row_ids, pa.ChunkedArray) else [row_ids]
     if not all(isinstance(chunk, pa.Array) and _is_text(chunk) for chunk in chunks):
-        chunks = [to_string_array(row_ids)]  # integers as their text, as evaluate reads them
+        with cell_refusals(HostVisibleError, "The row-id column"):
+            chunks = [to_string_array(row_ids)]  # integers as their text, as evaluate reads
     hashes = np.empty(sum(len(chunk) for chunk in chunks), dtype=np.uint64)
     done = 0
     for piece in _pieces(chunks):

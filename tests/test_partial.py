@@ -462,6 +462,21 @@ def test_partition_is_stable_and_normalised() -> None:
         partition(ids, 0)
 
 
+def test_partition_refuses_what_is_no_row_id_or_no_number_of_parts() -> None:
+    """A lone surrogate (no UTF-8 text) and 2^70 parts (past an int64) are host errors,
+    not UnicodeEncodeError and OverflowError; split_by_part takes any number of parts
+    without allocating one count per part."""
+    for ids in (["u1", "\ud800"], pd.Series(["\udcff"], dtype=object)):
+        with pytest.raises(HostVisibleError, match=r"row-id column is invalid[\s\S]*UTF-8"):
+            partition(ids, 4)
+    with pytest.raises(HostVisibleError, match=r"\[1, 9223372036854775807\]\. Got 118059162"):
+        partition(["u1"], 2**70)
+    assert 0 <= partition(["u1"], 2**63 - 1)[0] < 2**63 - 1
+    table = pa.table({"id": ["u1", "u2"]})
+    parts = split_by_part(table, [2**40, 1], 2**41)  # a count per part would be 16 TiB
+    assert [next(parts).num_rows for _ in range(3)] == [0, 1, 0]
+
+
 @given(
     st.lists(st.one_of(st.none(), st.text(alphabet="0aA7. \u3000é_", max_size=5)), max_size=60),
     st.lists(st.integers(0, 70), max_size=6),

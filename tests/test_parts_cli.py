@@ -124,6 +124,9 @@ def test_parts_refuse_what_they_cannot_read(tmp_path, capsys) -> None:
     assert code == 2  # every part file is held to the read limits, the solution's first
     assert "File too large" in capsys.readouterr().err
     assert main([str(tmp_path / "solution"), str(tmp_path / "big"), "--parts", "0"]) == 2
+    # no budget for a part: a usage error, not a ZeroDivisionError (exit 3)
+    assert main([str(tmp_path / "solution"), str(tmp_path / "big"), "--part-memory", "0"]) == 2
+    assert "'part_memory' parameter (--part-memory) must be an int" in capsys.readouterr().err
 
 
 def test_the_number_of_parts_follows_the_size_and_budget(tmp_path) -> None:
