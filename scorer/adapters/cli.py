@@ -37,6 +37,7 @@ from scorer.measures.registry import describe
 from scorer.options import OPTIONS, Choices, Interval, Option, Weights
 from scorer.read.files import DEFAULT_LIMITS, ReadLimits
 from scorer.result import ScoreResult
+from scorer.stats import INTERVAL_RESAMPLES
 
 EXIT_SCORED = 0
 EXIT_INVALID_SUBMISSION = 1
@@ -310,7 +311,7 @@ def _score_parser() -> argparse.ArgumentParser:
         metavar="SIZE",
         help="the memory one part may take when N is chosen (default: %(default)s bytes)",
     )
-    add_ci_options(parser, resamples=1000, ci_flag=True)
+    add_ci_options(parser, resamples=INTERVAL_RESAMPLES, ci_flag=True)
     add_scoring_options(parser)
     return parser
 
