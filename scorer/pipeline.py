@@ -84,14 +84,20 @@ if TYPE_CHECKING:
 
 def scored_predictions(measures: Sequence[Measure], options: Options) -> bool:
     """Whether the submission's cells are scored predictions (a measure such as ``GAP``
-    reads them); refused with target types, where each type would need its own
-    global order."""
+    reads them; a long file's lines their label and its score, ``score_column_name``);
+    refused with target types, where each type would need its own global order."""
     scored = any(m.family.scored for m in measures)
     if scored and (options.target_type_column_name or options.row_id_type_separator):
         raise HostVisibleError(
             "GAP ranks every row's prediction in one order across the test set, so it "
             "cannot be weighted over target types. Score each type as a run of its own "
             "without target_type_column_name / row_id_type_separator."
+        )
+    if scored and options.layout == "long" and options.score_column_name is None:
+        raise HostVisibleError(
+            "GAP reads each prediction's confidence: a long submission gives it in a "
+            "column of its own, one line per row id with its label and confidence. Name "
+            "that column: score_column_name (--score-column)."
         )
     return scored
 

@@ -180,7 +180,8 @@ def _not_one_scored_pair(finding: Finding, wording: Wording) -> Problem:
         "each cell empty or one label and its confidence, separated by a space "
         "(such as '123 0.87')",
         f"{format_count(finding.count('rows'), 'row')} with one token alone or more than two",
-        "write one label and its confidence per row, or leave the cell empty",
+        "write one label and its confidence per row (in a long file, one line per row "
+        "id), or leave the cell empty",
         finding.examples,
     )
 

@@ -250,6 +250,7 @@ def read_submission(
         rank_name=ranked_by or "rank",
         score_name=ranked_by or "score",
         find_repeats=False,  # a repeat keeps its slot: the wide form's warning tells it
+        scored=scored,  # each line's label and confidence, as a wide cell holds them
     )
     # The items stay lists: the checks take them as they are, never joined and split again.
     wide_table = StringTable((row_id_name, target_name), (wide.row_ids, wide.items))
