@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from scorer.errors import refuse_unknown_keywords
 from scorer.measures import Measure
 from scorer.options import (
     CandidateRule,
@@ -46,8 +48,11 @@ def _evaluate_takes_recipes(function: _Scoring) -> _Scoring:
     """Apply ``recipe=`` before :func:`evaluate` runs; the options given that replaced
     the recipe's are named in a host warning, ``recipe_overrides``."""
 
+    known = list(inspect.signature(function).parameters)
+
     @functools.wraps(function)
     def evaluate_with_recipe(*args: Any, **given: Any) -> Any:
+        refuse_unknown_keywords(function.__name__, given, known)
         if given.get("recipe") is None:
             return function(*args, **given)
         settings, overrides, message = _apply_recipe(given)
@@ -65,8 +70,11 @@ def _score_takes_recipes(function: _Scoring) -> _Scoring:
     measures); the options given that replaced the recipe's are named in a
     :class:`UserWarning`, since a float carries no warnings."""
 
+    known = list(inspect.signature(function).parameters)
+
     @functools.wraps(function)
     def score_with_recipe(*args: Any, **given: Any) -> Any:
+        refuse_unknown_keywords(function.__name__, given, known)
         if given.get("recipe") is None:
             return function(*args, **given)
         if "metric" in given:

@@ -22,6 +22,7 @@ whole run's sums whatever the split; :func:`finish` divides once, rounding once,
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -44,10 +45,16 @@ from scorer.check.validate import (
     solution_columns,
     wording,
 )
-from scorer.errors import Finding, HostVisibleError, ParticipantVisibleError, ScorerError
+from scorer.errors import (
+    Finding,
+    HostVisibleError,
+    ParticipantVisibleError,
+    ScorerError,
+    refuse_unknown_keywords,
+)
 from scorer.measures import Measure, parse_all
 from scorer.measures.exact_means import ExactSums, MicroRatios, MicroSums, SplitMeans
-from scorer.options import Options, row_bound
+from scorer.options import OPTION, Options, row_bound
 from scorer.pipeline import (
     Inputs,
     Means,
@@ -584,6 +591,8 @@ def score_part(
     >>> finish(merge(*partials)).score == scorer.evaluate(solution, submission, "id", k=2).score
     True
     """
+    known = [*inspect.signature(score_part).parameters, *OPTION, "recipe"]
+    refuse_unknown_keywords("score_part", options, known)
     option_values, measures = options_and_measures(metrics, **options)
     _refuse_whole_data(measures)
     _check_max_grade(max_grade)

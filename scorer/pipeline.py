@@ -58,6 +58,7 @@ from scorer.errors import (
     HostVisibleError,
     ParticipantVisibleError,
     Problem,
+    did_you_mean,
     format_count,
     raise_if_any,
     smallest_values,
@@ -396,6 +397,7 @@ def _typed_solution(
         raise HostVisibleError(
             f"The solution has no target type column {type_column!r} "
             f"(target_type_column_name); its columns are {list(table.names)}."
+            + did_you_mean(type_column, table.names)
         )
     others = [name for name in table.names if name != type_column]
     row_id_name = row_id_column_name if row_id_column_name is not None else others[0]

@@ -1188,3 +1188,31 @@ def test_gap_participant_text_does_not_depend_on_hidden_data() -> None:
         if views[0][0] == "invalid":
             problems.update(re.findall(r"^\d+\. (.+)$", views[0][1], flags=re.MULTILINE))
     assert {"Not one scored prediction", "Invalid confidences"} <= problems
+
+
+def test_column_suggestions_name_only_the_sample_submissions_columns() -> None:
+    """ "Did you mean" pairs a misspelt header with the sample submission's columns (the
+    row-id and target columns) only: a solution's other columns (Usage, a segment
+    column) are never suggested, and two solutions that differ in them give the same
+    text."""
+    ids = ["c1", "c2"]
+    with_hidden = pd.DataFrame(
+        {ROW_ID: ids, TARGET: ["a", "b"], "Usage": ["Public", "Private"], "country": ["x", "y"]}
+    )
+    without = pd.DataFrame({ROW_ID: ids, TARGET: ["a", "b"], "region": ["x", "y"]})
+    headers = {
+        (ROW_ID, "countri"): "no column ['prediction']",  # no suggestion: country is hidden
+        (ROW_ID, "Usag", "predictoin"): "'predictoin' looks like 'prediction'",
+        ("customerid", TARGET): "'customerid' looks like 'customer_id'",
+    }
+    for header, expected in headers.items():
+        rows = [["c1", *["a"] * (len(header) - 1)], ["c2", *["b"] * (len(header) - 1)]]
+        submission = pd.DataFrame(rows, columns=list(header))
+        shown = []
+        for solution, segment in ((with_hidden, "country"), (without, "region")):
+            with pytest.raises(ParticipantVisibleError) as caught:
+                evaluate(solution, submission, ROW_ID, segment_column_name=segment)
+            shown.append(str(caught.value))
+        assert shown[0] == shown[1]
+        assert expected in shown[0]
+        assert "'country'" not in shown[0] and "'Usage'" not in shown[0]

@@ -29,7 +29,7 @@ from typing import Any
 
 import scorer
 from scorer.adapters.commands import add_ci_options, format_intervals, intervals, intervals_json
-from scorer.adapters.output import emit, refuse_overwriting_inputs, write_output
+from scorer.adapters.output import Parser, emit, refuse_overwriting_inputs, write_output
 from scorer.adapters.parts import DEFAULT_PART_MEMORY, evaluate_parts
 from scorer.adapters.process import input_bytes, prefer_reused_heap, tune_process
 from scorer.errors import HostVisibleError, ParticipantVisibleError, Problem, withheld
@@ -270,7 +270,7 @@ COMMANDS = (
 def _score_parser() -> argparse.ArgumentParser:
     width = max(len(usage) for usage, _ in COMMANDS)
     commands = "\n".join(f"  {usage:<{width}}  {what}" for usage, what in COMMANDS)
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="scorer",
         usage="scorer SOLUTION SUBMISSION [options]\n"
         "       scorer {compare,report,codabench,recipes} ... (scorer COMMAND --help)",
@@ -317,7 +317,7 @@ def _score_parser() -> argparse.ArgumentParser:
 
 
 def _codabench_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="scorer codabench",
         description=(
             "Codabench / CodaLab scoring program: read the solution from INPUT_DIR/ref/ and "

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from scorer import stats
-from scorer.adapters.output import emit, refuse_overwriting_inputs, write_output
+from scorer.adapters.output import Parser, emit, refuse_overwriting_inputs, write_output
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.read.inputs import as_string_table
 from scorer.result import SPLIT_NAMES, ScoreResult
@@ -137,7 +137,7 @@ def submission_labels(count: int) -> list[str]:
 
 
 def compare_parser(add_scoring_options) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="scorer compare",
         description=(
             "Does submission B beat submission A? Paired bootstrap interval of B - A, "
@@ -232,7 +232,7 @@ def format_comparisons(comparisons: list[stats.Comparison], args: argparse.Names
 
 
 def report_parser(add_scoring_options) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="scorer report",
         description=(
             "Write one self-contained HTML report (figures embedded, no JavaScript): "

@@ -37,6 +37,7 @@ from scorer.errors import (
     HostVisibleError,
     ParticipantVisibleError,
     Problem,
+    did_you_mean,
     format_count,
     raise_if_any,
     smallest_values,
@@ -315,7 +316,8 @@ def take_column(table: StringTable, name: str | None, option: str) -> tuple[Stri
     if name not in table.names:
         raise HostVisibleError(
             f"The column {name!r} ({option}) is not in the solution, whose columns are "
-            f"{list(table.names)}. Pass one of them as {option}, or add it."
+            f"{list(table.names)}.{did_you_mean(name, table.names)} Pass one of them as "
+            f"{option}, or add it."
         )
     keep = [i for i, column_name in enumerate(table.names) if column_name != name]
     rest = StringTable(tuple(table.names[i] for i in keep), tuple(table.columns[i] for i in keep))
