@@ -533,8 +533,8 @@ def _closest(name: str) -> list[str]:
 
     Examples
     --------
-    >>> _closest("hm"), _closest("landmark")[:2]
-    (['h-and-m-2022'], ['landmark-retrieval-2021', 'landmark-recognition-2019'])
+    >>> _closest("hm"), _closest("santa")
+    (['h-and-m-2022'], ['santander-2016'])
     """
     names = list(RECIPE)
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)

@@ -100,7 +100,7 @@ def cell_refusals(error: type[ScorerError], subject: str) -> Iterator[None]:
     Traceback (most recent call last):
     ...
     scorer.errors.HostVisibleError: The row-id column is invalid (1 problem):
-    1. Not item lists
+    1. Cells that are neither text nor item lists
     ...
     """
     try:
