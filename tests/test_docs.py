@@ -321,3 +321,18 @@ def test_the_statistics_pages_sessions_print_what_they_show(
     runner = doctest_runner()
     runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
+
+
+@pytest.mark.parametrize(
+    ("page", "kind"), [("measures.md", "measures"), ("recipes.md", "competitions")]
+)
+def test_the_wide_tables_cards_name_their_columns(page: str, kind: str) -> None:
+    """On a narrow screen each row of a wide table is a card whose cells carry their
+    column's name (docs/stylesheets/tables.css): the names there are the table's own."""
+    text = (DOCS / page).read_text(encoding="utf-8")
+    assert f'<div class="wide-table {kind}" markdown>' in text
+    header = text.split(f"<!-- generated: {kind} -->\n", 1)[1].splitlines()[0]
+    names = [cell.strip() for cell in header.strip("|").split("|")]
+    css = (DOCS / "stylesheets" / "tables.css").read_text(encoding="utf-8")
+    labels = re.findall(rf'\.{kind} td:nth-child\((\d+)\)::before {{ content: "(.*?): "; }}', css)
+    assert [(int(n), label) for n, label in labels] == list(enumerate(names[1:], start=2))
