@@ -7,11 +7,11 @@ import sys
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scorer.align import joins
-from scorer.align.item_lists import split_lists
+from scorer.align.item_lists import ListCells, split_lists
 from scorer.align.joins import StringIndex, first_index_of
 from scorer.align.rankings import GroundTruth, build_rankings, item_prints
 from tests.fast_paths import force_fast_paths
@@ -200,6 +200,43 @@ def test_hints_read_fixed_width_lists(fast_paths) -> None:
     assert [(code, rows.tolist()) for code, rows, *_ in host] == [
         ("leading_zeros_lost_in_submission", [False, True]),
     ]
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.integers(1, 4),
+    st.integers(2, 6),
+    st.lists(
+        st.text(st.sampled_from(list("0123456789.,e")), min_size=40, max_size=40),
+        min_size=2,
+        max_size=8,
+    ),
+)
+def test_hints_of_fixed_width_lists_are_those_of_their_tokens(fast_paths, m, w, texts) -> None:
+    """Every hint's record for a part of a run (every=True: the digit ids' lengths), and
+    every hint of a whole run, from the fixed-width layout's bytes are those of its
+    tokens as strings."""
+    from scorer.check.hints import lost_zeros, prediction_hints
+    from scorer.errors import Finding
+
+    cells = [" ".join(text[j * w : (j + 1) * w] for j in range(m)) for text in texts]
+    uniform = split_lists(pa.array(cells, pa.large_string()))
+    assert uniform.uniform is not None
+    plain = ListCells(pa.array(cells, pa.large_string()), uniform=False).split()
+    users = np.arange(len(cells))
+
+    def records(lists, every: bool) -> list:
+        hints = prediction_hints(lists, users, len(cells), every)
+        found = [
+            Finding(code, (*(() if rows is None else (("rows", int(rows.sum())),)), *counts), (), v)
+            for code, rows, counts, v in hints
+        ]
+        return found if every else lost_zeros(found)
+
+    for every in (False, True):
+        assert records(uniform, every) == records(plain, every)
 
 
 @settings(max_examples=200, deadline=None)

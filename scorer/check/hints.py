@@ -28,6 +28,7 @@ function they could predict.
 
 from __future__ import annotations
 
+import functools
 from functools import cached_property
 
 import numpy as np
@@ -53,7 +54,7 @@ _FLOAT_END = r"\.0*$"
 #: An id as a program writes a number it read as a float: ``706016001.0``, ``7.06016001e+08``.
 _FLOAT_OR_EXPONENT = r"^[0-9]+\.0+$|^[0-9](\.[0-9]+)?[eE][+-]?[0-9]+$"
 _POWERS = 10 ** np.arange(1, 19, dtype=np.int64)
-_BLOCK_IDS = 1 << 18  # fixed-width ids scanned at a time
+_BLOCK_BYTES = 1 << 24  # bytes scanned at a time
 
 
 def prediction_hints(
@@ -91,7 +92,11 @@ def prediction_hints(
     ids = _Ids(predictions, user_of_row)
     hints = _digit_records(ids, n_users, every)
     if not ids.digits_only:
-        floats = ids.matching(_FLOAT_OR_EXPONENT, ids.starts_with_digit & ids.holding(b".eE"))
+        # A float is written with a dot, or with its exponent's e second (7e8, 7.0e8 has
+        # the dot): only those ids are matched against the pattern.
+        exponent = (ids.second == ord("e")) | (ids.second == ord("E"))
+        candidates = ids.holding(b".") | (ids.starts_with_digit & exponent)
+        floats = ids.matching(_FLOAT_OR_EXPONENT, candidates)
         commas = ids.holding(b",;")
         for code, marked, counts in (
             ("item_ids_as_numbers", floats, (("tokens", int(floats.sum())),)),
@@ -109,6 +114,8 @@ def _digit_records(ids: _Ids, n_users: int, every: bool) -> list[Hint]:
     """How many zero-padded digit ids each length holds (``padded_ids``), and for each
     length the rows of digit ids that start with 1 to 9 (``bare_ids``): what
     :func:`lost_zeros` pairs once the width is known. None where nothing can pair."""
+    if not every and ids.lists.uniform is not None and ids.digits_only:
+        return []  # numbers of one length (no float's .0): none is shorter than another
     first = ids.first
     starts_bare = (first >= _ONE) & (first <= _NINE)
     if not every and not (starts_bare.any() and (first == _ZERO).any()):
@@ -227,7 +234,7 @@ def solution_hints(
     maybe = (ids.first != _ZERO) if padded.any() else np.zeros(0, dtype=bool)
     if maybe.any():  # the submission lost zeros: bare ids, padded items
         maybe &= ids.listed
-        maybe &= np.isin(ids.lengths_without_float_end(maybe), stripped_lengths[padded])
+        maybe &= _among(ids.lengths_without_float_end(maybe), stripped_lengths[padded])
         forms, form_of = _forms(stripped, padded)
         probes = np.flatnonzero(maybe)
         written = ids.take(probes)
@@ -242,7 +249,7 @@ def solution_hints(
     if maybe.any():  # the solution lost zeros: bare items, padded ids
         probes = np.flatnonzero(maybe & ids.listed & (ids.count_lengths > 1))
         trimmed = pc.utf8_ltrim(ids.take(probes), characters="0")
-        kept = np.isin(to_numpy(pc.binary_length(trimmed), fill=0), stripped_lengths[bare])
+        kept = _among(to_numpy(pc.binary_length(trimmed), fill=0), stripped_lengths[bare])
         probes, trimmed = probes[kept], trimmed.filter(to_arrow(kept))
         code = first_index_of(trimmed, vocabulary)
         hit = (code >= 0) & truth.contains(ids.users(probes), code)
@@ -312,15 +319,36 @@ class _Ids:
         return self.lists.take(positions).cast(pa.large_string())
 
     @cached_property
-    def _range(self) -> tuple[int, int]:
-        """The smallest and largest byte of every id (digits for values)."""
+    def _bytes(self) -> tuple[np.ndarray, int]:
+        """Every id's bytes in one contiguous run (a fixed-width layout's with the
+        spaces between its ids), and how many of them are those spaces."""
         lists = self.lists
-        data = lists.uniform if lists.uniform is not None else None
-        if lists.values is None and data is None:
-            data = string_bytes(lists.tokens.cast(pa.large_string()))
-        if data is None or data.size == 0:
+        if lists.uniform is None:
+            return string_bytes(lists.tokens.cast(pa.large_string())), 0
+        n, m, w = lists.uniform.shape
+        step = lists.uniform.strides[1]  # w, or w + 1 with a space after each id
+        span = (m - 1) * step + w
+        if not n or lists.uniform.strides[0] != span or lists.uniform.strides[2] != 1:
+            return np.ascontiguousarray(lists.uniform).reshape(-1), 0
+        flat = np.lib.stride_tricks.as_strided(lists.uniform, (n * span,), (1,))
+        return flat, n * (m - 1) * (step - w)
+
+    @cached_property
+    def _range(self) -> tuple[int, int]:
+        """The smallest of every id's bytes (between a fixed-width layout's spaces: ``0``
+        itself, or 0 when some byte is below it) and the largest (digits for values)."""
+        if self.lists.values is not None:
             return _ZERO, _NINE
-        return int(data.min()), int(data.max())
+        data, spaces = self._bytes
+        if not len(data):
+            return _ZERO, _NINE
+        if not spaces:
+            return int(data.min()), int(data.max())
+        below = sum(
+            int(np.count_nonzero(data[start : start + _BLOCK_BYTES] < _ZERO))
+            for start in range(0, len(data), _BLOCK_BYTES)
+        )
+        return (_ZERO if below == spaces else 0), int(data.max())
 
     @property
     def digits_only(self) -> bool:
@@ -342,6 +370,22 @@ class _Ids:
                 return np.zeros(self.count, dtype=np.uint8)
             return np.ascontiguousarray(lists.uniform[:, :, 0]).reshape(-1)
         return _first_bytes(lists.tokens.cast(pa.large_string()), empties=False)
+
+    @property
+    def second(self) -> np.ndarray:
+        """Each id's second byte (0 for an id of one byte)."""
+        lists = self.lists
+        if lists.values is not None:  # digits only: their second byte never matters
+            return np.full(self.count, _ZERO, dtype=np.uint8)
+        if lists.uniform is not None:
+            if lists.width < 2:
+                return np.zeros(self.count, dtype=np.uint8)
+            return np.ascontiguousarray(lists.uniform[:, :, 1]).reshape(-1)
+        tokens = lists.tokens.cast(pa.large_string())
+        offsets = string_offsets(tokens)
+        second = string_bytes(tokens).take(offsets[:-1] - offsets[0] + 1, mode="clip")
+        second[np.diff(offsets) < 2] = 0
+        return second
 
     @property
     def starts_with_digit(self) -> np.ndarray:
@@ -398,6 +442,7 @@ class _Ids:
             found[positions] = to_numpy(matches, fill=False)
         return found
 
+    @functools.cache  # noqa: B019 (an _Ids lives for one call of the hints)
     def holding(self, characters: bytes) -> np.ndarray:
         """Whether each id holds one of these ASCII characters."""
         found = np.zeros(self.count, dtype=bool)
@@ -405,17 +450,22 @@ class _Ids:
         wanted = np.frombuffer(characters, dtype=np.uint8)
         if self.lists.values is not None or not ((wanted >= low) & (wanted <= high)).any():
             return found
+        data, _ = self._bytes
+        at = np.concatenate(
+            [
+                np.flatnonzero(_equal_any(data[start : start + _BLOCK_BYTES], wanted)) + start
+                for start in range(0, len(data), _BLOCK_BYTES)
+            ]
+        )
         uniform = self.lists.uniform
-        if uniform is not None:
-            rows = max(1, _BLOCK_IDS // max(uniform.shape[1], 1))
-            for start in range(0, len(uniform), rows):
-                block = np.isin(uniform[start : start + rows], wanted).any(axis=2).reshape(-1)
-                found[start * uniform.shape[1] : start * uniform.shape[1] + len(block)] = block
-            return found
-        tokens = self.lists.tokens.cast(pa.large_string())
-        offsets = string_offsets(tokens)
-        at = np.flatnonzero(np.isin(string_bytes(tokens), wanted)) + offsets[0]
-        found[np.searchsorted(offsets, at, side="right") - 1] = True
+        if uniform is None:
+            offsets = string_offsets(self.lists.tokens.cast(pa.large_string()))
+            found[np.searchsorted(offsets - offsets[0], at, side="right") - 1] = True
+        else:  # a byte of a fixed-width id: its row, then its place in the row
+            n, m, w = uniform.shape
+            step = uniform.strides[1] if len(data) != n * m * w else w
+            row, place = np.divmod(at, (m - 1) * step + w)
+            found[row * m + place // step] = True
         return found
 
 
@@ -437,6 +487,21 @@ def _first_bytes(strings: pa.Array, empties: bool = True) -> np.ndarray:
     if empties:  # split lists hold no empty id: only the solution's items are looked at
         first[offsets[1:] == offsets[:-1]] = 0
     return first
+
+
+def _equal_any(data: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """``np.isin(data, wanted)`` for a few bytes, a comparison each (isin sorts)."""
+    found = data == wanted[0]
+    for byte in wanted[1:]:
+        found |= data == byte
+    return found
+
+
+def _among(lengths: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """Whether each length is one of ``members`` (a table of them: no sort, no hash)."""
+    table = np.zeros(int(members.max(initial=0)) + 2, dtype=bool)
+    table[members] = True
+    return table[np.minimum(lengths, len(table) - 1)]
 
 
 def _holds(strings: pa.Array, character: bytes) -> bool:
