@@ -10,9 +10,10 @@ Targets: ``bytes`` (arbitrary and CSV-like bytes written as a submission file),
 DataFrames as the solution), ``cost`` (a CSV-like piece repeated up to millions of
 bytes, stored as CSV, gzip or zip: it fails when its time or peak memory is more than
 ten times that of a random submission of the same decoded size; see ``fuzz/cost.py``)
-and ``parquet`` (real Parquet files with mutated page headers, footers and bytes; see
-``fuzz/parquet.py``); by default all five in turn. The checks of the first three are those of
-``tests/test_hostile_properties.py`` (see ``tests/hostile.py``).
+``parquet`` (real Parquet files with mutated page headers, footers and bytes; see
+``fuzz/parquet.py``) and ``partials`` (a partial's JSON text as an untrusted worker could
+send it; see ``fuzz/partials.py``); by default all six in turn. The checks of the first
+three are those of ``tests/test_hostile_properties.py`` (see ``tests/hostile.py``).
 
 On a failure, hypothesis shrinks the input and prints it with the error. A failing
 *file* is also saved as ``fixtures/malformed/fuzz/crash-<hash>.csv`` (``.parquet`` for a
@@ -39,6 +40,7 @@ from hypothesis.strategies import SearchStrategy  # noqa: E402
 
 from fuzz.cost import Fit, calibrate, check_cost, costly_inputs, wrap  # noqa: E402
 from fuzz.parquet import check_parquet, mutated_parquet  # noqa: E402
+from fuzz.partials import check_partial_text, partial_texts  # noqa: E402
 from tests.hostile import (  # noqa: E402
     check_bytes,
     check_frame,
@@ -105,6 +107,7 @@ TARGETS: dict[str, Callable[[int, list], None]] = {
     "solutions": _target(frames, check_hostile_solution, keeps_files=False),
     "cost": _cost_target,
     "parquet": _target(lambda: mutated_parquet(), check_parquet, keeps_files=True),
+    "partials": _target(partial_texts, check_partial_text, keeps_files=False),
 }
 
 

@@ -16,9 +16,9 @@ from scorer.pipeline import (
     Inputs,
     align,
     assemble_result,
+    keeps_candidates,
     options_and_measures,
     read_and_check,
-    refuse_dropped_candidates,
     scored_predictions,
 )
 from scorer.policy import users_to_score
@@ -109,9 +109,7 @@ def _evaluate(
         settings["segment_column_name"],
         candidates,
     )
-    pairs = any(m.family.needs_non_relevant for m in measures)  # AUC: keep the candidates
-    if pairs:
-        refuse_dropped_candidates(options, candidates)
+    pairs = keeps_candidates(measures, options, candidates)
     scored = scored_predictions(measures, options)
     checked = read_and_check(
         inputs, options, settings["limits"], exponential, keep_candidates=pairs, scored=scored

@@ -7,7 +7,8 @@ collects them all and raises once, so a participant sees every problem in one ru
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -190,6 +191,58 @@ def format_count(count: int, noun: str) -> str:
     '1,234 row ids'
     """
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+#: Names longer than this are never compared for a suggestion (difflib's cost grows
+#: with the product of the lengths; a hostile header may hold a name of a megabyte).
+_MAX_SUGGESTED_CHARS = 100
+
+
+def closest(name: object, choices: Iterable[str]) -> str | None:
+    """The choice closest to ``name`` (difflib's ratio at least 0.6, or the same name in
+    another case), if any; names past 100 characters are never compared.
+
+    Examples
+    --------
+    >>> closest("itemz", ["id", "items"]), closest("USAGE", ["Usage"]), closest("x", ["id"])
+    ('items', 'Usage', None)
+    """
+    if not isinstance(name, str) or len(name) > _MAX_SUGGESTED_CHARS:
+        return None
+    known = [c for c in choices if isinstance(c, str) and len(c) <= _MAX_SUGGESTED_CHARS]
+    found = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    found = found or [c for c in known if c.strip().casefold() == name.strip().casefold()]
+    return found[0] if found else None
+
+
+def did_you_mean(name: object, choices: Iterable[str]) -> str:
+    """``" Did you mean 'x'?"`` for the choice :func:`closest` finds, else ``""``.
+
+    Examples
+    --------
+    >>> did_you_mean("gradez", ["id", "items", "grades"])
+    " Did you mean 'grades'?"
+    """
+    found = closest(name, choices)
+    return "" if found is None else f" Did you mean {found!r}?"
+
+
+def refuse_unknown_keywords(function: str, given: Iterable[str], known: Sequence[str]) -> None:
+    """Python's :class:`TypeError` for a keyword ``function`` does not take, with the
+    closest one it does (Python 3.13 suggests one too; earlier versions do not).
+
+    Examples
+    --------
+    >>> refuse_unknown_keywords("evaluate", ["k", "metric"], ["k", "metrics"])
+    Traceback (most recent call last):
+    ...
+    TypeError: evaluate() got an unexpected keyword argument 'metric'. Did you mean 'metrics'?
+    """
+    for name in given:
+        if name not in known:
+            found = closest(name, known)
+            hint = "" if found is None else f". Did you mean {found!r}?"
+            raise TypeError(f"{function}() got an unexpected keyword argument {name!r}{hint}")
 
 
 @dataclass(frozen=True)

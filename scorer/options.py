@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, make_dataclass
 from typing import Any, Literal
 
 from scorer.constraints import CheckedWhereUsed, Choices, Constraint, Interval, Text, Weights
-from scorer.errors import HostVisibleError
+from scorer.errors import HostVisibleError, refuse_unknown_keywords
 
 EmptyGroundTruth = Literal["skip", "zero"]
 ExtraPredictions = Literal["error", "truncate"]
@@ -572,8 +572,9 @@ def takes_options(
     Parameters section (polars' pattern: ``__signature__`` set on a wrapper).
 
     The function is called with the options given (by name), once bound to that
-    signature (an unknown keyword is a :class:`TypeError`): it fills in the defaults
-    itself (:data:`DEFAULTS`), since a recipe needs to know which were given.
+    signature (an unknown keyword is a :class:`TypeError` naming the closest known
+    one): it fills in the defaults itself (:data:`DEFAULTS`), since a recipe needs to
+    know which were given.
 
     Examples
     --------
@@ -596,9 +597,11 @@ def takes_options(
         signature = inspect.signature(function).replace(
             parameters=[*first, *positional, *keywords, *last]
         )
+        names = list(signature.parameters)
 
         @functools.wraps(function)
         def with_options(*args: Any, **kwargs: Any) -> Any:
+            refuse_unknown_keywords(function.__name__, kwargs, names)
             by_position = list(signature.bind(*args, **kwargs).arguments.items())[: len(args)]
             return function(**dict(by_position), **kwargs)  # keywords in the order given
 

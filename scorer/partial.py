@@ -21,9 +21,10 @@ whole run's sums whatever the split; :func:`finish` divides once, rounding once,
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-import itertools
 import json
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from fractions import Fraction
@@ -36,7 +37,16 @@ import pyarrow.compute as pc
 from scorer.align.joins import string_prints
 from scorer.align.target_types import TargetTypes
 from scorer.arrays import one_chunk, string_bytes, to_arrow
-from scorer.check.findings import MAX_EXPONENTIAL_GRADE, Wording, merge_findings, raise_findings
+from scorer.check.findings import (
+    MAX_EXPONENTIAL_GRADE,
+    MAX_GRADE,
+    PROBLEMS,
+    WARNING_WORDS,
+    Wording,
+    merge_findings,
+    problems,
+    raise_findings,
+)
 from scorer.check.shapes import TREC_GRADES, TREC_ROW_ID, read_solution
 from scorer.check.validate import (
     SOLUTION,
@@ -46,7 +56,13 @@ from scorer.check.validate import (
     wording,
 )
 from scorer.constraints import Interval as Bounds
-from scorer.errors import Finding, HostVisibleError, ParticipantVisibleError, ScorerError
+from scorer.errors import (
+    MAX_EXAMPLES,
+    Finding,
+    HostVisibleError,
+    ParticipantVisibleError,
+    ScorerError,
+)
 from scorer.measures import Measure, parse_all
 from scorer.measures.exact_means import ExactSums, MicroRatios, MicroSums
 from scorer.options import DEFAULTS, Options, row_bound, takes_options
@@ -55,10 +71,12 @@ from scorer.pipeline import (
     Means,
     align,
     hits_at_rank_length,
+    keeps_candidates,
     leaderboard_keys,
     options_and_measures,
     read_and_check,
     row_findings,
+    run_findings,
     score_warnings,
     split_findings,
     trec_options,
@@ -74,7 +92,7 @@ from scorer.policy import (
 )
 from scorer.read.columns import to_string_array
 from scorer.read.files import ReadLimits
-from scorer.read.inputs import TableLike, as_string_table
+from scorer.read.inputs import TableLike, as_string_table, cell_refusals
 from scorer.read.trec import QRELS_COLUMNS
 from scorer.result import ScoreResult
 from scorer.stats.intervals import Interval
@@ -130,8 +148,12 @@ def partition(
     >>> partition(["u1_clicks", "u1_orders", "u1"], 4, type_separator="_").tolist()
     [3, 3, 3]
     """
-    Bounds(int, 1).check("n_parts", n_parts)
+    Bounds(int, 1, MAX_PARTS).check("n_parts", n_parts)
     return (_id_prints(row_ids, seed, type_separator) % np.uint64(n_parts)).astype(np.int64)
+
+
+#: The most parts :func:`partition` makes: a part is an int64.
+MAX_PARTS = 2**63 - 1
 
 
 def split_by_part(table: pa.Table, parts: Any, n_parts: int) -> Iterator[pa.Table]:
@@ -182,18 +204,19 @@ def split_by_part(table: pa.Table, parts: Any, n_parts: int) -> Iterator[pa.Tabl
     order = np.argsort(found.astype(narrow), kind="stable")
     if len(order) <= 2**32:
         order = order.astype(np.uint32)  # Arrow's take is faster with narrower indices
-    bounds = np.concatenate(([0], np.cumsum(np.bincount(found, minlength=n_parts))))
+    ordered = found[order]  # each part's rows side by side, found by binary search
     # Arrow's take of a chunked column combines its chunks first, every time: once here.
     whole = pa.Table.from_arrays(
         [one_chunk(column) for column in table.columns], schema=table.schema
     )
-    for start, stop in itertools.pairwise(bounds):
+    for part in range(n_parts):
+        start, stop = np.searchsorted(ordered, [part, part + 1]).tolist()
         yield whole.take(to_arrow(order[start:stop]))
 
 
 def _check_parts(parts: np.ndarray, n_rows: int, n_parts: int) -> None:
     """Refuse parts that are not one integer in ``0 .. n_parts - 1`` per row."""
-    Bounds(int, 1).check("n_parts", n_parts)
+    Bounds(int, 1, MAX_PARTS).check("n_parts", n_parts)
     fits = (
         parts.ndim == 1
         and len(parts) == n_rows
@@ -214,7 +237,8 @@ def _id_prints(row_ids: Any, seed: int, type_separator: str | None) -> np.ndarra
     key = (_PRINT_MULTIPLIER, (seed * 0xD1B54A32D192ED03 + 0x632BE59BD9B4E019) % 2**64)
     chunks = row_ids.chunks if isinstance(row_ids, pa.ChunkedArray) else [row_ids]
     if not all(isinstance(chunk, pa.Array) and _is_text(chunk) for chunk in chunks):
-        chunks = [to_string_array(row_ids)]  # integers as their text, as evaluate reads them
+        with cell_refusals(HostVisibleError, "The row-id column"):
+            chunks = [to_string_array(row_ids)]  # integers as their text, as evaluate reads
     hashes = np.empty(sum(len(chunk) for chunk in chunks), dtype=np.uint64)
     done = 0
     for piece in _pieces(chunks):
@@ -314,7 +338,7 @@ class TypeSums:
     def plus(self, other: TypeSums) -> TypeSums:
         """Both parts' rows of the type together."""
         counts = tuple(a + b for a, b in zip(self.counts, other.counts, strict=True))
-        return TypeSums(counts, {name: s.plus(other.sums[name]) for name, s in self.sums.items()})  # type: ignore[arg-type]
+        return TypeSums(counts, _merged(self.sums, other.sums))
 
     def exact_means(self) -> tuple[dict[str, Fraction | None], dict[str, list[Fraction | None]]]:
         """Each measure's exact value over the type's scored rows, and per split label."""
@@ -364,6 +388,9 @@ class Partial:
         sums (``""``: of the weights; a measure's name: of its values, or of its
         numerators and denominators with ``avg=micro``; with target types, each key
         prefixed by the type and a line break).
+    parts : tuple of str
+        A digest of each part's solution row ids (none for a part without rows):
+        :func:`merge` refuses partials that share one, a part counted twice.
     """
 
     settings: dict[str, Any]
@@ -377,6 +404,7 @@ class Partial:
     max_grades: tuple[int, ...] = ()
     types: dict[str, TypeSums] = field(default_factory=dict)
     replicates: dict[str, tuple[ReplicateSums, ...]] = field(default_factory=dict)
+    parts: tuple[str, ...] = ()
 
     @property
     def fingerprint(self) -> str:
@@ -413,24 +441,28 @@ class Partial:
                     key: [sums.to_json() for sums in found]
                     for key, found in self.replicates.items()
                 },
+                "parts": list(self.parts),
             },
             sort_keys=True,
             separators=(",", ":"),
         )
 
     @classmethod
-    def from_json(cls, text: str) -> Partial:
-        """A partial from :meth:`to_json`'s text.
+    def from_json(cls, text: str | bytes) -> Partial:
+        """A partial from :meth:`to_json`'s text, which may come from a worker that
+        cannot be trusted: read against the form's declaration (types, sizes, depth)
+        before anything is made of it, then checked as :func:`merge` checks a partial.
 
         Raises
         ------
         HostVisibleError
-            The text is not a partial of this version.
+            The text is not a partial of this version, was altered, or holds counts and
+            sums no part can give.
         """
         try:
             data = json.loads(text)
             if not isinstance(data, dict):
-                raise TypeError(f"a JSON object was expected, not {type(data).__name__}")
+                _fail("the text", "a JSON object", data)
             version = data.get("version")
             if version != VERSION:
                 raise HostVisibleError(
@@ -438,31 +470,17 @@ class Partial:
                     f"the scorer). Got version {version!r} instead: score every part with "
                     "one version."
                 )
-            partial = cls(
-                settings=data["settings"],
-                stage=int(data["stage"]),
-                problems=tuple(_finding_of(f) for f in data["problems"]),
-                notes=tuple(_finding_of(f) for f in data["notes"]),
-                warnings=tuple(_finding_of(f) for f in data["warnings"]),
-                counts={str(k): int(v) for k, v in data["counts"].items()},
-                sums={name: _sums_of(value) for name, value in data["sums"].items()},
-                hits_at_rank=tuple(int(h) for h in data["hits_at_rank"]),
-                max_grades=tuple(int(g) for g in data["max_grades"]),
-                types={str(k): _type_of(v) for k, v in data.get("types", {}).items()},
-                replicates={
-                    str(key): tuple(ReplicateSums.of_json(sums) for sums in found)
-                    for key, found in data.get("replicates", {}).items()
-                },
-            )
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            read = _PARTIAL(data, "the partial")
+        except (ValueError, TypeError, RecursionError, _Unreadable) as exc:
             raise HostVisibleError(
                 f"The text is not a partial's JSON form (Partial.to_json): {exc}."
-            ) from exc
-        if partial.fingerprint != data["fingerprint"]:
+            ) from None
+        partial = cls(**{name: value for name, value in read.items() if name in _FIELDS})
+        if partial.fingerprint != read["fingerprint"]:
             raise HostVisibleError(
                 "The partial's settings do not match its fingerprint: the text was altered."
             )
-        return partial
+        return checked(partial)
 
 
 def _finding_json(finding: Finding) -> dict[str, Any]:
@@ -472,15 +490,6 @@ def _finding_json(finding: Finding) -> dict[str, Any]:
         "examples": list(finding.examples),
         "values": list(finding.values),
     }
-
-
-def _finding_of(data: dict[str, Any]) -> Finding:
-    return Finding(
-        str(data["kind"]),
-        tuple((str(name), int(value)) for name, value in data["counts"]),
-        tuple(str(e) for e in data["examples"]),
-        tuple(str(v) for v in data["values"]),
-    )
 
 
 def _sums_json(sums: ExactSums | MicroSums) -> dict[str, Any]:
@@ -499,18 +508,387 @@ def _type_json(found: TypeSums) -> dict[str, Any]:
     }
 
 
-def _type_of(data: dict[str, Any]) -> TypeSums:
-    return TypeSums(
-        tuple(int(c) for c in data["counts"]),
-        {str(name): _sums_of(value) for name, value in data["sums"].items()},
-    )
+# A partial's text is read against a declaration of its form: each reader takes the
+# decoded JSON of one field and gives its value, or raises _Unreadable naming where it
+# differs. Every number is bounded before it is used, so no text can make a reader (or
+# what later adds, divides or allocates by the numbers) take more than its own size.
 
 
-def _sums_of(data: dict[str, Any]) -> ExactSums | MicroSums:
-    if "micro" in data:
-        return MicroSums(tuple((int(n), int(d)) for n, d in data["micro"]))
-    by_label = tuple({int(k): int(v) for k, v in found.items()} for found in data["by_label"])
-    return ExactSums(by_label, bool(data["exponents"]))
+class _Unreadable(Exception):
+    """Where a partial's text is not the form's."""
+
+
+Reader = Any  # (value, where) -> what it reads
+#: Digits of a number written as text: Python's own bound for reading one.
+_MAX_DIGITS = 4300
+#: The largest count: far past any part's rows, far below what numpy's int64 holds.
+_MAX_COUNT = 2**62
+#: A float sum's binary exponent: float64's values lie within 2**±1,075.
+_MAX_EXPONENT = 1200
+#: The widest ranking a partial may claim: 2**32 items is 8 GiB of text in one row, past
+#: any input within the reader's limits (the result's hits per rank are this long).
+MAX_WIDTH = 2**32
+
+
+def _fail(where: str, expected: str, found: Any) -> Any:
+    shown = type(found).__name__ if isinstance(found, (dict, list, str)) else repr(found)
+    if isinstance(found, int) and abs(found) >= _MAX_COUNT:
+        shown = f"a number of {found.bit_length()} bits"
+    elif isinstance(found, str) and len(found) <= 40:
+        shown = repr(found)
+    raise _Unreadable(f"{where} is {shown[:40]}, where {expected} was expected")
+
+
+def _number(low: int | None = 0, high: int | None = _MAX_COUNT, base: int | None = None) -> Reader:
+    """A whole number in [low, high] (None: no bound but its digits): a JSON number, or
+    with ``base`` its digits in a string (at most :data:`_MAX_DIGITS`)."""
+    pattern = {None: "", 10: r"-?[0-9]+", 16: r"-?[0-9a-f]+"}[base]
+
+    def read(value: Any, where: str) -> int:
+        if base is not None:
+            if not isinstance(value, str) or len(value) > _MAX_DIGITS:
+                _fail(where, "a whole number written as text", value)
+            if not re.fullmatch(pattern, value):
+                _fail(where, "a whole number written as text", value)
+            value = int(value, base)
+        elif isinstance(value, bool) or not isinstance(value, int):
+            _fail(where, "a whole number", value)
+        if (low is not None and value < low) or (high is not None and value > high):
+            _fail(where, f"a whole number from {low} to {high}", value)
+        return value
+
+    return read
+
+
+def _text(most: int = 1 << 20) -> Reader:
+    def read(value: Any, where: str) -> str:
+        if not isinstance(value, str) or len(value) > most:
+            _fail(where, f"text of at most {most:,} characters", value)
+        return value
+
+    return read
+
+
+def _flag(value: Any, where: str) -> bool:
+    return value if isinstance(value, bool) else _fail(where, "true or false", value)
+
+
+def _items(item: Reader, length: int | None = None) -> Reader:
+    """A list (of exactly ``length``), each read by ``item``, as a tuple."""
+
+    def read(value: Any, where: str) -> tuple:
+        if not isinstance(value, list) or length not in (None, len(value)):
+            _fail(where, "a list" + ("" if length is None else f" of {length}"), value)
+        return tuple(item(v, f"{where}[{i}]") for i, v in enumerate(value))
+
+    return read
+
+
+def _tuple(*items: Reader) -> Reader:
+    def read(value: Any, where: str) -> tuple:
+        if not isinstance(value, list) or len(value) != len(items):
+            _fail(where, f"a list of {len(items)}", value)
+        pairs = enumerate(zip(items, value, strict=True))
+        return tuple(item(v, f"{where}[{i}]") for i, (item, v) in pairs)
+
+    return read
+
+
+def _keyed(key: Reader, item: Reader) -> Reader:
+    """An object, its keys read by ``key`` (from their text), its values by ``item``."""
+
+    def read(value: Any, where: str) -> dict:
+        if not isinstance(value, dict):
+            _fail(where, "an object", value)
+        return {key(k, where): item(v, f"{where}[{k!r:.40}]") for k, v in value.items()}
+
+    return read
+
+
+def _fields(*optional: str, **fields: Reader) -> Reader:
+    """An object with exactly these fields (the ``optional`` ones may be left out)."""
+
+    def read(value: Any, where: str) -> dict:
+        if not isinstance(value, dict):
+            _fail(where, "an object", value)
+        missing = sorted(set(fields) - set(value) - set(optional))
+        unknown = sorted(set(value) - set(fields), key=str)
+        if missing or unknown:
+            names = ", ".join(repr(name)[:40] for name in (missing or unknown)[:5])
+            raise _Unreadable(f"{where} {'lacks' if missing else 'holds'} the fields {names}")
+        return {name: fields[name](v, f"{where}.{name}") for name, v in value.items()}
+
+    return read
+
+
+def _maybe(item: Reader) -> Reader:
+    return lambda value, where: None if value is None else item(value, where)
+
+
+def _any(value: Any, where: str) -> Any:
+    return value
+
+
+def _as_written(item: Reader) -> Reader:
+    """Read by ``item``, kept as the JSON it was (settings: their fingerprint's text)."""
+
+    def read(value: Any, where: str) -> Any:
+        item(value, where)
+        return value
+
+    return read
+
+
+_COUNT = _number(base=10)
+_FINDING = _fields(
+    kind=_text(64),
+    counts=_items(_tuple(_text(64), _COUNT)),
+    examples=_items(_text()),
+    values=_items(_text()),
+)
+_EXACT_SUMS = _fields(
+    exponents=_flag,
+    by_label=_items(_keyed(_number(None, None, 10), _number(0, None, 10)), len(SPLITS)),
+)
+_MICRO_SUMS = _fields(micro=_items(_tuple(_COUNT, _COUNT), len(SPLITS)))
+
+
+def _sums(value: Any, where: str) -> ExactSums | MicroSums:
+    if isinstance(value, dict) and "micro" in value:
+        return MicroSums(_MICRO_SUMS(value, where)["micro"])
+    read = _EXACT_SUMS(value, where)
+    return ExactSums(read["by_label"], read["exponents"])
+
+
+def _type_sums(value: Any, where: str) -> TypeSums:
+    read = _fields(counts=_items(_number(), len(SPLITS)), sums=_keyed(_text(), _sums))
+    return TypeSums(**read(value, where))
+
+
+def _replicate_sums(value: Any, where: str) -> ReplicateSums:
+    read = _fields(
+        exponent=_number(-_MAX_EXPONENT, _MAX_EXPONENT),
+        sums=_items(_items(_number(0, None, 16)), len(SPLITS)),
+    )(value, where)
+    sums = np.empty((len(SPLITS), len(read["sums"][0])), dtype=object)
+    sums[:] = [list(group) for group in read["sums"]]
+    return ReplicateSums(read["exponent"], sums)
+
+
+def _found(value: Any, where: str) -> Finding:
+    return Finding(**_FINDING(value, where))
+
+
+_PARTIAL = _fields(
+    "types",
+    "replicates",
+    "parts",
+    version=_any,
+    fingerprint=_text(64),
+    settings=_as_written(
+        _fields(
+            options=_keyed(_text(64), _any),
+            measures=_items(_text(1000)),
+            legacy=_flag,
+            max_grade=_maybe(_number(0, MAX_GRADE)),
+            target_types=_maybe(_items(_text())),
+            resamples=_number(),
+            seed=_number(),
+            wording=_keyed(_text(64), _any),
+        )
+    ),
+    stage=_number(0, _GRADES),
+    problems=_items(_found),
+    notes=_items(_found),
+    warnings=_items(_found),
+    counts=_keyed(_text(64), _number()),
+    sums=_keyed(_text(1000), _sums),
+    hits_at_rank=_items(_COUNT),
+    max_grades=_items(_number(0, MAX_GRADE)),
+    types=_keyed(_text(), _type_sums),
+    replicates=_keyed(_text(), _items(_replicate_sums)),
+    parts=_items(_text(64)),
+)
+_FIELDS = frozenset(f.name for f in dataclasses.fields(Partial))
+#: The counts a partial holds, and the records of its warnings.
+_COUNTS = frozenset(
+    {"n_users", "n_skipped", "n_ignored", "width", "usage", "unjudged_lines"}
+    | {f"label_{label}" for label in range(len(SPLITS))}
+)
+_RECORDS = frozenset(WARNING_WORDS) | {"padded_ids", "bare_ids", "numeric_ids"}
+
+
+def checked(partial: Partial) -> Partial:
+    """The partial, once its counts and sums are ones some part could give: counts not
+    negative and adding up, every sum within what its rows allow (a mean in [0, 1] for a
+    bounded measure), records of known kinds that can be put into words, numbers
+    bounded. :meth:`Partial.from_json`, :func:`merge` and :func:`finish` check what
+    they read: a partial may come from a worker that cannot be trusted.
+
+    Raises
+    ------
+    HostVisibleError
+        Naming what no part can give (up to five things).
+    """
+    try:
+        found = list(_inconsistencies(partial))
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
+        found = [f"its records cannot be read ({type(exc).__name__}: {str(exc)[:80]})"]
+    except ScorerError as error:
+        found = [f"its settings are refused ({str(error)[:200]})"]
+    if found:
+        shown = "; ".join(found[:5]) + ("; ..." if len(found) > 5 else "")
+        raise HostVisibleError(
+            f"The partial holds what no part of a run can give: {shown}. Score the part "
+            "again with score_part (a partial from a worker is checked, not trusted)."
+        )
+    return partial
+
+
+def _inconsistencies(partial: Partial) -> Iterator[str]:
+    """What in the partial no part can give, one phrase each."""
+    settings, counts = partial.settings, partial.counts
+    options = Options(**settings["options"])
+    measures = parse_all(settings["measures"], row_bound(options.k))
+    words = Wording(**settings["wording"])
+    check_settings(settings["resamples"] or 1, 0.95, settings["seed"])
+    names = [str(m) for m in measures]
+    yield from _bad_records(partial, words, options.k)
+    if not isinstance(partial.stage, int) or not 0 <= partial.stage <= _GRADES:
+        yield f"a stage of {partial.stage!r}"
+    if set(counts) - _COUNTS or not all(_whole(v) and v >= 0 for v in counts.values()):
+        yield f"counts {sorted(counts)[:8]} that are not whole and positive ones it keeps"
+        return
+    labels = [counts.get(f"label_{label}", 0) for label in range(len(SPLITS))]
+    if counts.get("usage", 0) > 1 or (not counts.get("usage") and sum(labels[1:])):
+        yield "a split without a Usage column"
+    width = counts.get("width", 0)
+    if width > min(MAX_WIDTH, row_bound(options.k)) or len(partial.hits_at_rank) > width:
+        yield f"a widest ranking of {width} (more than k, or {MAX_WIDTH:,}, or fewer hits)"
+    if any(not _whole(h) or not 0 <= h <= sum(labels) for h in partial.hits_at_rank):
+        yield "hits at a rank that are more than the scored users"
+    if any(not _whole(g) or not 0 <= g <= MAX_GRADE for g in partial.max_grades):
+        yield "largest grades that no solution holds"
+    if len(set(partial.parts)) != len(partial.parts):
+        yield "a part named twice"
+    yield from _bad_sums(partial.sums, labels, measures, partial.stage == 0)
+    for found in partial.types.values():
+        yield from _bad_sums(found.sums, list(found.counts), measures, partial.stage == 0)
+        if partial.stage == 0 and set(found.sums) != {str(m) for m in measures}:
+            yield "a target type's sums of other measures than its settings name"
+    if partial.stage == 0:
+        scored = counts.get("n_skipped", 0) + counts.get("n_ignored", 0) + sum(labels)
+        if counts.get("n_users", 0) != scored:
+            yield f"{counts.get('n_users', 0)} users, but {scored} scored, skipped or ignored"
+        typed = [sum(t.counts[label] for t in partial.types.values()) for label in range(2)]
+        by_type = options.target_type_column_name or options.row_id_type_separator
+        if (by_type and typed != labels) or (partial.types and not by_type):
+            yield "target types whose rows are not the scored rows"
+        if set(partial.sums) != set(names):
+            yield "sums of other measures than its settings name"
+    yield from _bad_replicates(partial, measures, settings["resamples"])
+
+
+def _whole(value: Any) -> bool:
+    """A count: a whole number of at most :data:`_MAX_COUNT`."""
+    return _natural(value) and value <= _MAX_COUNT
+
+
+def _natural(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _bad_records(partial: Partial, words: Wording, k: int | None) -> Iterator[str]:
+    """Records of unknown kinds, negative counts, more than five examples, or that
+    cannot be put into words (tried, as finish would)."""
+    problem_kinds = set(PROBLEMS) | {"stated"}
+    for group, kinds in (
+        ((*partial.problems, *partial.notes), problem_kinds),
+        (partial.warnings, _RECORDS),
+    ):
+        for found in group:
+            if found.kind not in kinds or len(found.examples) > MAX_EXAMPLES:
+                yield f"a record of kind {found.kind!r:.40} or with too many examples"
+            elif not all(_whole(c) and c >= 0 for _, c in found.counts):
+                yield f"a record of {found.kind} with counts that are not whole and positive"
+    if all(f.kind in problem_kinds for f in (*partial.problems, *partial.notes)):
+        problems([*partial.problems, *partial.notes], words)
+    if all(f.kind in _RECORDS for f in partial.warnings):
+        split = dict.fromkeys(SPLITS, 0.0)
+        score_warnings(run_findings(partial.warnings, split, 0.0, True), k)
+
+
+def _bad_sums(
+    sums: dict[str, ExactSums | MicroSums], labels: list[int], measures: Any, scored: bool
+) -> Iterator[str]:
+    """Sums whose keys no value has, or that no ``labels`` rows can add up to (a mean
+    outside [0, 1] for a bounded measure; past 2**31 per ranked item otherwise)."""
+    bounded = {str(m): m.family.bounded for m in measures}
+    for name, found in sums.items():
+        if len(found.by_label) != len(labels):
+            yield f"sums of {name!r:.40} for {len(found.by_label)} splits"
+            continue
+        for label, count in enumerate(labels):
+            if isinstance(found, MicroSums):
+                top, bottom = found.by_label[label]
+                wrong = not (_natural(top) and _natural(bottom))
+                wrong = wrong or (bounded.get(name, True) and top > bottom)
+                wrong = wrong or (not count and bottom)
+            else:
+                keys = found.by_label[label]
+                low, high = (-_MAX_EXPONENT, _MAX_EXPONENT) if found.exponents else (1, None)
+                wrong = len(keys) > count or not all(
+                    isinstance(key, int) and low <= key <= (high or key) and _natural(value)
+                    for key, value in keys.items()
+                )
+                if not wrong and scored:
+                    total = ExactSums((keys,), found.exponents).totals()[0]
+                    most = count if bounded.get(name, True) else count * MAX_WIDTH * MAX_GRADE
+                    wrong = total > most
+            if wrong:
+                yield f"sums of {name!r:.40} that no {count} rows can give"
+
+
+def _bad_replicates(partial: Partial, measures: Any, resamples: int) -> Iterator[str]:
+    """Replicates of other keys or shapes than ``resamples`` of every measure, weights
+    or sums that are negative, or exponents past a float's."""
+    names = [str(m) for m in measures]
+    prefixes = [f"{kind}\n" for kind in partial.types] or [""]
+    expected = {prefix + name for prefix in prefixes for name in ["", *names]}
+    found = partial.replicates
+    if not resamples or partial.stage:
+        if found and not resamples:
+            yield "replicates of a run without resamples"
+        return
+    if set(found) != expected:
+        yield "replicates of other measures than its settings name"
+        return
+    bounded = {name: m.family.bounded for name, m in zip(names, measures, strict=True)}
+    for key, group in found.items():
+        name = key.rpartition("\n")[2]
+        micro = isinstance(partial.sums.get(name), MicroSums)
+        if len(group) != (2 if micro else 1) or not all(
+            isinstance(r, ReplicateSums)
+            and isinstance(r.exponent, int)
+            and abs(r.exponent) <= _MAX_EXPONENT
+            and r.sums.shape == (len(SPLITS), resamples)
+            and all(_natural(v) for v in r.sums.ravel().tolist())
+            for r in group
+        ):
+            yield f"replicates of {key!r:.40} that no part's resamples give"
+        elif name:  # each replicate's sum within what its weights allow
+            weights = found[key[: len(key) - len(name)]][0]
+            top, bottom = (group[0], group[1]) if micro else (group[0], weights)
+            factor = 1 if bounded[name] else MAX_WIDTH * MAX_GRADE
+            if not _at_most(top, bottom, factor):
+                yield f"replicates of {key!r:.40} past what their weights allow"
+
+
+def _at_most(a: ReplicateSums, b: ReplicateSums, factor: int) -> bool:
+    """Whether every one of ``a``'s sums is at most ``factor`` times ``b``'s, exactly."""
+    low = min(a.exponent, b.exponent)
+    scaled = [r.sums * (1 << (r.exponent - low)) for r in (a, b)]
+    return bool((scaled[0] <= scaled[1] * factor).all())
 
 
 @takes_options(leave_out=("segment_column_name",))
@@ -587,19 +965,26 @@ def score_part(
         "wording": asdict(_wording(solution, row_id_column_name, option_values)),
     }
     inputs = Inputs(solution, submission, row_id_column_name, None, given["candidates"])
+    pairs = keeps_candidates(measures, option_values, given["candidates"])
     try:
         exponential = tuple(str(m) for m in measures if m.exponential)
         checked = read_and_check(
-            inputs, option_values, limits, exponential, every_quote=True, known_types=known_types
+            inputs,
+            option_values,
+            limits,
+            exponential,
+            keep_candidates=pairs,
+            every_quote=True,
+            known_types=known_types,
         )
     except ScorerError as error:
         if not error.findings:
             raise
-        return _invalid(settings, error, _n_rows(inputs, option_values, limits, error))
+        return _invalid(settings, error, *_solution_rows(inputs, option_values, limits, error))
     _check_max_grade_bound(max_grade, measures)
     option_values = checked.options
     notes = checked.submission.notes if checked.submission is not None else ()
-    aligned = align(checked, row_bound(option_values.k))
+    aligned = align(checked, row_bound(option_values.k), every_hint=True)
     judgements = aligned.judgements
     if max_grade is not None:
         judgements = replace(judgements, max_grade=_checked_max_grade(max_grade, judgements))
@@ -627,6 +1012,7 @@ def score_part(
         max_grades=_default_max_grades(measures, max_grade, judgements.max_grade),
         types=_type_sums(checked.typed, values, labels),
         replicates=_replicates(checked, values, labels, resamples, seed),
+        parts=_digests(checked.solution.row_ids),
     )
 
 
@@ -713,15 +1099,37 @@ def _wording(solution: Any, row_id_column_name: str | None, options: Options) ->
     return wording(solution_columns(names, row_id_column_name), options, grade_name or "")
 
 
-def _n_rows(inputs: Inputs, options: Options, limits: ReadLimits | None, error: ScorerError) -> int:
+def _solution_rows(
+    inputs: Inputs, options: Options, limits: ReadLimits | None, error: ScorerError
+) -> tuple[int, pa.Array | None]:
     """The part's solution rows (row ids, or row ids and types), which "Missing rows"
-    counts for the whole run: read again only for an invalid submission of a shape
-    other than the wide one (a long solution has several lines per row id)."""
+    counts for the whole run, and their row ids when found (for :func:`_digests`):
+    read again only for an invalid submission of a shape other than the wide one (a
+    long solution has several lines per row id)."""
     wide = options.format != "trec" and options.solution_layout == "wide"
-    if wide or not isinstance(error, ParticipantVisibleError):
-        return inputs.solution.n_rows if wide else 0
-    shaped = read_solution(inputs.solution, options, inputs.row_id_column_name, None, limits)
-    return shaped.table.n_rows
+    if not wide and not isinstance(error, ParticipantVisibleError):
+        return 0, None
+    table = inputs.solution
+    if not wide:
+        table = read_solution(table, options, inputs.row_id_column_name, None, limits).table
+    name = inputs.row_id_column_name or next(iter(table.names), None)
+    return table.n_rows, table.column(name) if name in table.names else None
+
+
+def _digests(row_ids: pa.Array | None) -> tuple[str, ...]:
+    """The part's name among the parts of a run: its number of rows and two 64-bit
+    sums of its row ids' fixed fingerprints (in any order); none for a part without
+    rows, which adds nothing however often it is merged.
+
+    Examples
+    --------
+    >>> _digests(pa.array(["u2", "u1"])) == _digests(pa.array(["u1", "u2"])), _digests(None)
+    (True, ())
+    """
+    if row_ids is None or not len(row_ids):
+        return ()
+    sums = [int(_id_prints(row_ids, seed, None).sum(dtype=np.uint64)) for seed in (1, 2)]
+    return (f"{len(row_ids):x}:{sums[0]:016x}{sums[1]:016x}",)
 
 
 def _type_sums(
@@ -750,7 +1158,9 @@ def _labels(sums: ExactSums | MicroSums, start: int, stop: int) -> ExactSums | M
     return ExactSums(sums.by_label[start:stop], sums.exponents)
 
 
-def _invalid(settings: dict[str, Any], error: ScorerError, n_users: int) -> Partial:
+def _invalid(
+    settings: dict[str, Any], error: ScorerError, n_users: int, row_ids: pa.Array | None
+) -> Partial:
     """A part whose input is invalid: its problems as records, at their stage (and its
     solution rows, which "Missing rows" counts for the whole run)."""
     if isinstance(error, ParticipantVisibleError):
@@ -761,7 +1171,8 @@ def _invalid(settings: dict[str, Any], error: ScorerError, n_users: int) -> Part
         stage = _SOLUTION_ROWS
     problems = tuple(f for f in error.findings if f.kind != "open_quotes")
     notes = tuple(f for f in error.findings if f.kind == "open_quotes")
-    return Partial(settings, stage, problems, notes, counts={"n_users": n_users})
+    counts = {"n_users": n_users}
+    return Partial(settings, stage, problems, notes, counts=counts, parts=_digests(row_ids))
 
 
 def _check_max_grade_bound(max_grade: int | None, measures: tuple[Measure, ...]) -> None:
@@ -818,10 +1229,9 @@ def merge(*partials: Partial) -> Partial:
     """
     if not partials:
         raise HostVisibleError("merge() needs at least one partial; score each part first.")
-    first = partials[0]
-    merged = first
+    merged = checked(partials[0])
     for other in partials[1:]:
-        merged = _merge_two(merged, other)
+        merged = _merge_two(merged, checked(other))
     return merged
 
 
@@ -832,32 +1242,54 @@ def _merge_two(a: Partial, b: Partial) -> Partial:
             f"merged (fingerprints {a.fingerprint} and {b.fingerprint}): score every part "
             "with the same arguments."
         )
-    settings = a.settings
+    shared = sorted(set(a.parts) & set(b.parts))
+    if shared:
+        raise HostVisibleError(
+            f"The partials share {len(shared)} part(s) (the same solution row ids, e.g. "
+            f"digest {shared[0]}): a part merged twice would count its rows twice. Merge "
+            "each part's partial once."
+        )
     stages = [s for s in (a.stage, b.stage) if s]
     stage = min(stages) if stages else 0
-    problems = [p.problems for p in (a, b) if p.stage == stage and stage]
-    sums = dict(a.sums)
-    for name, value in b.sums.items():
-        sums[name] = sums[name].plus(value) if name in sums else value
+    found = [p.problems for p in (a, b) if p.stage == stage and stage]
     counts = dict(a.counts)
     for name, value in b.counts.items():
         mine = counts.get(name, 0)
         counts[name] = max(mine, value) if name in _LARGEST else mine + value
     longer = max(len(a.hits_at_rank), len(b.hits_at_rank))
     padded = [list(h) + [0] * (longer - len(h)) for h in (a.hits_at_rank, b.hits_at_rank)]
+    try:
+        sums = _merged(a.sums, b.sums)
+        types = _merged_types(a.types, b.types)
+        replicates = _merged_replicates(a.replicates, b.replicates)
+    except (ValueError, TypeError, AttributeError) as exc:  # checked partials of one run: no
+        raise HostVisibleError(
+            f"The partials' sums cannot be added ({exc}): they are not parts of one run."
+        ) from None
     return Partial(
-        settings,
+        a.settings,
         stage,
-        tuple(merge_findings(*problems)),
+        tuple(merge_findings(*found)),
         tuple(merge_findings(a.notes, b.notes)),
         tuple(merge_findings(a.warnings, b.warnings)),
         counts,
         sums,
         tuple(x + y for x, y in zip(*padded, strict=True)),
         tuple(sorted(set(a.max_grades) | set(b.max_grades))),
-        _merged_types(a.types, b.types),
-        _merged_replicates(a.replicates, b.replicates),
+        types,
+        replicates,
+        tuple(sorted((*a.parts, *b.parts))),
     )
+
+
+def _merged(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Sums by name added (a name only one side holds as is)."""
+    merged = dict(a)
+    for name, value in b.items():
+        if name in merged and type(merged[name]) is not type(value):
+            raise ValueError(f"sums of {name} of different kinds")
+        merged[name] = merged[name].plus(value) if name in merged else value
+    return merged
 
 
 def _merged_replicates(
@@ -897,7 +1329,7 @@ def finish(partial: Partial, *, level: float = 0.95) -> ScoreResult:
         As :func:`scorer.evaluate` raises them for the whole data, with the same
         message; or parts that took different largest grades as ERR's ``max_grade``.
     """
-    settings = partial.settings
+    settings = checked(partial).settings
     options = Options(**settings["options"])
     words = Wording(**settings["wording"])
     if options.format == "trec":
@@ -937,9 +1369,12 @@ def finish(partial: Partial, *, level: float = 0.95) -> ScoreResult:
     else:
         found = {name: partial.sums[name].split_means(label_counts) for name in names}
         means = Means.of(found, has_usage)
-    warnings = score_warnings(
-        [*partial.warnings, *split_findings(means.split_scores(names[0]), has_usage, typed)]
-    ) + unjudged_lines_warnings(counts.get("unjudged_lines", 0))
+    split_scores = means.split_scores(names[0])
+    overall = means.overall[names[0]]
+    findings = run_findings(partial.warnings, split_scores, overall, has_usage)
+    findings += split_findings(split_scores, has_usage, typed)
+    warnings = score_warnings(findings, options.k)
+    warnings += unjudged_lines_warnings(counts.get("unjudged_lines", 0))
     return ScoreResult(
         **means.result_fields(names[0]),
         n_users=counts.get("n_users", 0),

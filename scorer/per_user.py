@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.errors import HostVisibleError
+from scorer.errors import HostVisibleError, did_you_mean
 from scorer.read.columns import StringTable
 
 SPLITS = ("public", "private")
@@ -149,7 +149,8 @@ def take_segment_column(
     if name not in table.names:
         raise HostVisibleError(
             f"The segment column {name!r} is not in the solution, whose columns are "
-            f"{list(table.names)}. Pass one of them as segment_column_name, or add it."
+            f"{list(table.names)}.{did_you_mean(name, table.names)} Pass one of them as "
+            "segment_column_name, or add it."
         )
     keep = [i for i, column_name in enumerate(table.names) if column_name != name]
     rest = StringTable(tuple(table.names[i] for i in keep), tuple(table.columns[i] for i in keep))

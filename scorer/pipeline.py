@@ -26,8 +26,15 @@ from scorer.align.rankings import (
 )
 from scorer.align.target_types import TargetTypes, typed_solution, typed_submission
 from scorer.arrays import submit, to_numpy
+from scorer.check.findings import WARNING_WORDS, finding_order
 from scorer.check.grades import GradedTruth
-from scorer.check.hints import Hint, prediction_hints, solution_hints
+from scorer.check.hints import (
+    Hint,
+    lost_zeros,
+    numbers_scoring_zero,
+    prediction_hints,
+    solution_hints,
+)
 from scorer.check.shapes import (
     TREC_GRADES,
     candidate_source,
@@ -52,6 +59,7 @@ from scorer.errors import (
     HostVisibleError,
     ParticipantVisibleError,
     Problem,
+    did_you_mean,
     format_count,
     raise_if_any,
     smallest_values,
@@ -78,8 +86,8 @@ if TYPE_CHECKING:
 
 def scored_predictions(measures: Sequence[Measure], options: Options) -> bool:
     """Whether the submission's cells are scored predictions (a measure such as ``GAP``
-    reads them); refused with target types, where each type would need its own
-    global order."""
+    reads them; a long file's lines their label and its score, ``score_column_name``);
+    refused with target types, where each type would need its own global order."""
     scored = any(m.family.scored for m in measures)
     if scored and (options.target_type_column_name or options.row_id_type_separator):
         raise HostVisibleError(
@@ -87,14 +95,25 @@ def scored_predictions(measures: Sequence[Measure], options: Options) -> bool:
             "cannot be weighted over target types. Score each type as a run of its own "
             "without target_type_column_name / row_id_type_separator."
         )
+    if scored and options.layout == "long" and options.score_column_name is None:
+        raise HostVisibleError(
+            "GAP reads each prediction's confidence: a long submission gives it in a "
+            "column of its own, one line per row id with its label and confidence. Name "
+            "that column: score_column_name (--score-column)."
+        )
     return scored
 
 
-def refuse_dropped_candidates(options: Options, candidates: TableLike | None) -> None:
-    """Refuse a pair measure on binary relevance whose non-relevant items are the
-    candidates when unjudged items are dropped: a binary solution lists only relevant
-    items, so every candidate that is not relevant would be dropped and no ranking
-    could order a pair wrongly (each would score as the best)."""
+def keeps_candidates(
+    measures: Sequence[Measure], options: Options, candidates: TableLike | None
+) -> bool:
+    """Whether a pair measure (AUC) reads the candidates as the non-relevant items,
+    which :func:`read_and_check` then keeps. Refuses them when unjudged items are
+    dropped on binary relevance: a binary solution lists only relevant items, so every
+    candidate that is not relevant would be dropped and no ranking could order a pair
+    wrongly (each would score as the best)."""
+    if not any(m.family.needs_non_relevant for m in measures):
+        return False
     given = options.candidates_column_name is not None or candidates is not None
     binary = options.grade_column_name is None and options.format != "trec"
     if given and binary and options.unjudged == "drop":
@@ -106,6 +125,7 @@ def refuse_dropped_candidates(options: Options, candidates: TableLike | None) ->
             "non-relevant items), or give the solution a grade column (grade_column_name, "
             "--grade-column) that judges them with grade 0."
         )
+    return True
 
 
 def options_and_measures(given: Mapping[str, Any]) -> tuple[Options, tuple[Measure, ...]]:
@@ -305,7 +325,7 @@ def _submission_half(
     """Read the submission in the solution's shape (its types and empty token) and check
     it against the checked solution and candidates."""
     options, solution = half.options, half.solution
-    table, found = read_submission(inputs.submission, options, solution, limits)
+    table, found = read_submission(inputs.submission, options, solution, limits, scored)
     table, typed_found = _typed_submission(table, solution.row_id_name, half.typed, options)
     table = _with_empty_token(table, solution.target_name, options)
     return check_submission(
@@ -347,6 +367,7 @@ def _typed_solution(
         raise HostVisibleError(
             f"The solution has no target type column {type_column!r} "
             f"(target_type_column_name); its columns are {list(table.names)}."
+            + did_you_mean(type_column, table.names)
         )
     others = [name for name in table.names if name != type_column]
     row_id_name = row_id_column_name if row_id_column_name is not None else others[0]
@@ -388,8 +409,9 @@ class Aligned:
     host_hints: list[Hint]
 
 
-def align(checked: Checked, k: int) -> Aligned:
-    """Rank each user's predictions and judge them against the truth.
+def align(checked: Checked, k: int, every_hint: bool = False) -> Aligned:
+    """Rank each user's predictions and judge them against the truth (``every_hint``:
+    record every hint's digit ids, for a part of a run: :func:`prediction_hints`).
 
     Takes the checked submission out of ``checked``: the predictions' keys and bytes
     are most of the memory per user, so they are freed once ranked (the resource
@@ -403,8 +425,8 @@ def align(checked: Checked, k: int) -> Aligned:
     confidence = submission.confidence  # scored predictions (GAP), else None
     n_users = checked.solution.n_rows
     rankings = build_rankings(predictions, user_of_row, n_users, checked.width, truth.vocabulary)
-    hints = prediction_hints(predictions, user_of_row, n_users)
-    host_hints = solution_hints(predictions, user_of_row, n_users, truth.vocabulary)
+    hints = prediction_hints(predictions, user_of_row, n_users, every_hint)
+    host_hints = solution_hints(predictions, user_of_row, truth)
     del submission
     first = rankings.first_occurrence()
     # The participant's warnings count the rows as submitted: counted after unjudged
@@ -500,7 +522,8 @@ def assemble_result(
     solution, truth, scored = checked.solution, aligned.truth, users.scored
     first_name = str(measures[0])
     means = measure_means(values, solution, scored, checked.typed, options)
-    warnings = _warnings(solution, aligned, means.split_scores(first_name), options)
+    split_scores = means.split_scores(first_name)
+    warnings = _warnings(solution, aligned, split_scores, means.overall[first_name], options)
     warnings += unjudged_lines_warnings(checked.n_unjudged_lines)
     user_values = {name: unscored_as_nan(value.values(), scored) for name, value in values.items()}
     hits = aligned.judgements.n_hits(row_bound(options.k))
@@ -562,13 +585,33 @@ def _per_user_table(
 
 
 def _warnings(
-    solution: Solution, aligned: Aligned, split_scores: dict, options: Options
+    solution: Solution,
+    aligned: Aligned,
+    split_scores: dict,
+    overall: float | None,
+    options: Options,
 ) -> tuple[ScoreWarning, ...]:
     """The participant's warnings, then the host's."""
-    findings = row_findings(solution, aligned, options)
     typed = options.target_type_column_name or options.row_id_type_separator
-    splits = split_findings(split_scores, solution.usage is not None, typed is not None)
-    return score_warnings(findings + splits)
+    findings = run_findings(
+        row_findings(solution, aligned, options), split_scores, overall, solution.usage is not None
+    )
+    return score_warnings(
+        findings + split_findings(split_scores, solution.usage is not None, typed is not None),
+        options.k,
+    )
+
+
+def run_findings(
+    findings: Sequence[Finding], split_scores: dict, overall: float | None, has_usage: bool
+) -> list[Finding]:
+    """The records of the rows' warnings (one run's, or every part's merged) as the run's:
+    the hints settled from their records (:func:`~scorer.check.hints.lost_zeros`,
+    :func:`~scorer.check.hints.numbers_scoring_zero`, with the score the participant
+    sees: the Public one with ``Usage``)."""
+    shown = split_scores["Public"] if has_usage else overall
+    settled = numbers_scoring_zero(lost_zeros(list(findings)), shown)
+    return sorted(settled, key=finding_order)
 
 
 def row_findings(solution: Solution, aligned: Aligned, options: Options) -> list[Finding]:
@@ -576,9 +619,11 @@ def row_findings(solution: Solution, aligned: Aligned, options: Options) -> list
     findings = _submission_findings(
         solution, aligned.user_of_row, aligned.lengths, aligned.n_first, aligned.hints, options
     )
-    for code, sentence, mask in aligned.host_hints:
-        findings += _row_finding(code, sentence, mask, solution, "host")
-    return findings + _solution_findings(solution, aligned.truth)
+    for code, rows, counts, values in aligned.host_hints:
+        findings += _row_finding(code, rows, solution, counts=counts, values=values)
+    return findings + _row_finding(
+        "duplicate_ground_truth", aligned.truth.n_duplicates > 0, solution
+    )
 
 
 def _ground_truth(targets: pa.Array) -> GroundTruth:
@@ -705,43 +750,50 @@ def _hits_at_rank(judgements: Judgements, scored: np.ndarray) -> np.ndarray:
 
 def _row_finding(
     code: str,
-    sentence: str,
-    mask: np.ndarray,
+    rows: np.ndarray | None,
     solution: Solution,
-    audience: str = "participant",
     hide_examples: bool = False,
+    counts: tuple[tuple[str, int], ...] = (),
+    values: tuple[str, ...] = (),
 ) -> list[Finding]:
-    """The record of one warning about the rows in ``mask`` (solution rows), or none.
+    """The record of one warning about the ``rows`` marked (solution rows), or none; a
+    record of ``counts`` alone when ``rows`` is None.
 
     The examples are the smallest marked row ids in byte order: neither the solution's
     order (hidden: a host may sort it by ``Usage``) nor the submission's, so that no
     example depends on row order or on how a run is split into parts.
     """
-    count = int(mask.sum())
+    if rows is None:
+        return [Finding(code, counts, (), values)]
+    count = int(rows.sum())
     if not count:
         return []
-    examples = () if hide_examples else smallest_values(solution.row_ids, mask)
-    return [Finding(code, (("rows", count),), examples, (sentence, audience))]
+    examples = () if hide_examples else smallest_values(solution.row_ids, rows)
+    return [Finding(code, (("rows", count), *counts), examples, values)]
 
 
-def score_warnings(findings: Sequence[Finding]) -> tuple[ScoreWarning, ...]:
-    """The warnings' sentences, from their records (:func:`_row_finding`).
+def score_warnings(findings: Sequence[Finding], k: int | None) -> tuple[ScoreWarning, ...]:
+    """The warnings' sentences, from their records (:func:`_row_finding`) and the
+    words of their kind (:data:`~scorer.check.findings.WARNING_WORDS`; a split's own).
 
     Examples
     --------
-    >>> record = Finding("empty_rows", (("rows", 2),), ("u1", "u3"),
-    ...                  ("{rows} {have} no prediction and score 0.", "participant"))
-    >>> str(score_warnings([record])[0])
+    >>> record = Finding("empty_rows", (("rows", 2),), ("u1", "u3"))
+    >>> str(score_warnings([record], 10)[0])
     "2 rows have no prediction and score 0. Examples: 'u1', 'u3'"
     """
     warnings = []
     for finding in findings:
-        sentence, audience = finding.values
+        audience, sentence = WARNING_WORDS.get(finding.kind) or finding.values[::-1]
         count = finding.count("rows")
         message = sentence.format(
             rows=format_count(count, "row"),
             row_ids=format_count(count, "row id"),
             have="has" if count == 1 else "have",
+            tokens=format_count(finding.count("tokens"), "predicted item id"),
+            ids=format_count(finding.count("ids"), "predicted item id"),
+            width=finding.count("width"),
+            k=k,
         )
         warnings.append(ScoreWarning(finding.kind, message, count, finding.examples, audience))  # type: ignore[arg-type]
     return tuple(warnings)
@@ -768,24 +820,17 @@ def _submission_findings(
     covered[user_of_row[user_of_row >= 0]] = True
     missing = _missing_rows_finding(solution, ~covered, options)
     present = lengths > 0
-    checks = [
-        (
-            "repeated_items",
-            "{rows} {have} a repeated item id; a repeat keeps its rank but earns nothing.",
-            present & (n_first < lengths),
-        ),
-        (
-            "short_rows",
-            f"{{rows}} {{have}} fewer than {k} predictions; an unused slot can never earn credit.",
-            present & (lengths < row_bound(k)) if k is not None else np.zeros_like(present),
-        ),
-        ("empty_rows", "{rows} {have} no prediction and score 0.", covered & ~present),
+    short = present & (lengths < row_bound(k)) if k is not None else np.zeros_like(present)
+    checks: list[Hint] = [
+        ("repeated_items", present & (n_first < lengths), (), ()),
+        ("short_rows", short, (), ()),
+        ("empty_rows", covered & ~present, (), ()),
         *hints,
     ]
     return missing + [
         finding
-        for code, sentence, mask in checks
-        for finding in _row_finding(code, sentence, mask, solution, hide_examples=hide)
+        for code, rows, counts, values in checks
+        for finding in _row_finding(code, rows, solution, hide, counts, values)
     ]
 
 
@@ -798,22 +843,8 @@ def _missing_rows_finding(
     may list only some users (``unknown_row_ids="ignore"``), as the error does."""
     if options.missing_rows != "empty":
         return []
-    sentence = (
-        "{row_ids} of the sample submission {have} no row in the submission; each is "
-        "scored as an empty ranking (missing_rows='empty')."
-    )
     hide = options.unknown_row_ids == "ignore"
-    return _row_finding("missing_rows", sentence, missing, solution, hide_examples=hide)
-
-
-def _solution_findings(solution: Solution, truth: GroundTruth) -> list[Finding]:
-    return _row_finding(
-        "duplicate_ground_truth",
-        "{rows} of the solution {have} a relevant item listed twice; it counts once.",
-        truth.n_duplicates > 0,
-        solution,
-        "host",
-    )
+    return _row_finding("missing_rows", missing, solution, hide_examples=hide)
 
 
 def split_findings(split_scores: dict, has_usage: bool, typed: bool = False) -> list[Finding]:

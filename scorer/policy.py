@@ -291,6 +291,23 @@ def label_means(value: Any, labels: np.ndarray, n_labels: int) -> list[Fraction 
 def _weighted(
     means: Sequence[Fraction | None], types: Sequence[str], weights: Mapping[str, Fraction]
 ) -> float:
-    return float(
-        sum((weights[kind] * mean for kind, mean in zip(types, means, strict=True)), Fraction(0))
-    )  # type: ignore[operator]
+    """Σ w_t · value_t, correctly rounded.
+
+    Raises
+    ------
+    HostVisibleError
+        The total is past the largest float (weights such as 1e308 each).
+    """
+    total = sum((weights[k] * mean for k, mean in zip(types, means, strict=True)), Fraction(0))  # type: ignore[operator]
+    try:
+        return float(total)
+    except OverflowError:
+        raise HostVisibleError(
+            "The weighted total of the target types' values is past the largest float "
+            f"(about 1.8e308): type_weights {_weights_text(weights)} are too large. Give "
+            "smaller weights (OTTO's are 0.1, 0.3 and 0.6)."
+        ) from None
+
+
+def _weights_text(weights: Mapping[str, Fraction]) -> str:
+    return "{" + ", ".join(f"{kind!r}: {float(w):g}" for kind, w in weights.items()) + "}"

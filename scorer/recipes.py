@@ -529,13 +529,28 @@ def find_recipe(name: object) -> Recipe:
 
 
 def _closest(name: str) -> list[str]:
-    """Up to three recipe names like ``name``: by spelling, else sharing its first word."""
+    """Up to three recipe names like ``name``: by spelling, else sharing its first word
+    (with the competition's first word, letters and digits only: ``hm`` for H&M's).
+
+    Examples
+    --------
+    >>> _closest("hm"), _closest("santa")
+    (['h-and-m-2022'], ['santander-2016'])
+    """
     names = list(RECIPE)
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
     if not close:
         word = name.split("-")[0]
-        close = [found for found in names if word and found.startswith(word)][:3]
+        close = [
+            found
+            for found, recipe in RECIPE.items()
+            if word and (found.startswith(word) or _first_word(recipe.competition) == word)
+        ][:3]
     return close
+
+
+def _first_word(title: str) -> str:
+    return "".join(c for c in title.split()[0].lower() if c.isalnum())
 
 
 @dataclass(frozen=True)

@@ -254,6 +254,27 @@ class ScoreResult:
         options (graded ones included): equal for two results whose users pair up."""
         return fingerprint(self)
 
+    def __repr__(self) -> str:
+        """One short line: the score, each measure's value and the counts (everything
+        else: :meth:`to_dict`, the attributes).
+
+        Examples
+        --------
+        >>> import pandas as pd, scorer
+        >>> table = pd.DataFrame({"id": ["u1", "u2"], "items": ["a", "b"]})
+        >>> scorer.evaluate(table, table.assign(items=["a", "x"]), "id", k=2)
+        ScoreResult(score=0.5, metrics={'MAP@2': 0.5}, n_users=2, n_scored=2, warnings=1)
+        """
+        splits = (
+            ""
+            if self.public_score is None and self.private_score is None
+            else (f", public_score={self.public_score!r}, private_score={self.private_score!r}")
+        )
+        return (
+            f"ScoreResult(score={self.score!r}{splits}, metrics={self.metrics!r}, "
+            f"n_users={self.n_users}, n_scored={self.n_scored}, warnings={len(self.warnings)})"
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """Everything but the per-user table, as plain JSON-ready values (with target
         types, also ``types``, ``weights``, ``by_type``, ``public_by_type`` and

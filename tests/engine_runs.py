@@ -68,6 +68,24 @@ def random_run(seed: int, n_users: int = 300, graded: bool = False) -> dict[str,
     return {"solution": solution, "submission": submission, "options": options}
 
 
+def candidates_run(seed: int, n_users: int = 300) -> dict[str, Any]:
+    """:func:`random_run` with each row's candidates in a solution column (its relevant
+    and ranked items, and a few more) and AUC, which reads the candidates that are not
+    relevant as the non-relevant items."""
+    run = random_run(seed, n_users)
+    rng = np.random.default_rng(seed)
+    ranked = dict(zip(run["submission"]["id"], run["submission"]["items"], strict=True))
+    solution = run["solution"]
+    solution["cands"] = [
+        " ".join(dict.fromkeys([*truth.split(), *ranked[i].split(), *rng.choice(["i1", "i2"], 2)]))
+        for i, truth in zip(solution["id"], solution["items"], strict=True)
+    ]
+    run["options"].update(
+        metrics=["AUC", "MAP@10"], candidates_column_name="cands", candidate_rule="subset"
+    )
+    return run
+
+
 def invalid_submission(run: dict[str, Any]) -> pd.DataFrame:
     """The run's submission with rows missing, repeated and unknown, a row id that is a
     near miss of a missing one, and a row over K."""

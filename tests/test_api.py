@@ -305,3 +305,23 @@ def test_print_collisions_give_the_reference_scores(case: dict, k: int) -> None:
     assert close(result.score, expected["overall"])
     assert close(result.public_score, expected["Public"])
     assert close(result.private_score, expected["Private"])
+
+
+def test_the_results_repr_is_one_short_line_and_to_dict_holds_the_rest() -> None:
+    """The repr was one line of some 1,500 characters (every per-user array and the
+    options): the score, each measure's value and the counts now; to_dict() has the rest."""
+    rng = np.random.default_rng(3)
+    ids = [f"u{i}" for i in range(5000)]
+    solution = pd.DataFrame(
+        {"id": ids, "items": [f"i{rng.integers(50)}" for _ in ids], "Usage": "Public"}
+    )
+    submission = pd.DataFrame({"id": ids, "items": [f"i{rng.integers(50)} i1" for _ in ids]})
+    result = evaluate(solution, submission, "id", metrics=["MAP@10", "nDCG@10", "R@5"])
+    shown = repr(result)
+    assert "\n" not in shown and len(shown) < 250
+    assert shown.startswith(f"ScoreResult(score={result.score!r}, public_score=")
+    assert f"metrics={result.metrics!r}" in shown and "n_users=5000" in shown
+    details = result.to_dict()
+    assert details["options"]["k"] == 10 and "short_rows" in [
+        w["code"] for w in details["warnings"]
+    ]

@@ -229,6 +229,27 @@ def test_usage_errors_exit_2(args, message):
     assert re.search(message, done.stderr)
 
 
+@pytest.mark.parametrize(
+    ("command", "args", "meant"),
+    [
+        ((), ("--grade-colunm", "g"), "--grade-column"),
+        ((), ("--metrc", "MAP"), "--metric"),
+        ((), ("--normalization", "minn"), "min_k"),
+        ((), ("--empty-ground-truth=skp",), "skip"),
+        (("compare",), ("--resampels", "3"), "--resamples"),
+        (("recipes",), ("--jsn",), "--json"),
+    ],
+)
+def test_a_misspelt_flag_or_choice_names_the_closest(command, args, meant):
+    """argparse's usage error (exit 2) with the closest flag or choice, on every
+    command's parser (argparse's own suggestion on Python 3.14)."""
+    files = () if command == ("recipes",) else (SOLUTION, SUBMISSION)
+    files = (*files, SUBMISSION) if command == ("compare",) else files
+    done = run(*command, *files, *args)
+    assert done.returncode == 2
+    assert re.search(rf"(did you mean|maybe you meant) '{re.escape(meant)}'\?", done.stderr)
+
+
 def test_invalid_option_value_exits_2():
     done = run(SOLUTION, SUBMISSION, "--k", "0")
     assert done.returncode == 2

@@ -14,6 +14,7 @@ import pytest
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from tests.engine_runs import (
     assert_same,
+    candidates_run,
     engine_or_skip,
     engine_outcome,
     invalid_submission,
@@ -53,6 +54,16 @@ def test_random_runs_give_evaluates_result(seed, graded, n_parts, extra) -> None
     expected = _expected(run)
     assert expected.public_score is not None and expected.private_score is not None
     assert expected.n_ignored > 0
+    assert_same(_score(run, (3, 2), n_parts=n_parts), expected)
+
+
+@pytest.mark.parametrize("n_parts", [1, 5])
+def test_auc_with_candidates_gives_evaluates_result(n_parts: int) -> None:
+    """AUC's non-relevant items are the candidates that are not relevant: every part
+    keeps them (it refused them as "the solution judges none", even in one part)."""
+    run = candidates_run(8)
+    expected = _expected(run)
+    assert expected.metrics["AUC"] not in (0.0, 1.0)
     assert_same(_score(run, (3, 2), n_parts=n_parts), expected)
 
 

@@ -373,3 +373,18 @@ def test_the_recipes_pages_warning_sample_is_the_warning() -> None:
     )
     shown = _block_after("recipes.md", "as a `UserWarning`", "text")
     assert shown in format_result(result) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("page", "kind"), [("measures.md", "measures"), ("recipes.md", "competitions")]
+)
+def test_the_wide_tables_cards_name_their_columns(page: str, kind: str) -> None:
+    """On a narrow screen each row of a wide table is a card whose cells carry their
+    column's name (docs/stylesheets/tables.css): the names there are the table's own."""
+    text = (DOCS / page).read_text(encoding="utf-8")
+    assert f'<div class="wide-table {kind}" markdown>' in text
+    header = text.split(f"<!-- generated: {kind} -->\n", 1)[1].splitlines()[0]
+    names = [cell.strip() for cell in header.strip("|").split("|")]
+    css = (DOCS / "stylesheets" / "tables.css").read_text(encoding="utf-8")
+    labels = re.findall(rf'\.{kind} td:nth-child\((\d+)\)::before {{ content: "(.*?): "; }}', css)
+    assert [(int(n), label) for n, label in labels] == list(enumerate(names[1:], start=2))

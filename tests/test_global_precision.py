@@ -100,6 +100,54 @@ def test_gap_is_bit_identical_under_any_row_order(rows: list, one: int, two: int
         assert np.float64(x).tobytes() == np.float64(y).tobytes()
 
 
+def long_frame(submission: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """The wide submission as a long file: a line per row id, its label and its
+    confidence in a column of their own (a row id without a prediction: empty cells),
+    the lines in another order."""
+    pairs = [cell.split() or ["", ""] for cell in submission["landmarks"]]
+    long = pd.DataFrame(
+        {
+            "id": submission["id"].tolist(),
+            "landmarks": [label for label, _ in pairs],
+            "confidence": [f" {text}" for _, text in pairs],  # padded: trimmed as a score
+        }
+    )
+    return long.sample(frac=1, random_state=seed)
+
+
+@settings(max_examples=60, deadline=None)
+@given(landmark_rows, st.integers(0, 2**16))
+def test_a_long_file_with_a_confidence_column_scores_as_the_wide_cells(rows, seed) -> None:
+    """One line per prediction (layout="long", score_column_name=...) is the same
+    prediction as a wide 'label confidence' cell: the same GAP, bit for bit, overall and
+    per split (it was refused as "Not one scored prediction")."""
+    solution, submission, _, _ = frames(rows, seed)
+    if (solution["Usage"] == "Ignored").all():
+        return
+    options = {"metrics": ["GAP"], "k": 1, "empty_ground_truth": "zero"}
+    wide = evaluate(solution, submission, "id", **options)
+    long = evaluate(
+        solution, long_frame(submission, seed), "id", layout="long",
+        score_column_name="confidence", **options,
+    )  # fmt: skip
+    for mine, theirs in zip(
+        (long.score, long.public_score, long.private_score),
+        (wide.score, wide.public_score, wide.private_score),
+        strict=True,
+    ):
+        assert mine == theirs and (mine is None or mine.hex() == theirs.hex())
+
+
+def test_a_long_gap_file_needs_its_confidence_column_and_one_line_per_row_id() -> None:
+    solution = pd.DataFrame({"id": ["a", "b"], "landmarks": ["1", "2"]})
+    long = pd.DataFrame({"id": ["a", "b", "b"], "landmarks": ["1", "2", "3"], "c": ["1", "2", "3"]})
+    for ranked_by in ({}, {"rank_column_name": "c"}):
+        with pytest.raises(HostVisibleError, match=r"confidence.*score_column_name"):
+            evaluate(solution, long, "id", metrics=["GAP"], k=1, layout="long", **ranked_by)
+    with pytest.raises(ParticipantVisibleError, match=r"Not one scored prediction[\s\S]*'b'"):
+        evaluate(solution, long, "id", metrics=["GAP"], layout="long", score_column_name="c")
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.tuples(st.integers(1, 10**6), st.integers(0, 10**6)), min_size=1, max_size=60),

@@ -30,6 +30,9 @@ from hypothesis import strategies as st
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate
 from scorer.adapters.cli import error_json, main
 from scorer.adapters.codabench import MAX_DEPTH, score_directories
+from scorer.align.item_lists import split_lists
+from scorer.align.rankings import GroundTruth
+from scorer.errors import Finding
 from scorer.options import OPTION
 from tests.cost import run_capped
 
@@ -162,7 +165,56 @@ def make_case(seed: int) -> Case:
         if lists and rng.random() < 0.4:  # one cell that cannot be an item list
             lists[int(rng.integers(0, len(lists)))] = {"a", "b"}
         submission = submission.assign(**{TARGET: pd.Series(lists, dtype=object)})
-    return Case(solutions, submission, k, bool(rng.random() < 0.3), bool(rng.random() < 0.2))
+    truncate, ignore = bool(rng.random() < 0.3), bool(rng.random() < 0.2)
+    if TARGET in submission and rng.random() < 0.15:  # every id read as a number: no zeros
+        cells = [cell if isinstance(cell, str) else "" for cell in submission[TARGET]]
+        unpadded = [" ".join(x.lstrip("0") for x in cell.split() if x.isdigit()) for cell in cells]
+        submission = submission.assign(**{TARGET: unpadded})
+    return Case(solutions, submission, k, truncate, ignore)
+
+
+#: The one participant warning that reads a score: the Public one (the score without
+#: ``Usage``), and only whether it is 0.
+SCORE_HINT = "numbers_scoring_zero"
+
+
+def scored_participant_view(result, solution) -> tuple:
+    """The participant's warnings (code, words, count, examples, text) and whether the
+    score they see (the Public one with ``Usage``) is 0."""
+    has_usage = isinstance(solution, pd.DataFrame) and "Usage" in solution
+    shown = result.public_score if has_usage else result.score
+    warnings = [
+        (w.code, w.message, w.count, w.examples, str(w))
+        for w in result.warnings
+        if w.audience == "participant"
+    ]
+    return ("scored", warnings, shown == 0)
+
+
+def same_but_for_the_public_score(first: tuple, second: tuple) -> bool:
+    """Two participant views are the same, but for the warning that reads the Public
+    score when the two scores differ in being 0: hidden data reach the text only
+    through the Public score."""
+    if first[:1] == second[:1] == ("scored",) and first[2] != second[2]:
+        return [w for w in first[1] if w[0] != SCORE_HINT] == [
+            w for w in second[1] if w[0] != SCORE_HINT
+        ]
+    return first == second
+
+
+def same_logs_but_for_the_public_score(first: tuple, second: tuple) -> bool:
+    """:func:`same_but_for_the_public_score` for two logs (exit code, text, whether the
+    Public score is 0)."""
+    if first[2] == second[2]:
+        return first == second
+    kept = [
+        (
+            code,
+            "\n".join(line for line in log.splitlines() if "every predicted item id (" not in line),
+        )
+        for code, log, _ in (first, second)
+    ]
+    return kept[0] == kept[1]
 
 
 def invalid_view(error: ParticipantVisibleError) -> tuple[str, str, str]:
@@ -183,14 +235,7 @@ def participant_view(solution: pd.DataFrame, case: Case) -> tuple:
         return invalid_view(error)
     except HostVisibleError as error:  # the solutions are valid: a bug
         raise AssertionError(f"host error on a valid solution: {error}") from error
-    return (
-        "scored",
-        [
-            (w.code, w.message, w.count, w.examples, str(w))
-            for w in result.warnings
-            if w.audience == "participant"
-        ],
-    )
+    return scored_participant_view(result, solution)
 
 
 def test_participant_text_does_not_depend_on_hidden_data() -> None:
@@ -201,7 +246,7 @@ def test_participant_text_does_not_depend_on_hidden_data() -> None:
     for seed in range(N_CASES):
         case = make_case(seed)
         first, second = (participant_view(s, case) for s in case.solutions)
-        assert first == second, f"seed {seed}"
+        assert same_but_for_the_public_score(first, second), f"seed {seed}"
         kind, shown, *_ = first
         if kind == "scored":
             codes.update(code for code, *_ in shown)
@@ -216,6 +261,7 @@ def test_participant_text_does_not_depend_on_hidden_data() -> None:
         "leading_zeros_lost",
         "item_ids_as_numbers",
         "comma_separated_lists",
+        "numbers_scoring_zero",
     }
     assert problems == {
         "Missing rows",
@@ -230,7 +276,7 @@ def test_participant_text_does_not_depend_on_hidden_data() -> None:
     assert whole_rows_scored >= 10, whole_rows_scored
 
 
-def _codabench_log(tmp_path: Path, solution: pd.DataFrame, case: Case) -> tuple[int, str]:
+def _codabench_log(tmp_path: Path, solution: pd.DataFrame, case: Case) -> tuple[int, str, bool]:
     """Run ``scorer codabench ... --public-only`` in this process; exit code and log."""
     ref, res, out = tmp_path / "in" / "ref", tmp_path / "in" / "res", tmp_path / "out"
     for folder in (ref, res, out):
@@ -249,7 +295,9 @@ def _codabench_log(tmp_path: Path, solution: pd.DataFrame, case: Case) -> tuple[
     log = stdout.getvalue() + "\n--- stderr ---\n" + stderr.getvalue()
     if (out / "scores.json").exists():
         log += "\n--- scores.json ---\n" + (out / "scores.json").read_text()
-    return code, re.sub(r"((?:map_at_\d+|setf)_public\"?: )[0-9.e+-]+", r"\1<score>", log)
+    public = re.search(r"(?:map_at_\d+|setf)_public\"?: ([0-9.e+-]+)", log)
+    masked = re.sub(r"((?:map_at_\d+|setf)_public\"?: )[0-9.e+-]+", r"\1<score>", log)
+    return code, masked, public is not None and float(public.group(1)) == 0
 
 
 def test_the_codabench_log_does_not_depend_on_hidden_data(tmp_path: Path) -> None:
@@ -262,7 +310,7 @@ def test_the_codabench_log_does_not_depend_on_hidden_data(tmp_path: Path) -> Non
         runs = [
             _codabench_log(tmp_path / f"{seed}-{i}", s, case) for i, s in enumerate(case.solutions)
         ]
-        assert runs[0] == runs[1], f"seed {seed}"
+        assert same_logs_but_for_the_public_score(*runs), f"seed {seed}"
         assert runs[0][0] in (0, 1), runs[0]
         checked += 1
         if checked == N_CLI_CASES:
@@ -280,7 +328,7 @@ def _participant_warnings(result) -> list[str]:
 def test_leak_1_the_lost_zeros_hint_is_no_membership_oracle() -> None:
     """Predicting ``999`` once used to warn exactly when ``0999`` was someone's relevant item."""
     ids = ["c1", "c2", "c3"]
-    submission = pd.DataFrame({"id": ids, "items": ["999 0706016001", "0372860001", ""]})
+    submission = pd.DataFrame({"id": ids, "items": ["0706016001", "0372860001", "999"]})
     with_it = pd.DataFrame(
         {
             "id": ids,
@@ -292,10 +340,11 @@ def test_leak_1_the_lost_zeros_hint_is_no_membership_oracle() -> None:
     guessed, missed = (evaluate(s, submission, "id") for s in (with_it, without))
     assert _participant_warnings(guessed) == _participant_warnings(missed)
     assert "leading_zeros_lost" not in [w.code for w in guessed.warnings]  # 999 is no sign
-    # The host still learns it, from the comparison only the host sees.
+    # The host still learns it, from the comparison only the host sees (of each row with
+    # its own relevant items: 999 is predicted for c3, whose item 0999 is).
     host = [w for w in guessed.warnings if w.audience == "host"]
     assert [(w.code, w.count, w.examples) for w in host] == [
-        ("leading_zeros_lost_in_submission", 1, ("c1",))
+        ("leading_zeros_lost_in_submission", 1, ("c3",))
     ]
     assert [w.code for w in missed.warnings if w.audience == "host"] == []
 
@@ -655,33 +704,6 @@ def test_evalai_never_shows_another_split_as_the_submission_result(tmp_path: Pat
 byte_strings = st.text(st.sampled_from(list("0123.ab\u00e9")), max_size=5)
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.lists(byte_strings, max_size=30), st.lists(byte_strings, max_size=30))
-def test_candidate_lookup_is_set_membership(values: list[str], candidates: list[str]) -> None:
-    from scorer.check.hints import _Candidates
-
-    found = _Candidates(pa.array(candidates, pa.large_string())).contains(
-        pa.array(values, pa.large_string())
-    )
-    assert found.tolist() == [value in set(candidates) for value in values]
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.lists(st.text("0123456789", min_size=1, max_size=6), max_size=40), st.booleans())
-def test_candidate_lookup_survives_print_collisions(values: list[str], collide: bool) -> None:
-    """With every keyed print equal, the lookup falls back to the exact sort, same answers."""
-    import scorer.check.hints
-    from tests.seams import collide_prints
-
-    candidates = [v for i, v in enumerate(values) if i % 3 == 0]
-    with pytest.MonkeyPatch.context() as patch:
-        if collide:
-            collide_prints(patch)
-        lookup = scorer.check.hints._Candidates(pa.array(candidates, pa.large_string()))
-        found = lookup.contains(pa.array(values, pa.large_string()))
-    assert found.tolist() == [value in set(candidates) for value in values]
-
-
 def _short_of_padded_reference(items: list[str]) -> list[bool]:
     def digits(item: str) -> str | None:
         match = re.fullmatch(r"([0-9]+)(\.0*)?", item)
@@ -698,12 +720,32 @@ def _short_of_padded_reference(items: list[str]) -> list[bool]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.one_of(st.text("0123456789", max_size=6), byte_strings), max_size=30))
-def test_the_participant_hint_matches_its_reference(items: list[str]) -> None:
-    from scorer.check.hints import _short_of_padded
-
-    found = _short_of_padded(pa.array(items, pa.large_string()))
-    assert found.tolist() == _short_of_padded_reference(items)
+@given(
+    st.lists(
+        st.lists(
+            st.text(st.sampled_from(list("00123456789.abé")), min_size=1, max_size=6), max_size=5
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_the_participant_hint_matches_its_reference(rows: list[list[str]]) -> None:
+    """The records of the digit ids and their settling (lost_zeros) flag the rows and
+    ids the whole-submission reference flags."""
+    ids = [f"c{i}" for i in range(len(rows))]
+    solution = pd.DataFrame({"id": ids, "items": "x"})
+    submission = pd.DataFrame({"id": ids, "items": [" ".join(row) for row in rows]})
+    result = evaluate(solution, submission, "id", extra_predictions="truncate")
+    flagged = _short_of_padded_reference([item for row in rows for item in row])
+    per_row = np.split(np.array(flagged, dtype=bool), np.cumsum([len(r) for r in rows])[:-1])
+    expected_rows = [i for i, marks in zip(ids, per_row, strict=True) if marks.any()]
+    found = [w for w in result.warnings if w.code == "leading_zeros_lost"]
+    if not expected_rows:
+        assert found == []
+        return
+    (hint,) = found
+    assert (hint.count, hint.examples) == (len(expected_rows), tuple(sorted(expected_rows)[:5]))
+    assert f"({sum(flagged)} predicted item id" in hint.message
 
 
 def test_the_hints_never_hash_the_participants_strings(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -714,7 +756,6 @@ def test_the_hints_never_hash_the_participants_strings(monkeypatch: pytest.Monke
     import pyarrow.compute as pc
 
     import scorer.check.hints
-    from scorer.align.item_lists import split_lists
 
     # Predicted ids that are no form of a solution item (which may be hashed).
     participant = {"0372860001", "x,y", "61077600"}
@@ -732,14 +773,16 @@ def test_the_hints_never_hash_the_participants_strings(monkeypatch: pytest.Monke
     monkeypatch.setattr(scorer.check.hints, "pc", guarded)
     lists = split_lists(pa.array(["706016001 0372860001", "0610776002 x,y 61077600"]))
     users = np.array([0, 1])
-    vocabulary = pa.array(["0706016001", "372860001", "0610776002"])
-    codes = [code for code, *_ in scorer.check.hints.prediction_hints(lists, users, 2)]
-    codes += [code for code, *_ in scorer.check.hints.solution_hints(lists, users, 2, vocabulary)]
-    assert codes == [
-        "leading_zeros_lost",
+    truth = GroundTruth.from_lists(split_lists(pa.array(["0706016001 372860001", "0610776002"])))
+    hints = scorer.check.hints.prediction_hints(lists, users, 2)
+    hints += scorer.check.hints.solution_hints(lists, users, truth)
+    records = [Finding(code, counts, (), values) for code, _, counts, values in hints]
+    assert [f.kind for f in scorer.check.hints.lost_zeros(records)] == [
         "comma_separated_lists",
+        "numeric_ids",
         "leading_zeros_lost_in_submission",
         "leading_zeros_lost_in_solution",
+        "leading_zeros_lost",
     ]
 
 
@@ -846,9 +889,7 @@ def shape_view(solution: pd.DataFrame, case: ShapeCase) -> tuple:
         return invalid_view(error)
     except HostVisibleError as error:  # the solutions are valid: a bug
         raise AssertionError(f"host error on a valid solution: {error}") from error
-    shown = [(w.code, w.message, w.count, w.examples) for w in result.warnings]
-    audiences = [w.audience for w in result.warnings]
-    return ("scored", [w for w, to in zip(shown, audiences, strict=True) if to == "participant"])
+    return scored_participant_view(result, solution)
 
 
 def test_long_and_candidate_text_does_not_depend_on_hidden_data() -> None:
@@ -859,7 +900,7 @@ def test_long_and_candidate_text_does_not_depend_on_hidden_data() -> None:
     for seed in range(N_CASES):
         case = make_shape_case(seed)
         first, second = (shape_view(s, case) for s in case.solutions)
-        assert first == second, f"seed {seed}"
+        assert same_but_for_the_public_score(first, second), f"seed {seed}"
         kind, shown, *_ = first
         if kind == "scored":
             codes.update(code for code, *_ in shown)
@@ -919,16 +960,17 @@ def test_trec_text_does_not_depend_on_the_judgements(tmp_path: Path) -> None:
         for path in qrels:
             try:
                 result = evaluate(path, run, format="trec", unjudged="drop", k=5)
-                views.append([str(w) for w in result.warnings if w.audience == "participant"])
+                views.append(scored_participant_view(result, path))
             except ParticipantVisibleError as error:
-                views.append([str(error)])
+                views.append(invalid_view(error))
             except HostVisibleError as error:  # a qrels whose every line is unjudged
-                views.append(["host"])
+                views.append(("host",))
                 assert "no scorable user" in str(error).lower() or "no user" in str(error).lower()
-        if "host" in views:
+        if ("host",) in views:
             continue
-        assert views[0] == views[1], f"seed {seed}"
-        seen.update(re.findall(r"^\d+\. (.+)$", "\n".join(views[0]), flags=re.MULTILINE))
+        assert same_but_for_the_public_score(*views), f"seed {seed}"
+        if views[0][0] == "invalid":
+            seen.update(re.findall(r"^\d+\. (.+)$", views[0][1], flags=re.MULTILINE))
     assert {"Invalid scores", "Documents retrieved twice for a query", "Missing rows"} <= seen
 
 
@@ -1072,12 +1114,7 @@ def typed_participant_view(solution: pd.DataFrame, case: TypedCase) -> tuple:
         return invalid_view(error)
     except HostVisibleError as error:  # the solutions are valid: a bug
         raise AssertionError(f"host error on a valid solution: {error}") from error
-    shown = [
-        (w.code, w.message, w.count, w.examples, str(w))
-        for w in result.warnings
-        if w.audience == "participant"
-    ]
-    return ("scored", shown)
+    return scored_participant_view(result, solution)
 
 
 def test_typed_participant_text_does_not_depend_on_hidden_data() -> None:
@@ -1087,7 +1124,7 @@ def test_typed_participant_text_does_not_depend_on_hidden_data() -> None:
     for seed in range(N_CASES):
         case = make_typed_case(seed)
         first, second = (typed_participant_view(s, case) for s in case.solutions)
-        assert first == second, f"seed {seed}"
+        assert same_but_for_the_public_score(first, second), f"seed {seed}"
         kind, shown, *_ = first
         if kind == "scored":
             codes.update(code for code, *_ in shown)
@@ -1128,8 +1165,10 @@ def test_the_typed_codabench_log_does_not_depend_on_hidden_data(tmp_path: Path) 
             log = stdout.getvalue() + "\n--- stderr ---\n" + stderr.getvalue()
             if (out / "scores.json").exists():
                 log += "\n--- scores.json ---\n" + (out / "scores.json").read_text()
-            logs.append((code, re.sub(r"(_public\"?: )[0-9.e+-]+", r"\1<score>", log)))
-        assert logs[0] == logs[1], f"seed {seed}"
+            public = re.search(r"_public\"?: ([0-9.e+-]+)", log)
+            masked = re.sub(r"(_public\"?: )[0-9.e+-]+", r"\1<score>", log)
+            logs.append((code, masked, public is not None and float(public.group(1)) == 0))
+        assert same_logs_but_for_the_public_score(*logs), f"seed {seed}"
         assert logs[0][0] in (0, 1), logs[0]
 
 
@@ -1162,12 +1201,7 @@ def scored_view(solution: pd.DataFrame, submission: pd.DataFrame, empty: str) ->
         if "No user can be scored" in str(error):  # the host's, from its own solution
             return ("host",)
         raise AssertionError(f"host error on a valid solution: {error}") from error
-    shown = [
-        (w.code, w.message, w.count, w.examples)
-        for w in result.warnings
-        if w.audience == "participant"
-    ]
-    return ("scored", shown)
+    return scored_participant_view(result, solution)
 
 
 def test_gap_participant_text_does_not_depend_on_hidden_data() -> None:
@@ -1182,7 +1216,75 @@ def test_gap_participant_text_does_not_depend_on_hidden_data() -> None:
         views = [scored_view(solution, submission, empty) for solution in case.solutions]
         if "host" in {view[0] for view in views}:
             continue  # skip: a solution with no scorable row is the host's problem
-        assert views[0] == views[1], f"seed {seed}"
+        assert same_but_for_the_public_score(*views), f"seed {seed}"
         if views[0][0] == "invalid":
             problems.update(re.findall(r"^\d+\. (.+)$", views[0][1], flags=re.MULTILINE))
     assert {"Not one scored prediction", "Invalid confidences"} <= problems
+
+
+def test_column_suggestions_name_only_the_sample_submissions_columns() -> None:
+    """ "Did you mean" pairs a misspelt header with the sample submission's columns (the
+    row-id and target columns) only: a solution's other columns (Usage, a segment
+    column) are never suggested, and two solutions that differ in them give the same
+    text."""
+    ids = ["c1", "c2"]
+    with_hidden = pd.DataFrame(
+        {ROW_ID: ids, TARGET: ["a", "b"], "Usage": ["Public", "Private"], "country": ["x", "y"]}
+    )
+    without = pd.DataFrame({ROW_ID: ids, TARGET: ["a", "b"], "region": ["x", "y"]})
+    headers = {
+        (ROW_ID, "countri"): "no column ['prediction']",  # no suggestion: country is hidden
+        (ROW_ID, "Usag", "predictoin"): "'predictoin' looks like 'prediction'",
+        ("customerid", TARGET): "'customerid' looks like 'customer_id'",
+    }
+    for header, expected in headers.items():
+        rows = [["c1", *["a"] * (len(header) - 1)], ["c2", *["b"] * (len(header) - 1)]]
+        submission = pd.DataFrame(rows, columns=list(header))
+        shown = []
+        for solution, segment in ((with_hidden, "country"), (without, "region")):
+            with pytest.raises(ParticipantVisibleError) as caught:
+                evaluate(solution, submission, ROW_ID, segment_column_name=segment)
+            shown.append(str(caught.value))
+        assert shown[0] == shown[1]
+        assert expected in shown[0]
+        assert "'country'" not in shown[0] and "'Usage'" not in shown[0]
+
+
+def test_the_numbers_hint_reads_the_submission_and_the_public_score_only() -> None:
+    """H&M's article ids without their leading zero score 0 with exit 0: the participant
+    hears why from the submission alone (every id a number without zeros) and the Public
+    score (0). Two solutions with the same row ids and Public score, different items,
+    Usage and empty users, give the same words; a Public score above 0 gives none."""
+    ids = ["c1", "c2", "c3", "c4"]
+    submission = pd.DataFrame({ROW_ID: ids, TARGET: ["706016001 372860001", "610776002", "", "5"]})
+    solutions = [
+        pd.DataFrame(
+            {ROW_ID: ids, TARGET: ["0706016001", "0372860001", "", "0759871002 0156231001"],
+             "Usage": ["Public", "Private", "Public", "Ignored"]}
+        ),
+        pd.DataFrame(
+            {ROW_ID: ids, TARGET: ["0108775015", "", "0610776002", "0399223001"],
+             "Usage": ["Private", "Public", "Public", "Private"]}
+        ),
+    ]  # fmt: skip
+    texts = []
+    for solution in solutions:
+        result = evaluate(solution, submission, ROW_ID)
+        assert result.public_score == 0.0
+        texts.append([str(w) for w in result.warnings if w.audience == "participant"])
+    assert texts[0] == texts[1]
+    assert (
+        "The leaderboard score is 0 and every predicted item id (4 predicted item ids in all) is a "
+        "number written without leading zeros: if the sample submission's item ids have them "
+        "(as H&M's 10-digit article ids do), yours probably lost them when read as numbers"
+    ) in texts[0][-1]
+    scoring = solutions[1].assign(**{TARGET: ["706016001", "", "x", ""]})
+    private_only = evaluate(scoring, submission, ROW_ID)  # c1 scores, but is Private
+    assert (private_only.public_score, private_only.private_score) == (0.0, 1.0)
+    assert SCORE_HINT in [w.code for w in private_only.warnings]  # the Public score reads
+    scoring = scoring.assign(Usage="Public")
+    result = evaluate(scoring, submission, ROW_ID)
+    assert result.public_score > 0
+    assert SCORE_HINT not in [w.code for w in result.warnings]
+    padded = submission.assign(**{TARGET: ["0706016001", "610776002", "", "5"]})
+    assert SCORE_HINT not in [w.code for w in evaluate(solutions[0], padded, ROW_ID).warnings]

@@ -116,11 +116,12 @@ def test_hints_read_lists_of_one_width() -> None:
 
     lists = split_lists(pa.array(["706016001 372860001", "372860001 1,2,3,4,5"], pa.large_string()))
     hints = prediction_hints(lists, np.array([1, 0]), 2)
-    assert [(code, mask.tolist()) for code, _, mask in hints] == [
+    assert [(code, rows.tolist()) for code, rows, *_ in hints if rows is not None] == [
         ("comma_separated_lists", [True, False]),
     ]
-    host = solution_hints(lists, np.array([1, 0]), 2, pa.array(["0706016001"]))
-    assert [(code, mask.tolist()) for code, _, mask in host] == [
+    truth = GroundTruth.from_lists(split_lists(pa.array(["a", "0706016001"])))
+    host = solution_hints(lists, np.array([1, 0]), truth)
+    assert [(code, rows.tolist()) for code, rows, *_ in host] == [
         ("leading_zeros_lost_in_submission", [False, True]),
     ]
 

@@ -80,3 +80,13 @@ def test_the_evalai_example_scores_as_the_worker_calls_it() -> None:
         {"public_split": {"map_at_10": 11 / 12}},
         {"private_split": {"map_at_10": 17 / 36}},
     ]
+
+
+def test_the_package_ships_its_type_hints() -> None:
+    """PEP 561: ``scorer/py.typed`` is in the package and declared as its data, so that
+    the wheel carries it (CI checks the built wheel too)."""
+    assert (ROOT / "scorer" / "py.typed").is_file()
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert re.search(
+        r'^\[tool\.setuptools\.package-data\]\nscorer = \["py\.typed"\]', pyproject, re.M
+    )

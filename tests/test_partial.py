@@ -5,8 +5,10 @@ split into parts, any order and grouping of the merge, and through JSON."""
 from __future__ import annotations
 
 import itertools
+import json
 import random
 import re
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
@@ -17,14 +19,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import scorer
-from scorer.check.findings import MAX_EXPONENTIAL_GRADE
+from fuzz.partials import check_partial_text, partial_texts
+from scorer.check.findings import MAX_EXPONENTIAL_GRADE, WARNING_WORDS
 from scorer.errors import HostVisibleError, ParticipantVisibleError, ScorerError
 from scorer.measures.exact_means import ExactSums, MicroSums
 from scorer.measures.registry import REGISTRY
 from scorer.partial import Partial, finish, merge, partition, score_part, split_by_part
 from tests.declared import choices, param_values
 
-ITEMS = [f"i{j}" for j in range(1, 30)]  # no leading zero, no comma: see test docstring
+ITEMS = [f"i{j}" for j in range(1, 30)]
 
 
 def _measure_names(
@@ -177,14 +180,60 @@ def _assert_same(expected, run, partials: list[Partial], rng: random.Random) -> 
 def test_parts_merged_in_any_order_give_the_whole_runs_result(run, n_parts, seed, rng) -> None:
     """Random data (valid and invalid), every measure of the registry with drawn
     parameters, 1 to 64 parts (many empty, or holding only Ignored or skipped users),
-    merged in random order and grouping, partly through JSON.
-
-    Item ids keep no leading zero and no comma: those hints compare a row with the
-    other rows (the usual zero-padded width, the first predicted ids) and are computed
-    within each part (docs/beyond-one-machine.md, "Beyond one machine")."""
+    merged in random order and grouping, partly through JSON (the hints about item ids,
+    every warning code: test_every_warning_code_in_parts_is_evaluates)."""
     expected = _outcome(run)
     partials = _partials(run, n_parts, seed, _largest_grade(run))
     _assert_same(expected, run, partials, rng)
+
+
+def _hint_row(rng: np.random.Generator, pool: list[str], truth: list[str], k: int) -> str:
+    """A ranking that may provoke any warning about rows: empty, a repeat, lost zeros,
+    commas, floats, or the solution's own items with zeros it lost."""
+    kind = int(rng.integers(0, 9))
+    chosen = [str(x) for x in rng.choice(pool, size=int(rng.integers(1, k + 1)))]
+    forms = {
+        0: "",
+        1: " ".join(chosen[:1] * 2),
+        2: " ".join(x.lstrip("0") or "0" for x in chosen),
+        3: ",".join(chosen),
+        4: " ".join(x.lstrip("0") + ".0" for x in chosen),
+        5: " ".join(f"{float(x):.9e}" if x.isdigit() else x for x in chosen),
+        6: " ".join(f"0{x}" for x in truth[:k]),  # the solution lost zeros
+    }
+    return forms.get(kind, " ".join(chosen))
+
+
+def test_every_warning_code_in_parts_is_evaluates() -> None:
+    """Every warning about rows, from parts merged, is evaluate's exactly: the same
+    words, counts and examples (lost zeros once, where each part gave its own; the usual
+    zero-padded width of the whole submission, which no part sees alone), whatever the
+    number of parts."""
+    seen: set[str] = set()
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(3, 40))
+        ids = [f"c{i:02d}" for i in range(n)]
+        padded = [f"0{v:09d}" for v in rng.integers(10**8, 10**9, size=13)]
+        pool = padded[:10] + [x.lstrip("0") for x in padded[10:]] + ["a", "b"]
+        truth = [[str(x) for x in rng.choice(pool, size=int(rng.integers(0, 4)))] for _ in ids]
+        usage = rng.choice(["Public", "Private", "Ignored"], size=n, p=[0.5, 0.4, 0.1])
+        if rng.random() < 0.1:
+            usage[:] = "Private"
+        solution = pd.DataFrame({"id": ids, "items": [" ".join(t) for t in truth], "Usage": usage})
+        rows = [_hint_row(rng, pool, t, 5) for t in truth]
+        if rng.random() < 0.2:  # every id read as a number
+            rows = [" ".join(x.lstrip("0") for x in r.split() if x.isdigit()) for r in rows]
+        submission = pd.DataFrame({"id": ids, "items": rows})
+        options = {"k": 5, "missing_rows": str(rng.choice(["error", "empty"]))}
+        if options["missing_rows"] == "empty":
+            submission = submission.drop(index=int(rng.integers(0, n)))
+        expected = scorer.evaluate(solution, submission, "id", **options)
+        run = {"solution": solution, "submission": submission, "options": options}
+        partials = _partials(run, int(rng.integers(1, 12)), seed, None)
+        assert finish(_merged(partials, random.Random(seed))).warnings == expected.warnings
+        seen.update(w.code for w in expected.warnings)
+    assert seen == {*WARNING_WORDS, "no_public_users", "no_private_users"}
 
 
 def _exact(sums: ExactSums | MicroSums) -> object:
@@ -462,6 +511,21 @@ def test_partition_is_stable_and_normalised() -> None:
         partition(ids, 0)
 
 
+def test_partition_refuses_what_is_no_row_id_or_no_number_of_parts() -> None:
+    """A lone surrogate (no UTF-8 text) and 2^70 parts (past an int64) are host errors,
+    not UnicodeEncodeError and OverflowError; split_by_part takes any number of parts
+    without allocating one count per part."""
+    for ids in (["u1", "\ud800"], pd.Series(["\udcff"], dtype=object)):
+        with pytest.raises(HostVisibleError, match=r"row-id column is invalid[\s\S]*UTF-8"):
+            partition(ids, 4)
+    with pytest.raises(HostVisibleError, match=r"\[1, 9223372036854775807\]\. Got 118059162"):
+        partition(["u1"], 2**70)
+    assert 0 <= partition(["u1"], 2**63 - 1)[0] < 2**63 - 1
+    table = pa.table({"id": ["u1", "u2"]})
+    parts = split_by_part(table, [2**40, 1], 2**41)  # a count per part would be 16 TiB
+    assert [next(parts).num_rows for _ in range(3)] == [0, 1, 0]
+
+
 @given(
     st.lists(st.one_of(st.none(), st.text(alphabet="0aA7. \u3000é_", max_size=5)), max_size=60),
     st.lists(st.integers(0, 70), max_size=6),
@@ -539,7 +603,8 @@ def test_the_readmes_example_runs() -> None:
 
     page = Path(__file__).resolve().parents[1] / "docs" / "beyond-one-machine.md"
     section = page.read_text(encoding="utf-8")
-    code = section[section.index("```python") + len("```python") : section.index("```\n\n")]
+    start = section.index("```python") + len("```python")
+    code = section[start : section.index("```\n\n", start)]
     namespace: dict = {}
     exec(compile(code, "docs/beyond-one-machine.md", "exec"), namespace)
     assert namespace["result"].score == float(Fraction(5, 6))  # (1 + 1/2 + 1) / 3, u4 skipped
@@ -650,6 +715,8 @@ def shaped_runs(draw: st.DrawFn) -> dict:
             for t, extra in zip(solution["items"], pool, strict=True)
         ]
         options["candidate_rule"] = draw(st.sampled_from(["subset", "permutation"]))
+        if draw(st.booleans()):  # the candidates that are not relevant: AUC's non-relevant
+            options["metrics"] = [*options["metrics"], "AUC"]
         if typed == "column" or draw(st.booleans()):  # a table is keyed by row id alone
             solution = solution.assign(cands=cells)
             options["candidates_column_name"] = "cands"
@@ -1005,3 +1072,125 @@ def test_malformed_trec_lines_in_parts_are_the_whole_runs(tmp_path, invalid) -> 
         with pytest.raises(kind) as caught:
             finish(merge(*partials))
         assert str(caught.value) == str(expected.value)
+
+
+# Partials from workers that cannot be trusted: from_json, merge and finish check what
+# they read (docs/beyond-one-machine.md, "Partials from other machines").
+
+
+def _forged(text: str, path: tuple, value: object, fingerprint: bool = False) -> str:
+    """The partial's text with one value replaced (and its fingerprint made again)."""
+    data = json.loads(text)
+    place = data
+    for key in path[:-1]:
+        place = place[key]
+    place[path[-1]] = value
+    if fingerprint:
+        data["fingerprint"] = Partial(data["settings"]).fingerprint
+    return json.dumps(data)
+
+
+def _forty_rows() -> tuple[pd.DataFrame, pd.DataFrame]:
+    rng = np.random.default_rng(7)
+    ids = [f"u{i}" for i in range(40)]
+    truth = [" ".join(f"i{j}" for j in rng.choice(12, rng.integers(1, 4), replace=False))
+             for _ in ids]  # fmt: skip
+    ranked = [" ".join(f"i{j}" for j in rng.choice(12, 5, replace=False)) for _ in ids]
+    usage = rng.choice(["Public", "Private"], 40)
+    return (
+        pd.DataFrame({"id": ids, "items": truth, "Usage": usage}),
+        pd.DataFrame({"id": ids, "items": ranked}),
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "match"),
+    [
+        # sums no rows can give: MAP 2.0, 2.5, 3.1e29 and -312.5 before
+        (("sums", "MAP@5", "by_label", 0), {"1": "40"}, "sums of 'MAP@5' that no"),
+        (("sums", "MAP@5", "by_label", 0), {"2": "100"}, "sums of 'MAP@5' that no"),
+        (("sums", "MAP@5", "by_label", 0), {"1": str(31 * 10**29)}, "sums of 'MAP@5' that no"),
+        (("sums", "MAP@5", "by_label", 0), {"2": "-625"}, "sums of 'MAP@5' that no|whole"),
+        (("sums", "nDCG@5", "by_label", 1), {"-1": "9007199254740993"}, "that no"),
+        (("sums", "P(avg=micro)@5", "micro", 0), ["9", "3"], "sums of 'P\\(avg=micro\\)@5'"),
+        (("counts", "n_users"), 50, "50 users, but 40 scored"),
+        (("counts", "label_0"), -1, "from 0 to"),
+        (("counts", "width"), 2**50, "widest ranking of 1125899906842624"),  # 7 PiB before
+        (("hits_at_rank",), ["999"], "hits at a rank that are more than the scored"),
+        (("sums", "MAP@5", "by_label", 0), {"0": "1"}, "that no"),  # ZeroDivisionError before
+        (("sums", "nDCG@5", "by_label", 0), {"-99999999": "1"}, "that no"),  # 2**-99999999
+        (("sums", "MAP@5", "by_label"), [{}], "a list of 2"),
+        (("warnings", 0, "kind"), "no_such_warning", "a record of kind 'no_such_warning'"),
+        (("warnings", 0, "counts"), [["rows", "x"]], "a whole number written as text"),
+        (
+            ("problems",),
+            [{"kind": "stated", "counts": [], "examples": [], "values": ["a"]}],
+            "cannot be read|stage",
+        ),
+        (("stage",), 7, "stage is 7"),
+        (("sums",), {}, "sums of other measures"),  # KeyError before
+        (("replicates",), {"": []}, "replicates of a run without resamples"),
+    ],
+)
+def test_a_partial_no_part_can_give_is_refused_naming_the_problem(path, value, match) -> None:
+    """Each of these finished at a value no run gives (2.0, 2.5, 3.1e29, -312.5) or raised
+    ZeroDivisionError, KeyError or a 7 PiB MemoryError: a HostVisibleError now, from
+    from_json and, for a partial made in Python, from merge and finish."""
+    solution, submission = _forty_rows()
+    metrics = ["MAP@5", "nDCG@5", "P(avg=micro)@5"]
+    text = score_part(solution, submission, "id", k=5, metrics=metrics).to_json()
+    forged = _forged(text, path, value, fingerprint=True)
+    with pytest.raises(HostVisibleError, match=match):
+        Partial.from_json(forged)
+
+
+def test_malformed_partial_text_is_a_host_error_naming_where() -> None:
+    """RecursionError, OverflowError, KeyError, ValueError and TypeError before."""
+    solution, submission = _forty_rows()
+    text = score_part(solution, submission, "id", k=5).to_json()
+    cases = [
+        ("[" * 100_000 + "]" * 100_000, "recursion"),
+        (text.replace('"version":1', '"version":1,"hits_at_rank":["9' + "9" * 5000 + '"]'),
+         "not a partial's JSON form"),
+        (json.dumps({k: v for k, v in json.loads(text).items() if k != "counts"}),
+         "the partial lacks the fields 'counts'"),
+        (_forged(text, ("hits_at_rank",), "12"), r"the partial.hits_at_rank is '12', where a list"),
+        (_forged(text, ("counts", "width"), 1.5), r"counts\['width'\] is 1.5, where a whole"),
+        (_forged(text, ("settings", "seed"), "zero"), "settings.seed is 'zero'"),
+        (_forged(text, ("settings", "options", "k"), -3, fingerprint=True), "settings are refused"),
+        (_forged(text, ("settings", "options", "kk"), 3, fingerprint=True), "cannot be read"),
+        (b"\xff\xfe", "not a partial's JSON form"),
+    ]  # fmt: skip
+    for forged, match in cases:
+        with pytest.raises(HostVisibleError, match=match):
+            Partial.from_json(forged)
+
+
+def test_the_same_part_merged_twice_is_refused() -> None:
+    """A part merged twice gave 50 users for a 40-row solution (and its sums twice)."""
+    solution, submission = _forty_rows()
+    parts = partition(solution["id"], 4), partition(submission["id"], 4)
+    partials = [
+        score_part(solution[parts[0] == p], submission[parts[1] == p], "id", k=5) for p in range(4)
+    ]
+    expected = scorer.evaluate(solution, submission, "id", k=5)
+    assert finish(merge(*partials)) == expected
+    for twice in ([*partials, partials[2]], [merge(*partials[:3]), partials[1]]):
+        with pytest.raises(HostVisibleError, match=r"share 1 part\(s\) .*merged twice"):
+            merge(*twice)
+    empty = score_part(solution.iloc[:0], submission.iloc[:0], "id", k=5)
+    assert finish(merge(empty, *partials, empty)) == expected  # no rows: nothing twice
+    for partial in partials:  # and a partial says which part it is through JSON
+        assert Partial.from_json(partial.to_json()).parts == partial.parts
+    forged = replace(partials[0], counts={**partials[0].counts, "n_users": 50})
+    with pytest.raises(HostVisibleError, match="users, but"):
+        finish(forged)
+
+
+@settings(max_examples=150, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(partial_texts())
+def test_any_text_ends_in_a_partial_or_a_host_error(text: str) -> None:
+    """Real partials with values changed (a forger's fingerprint among them), or any
+    text: from_json gives a partial or a HostVisibleError, finish a result in range or a
+    ScorerError, and a partial merged with itself is refused (fuzz/partials.py)."""
+    check_partial_text(text)

@@ -62,6 +62,27 @@ def test_parts_give_the_whole_runs_result(tmp_path, capsys, n_parts, hive) -> No
     assert capsys.readouterr().out.startswith(f"MAP@5: {expected.score!r}")
 
 
+@pytest.mark.parametrize("n_parts", ["1", "4"])
+def test_auc_with_candidates_in_parts_is_evaluates(tmp_path, capsys, n_parts) -> None:
+    """The candidates column of the solution's parts gives AUC its non-relevant items
+    (refused before as "the solution judges none", even in one part)."""
+    solution, submission = _run(seed=2)
+    ranked = dict(zip(submission["customer_id"], submission["prediction"], strict=True))
+    solution["cands"] = [
+        " ".join(dict.fromkeys([*truth.split(), *ranked[i].split(), "i29"]))
+        for i, truth in zip(solution["customer_id"], solution["prediction"], strict=True)
+    ]
+    options = {"metrics": ["AUC", "MAP@5"], "candidates_column_name": "cands", "k": 5}
+    expected = scorer.evaluate(solution, submission, candidate_rule="subset", **options)
+    _write_dataset(solution, tmp_path / "solution", 2, False)
+    _write_dataset(submission, tmp_path / "submission", 3, False)
+    code = main([str(tmp_path / "solution"), str(tmp_path / "submission"), "--parts", n_parts,
+                 "--json", "--metric=AUC", "--metric=MAP@5", "-k", "5",
+                 "--candidates-column", "cands", "--candidate-rule", "subset"])  # fmt: skip
+    assert code == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(expected.to_dict()))
+
+
 def test_parts_with_ci_print_poisson_intervals_the_same_for_any_parts(tmp_path, capsys) -> None:
     solution, submission = _run()
     _write_dataset(solution, tmp_path / "solution", 2, False)
@@ -103,6 +124,9 @@ def test_parts_refuse_what_they_cannot_read(tmp_path, capsys) -> None:
     assert code == 2  # every part file is held to the read limits, the solution's first
     assert "File too large" in capsys.readouterr().err
     assert main([str(tmp_path / "solution"), str(tmp_path / "big"), "--parts", "0"]) == 2
+    # no budget for a part: a usage error, not a ZeroDivisionError (exit 3)
+    assert main([str(tmp_path / "solution"), str(tmp_path / "big"), "--part-memory", "0"]) == 2
+    assert "'part_memory' parameter (--part-memory) must be an int" in capsys.readouterr().err
 
 
 def test_the_number_of_parts_follows_the_size_and_budget(tmp_path) -> None:

@@ -732,6 +732,7 @@ def test_a_value_without_one_truth_value_beside_a_recipe_is_a_host_error(
         ("h-and-m", " The closest: 'h-and-m-2022'."),
         ("santander-2017", " The closest: 'santander-2016', 'instacart-2017', 'outbrain-2017'."),
         ("kdd-cup", " The closest: 'kdd-cup-2023'."),
+        ("hm", " The closest: 'h-and-m-2022'."),  # the competition's first word, H&M
         ("zzz", ""),  # nothing is close: no "closest" to name
     ],
 )

@@ -19,6 +19,7 @@ import pytest
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from tests.engine_runs import (
     assert_same,
+    candidates_run,
     engine_or_skip,
     engine_outcome,
     invalid_submission,
@@ -83,6 +84,15 @@ def test_random_runs_give_evaluates_result(spark, seed, graded, n_parts, extra) 
     assert expected.public_score is not None and expected.private_score is not None
     assert expected.n_ignored > 0
     assert_same(_score(spark, run, n_parts=n_parts), expected)
+
+
+def test_auc_with_candidates_gives_evaluates_result(spark) -> None:
+    """Every part keeps the candidates AUC reads (it refused them, even in one part)."""
+    run = candidates_run(8)
+    expected = _expected(run)
+    assert expected.metrics["AUC"] not in (0.0, 1.0)
+    for n_parts in (1, 5):
+        assert_same(_score(spark, run, n_parts=n_parts), expected)
 
 
 def test_an_invalid_submission_raises_evaluates_error(spark) -> None:

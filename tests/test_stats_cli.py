@@ -13,6 +13,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import scorer
@@ -120,6 +121,37 @@ def test_compare_table_and_json_equal_the_api(better: Path) -> None:
         "ties": 3,
         "losses": 0,
     }
+
+
+def test_the_report_and_compare_give_one_p_value_by_default(tmp_path) -> None:
+    """Monte-Carlo (more than 16 users differ): the report's comparison used 1,000
+    resamples and scorer compare 10,000, so one pair had two p-values. One default now
+    (stats.PAIRED_RESAMPLES), and each output says how many it used."""
+    pytest.importorskip("matplotlib")
+    from scorer.stats import report
+
+    rng = np.random.default_rng(4)
+    ids = [f"u{i}" for i in range(120)]
+    solution = pd.DataFrame({"id": ids, "items": [f"i{rng.integers(6)}" for _ in ids]})
+    paths = []
+    for name in ("a", "b"):
+        ranked = [" ".join(f"i{j}" for j in rng.permutation(6)[:3]) for _ in ids]
+        paths.append(tmp_path / f"{name}.csv")
+        pd.DataFrame({"id": ids, "items": ranked}).to_csv(paths[-1], index=False)
+    solution.to_csv(tmp_path / "solution.csv", index=False)
+    a, b = (scorer.evaluate(tmp_path / "solution.csv", path) for path in paths)
+    expected = stats.compare(a, b)
+    assert not expected.exact and expected.n_resamples == stats.PAIRED_RESAMPLES == 10_000
+    out = tmp_path / "report.html"
+    out.write_text(report.build_report({"a": a, "b": b}), encoding="utf-8")
+    cells = parse_report(out).tables[1][1]
+    assert float(cells[6][0]) == expected.p_value
+    assert "10,000 resamples and sign patterns" in out.read_text(encoding="utf-8")
+    assert "users within each split, 1,000 resamples" in out.read_text(encoding="utf-8")
+    done = run("compare", tmp_path / "solution.csv", *paths, "--json")
+    found = json.loads(done.stdout)
+    assert found["metrics"]["MAP@10"]["p_value"] == expected.p_value
+    assert found["n_resamples"] == 10_000
 
 
 def test_compare_with_itself_on_the_command_line() -> None:

@@ -20,6 +20,7 @@ from scorer import HostVisibleError, ParticipantVisibleError, evaluate, score
 from scorer.adapters.cli import main
 from scorer.adapters.codabench import scores
 from scorer.adapters.evalai import to_evalai
+from scorer.partial import finish, score_part
 from scorer.stats import bootstrap, compare, shake_up
 
 TYPES = ("clicks", "carts", "orders")
@@ -281,6 +282,23 @@ def test_bad_type_options_are_host_errors(options, match):
     solution = pd.DataFrame({"id": ["1_a", "1_b"], "items": ["x", "y"]})
     with pytest.raises(HostVisibleError, match=match):
         evaluate(solution, solution, **options)
+
+
+def test_weights_whose_total_overflows_are_a_host_error_in_evaluate_and_parts(tmp_path):
+    """1e308 twice is past the largest float: a HostVisibleError (exit 2), not an
+    OverflowError (exit 3), in one run and in parts."""
+    solution = pd.DataFrame({"id": ["1_a", "1_b"], "items": ["x", "y"]})
+    weights = {"a": 1e308, "b": 1e308}
+    match = r"past the largest float .*type_weights \{'a': 1e\+308, 'b': 1e\+308\}"
+    with pytest.raises(HostVisibleError, match=match):
+        evaluate(solution, solution, row_id_type_separator="_", type_weights=weights)
+    part = score_part(solution, solution, "id", row_id_type_separator="_", type_weights=weights)
+    with pytest.raises(HostVisibleError, match=match):
+        finish(part)
+    solution.to_csv(tmp_path / "s.csv", index=False)
+    flags = ["--row-id-type-separator", "_", "--type-weight", "a=1e308", "--type-weight", "b=1e308"]
+    code, _ = _run([str(tmp_path / "s.csv"), str(tmp_path / "s.csv"), *flags])
+    assert code == 2
 
 
 def test_a_solution_row_without_a_type_and_a_type_without_rows_are_host_errors():

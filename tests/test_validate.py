@@ -3,6 +3,8 @@ solution value leaks."""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -40,6 +42,67 @@ def test_misspelt_column_gets_a_hint() -> None:
     frame = submission().rename(columns={"items": "Items "})
     with pytest.raises(ParticipantVisibleError, match="'Items ' looks like 'items'"):
         score(SOLUTION, frame, "id")
+
+
+def test_a_misspelt_column_is_one_problem_naming_the_closest_column() -> None:
+    """A header typo was two problems (missing and extra) with a hint about pandas'
+    index column: one problem now, naming the sample submission's column it stands for."""
+    frame = submission().rename(columns={"items": "itemz"})
+    with pytest.raises(ParticipantVisibleError) as caught:
+        score(SOLUTION, frame, "id")
+    message = str(caught.value)
+    assert message.startswith("The submission is invalid (1 problem):")
+    assert "'itemz' looks like 'items'; names must match exactly" in message
+    assert "Extra columns" not in message and "to_csv(index=False)" not in message
+    both = submission().rename(columns={"items": "Item"}).assign(**{"Unnamed: 0": 1})
+    with pytest.raises(ParticipantVisibleError, match=r"'Item' looks like 'items'") as caught:
+        score(SOLUTION, both, "id")
+    assert "1 extra column: ['Unnamed: 0']" in str(caught.value)  # an extra column stays one
+
+
+@pytest.mark.parametrize(
+    ("options", "meant"),
+    [
+        ({"row_id_column_name": "idd"}, "; did you mean 'id'?"),
+        ({"grade_column_name": "grade"}, "; did you mean 'grades'?"),
+        ({"candidates_column_name": "cand", "candidate_rule": "subset"}, "Did you mean 'cands'?"),
+        ({"segment_column_name": "segs"}, "Did you mean 'seg'?"),
+        ({"target_type_column_name": "kinds"}, "Did you mean 'kind'?"),
+    ],
+)
+def test_a_misspelt_solution_column_option_names_the_closest_column(options, meant) -> None:
+    """Each column option of the solution names its closest column when misspelt, and
+    the typo is the one problem (the row id's closest column is no target column)."""
+    solution = pd.DataFrame(
+        {"id": ["u1"], "items": ["a"], "grades": ["1"], "cands": ["a"], "seg": ["x"], "kind": ["t"]}
+    )
+    settings = {
+        "row_id_column_name": "id",
+        "grade_column_name": "grades",
+        "candidates_column_name": "cands",
+        "candidate_rule": "subset",
+        "segment_column_name": "seg",
+        **options,
+    }
+    if "target_type_column_name" not in options:
+        solution = solution.drop(columns="kind")
+    with pytest.raises(HostVisibleError, match=re.escape(meant)) as caught:
+        evaluate(solution, pd.DataFrame({"id": ["u1"], "items": ["a"]}), **settings)
+    assert "Ambiguous target column" not in str(caught.value)
+
+
+@pytest.mark.parametrize("call", ["evaluate", "score", "score_part"])
+def test_a_misspelt_keyword_names_the_closest(call) -> None:
+    """Python's TypeError, with the closest keyword (Python suggests one from 3.13)."""
+    from scorer.partial import score_part
+
+    function = {"evaluate": evaluate, "score": score, "score_part": score_part}[call]
+    frame = submission()
+    match = rf"{call}\(\) got an unexpected keyword argument 'emtpy_ground_truth'\. Did you mean"
+    with pytest.raises(TypeError, match=match + " 'empty_ground_truth'"):
+        function(SOLUTION, frame, "id", emtpy_ground_truth="zero")
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'xyz'$"):
+        function(SOLUTION, frame, "id", xyz=1)
 
 
 def test_extra_column() -> None:

@@ -5,7 +5,8 @@
 # and report extras installed:
 #   python -m pip install -e ".[docs,report]" && tools/screenshots.sh
 # Writes docs/figures/site_home.png and docs/figures/report.png, then checks that a report
-# with long submission names does not scroll sideways at 800 px (exit 1 if it does).
+# with long submission names does not scroll sideways at 800 px, nor the wide tables of
+# Measures and Competitions at 1280 and 390 px (exit 1 if one does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v chromium >/dev/null 2>&1; then
@@ -45,3 +46,21 @@ if [ "$overflow" != "0" ]; then
     exit 1
 fi
 echo "the report fits 800 px with long submission names"
+
+# The measures' and competitions' tables fit a desktop and a phone: neither they nor the
+# page scroll sideways (on a phone each row is a card: docs/stylesheets/tables.css).
+for page in measures recipes; do
+    sed 's#</body>#<script>document.title = "overflow=" + Math.max(0, ...Array.from(document.querySelectorAll(".wide-table .md-typeset__scrollwrap, .wide-table .md-typeset__table")).map(e => e.scrollWidth - e.clientWidth), document.documentElement.scrollWidth - document.documentElement.clientWidth);</script></body>#' \
+        "$work/site/$page/index.html" >"$work/site/$page/probe.html"
+    for width in 1280 390; do
+        overflow=$(chromium --headless --no-sandbox --disable-gpu --no-first-run \
+            --disable-background-networking --disable-component-update --disable-sync \
+            --user-data-dir="$work/profile" --window-size="$width,900" --dump-dom \
+            "file://$work/site/$page/probe.html" 2>/dev/null | grep -o "<title>overflow=-*[0-9]*" | cut -d= -f2)
+        if [ "$overflow" != "0" ]; then
+            echo "the $page table scrolls sideways at $width px (by ${overflow:-?} px)" >&2
+            exit 1
+        fi
+    done
+done
+echo "the measures' and competitions' tables fit 1280 and 390 px"

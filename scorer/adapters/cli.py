@@ -31,7 +31,7 @@ import pyarrow as pa
 
 import scorer
 from scorer.adapters.commands import add_ci_options, format_intervals, intervals, intervals_json
-from scorer.adapters.output import emit, refuse_overwriting_inputs, write_output
+from scorer.adapters.output import Parser, emit, refuse_overwriting_inputs, write_output
 from scorer.adapters.parts import DEFAULT_PART_MEMORY, evaluate_parts
 from scorer.adapters.process import prefer_jemalloc
 from scorer.constraints import Choices, Interval, Weights
@@ -40,6 +40,7 @@ from scorer.measures.registry import describe
 from scorer.options import OPTIONS, Option
 from scorer.read.files import DEFAULT_LIMITS, ReadLimits
 from scorer.result import ScoreResult
+from scorer.stats import INTERVAL_RESAMPLES
 
 EXIT_SCORED = 0
 EXIT_INVALID_SUBMISSION = 1
@@ -272,7 +273,7 @@ COMMANDS = (
 def _score_parser() -> argparse.ArgumentParser:
     width = max(len(usage) for usage, _ in COMMANDS)
     commands = "\n".join(f"  {usage:<{width}}  {what}" for usage, what in COMMANDS)
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="scorer",
         usage="scorer SOLUTION SUBMISSION [options]\n"
         "       scorer {compare,report,codabench,recipes} ... (scorer COMMAND --help)",
@@ -313,13 +314,13 @@ def _score_parser() -> argparse.ArgumentParser:
         metavar="SIZE",
         help="the memory one part may take when N is chosen (default: %(default)s bytes)",
     )
-    add_ci_options(parser, resamples=1000, ci_flag=True)
+    add_ci_options(parser, resamples=INTERVAL_RESAMPLES, ci_flag=True)
     add_scoring_options(parser)
     return parser
 
 
 def _codabench_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="scorer codabench",
         description=(
             "Codabench / CodaLab scoring program: read the solution from INPUT_DIR/ref/ and "

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from scorer import stats
-from scorer.adapters.output import emit, refuse_overwriting_inputs, write_output
+from scorer.adapters.output import Parser, emit, refuse_overwriting_inputs, write_output
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.read.inputs import as_string_table
 from scorer.result import SPLIT_NAMES, ScoreResult
@@ -23,8 +23,9 @@ from scorer.result import SPLIT_NAMES, ScoreResult
 DEFAULT_LEVEL = 0.95
 
 
-def add_ci_options(parser: argparse.ArgumentParser, resamples: int, ci_flag: bool) -> None:
-    """Add ``--resamples``, ``--seed``, ``--level`` (and ``--ci`` for the score command)."""
+def add_ci_options(parser: argparse.ArgumentParser, resamples: int | None, ci_flag: bool) -> None:
+    """Add ``--resamples``, ``--seed``, ``--level`` (and ``--ci`` for the score command);
+    ``resamples=None``: each statistic's own default (the report's)."""
     group = parser.add_argument_group("statistics (percentile bootstrap over users)")
     if ci_flag:
         group.add_argument(
@@ -37,7 +38,10 @@ def add_ci_options(parser: argparse.ArgumentParser, resamples: int, ci_flag: boo
         type=int,
         default=resamples,
         metavar="N",
-        help="bootstrap resamples (default: %(default)s)",
+        help="bootstrap resamples (default: %(default)s)"
+        if resamples is not None
+        else f"resamples (default: {stats.INTERVAL_RESAMPLES:,} for the intervals, "
+        f"{stats.PAIRED_RESAMPLES:,} for the paired comparisons, as scorer compare)",
     )
     group.add_argument(
         "--seed", type=int, default=0, metavar="S", help="random seed (default: %(default)s)"
@@ -133,7 +137,7 @@ def submission_labels(count: int) -> list[str]:
 
 
 def compare_parser(add_scoring_options) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="scorer compare",
         description=(
             "Does submission B beat submission A? Paired bootstrap interval of B - A, "
@@ -146,7 +150,7 @@ def compare_parser(add_scoring_options) -> argparse.ArgumentParser:
     parser.add_argument("a", help="submission A (the baseline)")
     parser.add_argument("b", help="submission B (the candidate)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    add_ci_options(parser, resamples=10_000, ci_flag=False)
+    add_ci_options(parser, resamples=stats.PAIRED_RESAMPLES, ci_flag=False)
     add_scoring_options(parser)
     return parser
 
@@ -228,7 +232,7 @@ def format_comparisons(comparisons: list[stats.Comparison], args: argparse.Names
 
 
 def report_parser(add_scoring_options) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="scorer report",
         description=(
             "Write one self-contained HTML report (figures embedded, no JavaScript): "
@@ -249,7 +253,7 @@ def report_parser(add_scoring_options) -> argparse.ArgumentParser:
         metavar="DIR",
         help="also write each figure there as a PNG file (created if missing)",
     )
-    add_ci_options(parser, resamples=1000, ci_flag=False)
+    add_ci_options(parser, resamples=None, ci_flag=False)
     add_scoring_options(parser)
     return parser
 

@@ -17,13 +17,12 @@ which EvalAI marks as a failed submission with the message in its stderr.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
 import scorer
-from scorer.errors import HostVisibleError, withheld
+from scorer.errors import HostVisibleError, closest, withheld
 from scorer.options import OPTION
 from scorer.result import ScoreResult
 
@@ -119,9 +118,8 @@ def _check_keywords(keywords: Mapping[str, Any]) -> None:
     options = list(KEYWORDS)
     lines = []
     for name in unknown:
-        close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
-        close = close or [option for option in options if option.lower() == name.lower()]
-        lines.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        close = closest(name, options)
+        lines.append(f"{name!r}" + (f" (did you mean {close!r}?)" if close else ""))
     raise HostVisibleError(
         f"Unknown keyword argument{'s' if len(lines) > 1 else ''} {', '.join(lines)} for "
         f"scorer.adapters.evalai.evaluate. Its options are {options}; EvalAI's own "

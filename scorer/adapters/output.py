@@ -3,12 +3,52 @@ happens when it cannot."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
+import re
 import sys
+from typing import Any, NoReturn
 
-from scorer.errors import HostVisibleError
+from scorer.errors import HostVisibleError, closest
 from scorer.read.files import write_atomic
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors name the closest flag or choice (argparse's
+    own suggestion where it has one: Python 3.14's ``suggest_on_error``).
+
+    Examples
+    --------
+    >>> parser = Parser(prog="scorer")
+    >>> _ = parser.add_argument("--grade-column")
+    >>> parser.suggestion("unrecognized arguments: --grade-colunm g")
+    "; did you mean '--grade-column'?"
+    >>> parser.suggestion("argument --x: invalid choice: 'minn' (choose from 'min_k', 'hits')")
+    "; did you mean 'min_k'?"
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if sys.version_info >= (3, 14):
+            kwargs.setdefault("suggest_on_error", True)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        super().error(message + self.suggestion(message))
+
+    def suggestion(self, message: str) -> str:
+        """The flag or choice closest to the one ``message`` refuses, as a sentence."""
+        unknown = re.match(r"unrecognized arguments: (.*)", message)
+        choice = re.search(r"invalid choice: '(.*?)'.*\(choose from (.*)\)", message)
+        found = None
+        if unknown:
+            flags = re.findall(r"(?<![\w-])--?[A-Za-z][\w-]*", self.format_help())
+            words = [w.split("=")[0] for w in unknown.group(1).split() if w.startswith("-")]
+            found = next(filter(None, (closest(word, flags) for word in words)), None)
+        elif choice and "maybe you meant" not in message:
+            options = [option.strip(" '") for option in choice.group(2).split(",")]
+            found = closest(choice.group(1), options)
+        return "" if found is None else f"; did you mean {found!r}?"
 
 
 def emit(text: str) -> None:

@@ -157,6 +157,11 @@ def evaluate_parts(
         Options a part cannot take here (a target type column, trec_eval files), or
         :func:`scorer.evaluate`'s errors.
     """
+    if isinstance(part_memory, bool) or not isinstance(part_memory, int) or part_memory < 1:
+        raise HostVisibleError(
+            "The 'part_memory' parameter (--part-memory) must be an int in the range [1, inf), "
+            f"a number of bytes such as 2GiB. Got {part_memory!r} instead."
+        )
     if options.pop("segment_column_name", None) is not None:
         raise HostVisibleError(
             "--segment-column-name is not available when the inputs are scored in parts."

@@ -9,12 +9,12 @@ import argparse
 import json
 from typing import Any
 
-from scorer.adapters.output import emit
+from scorer.adapters.output import Parser, emit
 from scorer.recipes import Recipe, find_recipe, list_recipes
 
 
 def recipes_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="scorer recipes",
         description=(
             "List the recipes of real competitions (name, metric, shape, source), or show "

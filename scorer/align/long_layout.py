@@ -189,6 +189,7 @@ def long_to_wide(
     score_name: str = "score",
     ties: TieOrder = "ascending",
     find_repeats: bool = True,
+    scored: bool = False,
 ) -> WideRankings:
     """A long submission's rankings, one list of items per row id, best first.
 
@@ -211,6 +212,9 @@ def long_to_wide(
     find_repeats : bool, default True
         Count the repeated (row id, item) pairs (a sort of all pairs); without, the
         wide form's own repeated-item check finds them.
+    scored : bool, default False
+        With ``scores``: each item with its score as written, ``'item score'``, as a
+        scored cell holds a label and its confidence (``GAP``).
 
     Returns
     -------
@@ -242,14 +246,16 @@ def long_to_wide(
         return _wide_from_runs(rows, starts, find_repeats)
     problems = rows.problems
     item_rows = rows.row_code[rows.with_item]
+    values = rows.items
     if ranks is not None:
         order, found = _rank_order(
             rows, text_column(ranks).take(to_arrow(rows.with_item)), rank_name
         )
     elif scores is not None:
-        order, found = _score_order(
-            rows, text_column(scores).take(to_arrow(rows.with_item)), score_name, ties
-        )
+        texts = pc.utf8_trim_whitespace(text_column(scores).take(to_arrow(rows.with_item)))
+        order, found = _score_order(rows, texts, score_name, ties)
+        if scored:
+            values = pc.binary_join_element_wise(rows.items, texts, pa.scalar(" ", texts.type))
     else:
         order, found = np.argsort(item_rows, kind="stable"), []
     problems += found
@@ -257,7 +263,7 @@ def long_to_wide(
     in_order = len(order) == 0 or (order[0] == 0 and np.all(order[1:] - order[:-1] == 1))
     return WideRankings(
         rows.row_ids,
-        rows.lists(rows.items, None if in_order else order),
+        rows.lists(values, None if in_order else order),
         n_repeated,
         repeated,
         tuple(problems),
@@ -527,9 +533,9 @@ def sort_order(*keys: np.ndarray) -> np.ndarray:
 def _score_order(
     rows: _LongRows, scores: pa.Array, score_name: str, ties: TieOrder
 ) -> tuple[np.ndarray, list[Finding]]:
-    """Item rows in order of row id, then score (higher first), then item id."""
+    """Item rows in order of row id, then score (higher first), then item id
+    (``scores``: each item row's score, trimmed)."""
     item_rows = rows.row_code[rows.with_item]
-    scores = pc.utf8_trim_whitespace(scores)
     valid = to_numpy(pc.match_substring_regex(scores, _DECIMAL_NUMBER), fill=False)
     values = np.zeros(len(scores), dtype=np.float64)
     if valid.any():

@@ -180,7 +180,8 @@ def _not_one_scored_pair(finding: Finding, wording: Wording) -> Problem:
         "each cell empty or one label and its confidence, separated by a space "
         "(such as '123 0.87')",
         f"{format_count(finding.count('rows'), 'row')} with one token alone or more than two",
-        "write one label and its confidence per row, or leave the cell empty",
+        "write one label and its confidence per row (in a long file, one line per row "
+        "id), or leave the cell empty",
         finding.examples,
     )
 
@@ -420,21 +421,98 @@ PROBLEMS: dict[str, Callable[[Finding, Wording], Problem]] = {
     "exponential_grades": _exponential_grades,
 }
 
-#: Every warning code in the order a result lists them.
+#: Every warning code in the order a result lists them (with the records a hint is made
+#: of, ``padded_ids``, ``bare_ids`` and ``numeric_ids``, where it comes).
 WARNINGS: tuple[str, ...] = (
     "repeated_items",
     "short_rows",
     "empty_rows",
+    "padded_ids",
+    "bare_ids",
     "leading_zeros_lost",
     "item_ids_as_numbers",
     "comma_separated_lists",
+    "numeric_ids",
+    "numbers_scoring_zero",
     "leading_zeros_lost_in_submission",
     "leading_zeros_lost_in_solution",
     "duplicate_ground_truth",
     "no_public_users",
     "no_private_users",
 )
+
+_AS_TEXT = (
+    "item ids are compared as exact strings, so keep them as text (for example pandas: dtype=str)."
+)
+#: Each warning about rows: its audience and its words, from its record's counts
+#: (``{rows}``/``{row_ids}`` its rows, ``{have}``, ``{tokens}``/``{ids}`` its predicted ids,
+#: ``{width}``) and the run's ``{k}``. Written here, never carried by a record: a part's
+#: record says what it counted, not what to print.
+WARNING_WORDS: dict[str, tuple[str, str]] = {
+    "missing_rows": (
+        "participant",
+        "{row_ids} of the sample submission {have} no row in the submission; each is "
+        "scored as an empty ranking (missing_rows='empty').",
+    ),
+    "repeated_items": (
+        "participant",
+        "{rows} {have} a repeated item id; a repeat keeps its rank but earns nothing.",
+    ),
+    "short_rows": (
+        "participant",
+        "{rows} {have} fewer than {k} predictions; an unused slot can never earn credit.",
+    ),
+    "empty_rows": ("participant", "{rows} {have} no prediction and score 0."),
+    "leading_zeros_lost": (
+        "participant",
+        "{rows} {have} item ids of digits only that are one or two digits shorter than the "
+        "submission's usual {width}-digit ids with leading zeros ({tokens} in all): they "
+        "probably lost their leading zeros when read as numbers; " + _AS_TEXT,
+    ),
+    "item_ids_as_numbers": (
+        "participant",
+        "{rows} {have} item ids written as floating-point numbers, like '706016001.0' or "
+        "'7.06016001e+08' ({tokens} in all): they were probably read as numbers, which also "
+        "drops leading zeros; " + _AS_TEXT,
+    ),
+    "comma_separated_lists": (
+        "participant",
+        "{rows} {have} item ids containing a comma or semicolon: separate items with spaces, "
+        "not commas ('a b c', not 'a,b,c'); 'a,b' counts as one item id and 'a,' does not "
+        "match 'a'.",
+    ),
+    "numbers_scoring_zero": (
+        "participant",
+        "The leaderboard score is 0 and every predicted item id ({ids} in all) is a number "
+        "written without leading zeros: if the sample submission's item ids have them (as "
+        "H&M's 10-digit article ids do), yours probably lost them when read as numbers; "
+        + _AS_TEXT,
+    ),
+    "leading_zeros_lost_in_submission": (
+        "host",
+        "{rows} of the submission {have} item ids ({tokens} in all) that match none of their "
+        "row's relevant items as written but would match one with leading zeros restored: "
+        "the participant's item ids were probably read as numbers.",
+    ),
+    "leading_zeros_lost_in_solution": (
+        "host",
+        "{rows} of the submission {have} item ids ({tokens} in all) that match none of their "
+        "row's relevant items as written but would match one with their leading zeros "
+        "removed: the solution's item ids probably lost their leading zeros (read as "
+        "numbers when it was prepared), so correct predictions score 0; write the "
+        "solution's item ids as text.",
+    ),
+    "duplicate_ground_truth": (
+        "host",
+        "{rows} of the solution {have} a relevant item listed twice; it counts once.",
+    ),
+}
 _ORDER = {kind: index for index, kind in enumerate((*PROBLEMS, *WARNINGS))}
+
+
+def finding_order(finding: Finding) -> int:
+    """Where a record's words come among a message's problems or a result's warnings."""
+    return _ORDER.get(finding.kind, len(_ORDER))
 
 
 def merge_findings(*groups: Iterable[Finding]) -> list[Finding]:
@@ -453,7 +531,7 @@ examples=('u1', 'u2', 'u4'), values=())]
         for finding in group:
             key = (finding.kind, finding.values if finding.kind in _WORDED else ())
             merged[key] = merged[key].merged(finding) if key in merged else finding
-    return sorted(merged.values(), key=lambda f: _ORDER.get(f.kind, len(_ORDER)))
+    return sorted(merged.values(), key=finding_order)
 
 
 #: Kinds whose values are their words (kept whole, never merged as examples): with a
@@ -471,7 +549,9 @@ _WORDED = frozenset(
         "not_one_grade",
         "usage_differs",
         "segment_differs",
-        *WARNINGS,
+        "bare_ids",
+        "no_public_users",
+        "no_private_users",
     }
 )
 
@@ -480,7 +560,7 @@ def problems(findings: Sequence[Finding], wording: Wording) -> list[Problem]:
     """The problems' words. Open quotes are named only beside missing rows (a quote
     left open swallows the lines after it, so rows seem missing)."""
     kinds = {f.kind for f in findings}
-    listed = sorted(findings, key=lambda f: _ORDER.get(f.kind, len(_ORDER)))  # as merged
+    listed = sorted(findings, key=finding_order)  # as merged
     return [
         PROBLEMS[f.kind](f, wording)
         for f in listed

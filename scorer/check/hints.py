@@ -5,25 +5,30 @@ Two audiences, kept apart by the information boundary (docs/decisions.md#informa
 - :func:`prediction_hints`, for the participant, read the submission alone: item ids
   that are all digits and one or two digits shorter than the submission's usual
   zero-padded ids (read as numbers), item ids written as floats (``706016001.0``,
-  ``7.06016001e+08``: read as numbers), lists joined by commas or semicolons. They say
-  the same thing whatever the solution holds, so they can never test a guess about it.
-- :func:`solution_hints`, for the host, compare the submission with the solution's
-  items: item ids that match a relevant item only once leading zeros are restored
-  (the submission lost them) or removed (the solution lost them, and every correct
+  ``7.06016001e+08``: read as numbers), lists joined by commas or semicolons, and
+  whether every item id is a number written without zeros (which, beside a Public
+  score of 0, :func:`numbers_scoring_zero` says). They say the same thing whatever the
+  solution holds, so they can never test a guess about it.
+- :func:`solution_hints`, for the host, compare each row's predicted ids with the same
+  row's relevant items: ids that match one only once leading zeros are restored (the
+  submission lost them) or removed (the solution lost them, and every correct
   submission scores 0).
 
-Every test is Arrow compute or numpy over whole columns. Membership in the solution's
-items (:class:`_Candidates`) is the join of strings
-(:class:`~scorer.align.joins.StringIndex`: keyed prints, sorted, each hit confirmed
-byte for byte): the participant's strings are never hashed by a function they could
-predict. Each hint first probes the first
-:data:`PROBE_TOKENS` predicted ids and scans everything only when those show the
-mistake, so a clean submission costs next to nothing.
+Each hint is a record of its rows that the parts of a run add up (docs/decisions.md, "A
+run in parts"). The usual zero-padded width is the whole submission's, which no part
+sees: a part records how many zero-padded ids it holds of each length and, for each
+length, its rows of shorter digit ids, and :func:`lost_zeros` settles the width once
+every part is in, as one run does. Every predicted id is read (no sample of the first
+ones: a hint never depends on row order), but only as far as a hint needs: the bytes'
+range first, then the ids whose first byte could make the mistake. Predicted ids are
+looked up among the solution's by :func:`~scorer.align.joins.first_index_of` (keyed
+prints, every hit confirmed): the participant's strings are never hashed by a
+function they could predict.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
 from functools import cached_property
 
 import numpy as np
@@ -31,27 +36,35 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.align.item_lists import SplitLists
-from scorer.align.joins import StringIndex
+from scorer.align.joins import first_index_of
+from scorer.align.rankings import GroundTruth
 from scorer.arrays import string_bytes, string_offsets, to_arrow, to_numpy
-from scorer.errors import format_count
+from scorer.errors import Finding, smallest_of
 
-Hint = tuple[str, str, np.ndarray]
-#: Predicted ids each hint looks at before deciding to scan them all.
-PROBE_TOKENS = 10_000
+#: A hint: its code, the solution rows it names (None: a record of counts only), its
+#: counts besides the rows, and its values (a length, for the digit ids' records).
+Hint = tuple[str, "np.ndarray | None", tuple[tuple[str, int], ...], tuple[str, ...]]
+#: The most digits a program prints for a whole number (2**64 has 20): only ids of up to
+#: this many digits can be numbers that lost their zeros, and the usual zero-padded
+#: width is looked for up to two digits more.
+NUMBER_DIGITS = 20
+_ZERO, _ONE, _NINE = ord("0"), ord("1"), ord("9")
 _NUMBER = r"^[0-9]+(\.0*)?$"  # digits, perhaps with the ".0" of a float
 _FLOAT_END = r"\.0*$"
 #: An id as a program writes a number it read as a float: ``706016001.0``, ``7.06016001e+08``.
 _FLOAT_OR_EXPONENT = r"^[0-9]+\.0+$|^[0-9](\.[0-9]+)?[eE][+-]?[0-9]+$"
+_POWERS = 10 ** np.arange(1, 19, dtype=np.int64)
+_BLOCK_BYTES = 1 << 24  # bytes scanned at a time
 
 
-def prediction_hints(predictions: SplitLists, user_of_row: np.ndarray, n_users: int) -> list[Hint]:
+def prediction_hints(
+    predictions: SplitLists, user_of_row: np.ndarray, n_users: int, every: bool = False
+) -> list[Hint]:
     """Participant hints: what the submission alone shows went wrong.
 
-    Each hint is ``(code, sentence, mask)``: a warning code, a sentence with
-    ``{rows}`` and ``{have}`` placeholders and a boolean mask over solution rows.
     Nothing here reads the solution beyond ``user_of_row`` (which row id each
     submission row is), so the hints are the same for any two solutions with the
-    same row ids.
+    same row ids. Only ids of rows of the sample submission count.
 
     Parameters
     ----------
@@ -61,255 +74,400 @@ def prediction_hints(predictions: SplitLists, user_of_row: np.ndarray, n_users: 
         The solution row of each submission row, ``-1`` for rows left out.
     n_users : int
         Number of solution rows.
+    every : bool, default False
+        Record the digit ids' lengths even where no width could pair them here (a part
+        of a run: another part may hold the rest).
 
     Examples
     --------
     >>> from scorer.align.item_lists import split_lists
     >>> cells = ["0706016001 706016002", "0372860001,0372860002", "108775015.0 0108775044"]
     >>> hints = prediction_hints(split_lists(pa.array(cells)), np.array([0, 1, 2]), 3)
-    >>> for code, _, mask in hints:
-    ...     print(code, mask.tolist())
-    leading_zeros_lost [True, False, True]
-    item_ids_as_numbers [False, False, True]
-    comma_separated_lists [False, True, False]
+    >>> [(code, None if rows is None else rows.tolist(), values) for code, rows, _, values in hints]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('padded_ids', None, ()), ('bare_ids', [True, False, True], ('9',)),
+     ('item_ids_as_numbers', [False, False, True], ()),
+     ('comma_separated_lists', [False, True, False], ()), ('numeric_ids', None, ())]
     """
-    hints: list[Hint] = []
-    short = _probed(predictions, _short_of_padded)
-    if short is not None:
-        width = _padded_width(predictions.tokens)
-        n_tokens = format_count(int(short.sum()), "predicted item id")
-        sentence = (
-            f"{{rows}} {{have}} item ids of digits only that are one or two digits shorter than "
-            f"the submission's usual {width}-digit ids with leading zeros ({n_tokens} in all): "
-            "they probably lost their leading zeros when read as numbers; item ids are compared "
-            "as exact strings, so keep them as text (for example pandas: dtype=str)."
-        )
-        hints.append(
-            ("leading_zeros_lost", sentence, _rows(predictions, short, user_of_row, n_users))
-        )
-    floats = _probed(predictions, lambda items: _matches(items, _FLOAT_OR_EXPONENT))
-    if floats is not None:
-        n_tokens = format_count(int(floats.sum()), "predicted item id")
-        sentence = (
-            f"{{rows}} {{have}} item ids written as floating-point numbers, like '706016001.0' "
-            f"or '7.06016001e+08' ({n_tokens} in all): they were probably read as numbers, "
-            "which also drops leading zeros; item ids are compared as exact strings, so keep "
-            "them as text (for example pandas: dtype=str)."
-        )
-        hints.append(
-            ("item_ids_as_numbers", sentence, _rows(predictions, floats, user_of_row, n_users))
-        )
-    commas = _probed(predictions, lambda items: _matches(items, "[,;]"))
-    if commas is not None:
-        sentence = (
-            "{rows} {have} item ids containing a comma or semicolon: separate items with "
-            "spaces, not commas ('a b c', not 'a,b,c'); 'a,b' counts as one item id and 'a,' "
-            "does not match 'a'."
-        )
-        hints.append(
-            ("comma_separated_lists", sentence, _rows(predictions, commas, user_of_row, n_users))
-        )
-    return [hint for hint in hints if hint[2].any()]
+    ids = _Ids(predictions, user_of_row)
+    hints = _digit_records(ids, n_users, every)
+    if not ids.digits_only:
+        # A float is written with a dot, or with its exponent's e second (7e8, 7.0e8 has
+        # the dot): only those ids are matched against the pattern.
+        exponent = (ids.second == ord("e")) | (ids.second == ord("E"))
+        candidates = ids.holding(b".") | (ids.starts_with_digit & exponent)
+        floats = ids.matching(_FLOAT_OR_EXPONENT, candidates)
+        commas = ids.holding(b",;")
+        for code, marked, counts in (
+            ("item_ids_as_numbers", floats, (("tokens", int(floats.sum())),)),
+            ("comma_separated_lists", commas, ()),
+        ):
+            if marked.any():
+                hints.append((code, ids.rows(marked, n_users), counts, ()))
+    rows = int(np.count_nonzero((predictions.lengths > 0) & (user_of_row >= 0)))
+    counts = (("ids", ids.count), ("others", int(not ids.all_numbers)), ("rows", rows))
+    hints.append(("numeric_ids", None, counts, ()))
+    return hints
+
+
+def _digit_records(ids: _Ids, n_users: int, every: bool) -> list[Hint]:
+    """How many zero-padded digit ids each length holds (``padded_ids``), and for each
+    length the rows of digit ids that start with 1 to 9 (``bare_ids``): what
+    :func:`lost_zeros` pairs once the width is known. None where nothing can pair."""
+    first = ids.first
+    starts_bare = (first >= _ONE) & (first <= _NINE)
+    if not every and not (starts_bare.any() and (first == _ZERO).any()):
+        return []  # nothing to pair here, and no part to pair with
+    listed, digits = ids.listed, ids.digits
+    starts_bare &= listed
+    bare = np.flatnonzero(starts_bare & (digits > 0) & (digits <= NUMBER_DIGITS))
+    padded = digits[listed & (first == _ZERO) & (digits > 1) & (digits <= NUMBER_DIGITS + 2)]
+    if not every and (len(bare) == 0 or len(padded) == 0):
+        return []
+    counts = np.bincount(padded, minlength=NUMBER_DIGITS + 3)
+    histogram = tuple((f"ids_{n}", int(c)) for n, c in enumerate(counts.tolist()) if c)
+    hints: list[Hint] = [("padded_ids", None, histogram, ())]
+    lengths, users = digits[bare], ids.users(bare)
+    pairs = np.unique(users * 32 + lengths)  # each (user, length) once, by user then length
+    pair_users, pair_lengths = np.divmod(pairs, 32)
+    following = (pair_users[1:] == pair_users[:-1]) & (pair_lengths[1:] == pair_lengths[:-1] + 1)
+    tokens = np.bincount(lengths, minlength=NUMBER_DIGITS + 1)
+    both = np.bincount(pair_lengths[:-1][following], minlength=NUMBER_DIGITS + 1)
+    for length in np.unique(pair_lengths).tolist():  # at most NUMBER_DIGITS lengths
+        rows = np.zeros(n_users, dtype=bool)
+        rows[pair_users[pair_lengths == length]] = True
+        counts_of = (("tokens", int(tokens[length])), ("rows_next", int(both[length])))
+        hints.append(("bare_ids", rows, counts_of, (str(length),)))
+    return hints
+
+
+def lost_zeros(findings: list[Finding]) -> list[Finding]:
+    """The digit ids' records (of one run, or every part's merged) as the participant's
+    ``leading_zeros_lost``: the ids one or two digits shorter than the usual width, the
+    commonest length of the zero-padded ids (the longest of equally common ones).
+
+    Examples
+    --------
+    >>> padded = Finding("padded_ids", (("ids_10", 3), ("ids_4", 3)))
+    >>> nine = Finding("bare_ids", (("rows", 2), ("tokens", 5), ("rows_next", 1)), ("u2", "u7"),
+    ...                ("9",))
+    >>> eight = Finding("bare_ids", (("rows", 1), ("tokens", 1), ("rows_next", 1)), ("u7",), ("8",))
+    >>> lost_zeros([padded, nine, eight])
+    [Finding(kind='leading_zeros_lost', counts=(('rows', 2), ('tokens', 6), ('width', 10)), \
+examples=('u2', 'u7'), values=())]
+    """
+    records = {f.kind for f in findings} & {"padded_ids", "bare_ids"}
+    rest = [f for f in findings if f.kind not in records]
+    histogram: dict[int, int] = {}
+    for found in findings:
+        if found.kind == "padded_ids":
+            for name, count in found.counts:
+                histogram[int(name[4:])] = histogram.get(int(name[4:]), 0) + count
+    bare = {int(f.values[0]): f for f in findings if f.kind == "bare_ids"}
+    width = max(histogram, key=lambda n: (histogram[n], n), default=0)
+    shorter = [bare[n] for n in (width - 2, width - 1) if n in bare]
+    if not shorter:
+        return rest
+    both = bare[width - 2].count("rows_next") if len(shorter) == 2 else 0
+    rows = sum(f.count("rows") for f in shorter) - both
+    tokens = sum(f.count("tokens") for f in shorter)
+    examples = smallest_of(*(f.examples for f in shorter))
+    counts = (("rows", rows), ("tokens", tokens), ("width", width))
+    return [*rest, Finding("leading_zeros_lost", counts, examples)]
+
+
+def numbers_scoring_zero(findings: list[Finding], shown_score: float | None) -> list[Finding]:
+    """The record of the ids' kinds as the participant's ``numbers_scoring_zero``, when
+    every predicted id is a number without a leading zero and the score the participant
+    sees (the Public one with ``Usage``) is 0: H&M's article ids read as numbers look
+    so. A function of the submission and of that score only.
+
+    Examples
+    --------
+    >>> record = Finding("numeric_ids", (("ids", 40), ("others", 0), ("rows", 4)))
+    >>> numbers_scoring_zero([record], 0.0)
+    [Finding(kind='numbers_scoring_zero', counts=(('rows', 4), ('ids', 40)), examples=(), \
+values=())]
+    >>> numbers_scoring_zero([record], 0.25)
+    []
+    """
+    records = [f for f in findings if f.kind == "numeric_ids"]
+    rest = [f for f in findings if f.kind != "numeric_ids"]
+    n_ids = sum(f.count("ids") for f in records)
+    if not n_ids or sum(f.count("others") for f in records) or shown_score != 0:
+        return rest
+    rows = sum(f.count("rows") for f in records)
+    return [*rest, Finding("numbers_scoring_zero", (("rows", rows), ("ids", n_ids)))]
 
 
 def solution_hints(
-    predictions: SplitLists, user_of_row: np.ndarray, n_users: int, vocabulary: pa.Array
+    predictions: SplitLists, user_of_row: np.ndarray, truth: GroundTruth
 ) -> list[Hint]:
-    """Host hints: predicted ids that match a relevant item once leading zeros are fixed.
+    """Host hints: predicted ids that match one of their row's relevant items once
+    leading zeros are fixed, and none as written.
 
-    Both directions: the submission's ids lost their zeros (``706016001`` for the
-    solution's ``0706016001``), or the solution's did (``0706016001`` predicted,
-    ``706016001`` relevant: every correct submission then scores 0). These compare
-    the submission with the solution's items, so they are for the host only.
-
-    Parameters
-    ----------
-    predictions, user_of_row, n_users
-        As in :func:`prediction_hints`.
-    vocabulary : pyarrow.Array
-        Every distinct relevant item of the solution.
+    Both directions: the submission's ids lost their zeros (``706016001`` predicted
+    where the row's item is ``0706016001``; a float's ``.0`` dropped first), or the
+    solution's did (``0706016001`` predicted, ``706016001`` relevant: every correct
+    submission then scores 0). These compare the submission with the solution's items,
+    so they are for the host only.
 
     Examples
     --------
     >>> from scorer.align.item_lists import split_lists
+    >>> truth = GroundTruth.from_lists(split_lists(pa.array(["372860001", "0706016001"])))
     >>> lists = split_lists(pa.array(["706016001 x", "0372860001"]))
-    >>> vocabulary = pa.array(["0706016001", "372860001"])
-    >>> [(code, mask.tolist()) for code, _, mask in solution_hints(lists, np.array([0, 1]), 2,
-    ...                                                             vocabulary)]
-    [('leading_zeros_lost_in_submission', [True, False]), \
-('leading_zeros_lost_in_solution', [False, True])]
+    >>> [(code, rows.tolist()) for code, rows, *_ in solution_hints(lists, np.array([1, 0]),
+    ...                                                              truth)]
+    [('leading_zeros_lost_in_submission', [False, True]), \
+('leading_zeros_lost_in_solution', [True, False])]
     """
-    vocabulary = vocabulary.cast(pa.large_string())
-    padded = _matches(vocabulary, "^0")
-    relevant = _Candidates(vocabulary)
-    stripped = _Candidates(pc.utf8_ltrim(vocabulary.filter(to_arrow(padded)), characters="0"))
-    bare = _Candidates(vocabulary.filter(to_arrow(~padded)))
-    hints: list[Hint] = []
-
-    def restored(items: pa.Array) -> np.ndarray:
-        """Not relevant as written; relevant once zeros are put back (and a ``.0`` dropped)."""
-        found = _first_byte_is_zero(items) == 0
-        if not found.any() or stripped.empty:
-            return np.zeros(len(items), dtype=bool)
-        candidates = items.filter(to_arrow(found))
-        if _holds_byte(candidates, "."):
-            candidates = pc.replace_substring_regex(candidates, _FLOAT_END, "")
-        found[found] = stripped.contains(candidates)
-        return _absent(items, found, relevant)
-
-    def removed(items: pa.Array) -> np.ndarray:
-        """Not relevant as written; relevant once the leading zeros are removed."""
-        found = _first_byte_is_zero(items) == 1
-        if bare.empty or not found.any():
-            return np.zeros(len(items), dtype=bool)
-        found[found] = bare.contains(pc.utf8_ltrim(items.filter(to_arrow(found)), characters="0"))
-        return _absent(items, found, relevant)
-
-    sentences = {
-        "leading_zeros_lost_in_submission": (
-            restored,
-            "match no relevant item as written but would match one with leading zeros "
-            "restored: the participant's item ids were probably read as numbers.",
-        ),
-        "leading_zeros_lost_in_solution": (
-            removed,
-            "match no relevant item as written but would match one with their leading zeros "
-            "removed: the solution's item ids probably lost their leading zeros (read as "
-            "numbers when it was prepared), so correct predictions score 0; write the "
-            "solution's item ids as text.",
-        ),
-    }
-    for code, (test, explanation) in sentences.items():
-        found = _probed(predictions, test)
-        if found is not None:
-            n_tokens = format_count(int(found.sum()), "predicted item id")
-            sentence = f"{{rows}} of the submission {{have}} item ids ({n_tokens} in all) that "
-            hints.append(
-                (code, sentence + explanation, _rows(predictions, found, user_of_row, n_users))
-            )
-    return [hint for hint in hints if hint[2].any()]
+    ids = _Ids(predictions, user_of_row)
+    vocabulary = truth.vocabulary.cast(pa.large_string())
+    starts = _first_bytes(vocabulary)
+    stripped = pc.utf8_ltrim(vocabulary, characters="0")
+    stripped_lengths = to_numpy(pc.binary_length(stripped), fill=0)
+    padded = (starts == _ZERO) & (stripped_lengths > 0)
+    hints = []
+    maybe = (ids.first != _ZERO) if padded.any() else np.zeros(0, dtype=bool)
+    if maybe.any():  # the submission lost zeros: bare ids, padded items
+        maybe &= ids.listed
+        maybe &= _among(ids.lengths_without_float_end(maybe), stripped_lengths[padded])
+        forms, form_of = _forms(stripped, padded)
+        probes = np.flatnonzero(maybe)
+        written = ids.take(probes)
+        if len(probes) and _holds(written, b"."):
+            written = pc.replace_substring_regex(written, _FLOAT_END, "")
+        found = first_index_of(written, forms)
+        keys = _pair_keys(truth.users, form_of[truth.codes], len(forms))
+        hit = (found >= 0) & np.isin(_pair_keys(ids.users(probes), found, len(forms)), keys)
+        hints += _host_hint("leading_zeros_lost_in_submission", ids, truth, probes[hit])
+    bare = (starts != _ZERO) & (starts != 0)
+    maybe = (ids.first == _ZERO) if bare.any() else np.zeros(0, dtype=bool)
+    if maybe.any():  # the solution lost zeros: bare items, padded ids
+        probes = np.flatnonzero(maybe & ids.listed & (ids.count_lengths > 1))
+        trimmed = pc.utf8_ltrim(ids.take(probes), characters="0")
+        kept = _among(to_numpy(pc.binary_length(trimmed), fill=0), stripped_lengths[bare])
+        probes, trimmed = probes[kept], trimmed.filter(to_arrow(kept))
+        code = first_index_of(trimmed, vocabulary)
+        hit = (code >= 0) & truth.contains(ids.users(probes), code)
+        hints += _host_hint("leading_zeros_lost_in_solution", ids, truth, probes[hit])
+    return hints
 
 
-def _short_of_padded(items: pa.Array) -> np.ndarray:
-    """Digit-only ids one or two digits shorter than the usual zero-padded width.
+def _host_hint(code: str, ids: _Ids, truth: GroundTruth, found: np.ndarray) -> list[Hint]:
+    """The hint of the ids ``found`` that are not relevant as written (none if none)."""
+    written = first_index_of(ids.take(found), truth.vocabulary.cast(pa.large_string()))
+    found = found[~truth.contains(ids.users(found), written)]
+    if not len(found):
+        return []
+    rows = np.zeros(len(truth.n_relevant), dtype=bool)
+    rows[ids.users(found)] = True
+    return [(code, rows, (("tokens", len(found)),), ())]
 
-    The usual width is the commonest length of the digit-only ids that start with
-    ``0`` (ids padded to a width); ids that are plain numbers of every length
-    (``7``, ``42``, ``1234``) are no sign of lost zeros.
+
+def _forms(stripped: pa.Array, chosen: np.ndarray) -> tuple[pa.Array, np.ndarray]:
+    """The distinct forms of the chosen items (the solution's own strings, so Arrow may
+    hash them), and each item's form (-1 for the others)."""
+    encoded = pc.dictionary_encode(stripped.filter(to_arrow(chosen)))
+    form_of = np.full(len(stripped) + 1, -1, dtype=np.int64)  # the last for code -1
+    form_of[np.flatnonzero(chosen)] = to_numpy(encoded.indices).astype(np.int64)
+    return encoded.dictionary, form_of
+
+
+def _pair_keys(users: np.ndarray, forms: np.ndarray, n_forms: int) -> np.ndarray:
+    return np.where(forms >= 0, users * max(n_forms, 1) + forms, -1)
+
+
+class _Ids:
+    """What the hints read of every predicted id, made once and only as far as asked:
+    from the values or the Arrow strings, whichever the lists keep.
 
     Examples
     --------
-    >>> _short_of_padded(pa.array(["0123", "0456", "789", "12.0", "0042", "5", "a"])).tolist()
-    [False, False, True, True, False, False, False]
-    >>> _short_of_padded(pa.array(["123", "45", "6"])).tolist()
-    [False, False, False]
-    >>> _short_of_padded(pa.array(["00", "1a", "7"])).tolist()  # "1a" is no number
-    [False, False, True]
+    >>> from scorer.align.item_lists import split_lists
+    >>> ids = _Ids(split_lists(pa.array(["0706 12.0 x,y", "7e5"])), np.array([0, -1]))
+    >>> ids.digits.tolist(), ids.holding(b",").tolist(), ids.listed.tolist()
+    ([4, 2, 0, 0], [False, False, True, False], [True, True, True, False])
     """
-    width = _padded_width(items)
-    if width is None:
-        return np.zeros(len(items), dtype=bool)
-    lengths = _digit_lengths(items)
-    starts_bare = _matches(items, "^[1-9]")
-    return starts_bare & (lengths > 0) & ((lengths == width - 1) | (lengths == width - 2))
+
+    def __init__(self, lists: SplitLists, user_of_row: np.ndarray) -> None:
+        self.lists = lists
+        self.user_of_row = user_of_row
+        self.count = int(lists.lengths.sum())
+
+    def users(self, positions: np.ndarray) -> np.ndarray:
+        """The solution row of each id at ``positions`` (-1: a row left out)."""
+        ends = np.cumsum(self.lists.lengths)
+        return self.user_of_row[np.searchsorted(ends, positions, side="right")]
+
+    @cached_property
+    def listed(self) -> np.ndarray:
+        """Whether each id is in a row of the sample submission."""
+        return np.repeat(self.user_of_row >= 0, self.lists.lengths)
+
+    def rows(self, marked: np.ndarray, n_users: int) -> np.ndarray:
+        """The solution rows holding a marked id."""
+        rows = np.zeros(n_users, dtype=bool)
+        users = self.users(np.flatnonzero(marked))
+        rows[users[users >= 0]] = True
+        return rows
+
+    def take(self, positions: np.ndarray) -> pa.Array:
+        return self.lists.take(positions).cast(pa.large_string())
+
+    @cached_property
+    def _bytes(self) -> np.ndarray:
+        """Every id's bytes in one contiguous run."""
+        return string_bytes(self.lists.tokens.cast(pa.large_string()))
+
+    @cached_property
+    def _range(self) -> tuple[int, int]:
+        """The smallest and the largest of every id's bytes (digits for values)."""
+        if self.lists.values is not None:
+            return _ZERO, _NINE
+        data = self._bytes
+        if not len(data):
+            return _ZERO, _NINE
+        return int(data.min()), int(data.max())
+
+    @property
+    def digits_only(self) -> bool:
+        """Whether every byte of every id is a digit: numbers only, no comma or dot."""
+        low, high = self._range
+        return low >= _ZERO and high <= _NINE
+
+    @cached_property
+    def first(self) -> np.ndarray:
+        """Each id's first byte (0 for an empty one)."""
+        lists = self.lists
+        if lists.values is not None:
+            values = lists.values.astype(np.int64)
+            return (_ZERO + values // np.take(np.r_[1, _POWERS], self.count_lengths - 1)).astype(
+                np.uint8
+            )
+        return _first_bytes(lists.tokens.cast(pa.large_string()), empties=False)
+
+    @property
+    def second(self) -> np.ndarray:
+        """Each id's second byte (0 for an id of one byte)."""
+        lists = self.lists
+        if lists.values is not None:  # digits only: their second byte never matters
+            return np.full(self.count, _ZERO, dtype=np.uint8)
+        tokens = lists.tokens.cast(pa.large_string())
+        offsets = string_offsets(tokens)
+        second = string_bytes(tokens).take(offsets[:-1] - offsets[0] + 1, mode="clip")
+        second[np.diff(offsets) < 2] = 0
+        return second
+
+    @property
+    def starts_with_digit(self) -> np.ndarray:
+        return (self.first >= _ZERO) & (self.first <= _NINE)
+
+    @cached_property
+    def count_lengths(self) -> np.ndarray:
+        """Each id's length in bytes."""
+        lists = self.lists
+        if lists.values is not None:
+            return 1 + np.searchsorted(_POWERS, lists.values.astype(np.int64), side="right")
+        return np.diff(string_offsets(lists.tokens.cast(pa.large_string())))
+
+    def lengths_without_float_end(self, chosen: np.ndarray) -> np.ndarray:
+        """Each id's length without a float's ``.0`` (for the ``chosen`` ids; others as
+        they are)."""
+        lengths = self.count_lengths.copy()
+        dotted = np.flatnonzero(chosen & self.holding(b"."))
+        if len(dotted):
+            trimmed = pc.replace_substring_regex(self.take(dotted), _FLOAT_END, "")
+            lengths[dotted] = to_numpy(pc.binary_length(trimmed), fill=0)
+        return lengths
+
+    @cached_property
+    def digits(self) -> np.ndarray:
+        """Each id's number of digits when it is a number (``12.0``: 2), else 0."""
+        if self.digits_only:
+            return self.count_lengths
+        digits = np.zeros(self.count, dtype=np.int64)
+        numbers = np.flatnonzero(self.matching(_NUMBER, self.starts_with_digit))
+        digits[numbers] = self.lengths_without_float_end(self.starts_with_digit)[numbers]
+        return digits
+
+    @property
+    def all_numbers(self) -> bool:
+        """Whether every id is digits only and not zero-padded (``0`` alone is a number):
+        the first id is looked at first, the rest only if it is one."""
+        if self.lists.values is not None or not self.count:
+            return True
+        head = self.lists.head(1).cast(pa.large_string()).to_pylist()[0]
+        if not (head.isdigit() and head.isascii() and (head[0] != "0" or len(head) == 1)):
+            return False
+        padded = (self.first == _ZERO) & (self.count_lengths > 1)
+        return self.digits_only and not padded.any()
+
+    def matching(self, pattern: str, chosen: np.ndarray) -> np.ndarray:
+        """Whether each id is one of the ``chosen`` ones and matches ``pattern``."""
+        found = np.zeros(self.count, dtype=bool)
+        positions = np.flatnonzero(chosen)
+        if len(positions):
+            matches = pc.match_substring_regex(self.take(positions), pattern)
+            found[positions] = to_numpy(matches, fill=False)
+        return found
+
+    @functools.cache  # noqa: B019 (an _Ids lives for one call of the hints)
+    def holding(self, characters: bytes) -> np.ndarray:
+        """Whether each id holds one of these ASCII characters."""
+        found = np.zeros(self.count, dtype=bool)
+        low, high = self._range
+        wanted = np.frombuffer(characters, dtype=np.uint8)
+        if self.lists.values is not None or not ((wanted >= low) & (wanted <= high)).any():
+            return found
+        data = self._bytes
+        at = np.concatenate(
+            [
+                np.flatnonzero(_equal_any(data[start : start + _BLOCK_BYTES], wanted)) + start
+                for start in range(0, len(data), _BLOCK_BYTES)
+            ]
+        )
+        offsets = string_offsets(self.lists.tokens.cast(pa.large_string()))
+        found[np.searchsorted(offsets - offsets[0], at, side="right") - 1] = True
+        return found
 
 
-def _padded_width(items: pa.Array) -> int | None:
-    """The commonest length of the digit-only ids that start with ``0``, if any."""
-    lengths = _digit_lengths(items)
-    padded = lengths[(lengths > 1) & _matches(items, "^0")]
-    if len(padded) == 0:
-        return None
-    counts = np.bincount(padded)
-    return int(len(counts) - 1 - np.argmax(counts[::-1]))  # the longest of equal counts
+def _first_bytes(strings: pa.Array, empties: bool = True) -> np.ndarray:
+    """Each string's first byte, 0 for an empty one (``large_string``; ``empties``:
+    whether any may be empty).
+
+    Examples
+    --------
+    >>> _first_bytes(pa.array(["0a", "a0", "", "0"], pa.large_string())).tolist()
+    [48, 97, 0, 48]
+    """
+    offsets = string_offsets(strings)
+    data = string_bytes(strings)
+    if not len(data):
+        return np.zeros(len(strings), dtype=np.uint8)
+    starts = offsets[:-1] if offsets[0] == 0 else offsets[:-1] - offsets[0]
+    first = data.take(starts, mode="clip")
+    if empties:  # split lists hold no empty id: only the solution's items are looked at
+        first[offsets[1:] == offsets[:-1]] = 0
+    return first
 
 
-def _digit_lengths(items: pa.Array) -> np.ndarray:
-    """Each id's number of digits (before a ``.0``) when it is a number, else 0."""
-    numeric = _matches(items, _NUMBER)
-    digits = to_numpy(pc.binary_length(pc.replace_substring_regex(items, _FLOAT_END, "")), fill=0)
-    return np.where(numeric, digits, 0).astype(np.int64)
-
-
-def _absent(items: pa.Array, found: np.ndarray, relevant: _Candidates) -> np.ndarray:
-    """``found`` without the items that are relevant as written."""
-    if found.any():
-        found[found] = ~relevant.contains(items.filter(to_arrow(found)))
+def _equal_any(data: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """``np.isin(data, wanted)`` for a few bytes, a comparison each (isin sorts)."""
+    found = data == wanted[0]
+    for byte in wanted[1:]:
+        found |= data == byte
     return found
 
 
-class _Candidates:
-    """Strings from the solution, to test predicted ids against (the join of strings,
-    :class:`~scorer.align.joins.StringIndex`: no hash a submission could predict).
-
-    Examples
-    --------
-    >>> candidates = _Candidates(pa.array(["a", "b", "a", "abc"]))
-    >>> candidates.contains(pa.array(["b", "x", "a", "b", "ab"])).tolist()
-    [True, False, True, True, False]
-    """
-
-    def __init__(self, strings: pa.Array) -> None:
-        self.strings = strings
-        self.empty = len(strings) == 0
-
-    @cached_property
-    def _index(self) -> StringIndex:
-        """Made on the first lookup: a clean submission never needs it."""
-        return StringIndex(self.strings)
-
-    def contains(self, values: pa.Array) -> np.ndarray:
-        """Whether each value equals a candidate."""
-        if self.empty or len(values) == 0:
-            return np.zeros(len(values), dtype=bool)
-        return self._index.find(values) >= 0
+def _among(lengths: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """Whether each length is one of ``members`` (a table of them: no sort, no hash)."""
+    table = np.zeros(int(members.max(initial=0)) + 2, dtype=bool)
+    table[members] = True
+    return table[np.minimum(lengths, len(table) - 1)]
 
 
-def _first_byte_is_zero(items: pa.Array) -> np.ndarray:
-    """Per item: 1 when it starts with ``0``, 0 when with another byte, -1 when empty.
-
-    Examples
-    --------
-    >>> _first_byte_is_zero(pa.array(["0a", "a0", "", "0"], pa.large_string())).tolist()
-    [1, 0, -1, 1]
-    """
-    items = items.cast(pa.large_string())
-    offsets = string_offsets(items)
-    data = string_bytes(items)
-    starts = offsets[:-1] - offsets[0]
-    nonempty = offsets[1:] > offsets[:-1]
-    first = data[np.minimum(starts, max(len(data) - 1, 0))] if len(data) else starts * 0
-    return np.where(nonempty, (first == ord("0")).astype(np.int8), np.int8(-1))
-
-
-def _holds_byte(items: pa.Array, character: str) -> bool:
-    """Whether any item holds this ASCII character (one pass over the bytes)."""
-    data = string_bytes(items.cast(pa.large_string()))
-    return bool(len(data)) and bool((data == ord(character)).any())
-
-
-def _probed(lists: SplitLists, test: Callable[[pa.Array], np.ndarray]) -> np.ndarray | None:
-    """Apply ``test`` to every token; None when it holds for none.
-
-    The first tokens are probed first, so a clean submission costs next to nothing
-    (the full token array is not even built); a mistake made while writing the file
-    shows from its first rows.
-    """
-    if not test(lists.head(PROBE_TOKENS)).any():
-        return None
-    found = test(lists.tokens)
-    return found if found.any() else None
-
-
-def _matches(items: pa.Array, pattern: str) -> np.ndarray:
-    return to_numpy(pc.match_substring_regex(items, pattern), fill=False)
-
-
-def _rows(
-    lists: SplitLists, tokens: np.ndarray, user_of_row: np.ndarray, n_users: int
-) -> np.ndarray:
-    """The solution rows whose submission row holds one of the marked tokens."""
-    rows = np.bincount(lists.row_of_token[tokens], minlength=len(lists.lengths)) > 0
-    mask = np.zeros(n_users, dtype=bool)
-    mask[user_of_row[rows & (user_of_row >= 0)]] = True
-    return mask
+def _holds(strings: pa.Array, character: bytes) -> bool:
+    data = string_bytes(strings)
+    return bool(len(data)) and bool((data == character[0]).any())

@@ -37,6 +37,7 @@ from scorer.errors import (
     HostVisibleError,
     ParticipantVisibleError,
     Problem,
+    did_you_mean,
     format_count,
     raise_if_any,
     smallest_values,
@@ -209,8 +210,10 @@ def read_submission(
     options: Options,
     solution: Solution,
     limits: ReadLimits | None,
+    scored: bool = False,
 ) -> tuple[StringTable, tuple[Problem | Finding, ...]]:
-    """The submission in the wide form (a long one pivoted) and the pivot's problems.
+    """The submission in the wide form (a long one pivoted) and the pivot's problems
+    (``scored``: a long file's lines are scored predictions, for ``GAP``).
 
     Raises
     ------
@@ -242,6 +245,7 @@ def read_submission(
         rank_name=ranked_by or "rank",
         score_name=ranked_by or "score",
         find_repeats=False,  # a repeat keeps its slot: the wide form's warning tells it
+        scored=scored,  # each line's label and confidence, as a wide cell holds them
     )
     # The items stay lists: the checks take them as they are, never joined and split again.
     wide_table = StringTable((row_id_name, target_name), (wide.row_ids, wide.items))
@@ -290,7 +294,8 @@ def take_column(table: StringTable, name: str | None, option: str) -> tuple[Stri
     if name not in table.names:
         raise HostVisibleError(
             f"The column {name!r} ({option}) is not in the solution, whose columns are "
-            f"{list(table.names)}. Pass one of them as {option}, or add it."
+            f"{list(table.names)}.{did_you_mean(name, table.names)} Pass one of them as "
+            f"{option}, or add it."
         )
     keep = [i for i, column_name in enumerate(table.names) if column_name != name]
     rest = StringTable(tuple(table.names[i] for i in keep), tuple(table.columns[i] for i in keep))

@@ -46,6 +46,7 @@ from scorer.errors import (
     HostVisibleError,
     ParticipantVisibleError,
     Problem,
+    closest,
     format_count,
     format_example,
     raise_if_any,
@@ -152,12 +153,14 @@ def solution_columns(names: Sequence[str], row_id_column_name: str | None) -> So
     if not names:
         raise_if_any([_no_columns_problem("the solution")], HostVisibleError, SOLUTION)
     row_id_name = names[0] if row_id_column_name is None else row_id_column_name
+    meant = row_id_name
     if row_id_name not in names:
+        meant = closest(row_id_name, names) or row_id_name  # not a target column too
         problems.append(
             Problem(
                 "Row-id column not found",
                 f"a column named {row_id_name!r}",
-                f"columns {list(names)}",
+                f"columns {list(names)}" + _did_you_mean(row_id_name, names),
                 "pass the right row_id_column_name, or fix the solution's header",
             )
         )
@@ -171,7 +174,7 @@ def solution_columns(names: Sequence[str], row_id_column_name: str | None) -> So
                 "rename or drop the extra columns in the solution",
             )
         )
-    targets = [n for n in dict.fromkeys(names) if n not in (row_id_name, USAGE_COLUMN)]
+    targets = [n for n in dict.fromkeys(names) if n not in (meant, USAGE_COLUMN)]
     if row_id_name == USAGE_COLUMN:
         problems.append(
             Problem(
@@ -443,8 +446,10 @@ def column_problems(
     extra = [n for n in dict.fromkeys(names) if n not in expected]
     duplicated = [n for n, count in Counter(names).items() if count > 1]
     header = f"exactly the columns {list(expected)} (any order)"
+    misnamed = _misnamed(missing, extra)  # a typo is one problem, not a missing and an extra
+    extra = [n for n in extra if n not in misnamed]
     if missing:
-        hints = _near_names(missing, extra) + _header_hints(names, expected, solution_ids)
+        hints = _near_names(misnamed) + _header_hints(names, expected, solution_ids)
         problems.append(
             Problem(
                 "Missing columns",
@@ -549,14 +554,33 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def _near_names(missing: list[str], extra: list[str]) -> str:
-    def fold(name: str) -> str:
-        return name.strip().casefold()
+def _did_you_mean(name: str, names: Sequence[str]) -> str:
+    found = closest(name, names)
+    return "" if found is None else f"; did you mean {found!r}?"
 
-    pairs = [(e, m) for m in missing for e in extra if fold(e) == fold(m)]
-    if not pairs:
+
+def _misnamed(missing: list[str], extra: list[str]) -> dict[str, str]:
+    """Each extra column that is a missing one misspelt (difflib's closest, or the same
+    name in another case or with spaces), and the name it stands for. Only the expected
+    names are suggested: the sample submission shows them.
+
+    Examples
+    --------
+    >>> _misnamed(["items"], ["itemz", "Unnamed: 0"])
+    {'itemz': 'items'}
+    """
+    found: dict[str, str] = {}
+    for name in missing:
+        match = closest(name, [e for e in extra[:_MAX_NAMES] if e not in found])
+        if match is not None:
+            found[match] = name
+    return found
+
+
+def _near_names(misnamed: dict[str, str]) -> str:
+    if not misnamed:
         return ""
-    shown = ", ".join(f"{e!r} looks like {m!r}" for e, m in pairs)
+    shown = ", ".join(f"{e!r} looks like {m!r}" for e, m in misnamed.items())
     return f" ({shown}; names must match exactly)"
 
 
@@ -879,7 +903,7 @@ def grade_columns(
         problem = Problem(
             "Grade column not found",
             f"a column named {grade_column_name!r}",
-            f"columns {names}",
+            f"columns {names}" + _did_you_mean(grade_column_name, names),
             "pass the right grade_column_name, or fix the solution's header",
         )
     elif len([n for n in names if n not in (grade_column_name, USAGE_COLUMN)]) < 2:

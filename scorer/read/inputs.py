@@ -7,6 +7,8 @@ Files go to :mod:`scorer.read.files`, in-memory tables to :mod:`scorer.read.colu
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Union
 
 import pyarrow as pa
@@ -72,7 +74,7 @@ def as_string_table(
     if isinstance(data, StringTable):
         return data
     subject = "The submission" if issubclass(error, ParticipantVisibleError) else "The solution"
-    try:
+    with cell_refusals(error, subject):
         if is_pandas(data, "DataFrame") or isinstance(data, pa.Table):
             _check_width(data.shape[1], limits.max_columns, error, subject)
             if is_pandas(data, "DataFrame"):
@@ -80,7 +82,30 @@ def as_string_table(
             return StringTable.from_arrow(data)
         if isinstance(data, (str, os.PathLike)):
             return read_table(data, error=error, limits=limits, runs=runs, chunked=chunked)
-    except UnicodeEncodeError as exc:  # a lone surrogate in a Python string
+    raise error(
+        f"Expected a pandas DataFrame, a pyarrow Table or a file path; got {type(data).__name__}."
+    )
+
+
+@contextmanager
+def cell_refusals(error: type[ScorerError], subject: str) -> Iterator[None]:
+    """Cells that cannot be text (a lone surrogate in a Python string, a mapping, bytes
+    that are not UTF-8) refused as ``error``, one problem naming the first.
+
+    Examples
+    --------
+    >>> from scorer.read.columns import to_string_array
+    >>> with cell_refusals(HostVisibleError, "The row-id column"):
+    ...     to_string_array(["u1", {"u": 2}])
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: The row-id column is invalid (1 problem):
+    1. Cells that are neither text nor item lists
+    ...
+    """
+    try:
+        yield
+    except UnicodeEncodeError as exc:
         problem = not_utf8(
             f"a cell with {exc.object[exc.start : exc.end]!r}, which UTF-8 cannot encode "
             f"({exc.reason})"
@@ -88,9 +113,6 @@ def as_string_table(
         raise_if_any([problem], error, subject)
     except CellError as exc:
         raise_if_any([exc.problem()], error, subject)
-    raise error(
-        f"Expected a pandas DataFrame, a pyarrow Table or a file path; got {type(data).__name__}."
-    )
 
 
 def _check_width(n_columns: int, limit: int, error: type[ScorerError], subject: str) -> None:

@@ -9,6 +9,7 @@ import numpy as np
 from scorer.per_user import MeasureValues
 from scorer.result import ScoreResult
 from scorer.stats.resampling import (
+    PAIRED_RESAMPLES,
     check_paired,
     check_settings,
     percentile_interval,
@@ -88,7 +89,7 @@ def compare(
     result_b: ScoreResult,
     metric: str | None = None,
     *,
-    n_resamples: int = 10_000,
+    n_resamples: int = PAIRED_RESAMPLES,
     level: float = 0.95,
     seed: int = 0,
 ) -> Comparison:

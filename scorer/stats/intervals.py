@@ -12,6 +12,7 @@ from scorer.arrays import to_numpy
 from scorer.per_user import SPLITS, MeasureValues
 from scorer.result import ScoreResult, whole_data_values
 from scorer.stats.resampling import (
+    INTERVAL_RESAMPLES,
     check_settings,
     percentile_interval,
     ratio_of_sums,
@@ -48,7 +49,7 @@ def bootstrap(
     result: ScoreResult,
     metric: str | None = None,
     *,
-    n_resamples: int = 1000,
+    n_resamples: int = INTERVAL_RESAMPLES,
     level: float = 0.95,
     seed: int = 0,
 ) -> dict[str, Interval]:

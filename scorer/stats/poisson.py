@@ -127,14 +127,6 @@ class ReplicateSums:
             "sums": [[format(int(v), "x") for v in g] for g in self.sums],
         }
 
-    @classmethod
-    def of_json(cls, data: dict) -> ReplicateSums:
-        rows = [[int(v, 16) for v in group] for group in data["sums"]]
-        sums = np.empty((len(rows), len(rows[0]) if rows else 0), dtype=object)
-        for g, row in enumerate(rows):
-            sums[g, :] = row
-        return cls(int(data["exponent"]), sums)
-
 
 def weighted_sums(
     columns: list[np.ndarray],

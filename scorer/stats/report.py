@@ -62,7 +62,7 @@ def build_report(
     results: Mapping[str, ScoreResult],
     metrics: Sequence[str] | None = None,
     *,
-    n_resamples: int = 1000,
+    n_resamples: int | None = None,
     level: float = 0.95,
     seed: int = 0,
     title: str = "Scoring report",
@@ -77,8 +77,12 @@ def build_report(
     metrics : list of str, optional
         The measures, by any name the registry parses; default every measure of
         the first result. The first one is the shake-up's and the histogram's.
-    n_resamples, level, seed
-        For the bootstrap intervals, the comparisons and the shake-up.
+    n_resamples : int, optional
+        The resamples of the intervals and of the comparisons; by default each takes
+        its own (``stats.bootstrap``'s 1,000 and ``stats.compare``'s 10,000, so a
+        pair's p-value is ``scorer compare``'s).
+    level, seed
+        For the intervals, the comparisons and the shake-up.
     title : str
     figures : dict, optional
         If given, filled with each figure's PNG bytes by file name.
@@ -93,7 +97,9 @@ def build_report(
     require_matplotlib()
     for name in names[1:]:
         stats.check_paired(first, results[name])
-    settings = {"n_resamples": n_resamples, "level": level, "seed": seed}
+    settings = {"level": level, "seed": seed} | (
+        {} if n_resamples is None else {"n_resamples": n_resamples}
+    )
     measures = [measure_name(first, m) for m in metrics] if metrics else list(first.measures)
     for result in results.values():  # every measure computed for every submission
         for measure in measures:
@@ -261,7 +267,8 @@ def _summary(result: ScoreResult, measures: list[str], settings: dict) -> str:
         f"k={'none (whole rows)' if options.k is None else options.k}, "
         f"normalization={options.normalization}, "
         f"empty_ground_truth={options.empty_ground_truth}. Intervals: percentile "
-        f"bootstrap over users within each split, {settings['n_resamples']:,} resamples, "
+        "bootstrap over users within each split, "
+        f"{settings.get('n_resamples', stats.INTERVAL_RESAMPLES):,} resamples, "
         f"level {settings['level']}, seed {settings['seed']} (per-user values in float64).</p>"
         + _typed_note(result)
     )
@@ -306,7 +313,9 @@ def _comparisons(results: Mapping[str, ScoreResult], measures: list[str], settin
         '<p class="note">Paired percentile bootstrap of B - A; two-sided sign-flip '
         "randomisation test, exact over every sign pattern when at most "
         f"{stats.EXACT_SIGN_FLIP_MAX_USERS} users differ, else Monte-Carlo with "
-        "(b + 1) / (N + 1). Users where B wins / ties / loses against A.</p>"
+        "(b + 1) / (N + 1); "
+        f"{settings.get('n_resamples', stats.PAIRED_RESAMPLES):,} resamples and sign "
+        "patterns. Users where B wins / ties / loses against A.</p>"
     )
     table = _table([*header, "p-value", "test", "B wins / ties / loses"], rows)
     return baseline_note + table + note

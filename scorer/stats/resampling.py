@@ -24,6 +24,14 @@ import numpy as np
 from scorer.errors import HostVisibleError
 from scorer.result import ScoreResult, require_arrays
 
+#: Bootstrap resamples of an interval when none are given (``stats.bootstrap``,
+#: ``scorer --ci``, the report's intervals).
+INTERVAL_RESAMPLES = 1000
+#: Resamples and sign patterns of a paired comparison when none are given: its p-value's
+#: resolution is 1 / 10,001 (``stats.compare``, ``scorer compare``, the report's
+#: comparisons alike, so one pair gets one p-value).
+PAIRED_RESAMPLES = 10_000
+
 EXACT_SIGN_FLIP_MAX_USERS = 16
 """Up to this many non-zero differences, the sign-flip test enumerates all 2^n patterns."""
 
