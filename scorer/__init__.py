@@ -13,8 +13,7 @@ from scorer.options import Options
 from scorer.read.files import ReadLimits
 from scorer.recipes import list_recipes
 from scorer.result import ScoreResult, ScoreWarning
-
-__version__ = "0.1.0"
+from scorer.version import __version__
 
 __all__ = [
     "HostVisibleError",

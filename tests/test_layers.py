@@ -16,7 +16,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "scorer"
 # The layer order, lowest first. "scorer.read.*" is the sub-package and every module in
 # it; a name without ".*" is one module ("scorer" alone is the package's __init__).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("scorer.arrays", "scorer.errors", "scorer.options", "scorer.recipes")),
+    (
+        "base",
+        ("scorer.arrays", "scorer.errors", "scorer.options", "scorer.recipes", "scorer.version"),
+    ),
     ("read", ("scorer.read.*",)),
     ("align", ("scorer.align.*",)),
     ("check", ("scorer.check.*",)),
