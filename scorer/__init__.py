@@ -13,10 +13,13 @@ from scorer.options import Options
 from scorer.read.files import ReadLimits
 from scorer.recipes import list_recipes
 from scorer.result import ScoreResult, ScoreWarning
+from scorer.stats.leaderboard import leaderboard
+from scorer.stats.standings import Leaderboard
 from scorer.version import __version__
 
 __all__ = [
     "HostVisibleError",
+    "Leaderboard",
     "Options",
     "ParticipantVisibleError",
     "Problem",
@@ -25,6 +28,7 @@ __all__ = [
     "ScoreWarning",
     "__version__",
     "evaluate",
+    "leaderboard",
     "list_recipes",
     "score",
 ]

@@ -27,9 +27,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("policy", ("scorer.policy",)),
     ("result", ("scorer.per_user", "scorer.result")),
     ("pipeline", ("scorer.pipeline",)),
-    ("api", ("scorer.api", "scorer")),
+    ("api", ("scorer.api",)),
     ("stats", ("scorer.stats.*",)),
     ("partial", ("scorer.partial",)),
+    ("package", ("scorer",)),
     ("adapters", ("scorer.adapters.*", "scorer.__main__", "scorer.spark", "scorer.dask")),
 )
 

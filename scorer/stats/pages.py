@@ -23,17 +23,18 @@ img { max-width: 100%; }
 """
 
 
-def table(header: list[str], rows: list[list[str]]) -> str:
+def table(header: list[str], rows: list[list[str]], marked: frozenset[int] = frozenset()) -> str:
     """A table in its own scrolling box; a column of names has its header aligned as
-    its names are (left)."""
+    its names are (left); the rows at the positions ``marked`` have the class ``best``."""
     names = [bool(rows) and cell.startswith('<td class="name"') for cell in (rows or [[]])[0]]
     head = "".join(
         f'<th class="name">{text(h)}</th>' if i < len(names) and names[i] else f"<th>{text(h)}</th>"
         for i, h in enumerate(header)
     )
     body = "".join(
-        "<tr>" + "".join(cell if cell.startswith("<td") else f"<td>{cell}</td>" for cell in row)
-        for row in rows
+        ('<tr class="best">' if position in marked else "<tr>")
+        + "".join(cell if cell.startswith("<td") else f"<td>{cell}</td>" for cell in row)
+        for position, row in enumerate(rows)
     )
     return f'<div class="table"><table><tr>{head}</tr>{body}</table></div>'
 

@@ -1,0 +1,140 @@
+"""Copies among submissions: rankings identical in every row, and pairs identical in most.
+
+A submission's ranking of a row is its first ``k`` items as read (whitespace, line
+endings and row order do not count; repeats count as written). Each row's ranking is
+summarised by a 64-bit print of its text under a key derived from the solution's bytes
+(:func:`copy_key`), which no participant can know, so no one can make two different
+rankings print alike; two different rows print alike about once in 2**64. Rankings are
+"identical" when every row's print agrees; near copies compare the low 32 bits of the
+prints row by row. Nothing here is shown to participants (docs/leaderboard.md#copies).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scorer.align.fingerprints import string_prints
+from scorer.align.item_lists import SplitLists
+from scorer.arrays import to_arrow
+
+#: Pairs whose rankings agree in at least this share of rows are listed.
+NEAR_COPY_SHARE = 0.9
+#: Rows compared per pass when counting the rows two submissions share.
+_BLOCK_ROWS = 65_536
+
+
+@dataclass(frozen=True)
+class Copies:
+    """The copies found among the valid submissions (names in byte order).
+
+    Attributes
+    ----------
+    identical : tuple of tuple of str
+        Groups of two or more submissions whose rankings agree in every row.
+    similar : tuple of (str, str, float)
+        Pairs (not in one group) whose rankings agree in at least
+        :data:`NEAR_COPY_SHARE` of the solution's rows, with that share.
+    """
+
+    identical: tuple[tuple[str, ...], ...] = ()
+    similar: tuple[tuple[str, str, float], ...] = ()
+
+
+def copy_key(solution_digest: bytes) -> tuple[int, int]:
+    """The print key (an odd multiplier and a start) from a digest of the solution.
+
+    Examples
+    --------
+    >>> multiplier, start = copy_key(bytes(range(16)))
+    >>> multiplier % 2, copy_key(bytes(range(16))) == (multiplier, start)
+    (1, True)
+    """
+    words = np.frombuffer(solution_digest[:16], dtype="<u8")
+    return int(words[0]) | 1, int(words[1])
+
+
+def row_prints(
+    predictions: SplitLists,
+    user_of_row: np.ndarray,
+    n_users: int,
+    k: int | None,
+    key: tuple[int, int],
+) -> np.ndarray:
+    """Each solution row's print of the ranking a submission gives it (its first ``k``
+    items joined by single spaces; a row the submission lacks ranks nothing): uint64.
+
+    Examples
+    --------
+    >>> from scorer.align.item_lists import split_lists
+    >>> lists = split_lists(pa.array(["a  b c", "b", "a b\\tc"]))
+    >>> prints = row_prints(lists, np.array([0, 1, 2]), 4, 2, (3, 5))
+    >>> bool(prints[0] == prints[2]), bool(prints[0] == prints[1]), bool(prints[3] != prints[1])
+    (True, False, True)
+    """
+    offsets = np.zeros(len(predictions.lengths) + 1, dtype=np.int64)
+    np.cumsum(predictions.lengths, out=offsets[1:])
+    tokens = predictions.tokens.cast(pa.large_string())
+    lists = pa.LargeListArray.from_arrays(to_arrow(offsets), tokens)
+    if k is not None and predictions.lengths.max(initial=0) > k:  # truncate: the first k count
+        lists = pc.list_slice(lists, 0, k)
+    texts = pc.binary_join(lists, pa.scalar(" ", pa.large_string()))
+    prints = string_prints(texts, key).view(np.uint64)  # type: ignore[union-attr]
+    found = np.full(n_users, string_prints(pa.array([""], pa.large_string()), key)[0])
+    kept = user_of_row >= 0
+    found.view(np.uint64)[user_of_row[kept]] = prints[kept]
+    return found.view(np.uint64)
+
+
+def ranking_digest(prints: np.ndarray) -> str:
+    """One digest of a submission's rankings of every row (its rows' prints in the
+    solution's order): equal for identical rankings."""
+    return hashlib.blake2b(prints.astype("<u8").tobytes(), digest_size=16).hexdigest()
+
+
+def find_copies(names: list[str], digests: list[str], rows: np.ndarray) -> Copies:
+    """Group identical rankings and list the near copies.
+
+    Parameters
+    ----------
+    names : list of str
+        The valid submissions.
+    digests : list of str
+        Their :func:`ranking_digest`.
+    rows : ndarray of uint32, shape (rows, submissions)
+        The low 32 bits of each row's print, one column per submission.
+
+    Examples
+    --------
+    >>> rows = np.array([[1, 1, 1, 7], [2, 2, 5, 8]] * 10, dtype=np.uint32)
+    >>> found = find_copies(["a", "b", "c", "d"], ["x", "x", "y", "z"], rows)
+    >>> found.identical, [(a, b, round(share, 2)) for a, b, share in found.similar]
+    ((('a', 'b'),), [])
+    >>> rows[0, 2] = 9; rows[1:, 2] = rows[1:, 0]
+    >>> [(a, b, share) for a, b, share in find_copies(["a", "b", "c", "d"],
+    ...     ["x", "x", "y", "z"], rows).similar]
+    [('a', 'c', 0.95), ('b', 'c', 0.95)]
+    """
+    order = sorted(range(len(names)), key=lambda i: names[i])
+    groups: dict[str, list[int]] = {}
+    for index in order:
+        groups.setdefault(digests[index], []).append(index)
+    members = list(groups.values())
+    identical = tuple(tuple(names[i] for i in group) for group in members if len(group) > 1)
+    leaders = np.array([group[0] for group in members], dtype=np.int64)
+    first, second = np.triu_indices(len(leaders), 1)
+    shared = np.zeros(len(first), dtype=np.int64)
+    for start in range(0, len(rows), _BLOCK_ROWS):
+        block = rows[start : start + _BLOCK_ROWS][:, leaders]
+        shared += (block[:, first] == block[:, second]).sum(axis=0)
+    similar = []
+    for pair in np.flatnonzero(shared >= NEAR_COPY_SHARE * len(rows)):
+        share = float(shared[pair] / len(rows))
+        for a in members[first[pair]]:
+            for b in members[second[pair]]:
+                similar.append((*sorted((names[a], names[b])), share))
+    return Copies(identical, tuple(sorted(similar)))  # type: ignore[arg-type]

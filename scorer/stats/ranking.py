@@ -1,0 +1,449 @@
+"""Many entries ranked at once over the same units: ranks with exact ties, one bootstrap
+shared by every entry, a paired randomisation test of every pair, Holm's step-down and
+tiers (docs/leaderboard.md).
+
+The input is a :class:`Panel`: each submission's parts of one measure per unit (a scored
+user, or a session with all its target types), the units in their row ids' byte order,
+each ``Usage`` split a contiguous stratum. Every random draw is made per unit in that
+order, from a stream derived from the seed and the stratum alone, so the same inputs and
+seed give the same numbers whatever the entries' order, the machine or its threads.
+Sums over drawn units are exact: the parts are written in fixed point, as integers of
+at most ``52 - ceil(log2(units + 1))`` bits, so that a float64 matrix product adds
+integers below 2**53, exactly and in any order.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from scorer.stats.resampling import (
+    EXACT_SIGN_FLIP_MAX_USERS,
+    TIE_TOLERANCE,
+    ratio_of_sums,
+    seeded_generator,
+    sign_flip_p_value,
+    swap_p_value,
+)
+
+#: Units drawn per matrix product; a constant, so the draws never depend on the machine.
+BLOCK_UNITS = 4096
+#: Resamples drawn per pass over a stratum's units.
+RESAMPLE_CHUNK = 1024
+_STRATUM_CODES = {"score": 0, "public": 1, "private": 2}
+
+
+@dataclass(frozen=True)
+class Panel:
+    """Per-unit parts of one measure for several submissions.
+
+    Attributes
+    ----------
+    tops : ndarray of float64, shape (units, submissions, types)
+        Each unit's value of each target type (a ratio of sums: its numerator).
+    bottoms : ndarray of float64 of the same shape, or None
+        A ratio of sums' denominators; ``None`` when a type's value is the mean of its
+        rows' values (divided by :attr:`counts`).
+    counts : ndarray of float64, shape (units, types)
+        The unit's scored rows of each type (1 without target types).
+    strata : dict of str to slice
+        The units of each ``Usage`` split (``"public"``, ``"private"``), or ``"score"``
+        for all of them without ``Usage``.
+    weights : ndarray of float64, shape (types,)
+        Each type's weight in the value (``[1.0]`` without target types).
+    """
+
+    tops: np.ndarray
+    bottoms: np.ndarray | None
+    counts: np.ndarray
+    strata: dict[str, slice]
+    weights: np.ndarray
+
+    def value(self, tops: np.ndarray, bottoms: np.ndarray | None, counts: np.ndarray) -> np.ndarray:
+        """Σ_t w_t · tops_t / bottoms_t of summed parts (bottoms: the counts when None;
+        0 / 0 reads as 0); ``tops`` of shape (..., submissions, types).
+
+        Examples
+        --------
+        >>> panel = Panel(np.zeros((1, 2, 1)), None, np.ones((1, 1)), {}, np.ones(1))
+        >>> panel.value(np.array([[3.0], [1.0]]), None, np.array([4.0])).tolist()
+        [0.75, 0.25]
+        """
+        below = counts[..., None, :] if bottoms is None else bottoms
+        return (ratio_of_sums(tops, below) * self.weights).sum(axis=-1)
+
+
+@dataclass(frozen=True)
+class Sums:
+    """Exact fixed-point sums of a panel's parts over some units (one stratum or several).
+
+    ``tops``/``bottoms`` are the real sums per submission and type; ``drawn_*`` the sums
+    per bootstrap resample (units drawn with replacement within each stratum);
+    ``moved_*`` the sums over the units a random swap pattern selects (the paired test
+    swaps those units' parts between two submissions); ``differing[a, b]`` counts the
+    units where submissions ``a`` and ``b`` have different parts.
+    """
+
+    n_units: int
+    tops: np.ndarray
+    bottoms: np.ndarray | None
+    counts: np.ndarray
+    drawn_tops: np.ndarray
+    drawn_bottoms: np.ndarray | None
+    drawn_counts: np.ndarray
+    moved_tops: np.ndarray
+    moved_bottoms: np.ndarray | None
+    differing: np.ndarray
+
+    def __add__(self, other: Sums) -> Sums:
+        def add(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+            return None if a is None or b is None else a + b
+
+        return Sums(
+            self.n_units + other.n_units,
+            *(
+                add(getattr(self, name), getattr(other, name))
+                for name in (
+                    "tops",
+                    "bottoms",
+                    "counts",
+                    "drawn_tops",
+                    "drawn_bottoms",
+                    "drawn_counts",
+                    "moved_tops",
+                    "moved_bottoms",
+                    "differing",
+                )
+            ),  # type: ignore[arg-type]
+        )
+
+
+@dataclass(frozen=True)
+class FixedPoint:
+    """The scales that write a panel's parts as integers: ``round(part * scale)``."""
+
+    top: float
+    bottom: float
+
+    @classmethod
+    def of(cls, panel: Panel, columns: np.ndarray) -> FixedPoint:
+        """Scales under which any sum of at most ``units`` parts stays below 2**52."""
+        n_units = len(panel.counts)
+        bits = 52 - math.ceil(math.log2(n_units + 1))
+
+        def scale(parts: np.ndarray | None) -> float:
+            largest = 0.0 if parts is None else float(np.abs(parts[:, columns]).max(initial=0))
+            return math.ldexp(1.0, bits - math.frexp(largest)[1]) if largest > 0 else 1.0
+
+        return cls(scale(panel.tops), scale(panel.bottoms))
+
+
+def panel_sums(panel: Panel, columns: np.ndarray, n_resamples: int, seed: int) -> dict[str, Sums]:
+    """Each stratum's :class:`Sums` for the submissions ``columns`` (indices into the
+    panel's submissions), with ``n_resamples`` bootstrap resamples and swap patterns."""
+    fixed = FixedPoint.of(panel, columns)
+    return {
+        label: _stratum_sums(panel, rows, columns, fixed, n_resamples, seed, label)
+        for label, rows in panel.strata.items()
+        if rows.stop > rows.start
+    }
+
+
+def _stratum_sums(
+    panel: Panel,
+    rows: slice,
+    columns: np.ndarray,
+    fixed: FixedPoint,
+    n_resamples: int,
+    seed: int,
+    label: str,
+) -> Sums:
+    """One stratum's sums, block by block of units; each block's drawn counts and swap
+    patterns are made for every resample at once and multiplied with its parts."""
+    code = _STRATUM_CODES[label]
+    draws = seeded_generator(np.random.SeedSequence([seed, code, 0]))
+    swaps = seeded_generator(np.random.SeedSequence([seed, code, 1]))
+    n_units = rows.stop - rows.start
+    blocks = [
+        slice(a, min(a + BLOCK_UNITS, rows.stop)) for a in range(rows.start, rows.stop, BLOCK_UNITS)
+    ]
+    sizes = np.array([block.stop - block.start for block in blocks], dtype=np.float64)
+    n_subs, n_types = len(columns), panel.counts.shape[1]
+    width = n_subs * n_types
+    totals = np.zeros(2 * width + n_types)
+    differing = np.zeros((n_subs, n_subs), dtype=np.int64)
+    for block in blocks:
+        totals += _fixed_parts(panel, block, columns, fixed).sum(axis=0)
+        differing += _differing(panel, block, columns)
+    drawn = np.zeros((n_resamples, len(totals)))
+    moved = np.zeros((n_resamples, len(totals)))
+    for start in range(0, n_resamples, RESAMPLE_CHUNK):
+        chunk = slice(start, min(start + RESAMPLE_CHUNK, n_resamples))
+        size = chunk.stop - chunk.start
+        per_block = draws.multinomial(n_units, sizes / n_units, size=size)
+        for index, block in enumerate(blocks):
+            parts = _fixed_parts(panel, block, columns, fixed)
+            drawn[chunk] += _drawn_counts(draws, per_block[:, index], len(parts)) @ parts
+            pattern = swaps.integers(0, 2, size=(size, len(parts)), dtype=np.uint8)
+            moved[chunk] += pattern.astype(np.float64) @ parts
+
+    def split(found: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+        shape = (*found.shape[:-1], n_subs, n_types)
+        tops = found[..., :width].reshape(shape) / fixed.top
+        bottoms = found[..., width : 2 * width].reshape(shape) / fixed.bottom
+        return tops, bottoms if panel.bottoms is not None else None, found[..., 2 * width :]
+
+    return Sums(n_units, *split(totals), *split(drawn), *split(moved)[:2], differing)
+
+
+def _fixed_parts(panel: Panel, rows: slice, columns: np.ndarray, fixed: FixedPoint) -> np.ndarray:
+    """The block's parts as integer-valued float64: tops, bottoms (zeros for a mean),
+    then the counts."""
+    tops = np.rint(panel.tops[rows][:, columns] * fixed.top).reshape(rows.stop - rows.start, -1)
+    if panel.bottoms is None:
+        bottoms = np.zeros_like(tops)
+    else:
+        bottoms = np.rint(panel.bottoms[rows][:, columns] * fixed.bottom).reshape(len(tops), -1)
+    return np.hstack([tops, bottoms, panel.counts[rows]])
+
+
+def _drawn_counts(rng: np.random.Generator, per_resample: np.ndarray, n_units: int) -> np.ndarray:
+    """How often each of ``n_units`` units is drawn in each resample, given how many
+    draws each resample makes among them (uniform, with replacement)."""
+    units = rng.integers(0, n_units, size=int(per_resample.sum()))
+    resample = np.repeat(np.arange(len(per_resample), dtype=np.int64), per_resample)
+    flat = np.bincount(resample * n_units + units, minlength=len(per_resample) * n_units)
+    return flat.reshape(len(per_resample), n_units).astype(np.float64)
+
+
+def _differing(panel: Panel, rows: slice, columns: np.ndarray) -> np.ndarray:
+    """Per pair of submissions, the units of the block whose parts differ."""
+    parts = panel.tops[rows][:, columns]
+    if panel.bottoms is not None:
+        parts = np.concatenate([parts, panel.bottoms[rows][:, columns]], axis=2)
+    first, second = np.triu_indices(len(columns), 1)
+    found = np.zeros((len(columns), len(columns)), dtype=np.int64)
+    found[first, second] = (parts[:, first] != parts[:, second]).any(axis=2).sum(axis=0)
+    return found + found.T
+
+
+def competition_ranks(values: np.ndarray) -> np.ndarray:
+    """Rank 1 for the largest along the last axis; equal values share the better rank
+    and the next rank skips (``1, 2, 2, 4``): one plus the number of larger values.
+
+    Examples
+    --------
+    >>> competition_ranks(np.array([0.5, 0.7, 0.5, 0.1])).tolist()
+    [2, 1, 2, 4]
+    >>> competition_ranks(np.array([[1.0, 1.0], [0.0, 2.0]])).tolist()
+    [[1, 1], [2, 1]]
+    """
+    order = np.argsort(-values, axis=-1, kind="stable")
+    ordered = np.take_along_axis(values, order, axis=-1)
+    positions = np.broadcast_to(np.arange(values.shape[-1]), values.shape)
+    starts = np.where(np.diff(ordered, axis=-1, prepend=np.nan) != 0, positions, 0)
+    ranks = np.empty(values.shape, dtype=np.int64)
+    np.put_along_axis(ranks, order, np.maximum.accumulate(starts, axis=-1) + 1, axis=-1)
+    return ranks
+
+
+def holm(p_values: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values: the i-th smallest of m is multiplied by
+    m - i + 1, then made non-decreasing and capped at 1 (tied p-values get the same).
+
+    Examples
+    --------
+    >>> holm(np.array([0.01, 0.04, 0.03, 0.5])).tolist()
+    [0.04, 0.09, 0.09, 0.5]
+    """
+    order = np.argsort(p_values, kind="stable")
+    m = len(p_values)
+    scaled = np.minimum(1.0, (m - np.arange(m)) * p_values[order])
+    adjusted = np.empty(m)
+    adjusted[order] = np.maximum.accumulate(scaled)
+    return adjusted
+
+
+def tiers(values: np.ndarray, worse: np.ndarray) -> np.ndarray:
+    """Tier 1: every entry not significantly worse than the best (``worse[i, j]``: entry
+    i is significantly worse than j); then the same among the entries left, from the
+    best of them. With several best (equal values), an entry significantly worse than
+    any of them is left for a later tier.
+
+    Examples
+    --------
+    >>> worse = np.zeros((4, 4), dtype=bool)
+    >>> worse[2, 0] = worse[3, 0] = worse[3, 1] = True
+    >>> tiers(np.array([0.9, 0.8, 0.7, 0.1]), worse).tolist()
+    [1, 1, 2, 2]
+    """
+    found = np.zeros(len(values), dtype=np.int64)
+    left = np.ones(len(values), dtype=bool)
+    tier = 0
+    while left.any():  # at most one pass per entry
+        tier += 1
+        best = left & (values == values[left].max())
+        members = left & ~worse[:, best].any(axis=1)
+        found[members] = tier
+        left &= ~members
+    return found
+
+
+def quantile_rows(samples: np.ndarray, shares: tuple[float, float]) -> np.ndarray:
+    """The inverted-CDF quantiles (as :func:`~scorer.stats.resampling.quantiles`) of each
+    column of ``samples``: shape (2, columns).
+
+    Examples
+    --------
+    >>> quantile_rows(np.arange(1.0, 41.0)[:, None], (0.025, 0.975)).ravel().tolist()
+    [1.0, 39.0]
+    """
+    ordered = np.sort(samples, axis=0)
+    positions = [max(1, math.ceil(len(ordered) * share - 1e-9)) - 1 for share in shares]
+    return ordered[positions]
+
+
+@dataclass(frozen=True)
+class SplitStatistics:
+    """The statistics of the entries on one split.
+
+    Attributes
+    ----------
+    value_low, value_high : ndarray of float64
+        Each entry's bootstrap interval of its value.
+    rank_low, rank_high : ndarray of int64
+        Each entry's bootstrap interval of its rank.
+    first, second : ndarray of int64
+        The pairs of entries tested (indices, first < second).
+    difference_low, difference_high : ndarray of float64
+        The bootstrap interval of ``second - first`` of each pair.
+    p_value, adjusted : ndarray of float64
+        Each pair's two-sided paired randomisation test, and Holm's adjustment over
+        every pair.
+    exact : ndarray of bool
+        Whether the pair's p-value enumerates every swap pattern.
+    tier : ndarray of int64
+        Each entry's tier at the level ``alpha``.
+    """
+
+    value_low: np.ndarray
+    value_high: np.ndarray
+    rank_low: np.ndarray
+    rank_high: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    difference_low: np.ndarray
+    difference_high: np.ndarray
+    p_value: np.ndarray
+    adjusted: np.ndarray
+    exact: np.ndarray
+    tier: np.ndarray
+
+
+def split_statistics(
+    panel: Panel,
+    sums: Sums,
+    strata: list[str],
+    entries: np.ndarray,
+    values: np.ndarray,
+    alpha: float,
+) -> SplitStatistics:
+    """The rank and value intervals, pairwise tests and tiers of ``entries`` (indices
+    into the summed submissions' columns) whose values on the split are ``values``.
+
+    ``strata`` names the panel's strata the split covers (their sums are ``sums``);
+    intervals are the ``alpha / 2`` and ``1 - alpha / 2`` quantiles over resamples.
+    """
+    shares = (alpha / 2, 1 - alpha / 2)
+    drawn = panel.value(
+        sums.drawn_tops[:, entries],
+        None if sums.drawn_bottoms is None else sums.drawn_bottoms[:, entries],
+        sums.drawn_counts,
+    )
+    complete = (sums.drawn_counts > 0).all(axis=1)  # else a type has no row: no value
+    drawn = drawn[complete]
+    value_low, value_high = quantile_rows(drawn, shares)
+    rank_low, rank_high = quantile_rows(competition_ranks(drawn), shares)
+    first, second = np.triu_indices(len(entries), 1)
+    difference_low, difference_high = quantile_rows(drawn[:, second] - drawn[:, first], shares)
+    p_value = _monte_carlo_p_values(panel, sums, entries[first], entries[second])
+    exact = sums.differing[entries[first], entries[second]] <= EXACT_SIGN_FLIP_MAX_USERS
+    for pair in np.flatnonzero(exact):
+        p_value[pair] = exact_p_value(panel, strata, entries[first[pair]], entries[second[pair]])
+    adjusted = holm(p_value)
+    significant = adjusted <= alpha
+    worse = np.zeros((len(entries), len(entries)), dtype=bool)
+    worse[first, second] = significant & (values[first] < values[second])
+    worse[second, first] = significant & (values[second] < values[first])
+    return SplitStatistics(
+        value_low,
+        value_high,
+        rank_low.astype(np.int64),
+        rank_high.astype(np.int64),
+        first,
+        second,
+        difference_low,
+        difference_high,
+        p_value,
+        adjusted,
+        exact,
+        tiers(values, worse),
+    )
+
+
+def _monte_carlo_p_values(
+    panel: Panel, sums: Sums, first: np.ndarray, second: np.ndarray
+) -> np.ndarray:
+    """Each pair's p-value over the shared swap patterns: a pattern swaps the parts of
+    the units it selects between the two submissions, and counts when the absolute
+    difference of their values is at least the real one (within 1e-9, relative, at
+    least absolute); ``(b + 1) / (N + 1)``."""
+    n_resamples = len(sums.moved_tops)
+
+    def values(tops: np.ndarray, bottoms: np.ndarray | None) -> np.ndarray:
+        return panel.value(tops, bottoms, sums.counts)
+
+    def pick(found: np.ndarray | None, which: np.ndarray) -> np.ndarray | None:
+        return None if found is None else found[..., which, :]
+
+    observed = np.abs(
+        values(pick(sums.tops, second), pick(sums.bottoms, second))
+        - values(pick(sums.tops, first), pick(sums.bottoms, first))
+    )
+    shift_tops = sums.moved_tops[:, first] - sums.moved_tops[:, second]
+    shift_bottoms = (
+        None
+        if sums.moved_bottoms is None
+        else sums.moved_bottoms[:, first] - sums.moved_bottoms[:, second]
+    )
+
+    def shifted(which: np.ndarray, sign: int) -> np.ndarray:
+        bottoms = pick(sums.bottoms, which)
+        return values(
+            pick(sums.tops, which) + sign * shift_tops,
+            None if bottoms is None else bottoms + sign * shift_bottoms,  # type: ignore[operator]
+        )
+
+    statistics = np.abs(shifted(second, 1) - shifted(first, -1))
+    tolerance = TIE_TOLERANCE * np.maximum(1.0, observed)
+    extreme = np.count_nonzero(statistics >= observed - tolerance, axis=0)
+    return (extreme + 1) / (n_resamples + 1)
+
+
+def exact_p_value(panel: Panel, strata: list[str], a: int, b: int) -> float:
+    """The paired test of submissions ``a`` and ``b`` over every swap pattern of the
+    units where they differ (at most :data:`EXACT_SIGN_FLIP_MAX_USERS`): the package's
+    sign-flip test for a mean, its swap test for a ratio of sums or target types."""
+    rows = np.concatenate([np.arange(len(panel.counts))[panel.strata[s]] for s in strata])
+    if panel.bottoms is None and panel.counts.shape[1] == 1:
+        differences = panel.tops[rows, b, 0] - panel.tops[rows, a, 0]
+        return sign_flip_p_value(differences, 0, seeded_generator(0))[0]
+
+    def parts(which: int) -> np.ndarray:
+        below = panel.counts[rows] if panel.bottoms is None else panel.bottoms[rows, which]
+        return np.hstack([panel.tops[rows, which], below])
+
+    weights = panel.weights if panel.counts.shape[1] > 1 else None
+    return swap_p_value(parts(a), parts(b), 0, seeded_generator(0), weights)[0]
