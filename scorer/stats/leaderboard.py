@@ -33,6 +33,7 @@ from scorer.measures import parse_all
 from scorer.options import OPTIONS, row_bound
 from scorer.policy import users_to_score
 from scorer.read.columns import StringTable
+from scorer.read.files import DEFAULT_LIMITS
 from scorer.read.inputs import TableLike, as_string_table
 from scorer.result import ScoreResult, whole_data_values
 from scorer.stats.copies import copy_key, find_copies, ranking_digest, row_prints
@@ -366,6 +367,12 @@ def _digests(data: TableLike, limits: Any) -> tuple[str, bytes]:
     return sha256.hexdigest(), keyed.digest()
 
 
+def input_sha256(data: TableLike, limits: Any = None) -> str:
+    """The SHA-256 of a file's bytes, or of a table's canonical bytes
+    (docs/leaderboard.md#audit)."""
+    return _digests(data, limits)[0]
+
+
 def _table_bytes(table: StringTable) -> Iterator[bytes]:
     """A table's canonical bytes: per column, its name's length and UTF-8 bytes, then
     its cells' end offsets (int64, little-endian), which cells are missing (one byte
@@ -672,7 +679,8 @@ def _pairs(
         if values[i] < values[j] or (values[i] == values[j] and entries[j] < entries[i]):
             first, second, difference = j, i, values[j] - values[i]
         else:
-            first, second, difference, low, high = i, j, values[i] - values[j], -high, -low
+            first, second, difference = i, j, values[i] - values[j]
+            low, high = 0.0 - high, 0.0 - low  # i - j, never -0.0
         pairs.append(
             Pair(
                 split,
@@ -702,7 +710,8 @@ def _versions() -> dict[str, str]:
 
 
 def _jsonable(settings: dict[str, Any]) -> dict[str, Any]:
-    """The options as JSON values: a table as ``"table"``, read limits as their fields."""
+    """The options as JSON values: a table as ``"table"``, read limits as their fields
+    (left out when they are the defaults)."""
 
     def plain(value: Any) -> Any:
         if value is None or isinstance(value, str | int | float | bool):
@@ -717,7 +726,10 @@ def _jsonable(settings: dict[str, Any]) -> dict[str, Any]:
             return [plain(v) for v in value]
         return "table" if hasattr(value, "shape") or isinstance(value, StringTable) else str(value)
 
-    return {name: plain(value) for name, value in sorted(settings.items())}
+    given = {name: value for name, value in settings.items() if name != "limits"}
+    if settings.get("limits") not in (None, DEFAULT_LIMITS):  # the defaults go without saying
+        given["limits"] = settings["limits"]
+    return {name: plain(value) for name, value in sorted(given.items())}
 
 
 def _signature() -> inspect.Signature:

@@ -34,6 +34,7 @@ def table(header: list[str], rows: list[list[str]], marked: frozenset[int] = fro
     body = "".join(
         ('<tr class="best">' if position in marked else "<tr>")
         + "".join(cell if cell.startswith("<td") else f"<td>{cell}</td>" for cell in row)
+        + "</tr>"
         for position, row in enumerate(rows)
     )
     return f'<div class="table"><table><tr>{head}</tr>{body}</table></div>'

@@ -388,8 +388,7 @@ def _markdown_sections(board: Leaderboard) -> list[str]:
         lines += ["## Invalid submissions", ""]
         lines += [f"- {_markdown(s.name)}: {_markdown(s.error or '')}" for s in invalid]
         lines.append("")
-    lines += ["## Audit", ""] + [f"- {_markdown(line)}" for line in _audit_lines(board)]
-    return lines
+    return [*lines, "## Audit", "", "```text", *_audit_lines(board), "```"]
 
 
 _LATEX_SPECIAL = {
@@ -441,12 +440,19 @@ def to_latex(board: Leaderboard) -> str:
 
 
 _PAGE_STYLE = """
+.standings td:not(.name) { white-space: nowrap; }
 svg.ranks { width: 8em; height: 1em; vertical-align: middle; }
 svg.ranks line.span { stroke: #4c72b0; stroke-width: 3; }
 svg.ranks line.rank { stroke: #dd8452; stroke-width: 2; }
 svg.ranks line.axis { stroke: #ccc; stroke-width: 1; }
 tr.best td { font-weight: bold; }
 details { margin: 0.5em 0 1.5em; }
+@media (max-width: 40em) {
+  .standings table { font-size: 0.8em; }
+  .standings td.name { min-width: 7em; }
+  .standings td:nth-child(4), .standings th:nth-child(4) { display: none; }
+  svg.ranks { width: 4.5em; }
+}
 """
 
 
@@ -498,7 +504,7 @@ def _html_table(board: Leaderboard, split: str) -> str:
             ]
         )
     best = frozenset(position for position, row in enumerate(rows) if row.rank == 1)
-    return pages.table(header, cells, best)
+    return f'<div class="standings">{pages.table(header, cells, best)}</div>'
 
 
 def _present(row: Row, kind: str) -> list[float]:
