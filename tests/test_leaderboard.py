@@ -249,6 +249,40 @@ def test_near_copies_are_listed_with_their_share_across_line_endings(tmp_path: P
     assert board.copies.similar == (("near", "original", share), ("near", "spaced", share))
 
 
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["ab", "cd", "ef", "gh"]), min_size=3, max_size=3),
+        min_size=1,
+        max_size=6,
+    ),
+    st.integers(1, 4),
+)
+def test_row_prints_are_the_same_from_fixed_width_cells_and_any_spacing(
+    rows: list[list[str]], k: int
+) -> None:
+    """Cells of equally long items, single-spaced, are read as a byte matrix (the fast
+    route); the same items spaced otherwise as Arrow strings: the prints agree."""
+    import pyarrow as pa
+    from _pytest.monkeypatch import MonkeyPatch
+
+    from scorer.align.item_lists import ListCells, split_lists
+    from scorer.stats.copies import row_prints
+    from tests.fast_paths import force_fast_paths
+
+    users = np.arange(len(rows))
+    spaced = split_lists(pa.array(["  ".join(row) + " " for row in rows]))
+    with MonkeyPatch.context() as patch:
+        force_fast_paths(patch, chunk_rows=2, block_rows=2)
+        fixed = ListCells(pa.array([" ".join(row) for row in rows], pa.large_string())).split()
+        assert fixed.uniform is not None
+        fast = row_prints(fixed, users, len(rows), k, (5, 7))
+    slow = row_prints(spaced, users, len(rows), k, (5, 7))
+    assert fast.tolist() == slow.tolist()
+    same = [[a[:k] == b[:k] for b in rows] for a in rows]
+    assert [[x == y for y in fast] for x in fast] == same
+
+
 def test_the_statistics_need_resamples() -> None:
     solution, submissions = contest(30, 2, seed=2)
     board = scorer.leaderboard(solution, submissions, k=5, resamples=0)

@@ -191,7 +191,7 @@ def _score_all(
     prepared, solution_digest, key = _prepared_solution(solution, settings, limits)
     inputs = {"solution": solution_digest}
     if settings.get("candidates") is not None:
-        inputs["candidates"] = _digests(settings["candidates"], limits)[0]
+        inputs["candidates"] = input_sha256(settings["candidates"], limits)
     kept = _Kept(len(sources), every_measure)
     records = []
     outcomes = _scored(prepared, sources, row_id_column_name, settings, key)
@@ -339,32 +339,34 @@ def _prepared_solution(
 ) -> tuple[TableLike, str, tuple[int, int]]:
     """The solution read once (a trec_eval qrels file is read with each run), the
     SHA-256 of its bytes, and the key of the rankings' prints derived from them."""
-    sha256, keyed = _digests(solution, limits)
+    sha256, keyed = _digests(solution, limits, keyed=True)
     if settings.get("format", "table") == "trec":
         return solution, sha256, copy_key(keyed)
     return as_string_table(solution, HostVisibleError, limits), sha256, copy_key(keyed)
 
 
-def _digests(data: TableLike, limits: Any) -> tuple[str, bytes]:
+def _digests(data: TableLike, limits: Any, keyed: bool = False) -> tuple[str, bytes]:
     """The SHA-256 of a file's bytes (of a table: of its canonical bytes,
-    :func:`_table_bytes`), and a keyed digest of the same bytes (the copies' key)."""
-    sha256 = hashlib.sha256()
-    keyed = hashlib.blake2b(digest_size=16, person=_KEY_PERSON)
+    :func:`_table_bytes`), and with ``keyed`` a keyed digest of the same bytes (the
+    copies' key; else no bytes)."""
+    digests = [hashlib.sha256()]
+    if keyed:
+        digests.append(hashlib.blake2b(digest_size=16, person=_KEY_PERSON))
     if isinstance(data, str | os.PathLike):
         try:
             with open(data, "rb") as handle:
                 for chunk in iter(lambda: handle.read(_FILE_CHUNK), b""):
-                    sha256.update(chunk)
-                    keyed.update(chunk)
+                    for digest in digests:
+                        digest.update(chunk)
         except OSError as exc:
             raise HostVisibleError(
                 f"Cannot read {os.fspath(data)!r}: {exc.strerror or exc}."
             ) from exc
     else:
         for piece in _table_bytes(as_string_table(data, HostVisibleError, limits)):
-            sha256.update(piece)
-            keyed.update(piece)
-    return sha256.hexdigest(), keyed.digest()
+            for digest in digests:
+                digest.update(piece)
+    return digests[0].hexdigest(), digests[-1].digest() if keyed else b""
 
 
 def input_sha256(data: TableLike, limits: Any = None) -> str:
@@ -404,7 +406,7 @@ def _scored(
             except ParticipantVisibleError as exc:
                 yield "", exc
                 continue
-        digest = _digests(data, settings.get("limits"))[0]
+        digest = input_sha256(data, settings.get("limits"))
         try:
             yield digest, score_with_prints(solution, data, row_id_column_name, settings, key)
         except ParticipantVisibleError as exc:

@@ -28,10 +28,11 @@ from scorer.stats.resampling import (
     swap_p_value,
 )
 
-#: Units drawn per matrix product; a constant, so the draws never depend on the machine.
+#: Units drawn per matrix product; a constant power of two, so the draws never depend on
+#: the machine and a unit is 12 random bits.
 BLOCK_UNITS = 4096
-#: Resamples drawn per pass over a stratum's units.
-RESAMPLE_CHUNK = 1024
+#: Resamples drawn at a time for a block of units (their counts stay in cache).
+RESAMPLE_CHUNK = 256
 _STRATUM_CODES = {"score": 0, "public": 1, "private": 2}
 
 
@@ -160,69 +161,109 @@ def _stratum_sums(
     seed: int,
     label: str,
 ) -> Sums:
-    """One stratum's sums, block by block of units; each block's drawn counts and swap
-    patterns are made for every resample at once and multiplied with its parts."""
+    """One stratum's sums. Units whose parts are the same for every submission change
+    no difference and no rank: they are drawn as groups of equal rows (atoms), and the
+    swap patterns leave them out. The others are drawn one by one, block by block, for
+    a chunk of resamples at a time, and multiplied with their parts."""
     code = _STRATUM_CODES[label]
     draws = seeded_generator(np.random.SeedSequence([seed, code, 0]))
     swaps = seeded_generator(np.random.SeedSequence([seed, code, 1]))
-    n_units = rows.stop - rows.start
-    blocks = [
-        slice(a, min(a + BLOCK_UNITS, rows.stop)) for a in range(rows.start, rows.stop, BLOCK_UNITS)
-    ]
-    sizes = np.array([block.stop - block.start for block in blocks], dtype=np.float64)
     n_subs, n_types = len(columns), panel.counts.shape[1]
     width = n_subs * n_types
-    totals = np.zeros(2 * width + n_types)
+    live, atoms, atom_counts = _live_units(panel, rows, columns, fixed)
+    blocks = [live[a : a + BLOCK_UNITS] for a in range(0, len(live), BLOCK_UNITS)]
+    masses = np.array([len(block) for block in blocks] + atom_counts.tolist(), dtype=np.float64)
+    n_units = rows.stop - rows.start
+    totals = atom_counts @ atoms
     differing = np.zeros((n_subs, n_subs), dtype=np.int64)
-    for block in blocks:
-        totals += _fixed_parts(panel, block, columns, fixed).sum(axis=0)
+    drawn = np.zeros((n_resamples, atoms.shape[1]))
+    moved = np.zeros((n_resamples, atoms.shape[1]))
+    per_category = draws.multinomial(n_units, masses / n_units, size=n_resamples)
+    drawn += per_category[:, len(blocks) :] @ atoms
+    for index, block in enumerate(blocks):
+        parts = _fixed_parts(panel, block, columns, fixed)
+        totals += parts.sum(axis=0)
         differing += _differing(panel, block, columns)
-    drawn = np.zeros((n_resamples, len(totals)))
-    moved = np.zeros((n_resamples, len(totals)))
-    for start in range(0, n_resamples, RESAMPLE_CHUNK):
-        chunk = slice(start, min(start + RESAMPLE_CHUNK, n_resamples))
-        size = chunk.stop - chunk.start
-        per_block = draws.multinomial(n_units, sizes / n_units, size=size)
-        for index, block in enumerate(blocks):
-            parts = _fixed_parts(panel, block, columns, fixed)
-            drawn[chunk] += _drawn_counts(draws, per_block[:, index], len(parts)) @ parts
-            pattern = swaps.integers(0, 2, size=(size, len(parts)), dtype=np.uint8)
-            moved[chunk] += pattern.astype(np.float64) @ parts
+        for start in range(0, n_resamples, RESAMPLE_CHUNK):
+            chunk = slice(start, min(start + RESAMPLE_CHUNK, n_resamples))
+            counts = _drawn_counts(draws, per_category[chunk, index], len(block))
+            drawn[chunk] += counts @ parts
+            moved[chunk] += _swap_patterns(swaps, chunk.stop - chunk.start, len(block)) @ parts
 
     def split(found: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
         shape = (*found.shape[:-1], n_subs, n_types)
         tops = found[..., :width].reshape(shape) / fixed.top
+        if panel.bottoms is None:
+            return tops, None, found[..., width:]
         bottoms = found[..., width : 2 * width].reshape(shape) / fixed.bottom
-        return tops, bottoms if panel.bottoms is not None else None, found[..., 2 * width :]
+        return tops, bottoms, found[..., 2 * width :]
 
     return Sums(n_units, *split(totals), *split(drawn), *split(moved)[:2], differing)
 
 
-def _fixed_parts(panel: Panel, rows: slice, columns: np.ndarray, fixed: FixedPoint) -> np.ndarray:
-    """The block's parts as integer-valued float64: tops, bottoms (zeros for a mean),
+def _live_units(
+    panel: Panel, rows: slice, columns: np.ndarray, fixed: FixedPoint
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The stratum's units whose parts differ between submissions (in order), and the
+    others grouped into atoms: each distinct row of parts (in the order of its first
+    submission's parts, whatever the submissions' order) and its count."""
+    tops = panel.tops[rows][:, columns]
+    same = (tops == tops[:, :1]).all(axis=(1, 2))
+    if panel.bottoms is not None:
+        bottoms = panel.bottoms[rows][:, columns]
+        same &= (bottoms == bottoms[:, :1]).all(axis=(1, 2))
+    units = np.arange(rows.start, rows.stop)
+    constant = units[same]
+    if not len(constant):
+        return units, _fixed_parts(panel, constant, columns, fixed), np.zeros(0)
+    keys = [panel.tops[constant, columns[0]], panel.counts[constant]]
+    if panel.bottoms is not None:
+        keys.append(panel.bottoms[constant, columns[0]])
+    _, first, counts = np.unique(np.hstack(keys), axis=0, return_index=True, return_counts=True)
+    atoms = _fixed_parts(panel, constant[first], columns, fixed)
+    return units[~same], atoms, counts.astype(np.float64)
+
+
+def _fixed_parts(
+    panel: Panel, units: np.ndarray, columns: np.ndarray, fixed: FixedPoint
+) -> np.ndarray:
+    """The units' parts as integer-valued float64: tops, bottoms (for a ratio of sums),
     then the counts."""
-    tops = np.rint(panel.tops[rows][:, columns] * fixed.top).reshape(rows.stop - rows.start, -1)
-    if panel.bottoms is None:
-        bottoms = np.zeros_like(tops)
-    else:
-        bottoms = np.rint(panel.bottoms[rows][:, columns] * fixed.bottom).reshape(len(tops), -1)
-    return np.hstack([tops, bottoms, panel.counts[rows]])
+    shape = (len(units), len(columns) * panel.counts.shape[1])
+    parts = [np.rint(panel.tops[units][:, columns] * fixed.top).reshape(shape)]
+    if panel.bottoms is not None:
+        parts.append(np.rint(panel.bottoms[units][:, columns] * fixed.bottom).reshape(shape))
+    return np.hstack([*parts, panel.counts[units]])
 
 
 def _drawn_counts(rng: np.random.Generator, per_resample: np.ndarray, n_units: int) -> np.ndarray:
     """How often each of ``n_units`` units is drawn in each resample, given how many
-    draws each resample makes among them (uniform, with replacement)."""
-    units = rng.integers(0, n_units, size=int(per_resample.sum()))
-    resample = np.repeat(np.arange(len(per_resample), dtype=np.int64), per_resample)
-    flat = np.bincount(resample * n_units + units, minlength=len(per_resample) * n_units)
+    draws each resample makes among them (uniform, with replacement). A full block's
+    draws are the low 12 bits of 16-bit words (exactly uniform over its 4,096 units)."""
+    n_draws = int(per_resample.sum())
+    if n_units == BLOCK_UNITS:
+        words = rng.bit_generator.random_raw(-(-n_draws // 4)).astype("<u8", copy=False)
+        units = words.view("<u2")[:n_draws] & np.uint16(BLOCK_UNITS - 1)
+    else:
+        units = rng.integers(0, n_units, size=n_draws)
+    starts = np.repeat(np.arange(0, len(per_resample) * n_units, n_units), per_resample)
+    flat = np.bincount(starts + units, minlength=len(per_resample) * n_units)
     return flat.reshape(len(per_resample), n_units).astype(np.float64)
 
 
-def _differing(panel: Panel, rows: slice, columns: np.ndarray) -> np.ndarray:
+def _swap_patterns(rng: np.random.Generator, n_patterns: int, n_units: int) -> np.ndarray:
+    """Which units each pattern swaps: fair coins, 64 to a random word (read as
+    little-endian bits on every machine)."""
+    words = rng.bit_generator.random_raw(-(-n_patterns * n_units // 64))
+    bits = np.unpackbits(words.astype("<u8", copy=False).view(np.uint8), bitorder="little")
+    return bits[: n_patterns * n_units].reshape(n_patterns, n_units).astype(np.float64)
+
+
+def _differing(panel: Panel, units: np.ndarray, columns: np.ndarray) -> np.ndarray:
     """Per pair of submissions, the units of the block whose parts differ."""
-    parts = panel.tops[rows][:, columns]
+    parts = panel.tops[units][:, columns]
     if panel.bottoms is not None:
-        parts = np.concatenate([parts, panel.bottoms[rows][:, columns]], axis=2)
+        parts = np.concatenate([parts, panel.bottoms[units][:, columns]], axis=2)
     first, second = np.triu_indices(len(columns), 1)
     found = np.zeros((len(columns), len(columns)), dtype=np.int64)
     found[first, second] = (parts[:, first] != parts[:, second]).any(axis=2).sum(axis=0)
