@@ -18,6 +18,7 @@ from typing import Any
 
 from scorer import stats
 from scorer.adapters.output import emit, refuse_overwriting_inputs, write_output
+from scorer.adapters.process import input_bytes, prefer_reused_heap
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.read.inputs import as_string_table
 from scorer.result import SPLIT_NAMES, ScoreResult
@@ -548,6 +549,12 @@ def leaderboard_command(args: argparse.Namespace, kwargs: dict[str, Any]) -> Non
         if isinstance(submissions, dict):
             inputs.update({f"submission {n}": p for n, p in submissions.items()})
         refuse_overwriting_inputs(args.out, inputs, "the leaderboard", "--out")
+    # One submission in memory at a time, beside the solution: glibc's heap is kept as
+    # for a run of the largest of them.
+    paths = submissions.values() if isinstance(submissions, dict) else submissions
+    if isinstance(paths, str):
+        paths = [entry.path for entry in os.scandir(paths)]
+    prefer_reused_heap(input_bytes(args.solution) + max(map(input_bytes, paths), default=0))
     board = leaderboard(
         args.solution,
         submissions,

@@ -6,7 +6,7 @@ summarised by a 64-bit print of its text under a key derived from the solution's
 (:func:`copy_key`), which no participant can know, so no one can make two different
 rankings print alike; two different rows print alike about once in 2**64. Rankings are
 "identical" when every row's print agrees; near copies compare the low 32 bits of the
-prints row by row. Nothing here is shown to participants (docs/leaderboard.md#copies).
+prints row by row. Nothing here is shown to participants (docs/leaderboard.md, "How it is decided").
 """
 
 from __future__ import annotations

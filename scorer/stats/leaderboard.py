@@ -17,6 +17,7 @@ import os
 import platform
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, is_dataclass
 from importlib import metadata
 from pathlib import Path
@@ -94,8 +95,8 @@ def leaderboard(
         Each submission's team: a team's value on a split is its best submission's.
         Without it each submission is an entry of its own.
     resamples : int, default 1000
-        Bootstrap resamples for the intervals, and swap patterns for the paired tests
-        that are not exact; 0 gives values and ranks only.
+        Poisson bootstrap resamples for the intervals, and swap patterns for the paired
+        tests that are not exact; 0 gives values and ranks only.
     seed : int, default 0
         Every random draw derives from it and from the splits, never from the order of
         the submissions.
@@ -204,6 +205,7 @@ def _score_all(
         result, prints = found
         kept.add(index, result, prints)
         records.append(_record(source, digest, result))
+        del found, result, prints  # one submission's result in memory at a time
     resamples, seed, alpha = statistics
     audit = Audit(inputs, _versions(), _jsonable(settings), seed, resamples, alpha)
     return _Scoring(sources, records, kept, audit, tuple(notes))
@@ -397,20 +399,27 @@ def _scored(
     key: tuple[int, int],
 ) -> Iterator[tuple[str, tuple[ScoreResult, np.ndarray] | ParticipantVisibleError]]:
     """Each source's SHA-256 and its result and rows' prints (or why it is invalid),
-    one at a time."""
-    for source in sources:
-        data = source.data
-        if not isinstance(data, str | os.PathLike):
+    one at a time. The file's digest and the rows' prints are made on the other core
+    while this one scores (hashlib, numpy and Arrow release the GIL; both are pure, so
+    the outcome is the same whatever the timing)."""
+    with ThreadPoolExecutor(max_workers=1) as other_core:
+        for source in sources:
+            data = source.data
+            if not isinstance(data, str | os.PathLike):
+                try:
+                    data = as_string_table(data, ParticipantVisibleError, settings.get("limits"))
+                except ParticipantVisibleError as exc:
+                    yield "", exc
+                    continue
+            digest = other_core.submit(input_sha256, data, settings.get("limits"))
             try:
-                data = as_string_table(data, ParticipantVisibleError, settings.get("limits"))
+                found = score_with_prints(
+                    solution, data, row_id_column_name, settings, key, other_core
+                )
             except ParticipantVisibleError as exc:
-                yield "", exc
+                yield digest.result(), exc
                 continue
-        digest = input_sha256(data, settings.get("limits"))
-        try:
-            yield digest, score_with_prints(solution, data, row_id_column_name, settings, key)
-        except ParticipantVisibleError as exc:
-            yield digest, exc
+            yield digest.result(), found
 
 
 def score_with_prints(
@@ -419,10 +428,11 @@ def score_with_prints(
     row_id_column_name: str | None,
     settings: dict[str, Any],
     key: tuple[int, int],
+    other_core: ThreadPoolExecutor,
 ) -> tuple[ScoreResult, np.ndarray]:
     """:func:`scorer.evaluate` of one submission, and the prints of the rankings it gives
-    each solution row (:func:`~scorer.stats.copies.row_prints`), read from its checked
-    lists before they are ranked."""
+    each solution row (:func:`~scorer.stats.copies.row_prints`), made from its checked
+    lists on ``other_core`` while they are ranked here."""
     metrics = settings.get("metrics")
     option_values = {o.name: settings[o.name] for o in OPTIONS if o.setting and o.name in settings}
     options, measures = api._options_and_measures(metrics, **option_values)
@@ -443,14 +453,15 @@ def score_with_prints(
     )
     options = checked.options
     lists = checked.submission
-    prints = row_prints(
-        lists.predictions, lists.user_of_row, checked.solution.n_rows, options.k, key
+    prints = other_core.submit(
+        row_prints, lists.predictions, lists.user_of_row, checked.solution.n_rows, options.k, key
     )
+    del lists
     aligned = api._align(checked, row_bound(options.k))
     values = {str(m): m.compute(aligned.judgements) for m in measures}
     users = users_to_score(checked.solution, aligned.truth.n_relevant, options.empty_ground_truth)
     result = api._result(checked, aligned, values, users, measures, options, False, metrics is None)
-    return result, prints
+    return result, prints.result()
 
 
 def _record(source: _Source, digest: str, result: ScoreResult) -> Submission:

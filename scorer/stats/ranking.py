@@ -4,18 +4,21 @@ tiers (docs/leaderboard.md).
 
 The input is a :class:`Panel`: each submission's parts of one measure per unit (a scored
 user, or a session with all its target types), the units in their row ids' byte order,
-each ``Usage`` split a contiguous stratum. Every random draw is made per unit in that
-order, from a stream derived from the seed and the stratum alone, so the same inputs and
-seed give the same numbers whatever the entries' order, the machine or its threads.
-Sums over drawn units are exact: the parts are written in fixed point, as integers of
-at most ``52 - ceil(log2(units + 1))`` bits, so that a float64 matrix product adds
-integers below 2**53, exactly and in any order.
+each ``Usage`` split a contiguous stratum. The bootstrap is a Poisson bootstrap (each
+unit drawn a Poisson(1) number of times, independently, in every resample; a value is
+then Σ count · value / Σ count); the paired tests swap each unit's parts between two
+submissions with a fair coin. Every random draw is made per unit in that order, from a
+stream derived from the seed and the stratum alone, so the same inputs and seed give the
+same numbers whatever the entries' order, the machine or its threads. Sums over drawn
+units are exact: the parts are written in fixed point, as integers small enough that a
+float64 matrix product adds integers below 2**53, exactly and in any order.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -28,11 +31,11 @@ from scorer.stats.resampling import (
     swap_p_value,
 )
 
-#: Units drawn per matrix product; a constant power of two, so the draws never depend on
-#: the machine and a unit is 12 random bits.
+#: Units drawn per matrix product; a constant, so the draws never depend on the machine.
 BLOCK_UNITS = 4096
 #: Resamples drawn at a time for a block of units (their counts stay in cache).
 RESAMPLE_CHUNK = 256
+_CHECK_UNITS = 65_536  # units compared at a time (a bounded copy of the panel)
 _STRATUM_CODES = {"score": 0, "public": 1, "private": 2}
 
 
@@ -130,12 +133,15 @@ class FixedPoint:
 
     @classmethod
     def of(cls, panel: Panel, columns: np.ndarray) -> FixedPoint:
-        """Scales under which any sum of at most ``units`` parts stays below 2**52."""
+        """Scales under which a sum of the parts of every unit, each counted up to
+        :data:`MOST_DRAWN` times, stays below 2**52."""
         n_units = len(panel.counts)
-        bits = 52 - math.ceil(math.log2(n_units + 1))
+        bits = 52 - math.ceil(math.log2(MOST_DRAWN * n_units + 1))
 
         def scale(parts: np.ndarray | None) -> float:
-            largest = 0.0 if parts is None else float(np.abs(parts[:, columns]).max(initial=0))
+            # The whole panel's largest magnitude: a column never filled holds zeros, and
+            # reductions make no copy of the panel.
+            largest = 0.0 if parts is None else max(float(parts.max()), -float(parts.min()))
             return math.ldexp(1.0, bits - math.frexp(largest)[1]) if largest > 0 else 1.0
 
         return cls(scale(panel.tops), scale(panel.bottoms))
@@ -172,23 +178,19 @@ def _stratum_sums(
     width = n_subs * n_types
     live, atoms, atom_counts = _live_units(panel, rows, columns, fixed)
     blocks = [live[a : a + BLOCK_UNITS] for a in range(0, len(live), BLOCK_UNITS)]
-    masses = np.array([len(block) for block in blocks] + atom_counts.tolist(), dtype=np.float64)
-    n_units = rows.stop - rows.start
     totals = atom_counts @ atoms
     differing = np.zeros((n_subs, n_subs), dtype=np.int64)
-    drawn = np.zeros((n_resamples, atoms.shape[1]))
+    drawn = draws.poisson(atom_counts, size=(n_resamples, len(atom_counts))) @ atoms
     moved = np.zeros((n_resamples, atoms.shape[1]))
-    per_category = draws.multinomial(n_units, masses / n_units, size=n_resamples)
-    drawn += per_category[:, len(blocks) :] @ atoms
-    for index, block in enumerate(blocks):
+    for block in blocks:
         parts = _fixed_parts(panel, block, columns, fixed)
         totals += parts.sum(axis=0)
         differing += _differing(panel, block, columns)
         for start in range(0, n_resamples, RESAMPLE_CHUNK):
             chunk = slice(start, min(start + RESAMPLE_CHUNK, n_resamples))
-            counts = _drawn_counts(draws, per_category[chunk, index], len(block))
-            drawn[chunk] += counts @ parts
-            moved[chunk] += _swap_patterns(swaps, chunk.stop - chunk.start, len(block)) @ parts
+            size = chunk.stop - chunk.start
+            drawn[chunk] += _poisson_counts(draws, size, len(block)) @ parts
+            moved[chunk] += _swap_patterns(swaps, size, len(block)) @ parts
 
     def split(found: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
         shape = (*found.shape[:-1], n_subs, n_types)
@@ -198,7 +200,7 @@ def _stratum_sums(
         bottoms = found[..., width : 2 * width].reshape(shape) / fixed.bottom
         return tops, bottoms, found[..., 2 * width :]
 
-    return Sums(n_units, *split(totals), *split(drawn), *split(moved)[:2], differing)
+    return Sums(rows.stop - rows.start, *split(totals), *split(drawn), *split(moved)[:2], differing)
 
 
 def _live_units(
@@ -207,11 +209,13 @@ def _live_units(
     """The stratum's units whose parts differ between submissions (in order), and the
     others grouped into atoms: each distinct row of parts (in the order of its first
     submission's parts, whatever the submissions' order) and its count."""
-    tops = panel.tops[rows][:, columns]
-    same = (tops == tops[:, :1]).all(axis=(1, 2))
-    if panel.bottoms is not None:
-        bottoms = panel.bottoms[rows][:, columns]
-        same &= (bottoms == bottoms[:, :1]).all(axis=(1, 2))
+    same = np.concatenate(
+        [np.zeros(0, dtype=bool)]
+        + [
+            _same_everywhere(panel, slice(a, min(a + _CHECK_UNITS, rows.stop)), columns)
+            for a in range(rows.start, rows.stop, _CHECK_UNITS)
+        ]
+    )
     units = np.arange(rows.start, rows.stop)
     constant = units[same]
     if not len(constant):
@@ -219,9 +223,35 @@ def _live_units(
     keys = [panel.tops[constant, columns[0]], panel.counts[constant]]
     if panel.bottoms is not None:
         keys.append(panel.bottoms[constant, columns[0]])
-    _, first, counts = np.unique(np.hstack(keys), axis=0, return_index=True, return_counts=True)
+    first, counts = _groups(np.hstack(keys))
     atoms = _fixed_parts(panel, constant[first], columns, fixed)
     return units[~same], atoms, counts.astype(np.float64)
+
+
+def _groups(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first of each group of equal rows (groups in lexicographic order) and the
+    groups' sizes; columns equal throughout are left out of the sort.
+
+    Examples
+    --------
+    >>> _groups(np.array([[2.0, 1.0], [1.0, 1.0], [2.0, 1.0]]))
+    (array([1, 0]), array([1, 2]))
+    """
+    varying = rows[:, (rows != rows[:1]).any(axis=0)] if len(rows) else rows
+    order = np.lexsort(varying.T[::-1]) if varying.shape[1] else np.arange(len(rows))
+    ordered = varying[order]
+    starts = np.flatnonzero(np.r_[True, (ordered[1:] != ordered[:-1]).any(axis=1)])
+    return order[starts], np.diff(np.r_[starts, len(rows)])
+
+
+def _same_everywhere(panel: Panel, rows: slice, columns: np.ndarray) -> np.ndarray:
+    """Which of the units have the same parts in every submission."""
+    tops = panel.tops[rows][:, columns]
+    same = (tops == tops[:, :1]).all(axis=(1, 2))
+    if panel.bottoms is not None:
+        bottoms = panel.bottoms[rows][:, columns]
+        same &= (bottoms == bottoms[:, :1]).all(axis=(1, 2))
+    return same
 
 
 def _fixed_parts(
@@ -236,19 +266,36 @@ def _fixed_parts(
     return np.hstack([*parts, panel.counts[units]])
 
 
-def _drawn_counts(rng: np.random.Generator, per_resample: np.ndarray, n_units: int) -> np.ndarray:
-    """How often each of ``n_units`` units is drawn in each resample, given how many
-    draws each resample makes among them (uniform, with replacement). A full block's
-    draws are the low 12 bits of 16-bit words (exactly uniform over its 4,096 units)."""
-    n_draws = int(per_resample.sum())
-    if n_units == BLOCK_UNITS:
-        words = rng.bit_generator.random_raw(-(-n_draws // 4)).astype("<u8", copy=False)
-        units = words.view("<u2")[:n_draws] & np.uint16(BLOCK_UNITS - 1)
-    else:
-        units = rng.integers(0, n_units, size=n_draws)
-    starts = np.repeat(np.arange(0, len(per_resample) * n_units, n_units), per_resample)
-    flat = np.bincount(starts + units, minlength=len(per_resample) * n_units)
-    return flat.reshape(len(per_resample), n_units).astype(np.float64)
+def _poisson_thresholds() -> np.ndarray:
+    """``floor(2**32 * P(X >= k))`` for X ~ Poisson(1), k = 1, 2, ... while above 0, from
+    exact rationals (e⁻¹ by its series): the same on every machine."""
+    inverse_e = sum((Fraction((-1) ** n, math.factorial(n)) for n in range(40)), Fraction(0))
+    thresholds, tail = [], Fraction(1)
+    for k in range(1, 40):
+        tail -= inverse_e / math.factorial(k - 1)
+        if int(tail * 2**32) == 0:
+            break
+        thresholds.append(int(tail * 2**32))
+    return np.array(thresholds, dtype=np.uint32)
+
+
+_AT_LEAST = _poisson_thresholds()
+#: No unit is drawn more often in a resample (P(X >= 13) is below 2**-32).
+MOST_DRAWN = len(_AT_LEAST)
+
+
+def _poisson_counts(rng: np.random.Generator, n_resamples: int, n_units: int) -> np.ndarray:
+    """How often each unit is drawn in each resample: Poisson(1) from a 32-bit uniform u,
+    the number of k with u < floor(2**32 P(X >= k)) (exact to 2**-32). Counts of 4 or
+    more (2 % of draws) are looked up one by one."""
+    words = rng.bit_generator.random_raw(-(-n_resamples * n_units // 2))
+    uniform = words.astype("<u8", copy=False).view("<u4")[: n_resamples * n_units]
+    counts = (uniform < _AT_LEAST[0]).view(np.uint8)
+    for threshold in _AT_LEAST[1:4]:
+        counts += uniform < threshold
+    rare = np.flatnonzero(uniform < _AT_LEAST[4])
+    counts[rare] = MOST_DRAWN - np.searchsorted(_AT_LEAST[::-1], uniform[rare], side="right")
+    return counts.reshape(n_resamples, n_units).astype(np.float64)
 
 
 def _swap_patterns(rng: np.random.Generator, n_patterns: int, n_units: int) -> np.ndarray:
