@@ -236,20 +236,31 @@ def read_and_check(
         # same whatever the timing. An invalid solution or submission still raises
         # here, once the other core is done. At H&M scale the two cores' shares now
         # take about as long (docs/performance.md, "Where the time goes").
-        half = _solution_half(inputs, options, limits, exponential, known_types, other_core)
-        submission = _submission_half(inputs, half, limits, every_quote, scored)
-        if not keep_candidates:
-            half.candidates = None  # checked against: not read again
-        n_users = half.solution.n_rows
-        predictions = submission.predictions
-        width = int(min(row_bound(half.options.k), predictions.lengths.max(initial=0)))
-        # Made while the other core may still be encoding: prints need no vocabulary.
-        prints = item_prints(predictions, submission.user_of_row, n_users, width)
-        truth = half.truth.result()
+        half = solution_half(inputs, options, limits, exponential, known_types, other_core)
+        return checked_against(half, inputs, limits, every_quote, keep_candidates, scored)
+
+
+def checked_against(
+    half: SolutionHalf,
+    inputs: Inputs,
+    limits: ReadLimits | None,
+    every_quote: bool = False,
+    keep_candidates: bool = False,
+    scored: bool = False,
+) -> Checked:
+    """:func:`read_and_check`'s submission half, against a solution read and checked once
+    (``half`` is not changed: several submissions can be checked against it, as
+    :func:`scorer.leaderboard` does)."""
+    submission = _submission_half(inputs, half, limits, every_quote, scored)
+    n_users = half.solution.n_rows
+    predictions = submission.predictions
+    width = int(min(row_bound(half.options.k), predictions.lengths.max(initial=0)))
+    # Made while the other core may still be encoding: prints need no vocabulary.
+    prints = item_prints(predictions, submission.user_of_row, n_users, width)
     return Checked(
         half.solution,
         submission,
-        truth,
+        half.truth.result(),
         prints,
         width,
         half.segments,
@@ -257,12 +268,12 @@ def read_and_check(
         half.judged,
         half.n_unjudged_lines,
         half.typed,
-        half.candidates,
+        half.candidates if keep_candidates else None,  # else checked against: not read again
     )
 
 
 @dataclass
-class _SolutionHalf:
+class SolutionHalf:
     """The solution read and its rows checked, its relevant items being encoded on the
     other core (``truth``); ``options`` as applied (a trec_eval file sets some)."""
 
@@ -276,14 +287,14 @@ class _SolutionHalf:
     segments: Segments | None
 
 
-def _solution_half(
+def solution_half(
     inputs: Inputs,
     options: Options,
     limits: ReadLimits | None,
     exponential: tuple[str, ...],
     known_types: tuple[str, ...] | None,
     other_core: ThreadPoolExecutor,
-) -> _SolutionHalf:
+) -> SolutionHalf:
     """Read the solution, set aside its segment, type and candidates columns, hand its
     relevant items to ``other_core`` to encode, check its rows and read the candidates."""
     candidate_column, candidate_table = candidate_source(options, inputs.candidates)
@@ -327,14 +338,14 @@ def _solution_half(
         options.target_type_column_name,
     )
     segments = None if segment_column is None else Segments.from_column(*segment_column)
-    return _SolutionHalf(
+    return SolutionHalf(
         solution, truth, options, judged, shaped.n_unjudged, typed, candidates, segments
     )
 
 
 def _submission_half(
     inputs: Inputs,
-    half: _SolutionHalf,
+    half: SolutionHalf,
     limits: ReadLimits | None,
     every_quote: bool,
     scored: bool,

@@ -312,6 +312,29 @@ def test_target_types_and_micro_measures_rank_as_evaluate_scores() -> None:
     assert len(board.pairs) == 3 * 3
 
 
+def test_trec_files_rank_as_evaluate_scores_them(tmp_path: Path) -> None:
+    """A qrels solution is read once by the leaderboard for every run (trec_eval's
+    files have no header)."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{q} 0 d{d} {(q + d) % 3}\n" for q in range(8) for d in range(5)))
+    runs = {}
+    for name, shift in (("bm25", 0), ("dense", 2)):
+        path = tmp_path / f"{name}.run"
+        lines = [
+            f"q{q} Q0 d{(d + shift + q) % 6} {d + 1} {10 - d} {name}\n"
+            for q in range(8)
+            for d in range(4)
+        ]
+        path.write_text("".join(lines))
+        runs[name] = path
+    options = {"format": "trec", "metrics": ["MAP", "nDCG@3"]}
+    board = scorer.leaderboard(qrels, runs, resamples=100, **options)
+    for row in board.rows:
+        result = scorer.evaluate(qrels, runs[row.entry], **options)
+        assert (row.value, row.metrics) == (result.score, result.metrics)
+    assert board.metric == "MAP@10" and len(board.pairs) == 1
+
+
 def test_gap_is_ranked_without_statistics() -> None:
     solution = pd.DataFrame({"id": ["a", "b", "c"], "label": ["x", "y", "z"]})
     runs = {

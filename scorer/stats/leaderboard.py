@@ -18,7 +18,7 @@ import platform
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import asdict, dataclass, is_dataclass, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer import api
+from scorer import pipeline
 from scorer.arrays import one_chunk, string_bytes, string_offsets, to_numpy
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.measures import parse_all
@@ -36,6 +36,7 @@ from scorer.policy import users_to_score
 from scorer.read.columns import StringTable
 from scorer.read.files import DEFAULT_LIMITS
 from scorer.read.inputs import TableLike, as_string_table
+from scorer.recipes import apply_recipe, find_recipe, override_message
 from scorer.result import ScoreResult, whole_data_values
 from scorer.stats.copies import copy_key, find_copies, ranking_digest, row_prints
 from scorer.stats.ranking import (
@@ -189,13 +190,13 @@ def _score_all(
     settings, notes = _settings(options)
     sources = _sources(submissions, teams)
     limits = settings.get("limits")
-    prepared, solution_digest, key = _prepared_solution(solution, settings, limits)
+    solution_digest, key = _solution_digests(solution, limits)
     inputs = {"solution": solution_digest}
     if settings.get("candidates") is not None:
         inputs["candidates"] = input_sha256(settings["candidates"], limits)
     kept = _Kept(len(sources), every_measure)
     records = []
-    outcomes = _scored(prepared, sources, row_id_column_name, settings, key)
+    outcomes = _scored(solution, sources, row_id_column_name, settings, key)
     for index, (source, (digest, found)) in enumerate(zip(sources, outcomes, strict=True)):
         if isinstance(found, ParticipantVisibleError):
             records.append(
@@ -235,8 +236,9 @@ def _settings(given: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         )
     if given.get("recipe") is None:
         return {name: value for name, value in given.items() if name != "recipe"}, []
-    settings, overrides, message = api._apply_recipe(dict(given))
-    return settings, [message] if overrides else []
+    name = given["recipe"]
+    settings, overrides = apply_recipe(name, {k: v for k, v in given.items() if k != "recipe"})
+    return settings, [override_message(find_recipe(name).name, overrides)] if overrides else []
 
 
 def _sources(
@@ -336,15 +338,11 @@ def _teams(names: list[str], teams: Mapping[str, str] | None) -> dict[str, str]:
     return {name: teams[name] for name in names}
 
 
-def _prepared_solution(
-    solution: TableLike, settings: dict[str, Any], limits: Any
-) -> tuple[TableLike, str, tuple[int, int]]:
-    """The solution read once (a trec_eval qrels file is read with each run), the
-    SHA-256 of its bytes, and the key of the rankings' prints derived from them."""
+def _solution_digests(solution: TableLike, limits: Any) -> tuple[str, tuple[int, int]]:
+    """The SHA-256 of the solution's bytes, and the key of the rankings' prints derived
+    from them."""
     sha256, keyed = _digests(solution, limits, keyed=True)
-    if settings.get("format", "table") == "trec":
-        return solution, sha256, copy_key(keyed)
-    return as_string_table(solution, HostVisibleError, limits), sha256, copy_key(keyed)
+    return sha256, copy_key(keyed)
 
 
 def _digests(data: TableLike, limits: Any, keyed: bool = False) -> tuple[str, bytes]:
@@ -399,69 +397,87 @@ def _scored(
     key: tuple[int, int],
 ) -> Iterator[tuple[str, tuple[ScoreResult, np.ndarray] | ParticipantVisibleError]]:
     """Each source's SHA-256 and its result and rows' prints (or why it is invalid),
-    one at a time. The file's digest and the rows' prints are made on the other core
-    while this one scores (hashlib, numpy and Arrow release the GIL; both are pure, so
-    the outcome is the same whatever the timing)."""
+    one at a time, against the solution read and checked once. The file's digest and the
+    rows' prints are made on the other core while this one scores (hashlib, numpy and
+    Arrow release the GIL; both are pure, so the outcome is the same whatever the
+    timing)."""
+    limits = settings.get("limits")
     with ThreadPoolExecutor(max_workers=1) as other_core:
+        scoring = _Scorer(solution, row_id_column_name, settings, other_core)
         for source in sources:
             data = source.data
             if not isinstance(data, str | os.PathLike):
                 try:
-                    data = as_string_table(data, ParticipantVisibleError, settings.get("limits"))
+                    data = as_string_table(data, ParticipantVisibleError, limits)
                 except ParticipantVisibleError as exc:
                     yield "", exc
                     continue
-            digest = other_core.submit(input_sha256, data, settings.get("limits"))
+            digest = other_core.submit(input_sha256, data, limits)
             try:
-                found = score_with_prints(
-                    solution, data, row_id_column_name, settings, key, other_core
-                )
+                found = scoring.score(data, key)
             except ParticipantVisibleError as exc:
                 yield digest.result(), exc
                 continue
             yield digest.result(), found
 
 
-def score_with_prints(
-    solution: TableLike,
-    submission: TableLike,
-    row_id_column_name: str | None,
-    settings: dict[str, Any],
-    key: tuple[int, int],
-    other_core: ThreadPoolExecutor,
-) -> tuple[ScoreResult, np.ndarray]:
-    """:func:`scorer.evaluate` of one submission, and the prints of the rankings it gives
-    each solution row (:func:`~scorer.stats.copies.row_prints`), made from its checked
-    lists on ``other_core`` while they are ranked here."""
-    metrics = settings.get("metrics")
-    option_values = {o.name: settings[o.name] for o in OPTIONS if o.setting and o.name in settings}
-    options, measures = api._options_and_measures(metrics, **option_values)
-    exponential = tuple(str(m) for m in measures if m.exponential)
-    inputs = api._Inputs(
-        solution,
-        submission,
-        row_id_column_name,
-        settings.get("segment_column_name"),
-        settings.get("candidates"),
-    )
-    pairs = any(m.family.needs_non_relevant for m in measures)
-    if pairs:
-        api._refuse_dropped_candidates(options, settings.get("candidates"))
-    scored = api._scored_predictions(measures, options)
-    checked = api._read_and_check(
-        inputs, options, settings.get("limits"), exponential, keep_candidates=pairs, scored=scored
-    )
-    options = checked.options
-    lists = checked.submission
-    prints = other_core.submit(
-        row_prints, lists.predictions, lists.user_of_row, checked.solution.n_rows, options.k, key
-    )
-    del lists
-    aligned = api._align(checked, row_bound(options.k))
-    values = {str(m): m.compute(aligned.judgements) for m in measures}
-    users = users_to_score(checked.solution, aligned.truth.n_relevant, options.empty_ground_truth)
-    result = api._result(checked, aligned, values, users, measures, options, False, metrics is None)
-    return result, prints.result()
+class _Scorer:
+    """:func:`scorer.evaluate`'s stages with the solution's half run once: each
+    submission is then read, checked, ranked and scored against it, and the prints of
+    the rankings it gives each solution row (:func:`~scorer.stats.copies.row_prints`)
+    made from its checked lists on the other core while they are ranked here."""
+
+    def __init__(
+        self,
+        solution: TableLike,
+        row_id_column_name: str | None,
+        settings: dict[str, Any],
+        other_core: ThreadPoolExecutor,
+    ) -> None:
+        self.legacy = settings.get("metrics") is None
+        given = {o.name: settings[o.name] for o in OPTIONS if o.setting and o.name in settings}
+        options, self.measures = pipeline.options_and_measures(settings.get("metrics"), **given)
+        self.keep_candidates = any(m.family.needs_non_relevant for m in self.measures)
+        if self.keep_candidates:
+            pipeline.refuse_dropped_candidates(options, settings.get("candidates"))
+        self.scored = pipeline.scored_predictions(self.measures, options)
+        self.inputs = pipeline.Inputs(
+            solution,
+            None,
+            row_id_column_name,
+            settings.get("segment_column_name"),
+            settings.get("candidates"),
+        )
+        self.limits = settings.get("limits")
+        exponential = tuple(str(m) for m in self.measures if m.exponential)
+        self.half = pipeline.solution_half(
+            self.inputs, options, self.limits, exponential, None, other_core
+        )
+        self.half.truth.result()  # raises here if the solution's items are invalid
+        self.other_core = other_core
+
+    def score(self, submission: TableLike, key: tuple[int, int]) -> tuple[ScoreResult, np.ndarray]:
+        checked = pipeline.checked_against(
+            self.half,
+            replace(self.inputs, submission=submission),
+            self.limits,
+            keep_candidates=self.keep_candidates,
+            scored=self.scored,
+        )
+        options, lists = checked.options, checked.submission
+        n_users = checked.solution.n_rows
+        prints = self.other_core.submit(
+            row_prints, lists.predictions, lists.user_of_row, n_users, options.k, key
+        )
+        del lists
+        aligned = pipeline.align(checked, row_bound(options.k))
+        values = {str(m): m.compute(aligned.judgements) for m in self.measures}
+        truth = aligned.truth
+        users = users_to_score(checked.solution, truth.n_relevant, options.empty_ground_truth)
+        result = pipeline.assemble_result(
+            checked, aligned, values, users, self.measures, options, False, self.legacy
+        )
+        return result, prints.result()
 
 
 def _record(source: _Source, digest: str, result: ScoreResult) -> Submission:
