@@ -366,6 +366,15 @@ def test_the_signature_takes_every_declared_option() -> None:
         scorer.leaderboard(pd.DataFrame(), {}, per_user=True)
 
 
+def test_the_command_has_a_flag_for_every_declared_option() -> None:
+    from scorer.adapters.cli import add_scoring_options
+    from scorer.adapters.commands import leaderboard_parser
+
+    flags = leaderboard_parser(add_scoring_options)._option_string_actions
+    assert all(flag in flags for option in OPTIONS for flag in option.flags)
+    assert {"--manifest", "--out", "--resamples", "--seed", "--alpha"} <= set(flags)
+
+
 @pytest.mark.parametrize(
     ("settings", "message"),
     [

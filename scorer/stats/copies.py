@@ -24,8 +24,6 @@ from scorer.arrays import string_offsets, to_arrow
 
 #: Pairs whose rankings agree in at least this share of rows are listed.
 NEAR_COPY_SHARE = 0.9
-#: Rows compared per pass when counting the rows two submissions share.
-_BLOCK_ROWS = 65_536
 
 
 @dataclass(frozen=True)
@@ -155,19 +153,23 @@ def find_copies(names: list[str], digests: list[str], rows: np.ndarray) -> Copie
         The valid submissions.
     digests : list of str
         Their :func:`ranking_digest`.
-    rows : ndarray of uint32, shape (rows, submissions)
-        The low 32 bits of each row's print, one column per submission.
+    rows : ndarray of uint32, shape (submissions, rows)
+        The low 32 bits of each row's print, one line per submission.
+
+    Notes
+    -----
+    Each pair of distinct rankings is compared row by row (a vectorised comparison of
+    two contiguous lines): about submissions**2 / 2 * rows comparisons.
 
     Examples
     --------
-    >>> rows = np.array([[1, 1, 1, 7], [2, 2, 5, 8]] * 10, dtype=np.uint32)
+    >>> rows = np.array([[1, 2] * 10, [1, 2] * 10, [1, 5] * 10, [7, 8] * 10], dtype=np.uint32)
     >>> found = find_copies(["a", "b", "c", "d"], ["x", "x", "y", "z"], rows)
-    >>> found.identical, [(a, b, round(share, 2)) for a, b, share in found.similar]
-    ((('a', 'b'),), [])
-    >>> rows[0, 2] = 9; rows[1:, 2] = rows[1:, 0]
-    >>> [(a, b, share) for a, b, share in find_copies(["a", "b", "c", "d"],
-    ...     ["x", "x", "y", "z"], rows).similar]
-    [('a', 'c', 0.95), ('b', 'c', 0.95)]
+    >>> found.identical, found.similar
+    ((('a', 'b'),), ())
+    >>> rows[2, 0] = 9; rows[2, 1:] = rows[0, 1:]
+    >>> find_copies(["a", "b", "c", "d"], ["x", "x", "y", "z"], rows).similar
+    (('a', 'c', 0.95), ('b', 'c', 0.95))
     """
     order = sorted(range(len(names)), key=lambda i: names[i])
     groups: dict[str, list[int]] = {}
@@ -175,16 +177,13 @@ def find_copies(names: list[str], digests: list[str], rows: np.ndarray) -> Copie
         groups.setdefault(digests[index], []).append(index)
     members = list(groups.values())
     identical = tuple(tuple(names[i] for i in group) for group in members if len(group) > 1)
-    leaders = np.array([group[0] for group in members], dtype=np.int64)
-    first, second = np.triu_indices(len(leaders), 1)
-    shared = np.zeros(len(first), dtype=np.int64)
-    for start in range(0, len(rows), _BLOCK_ROWS):
-        block = rows[start : start + _BLOCK_ROWS][:, leaders]
-        shared += (block[:, first] == block[:, second]).sum(axis=0)
+    n_rows = rows.shape[1] if rows.ndim == 2 else 0
     similar = []
-    for pair in np.flatnonzero(shared >= NEAR_COPY_SHARE * len(rows)):
-        share = float(shared[pair] / len(rows))
-        for a in members[first[pair]]:
-            for b in members[second[pair]]:
-                similar.append((*sorted((names[a], names[b])), share))
+    for a, first in enumerate(members):  # every pair of distinct rankings
+        for second in members[a + 1 :]:
+            shared = int(np.count_nonzero(rows[first[0]] == rows[second[0]]))
+            if shared >= NEAR_COPY_SHARE * n_rows:
+                similar += [
+                    (*sorted((names[i], names[j])), shared / n_rows) for i in first for j in second
+                ]
     return Copies(identical, tuple(sorted(similar)))  # type: ignore[arg-type]

@@ -50,8 +50,6 @@ from scorer.stats.sessions import session_parts, type_weights
 from scorer.stats.standings import Audit, Leaderboard, Pair, Row, Submission
 from scorer.version import __version__
 
-#: The keywords of :func:`leaderboard` besides :func:`scorer.evaluate`'s options.
-OWN_SETTINGS = ("teams", "resamples", "seed", "alpha")
 _FILE_CHUNK = 2**20
 _KEY_PERSON = b"rankscore copies"
 
@@ -517,8 +515,8 @@ class _Kept:
             if found is not None
         }
         if self.rows is None:
-            self.rows = np.zeros((len(prints), self.n_submissions), dtype=np.uint32)
-        self.rows[:, index] = prints.astype(np.uint32)  # the low 32 bits
+            self.rows = np.zeros((self.n_submissions, len(prints)), dtype=np.uint32)
+        self.rows[index] = prints.astype(np.uint32)  # the low 32 bits
         self.digests[index] = ranking_digest(prints)
         for measure in result.measures if self.every_measure else result.measures[:1]:
             if measure not in self.panels:
@@ -612,7 +610,7 @@ def _ranked(scoring: _Scoring, metric: str) -> Leaderboard:
         rows += found[0]
         pairs += found[1]
     names = [sources[i].name for i in valid]
-    prints = np.zeros((0, 0), np.uint32) if kept.rows is None else kept.rows[:, valid]
+    prints = np.zeros((0, 0), np.uint32) if kept.rows is None else kept.rows[valid]
     copies = find_copies(names, [kept.digests[i] for i in valid], prints)
     notes = (*scoring.notes, *kept.notes(metric, audit.resamples))
     return Leaderboard(

@@ -311,9 +311,11 @@ def _differing(panel: Panel, units: np.ndarray, columns: np.ndarray) -> np.ndarr
     parts = panel.tops[units][:, columns]
     if panel.bottoms is not None:
         parts = np.concatenate([parts, panel.bottoms[units][:, columns]], axis=2)
-    first, second = np.triu_indices(len(columns), 1)
+    by_submission = np.ascontiguousarray(parts.transpose(1, 0, 2))
     found = np.zeros((len(columns), len(columns)), dtype=np.int64)
-    found[first, second] = (parts[:, first] != parts[:, second]).any(axis=2).sum(axis=0)
+    for first in range(len(columns) - 1):  # a submission against every later one
+        later = by_submission[first + 1 :] != by_submission[first]
+        found[first, first + 1 :] = later.any(axis=2).sum(axis=1)
     return found + found.T
 
 
