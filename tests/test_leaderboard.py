@@ -34,6 +34,7 @@ from tests.reference import (
     reference_sign_flip_p,
     reference_tiers,
 )
+from tests.test_stats_cli import run
 
 ITEMS = [f"i{j}" for j in range(12)]
 
@@ -476,16 +477,6 @@ def test_html_is_well_formed_with_the_intervals_drawn(board_and_inputs) -> None:
     assert checked.svgs == len(ranked)
     assert "<title>Final &lt;standings&gt;</title>" in page
     assert page.count('<tr class="best">') == sum(row.rank == 1 for row in board.rows)
-
-
-def run(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "scorer", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")

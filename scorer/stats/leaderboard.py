@@ -653,18 +653,11 @@ def _split_rows(
         columns = np.searchsorted(valid, chosen)
         statistics = split_statistics(panel, combined, strata, columns, values, alpha)  # type: ignore[arg-type]
     rows = [
-        _row(
-            split,
-            entry,
-            sources[chosen[i]].name,
-            values[i],
-            int(ranks[i]),
-            statistics,
-            i,
-            kept.metrics[chosen[i]][split],
-        )
+        _row(split, entry, sources[chosen[i]].name, values[i], int(ranks[i]), statistics, i)
         for i, entry in enumerate(entries)
     ]
+    for i, row in enumerate(rows):
+        row.metrics.update(kept.metrics[chosen[i]][split])
     rows += [_invalid_row(split, team, scoring.records) for team in teams if team not in best]
     rows.sort(key=lambda row: (row.rank is None, row.rank or 0, row.entry))
     pairs = [] if statistics is None else _pairs(split, entries, values, statistics, alpha)
@@ -672,23 +665,25 @@ def _split_rows(
 
 
 def _row(
-    split, entry, submission, value, rank, statistics: SplitStatistics | None, i, metrics
+    split: str,
+    entry: str,
+    submission: str,
+    value: float,
+    rank: int,
+    statistics: SplitStatistics | None,
+    i: int,
 ) -> Row:
-    if statistics is None:
-        return Row(split, entry, submission, float(value), rank, metrics=metrics)
-    return Row(
-        split,
-        entry,
-        submission,
-        float(value),
-        rank,
-        int(statistics.rank_low[i]),
-        int(statistics.rank_high[i]),
-        float(statistics.value_low[i]),
-        float(statistics.value_high[i]),
-        int(statistics.tier[i]),
-        metrics,
-    )
+    """Entry ``i``'s row, with its intervals and tier when there are statistics."""
+    found = {}
+    if statistics is not None:
+        found = {
+            "rank_low": int(statistics.rank_low[i]),
+            "rank_high": int(statistics.rank_high[i]),
+            "value_low": float(statistics.value_low[i]),
+            "value_high": float(statistics.value_high[i]),
+            "tier": int(statistics.tier[i]),
+        }
+    return Row(split, entry, submission, float(value), rank, **found)
 
 
 def _invalid_row(split: str, team: str, records: list[Submission]) -> Row:

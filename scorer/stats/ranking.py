@@ -17,7 +17,7 @@ float64 matrix product adds integers below 2**53, exactly and in any order.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from fractions import Fraction
 
 import numpy as np
@@ -84,7 +84,7 @@ class Sums:
     """Exact fixed-point sums of a panel's parts over some units (one stratum or several).
 
     ``tops``/``bottoms`` are the real sums per submission and type; ``drawn_*`` the sums
-    per bootstrap resample (units drawn with replacement within each stratum);
+    per bootstrap resample (each unit counted as often as it is drawn);
     ``moved_*`` the sums over the units a random swap pattern selects (the paired test
     swaps those units' parts between two submissions); ``differing[a, b]`` counts the
     units where submissions ``a`` and ``b`` have different parts.
@@ -105,22 +105,10 @@ class Sums:
         def add(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
             return None if a is None or b is None else a + b
 
-        return Sums(
+        names = [item.name for item in fields(self)][1:]
+        return Sums(  # type: ignore[arg-type]
             self.n_units + other.n_units,
-            *(
-                add(getattr(self, name), getattr(other, name))
-                for name in (
-                    "tops",
-                    "bottoms",
-                    "counts",
-                    "drawn_tops",
-                    "drawn_bottoms",
-                    "drawn_counts",
-                    "moved_tops",
-                    "moved_bottoms",
-                    "differing",
-                )
-            ),  # type: ignore[arg-type]
+            *(add(getattr(self, name), getattr(other, name)) for name in names),
         )
 
 
