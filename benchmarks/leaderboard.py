@@ -96,8 +96,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--data-only", action="store_true", help="write the submissions and time nothing"
     )
+    parser.add_argument(
+        "--data", type=Path, help="a data set written by generate.py --out (default: --users')"
+    )
     args = parser.parse_args(argv)
-    dataset = generate.ensure(args.users)
+    if args.data is None:
+        dataset = generate.ensure(args.users)
+    else:
+        folder = args.data
+        dataset = generate.Dataset(folder, folder / "solution.csv", folder / "submission.csv", {})
     folder = submissions(dataset, args.submissions)
     if args.data_only:
         print(folder)

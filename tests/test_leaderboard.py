@@ -181,6 +181,19 @@ def test_the_same_leaderboard_whatever_the_submissions_order(tmp_path: Path) -> 
     assert any(not pair.exact for pair in first.pairs)  # the Monte-Carlo path ran
 
 
+def test_pairs_tested_a_block_at_a_time_give_the_same_leaderboard(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from scorer.stats import ranking
+
+    solution, submissions = contest(60, 6, seed=12)
+    whole = scorer.leaderboard(solution, submissions, k=5, resamples=100)
+    monkeypatch.setattr(ranking, "_PAIR_BLOCK", 4)
+    blocks = scorer.leaderboard(solution, submissions, k=5, resamples=100)
+    assert (blocks.rows, blocks.pairs) == (whole.rows, whole.pairs)
+    assert len(whole.pairs) == 3 * 15
+
+
 def test_the_same_leaderboard_whatever_the_threads(tmp_path: Path) -> None:
     solution, submissions = contest(300, 3, seed=11)
     solution.to_csv(tmp_path / "solution.csv", index=False)

@@ -36,6 +36,7 @@ BLOCK_UNITS = 4096
 #: Resamples drawn at a time for a block of units (their counts stay in cache).
 RESAMPLE_CHUNK = 256
 _CHECK_UNITS = 65_536  # units compared at a time (a bounded copy of the panel)
+_PAIR_BLOCK = 1024  # pairs tested at a time
 _STRATUM_CODES = {"score": 0, "public": 1, "private": 2}
 
 
@@ -445,8 +446,17 @@ def split_statistics(
     value_low, value_high = quantile_rows(drawn, shares)
     rank_low, rank_high = quantile_rows(competition_ranks(drawn), shares)
     first, second = np.triu_indices(len(entries), 1)
-    difference_low, difference_high = quantile_rows(drawn[:, second] - drawn[:, first], shares)
-    p_value = _monte_carlo_p_values(panel, sums, entries[first], entries[second])
+    found = [  # pairs a block at a time: resamples x pairs arrays stay bounded
+        (
+            quantile_rows(drawn[:, second[block]] - drawn[:, first[block]], shares),
+            _monte_carlo_p_values(panel, sums, entries[first[block]], entries[second[block]]),
+        )
+        for block in (slice(a, a + _PAIR_BLOCK) for a in range(0, len(first), _PAIR_BLOCK))
+    ]
+    difference_low, difference_high = np.hstack(
+        [bounds for bounds, _ in found] or [np.zeros((2, 0))]
+    )
+    p_value = np.concatenate([p for _, p in found] or [np.zeros(0)])
     exact = sums.differing[entries[first], entries[second]] <= EXACT_SIGN_FLIP_MAX_USERS
     for pair in np.flatnonzero(exact):
         p_value[pair] = exact_p_value(panel, strata, entries[first[pair]], entries[second[pair]])
