@@ -260,7 +260,7 @@ def _by_type_lines(result: ScoreResult) -> list[str]:
 #: The commands, as ``scorer --help`` lists them before its options.
 COMMANDS = (
     ("scorer SOLUTION SUBMISSION [options]", "score one submission (the options below)"),
-    ("scorer compare SOLUTION A B [options]", "does B beat A? (paired statistics)"),
+    ("scorer compare SOLUTION A B [C ...] [options]", "does B beat A? (paired statistics)"),
     ("scorer report SOLUTION SUBMISSION... --out PATH", "self-contained HTML report"),
     ("scorer leaderboard SOLUTION SUBMISSION... [--out FILE]", "rank many: ties, intervals, tiers"),
     ("scorer codabench INPUT_DIR OUTPUT_DIR [options]", "Codabench / CodaLab scoring program"),
