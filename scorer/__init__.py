@@ -13,11 +13,13 @@ from scorer.options import Options
 from scorer.read.files import ReadLimits
 from scorer.recipes import list_recipes
 from scorer.result import ScoreResult, ScoreWarning
-
-__version__ = "0.1.0"
+from scorer.stats.leaderboard import leaderboard
+from scorer.stats.standings import Leaderboard
+from scorer.version import __version__
 
 __all__ = [
     "HostVisibleError",
+    "Leaderboard",
     "Options",
     "ParticipantVisibleError",
     "Problem",
@@ -26,6 +28,7 @@ __all__ = [
     "ScoreWarning",
     "__version__",
     "evaluate",
+    "leaderboard",
     "list_recipes",
     "score",
 ]

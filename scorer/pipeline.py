@@ -228,21 +228,34 @@ def read_and_check(
     # solution's rows, reads and checks the submission (numpy and Arrow release the
     # GIL). All are pure, so the result is the same whatever the timing. An invalid
     # solution or submission still raises here, once the encoding is done.
-    half = _solution_half(inputs, options, limits, exponential, known_types)
+    half = solution_half(inputs, options, limits, exponential, known_types)
     try:
-        submission = _submission_half(inputs, half, limits, every_quote, scored)
-        if not keep_candidates:
-            half.candidates = None  # checked against: not read again
-        predictions = submission.predictions
-        width = int(min(row_bound(half.options.k), predictions.lengths.max(initial=0)))
-        truth = half.truth.result()
+        return checked_against(half, inputs, limits, every_quote, keep_candidates, scored)
     finally:
         wait([half.truth])  # an error raised here waits for the encoding to end
-    return Checked(**{**vars(half), "truth": truth}, submission=submission, width=width)
+
+
+def checked_against(
+    half: SolutionHalf,
+    inputs: Inputs,
+    limits: ReadLimits | None,
+    every_quote: bool = False,
+    keep_candidates: bool = False,
+    scored: bool = False,
+) -> Checked:
+    """:func:`read_and_check`'s submission half, against a solution read and checked once
+    (``half`` is not changed: several submissions can be checked against it, as
+    :func:`scorer.leaderboard` does)."""
+    submission = _submission_half(inputs, half, limits, every_quote, scored)
+    predictions = submission.predictions
+    width = int(min(row_bound(half.options.k), predictions.lengths.max(initial=0)))
+    kept = half.candidates if keep_candidates else None  # else checked against: not read again
+    fields = {**vars(half), "truth": half.truth.result(), "candidates": kept}
+    return Checked(**fields, submission=submission, width=width)
 
 
 @dataclass
-class _SolutionHalf:
+class SolutionHalf:
     """The solution read and its rows checked, its relevant items being encoded on the
     thread pool (``truth``); ``options`` as applied (a trec_eval file sets some)."""
 
@@ -256,13 +269,13 @@ class _SolutionHalf:
     segments: Segments | None
 
 
-def _solution_half(
+def solution_half(
     inputs: Inputs,
     options: Options,
     limits: ReadLimits | None,
     exponential: tuple[str, ...],
     known_types: tuple[str, ...] | None,
-) -> _SolutionHalf:
+) -> SolutionHalf:
     """Read the solution, set aside its segment, type and candidates columns, hand its
     relevant items to the thread pool to encode, check its rows and read the candidates."""
     candidate_column, candidate_table = candidate_source(options, inputs.candidates)
@@ -310,14 +323,14 @@ def _solution_half(
         wait([truth])  # the encoding ends before the error leaves
         raise
     segments = None if segment_column is None else Segments.from_column(*segment_column)
-    return _SolutionHalf(
+    return SolutionHalf(
         solution, truth, options, judged, shaped.n_unjudged, typed, candidates, segments
     )
 
 
 def _submission_half(
     inputs: Inputs,
-    half: _SolutionHalf,
+    half: SolutionHalf,
     limits: ReadLimits | None,
     every_quote: bool,
     scored: bool,

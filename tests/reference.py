@@ -53,3 +53,59 @@ def reference_scores(
     return {
         name: (sum(aps, Fraction(0)) / len(aps) if aps else None) for name, aps in values.items()
     }
+
+
+# The final leaderboard's statistics, from their definitions (docs/leaderboard.md).
+
+
+def reference_ranks(values: dict[str, Fraction]) -> dict[str, int]:
+    """Competition ranks: one plus the number of strictly larger values."""
+    return {
+        name: 1 + sum(other > value for other in values.values()) for name, value in values.items()
+    }
+
+
+def reference_sign_flip_p(differences: list[Fraction]) -> Fraction:
+    """The two-sided paired sign-flip test, exactly: the share of all 2^n sign patterns
+    of the n users whose |sum of signed differences| is at least the real one."""
+    from itertools import product
+
+    observed = abs(sum(differences, Fraction(0)))
+    patterns = list(product((1, -1), repeat=len(differences)))
+    extreme = sum(
+        abs(sum((s * d for s, d in zip(signs, differences, strict=True)), Fraction(0))) >= observed
+        for signs in patterns
+    )
+    return Fraction(extreme, len(patterns))
+
+
+def reference_holm(p_values: dict[tuple[str, str], Fraction], alpha: Fraction) -> set:
+    """Holm's step-down procedure: test the smallest p-value at alpha / m, the next at
+    alpha / (m - 1), ..., and stop at the first that is not rejected."""
+    ordered = sorted(p_values, key=p_values.__getitem__)
+    rejected = set()
+    for i, pair in enumerate(ordered):
+        if p_values[pair] > alpha / (len(ordered) - i):
+            break
+        rejected.add(pair)
+    return rejected
+
+
+def reference_tiers(values: dict[str, Fraction], rejected: set) -> dict[str, int]:
+    """Tier 1: every entry not significantly worse than any of the best; then the same
+    among those left."""
+
+    def worse(a: str, b: str) -> bool:
+        return ((a, b) in rejected or (b, a) in rejected) and values[a] < values[b]
+
+    tiers: dict[str, int] = {}
+    tier = 0
+    while len(tiers) < len(values):
+        tier += 1
+        left = [name for name in values if name not in tiers]
+        top = max(values[name] for name in left)
+        best = [name for name in left if values[name] == top]
+        for name in left:
+            if not any(worse(name, leader) for leader in best):
+                tiers[name] = tier
+    return tiers

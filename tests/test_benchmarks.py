@@ -186,3 +186,24 @@ def test_the_otto_workload_scores_as_generated(tmp_path: Path) -> None:
         str(tmp_path / "solution.csv"), str(tmp_path / "submission.csv")
     )
     assert abs(Fraction(peer) - Fraction(expected["macro_exact"])) <= Fraction(1, 10**12)
+
+
+def test_leaderboard_benchmarks_submissions(dataset) -> None:
+    """benchmarks/leaderboard.py's submissions: each ranks one fixed list for more rows
+    than the one before (so scores less), and the last is the fourth, rows reordered."""
+    import scorer
+
+    folder = load("leaderboard").submissions(dataset, 6)
+    frames = {p.name: pd.read_csv(p, dtype=str, keep_default_na=False) for p in folder.iterdir()}
+    first = pd.read_csv(dataset.submission, dtype=str, keep_default_na=False)
+    fixed = first["prediction"].iloc[0]
+    shares = [(frames[f"team_{i:02d}.csv"]["prediction"] == fixed).mean() for i in range(5)]
+    assert shares == sorted(shares) and shares[0] > 0
+    copy, fourth = frames["team_05.csv"], frames["team_03.csv"]
+    assert (
+        copy.sort_values("customer_id").values.tolist()
+        == fourth.sort_values("customer_id").values.tolist()
+    )
+    assert list(copy["customer_id"]) != list(fourth["customer_id"])
+    board = scorer.leaderboard(dataset.solution, folder, resamples=0)
+    assert board.copies.identical == (("team_03.csv", "team_05.csv"),)

@@ -388,3 +388,29 @@ def test_the_wide_tables_cards_name_their_columns(page: str, kind: str) -> None:
     css = (DOCS / "stylesheets" / "tables.css").read_text(encoding="utf-8")
     labels = re.findall(rf'\.{kind} td:nth-child\((\d+)\)::before {{ content: "(.*?): "; }}', css)
     assert [(int(n), label) for n, label in labels] == list(enumerate(names[1:], start=2))
+
+
+def test_the_leaderboard_pages_session_prints_what_it_shows(
+    statistics_data: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The example of docs/leaderboard.md on the 13,720 users of statistics.md and six
+    submissions of benchmarks/leaderboard.py; the audit's versions and digests aside
+    (they name the machine's packages and the generated files)."""
+    from scorer.adapters.cli import main
+    from tests.benchmark_modules import load
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        load("leaderboard").main(["--users", "13720", "--submissions", "6", "--data-only"])
+    text = (DOCS / "leaderboard.md").read_text(encoding="utf-8")
+    ((command, shown),) = re.findall(r"````console\n\$ scorer ([^\n]*)\n(.*?)````", text, re.DOTALL)
+    monkeypatch.chdir(ROOT)
+    assert main(shlex.split(command)) == 0
+
+    def audited(output: str) -> str:
+        return re.sub(r"(?m)^(versions|sha256 [^:]*):.*$", r"\1: ...", output)
+
+    printed, shown = audited(capsys.readouterr().out), audited(shown)
+    if _numpy_draws_as_the_page_was_written():
+        assert printed == shown
+    else:
+        _assert_same_but_for_the_draws(printed, shown, command)

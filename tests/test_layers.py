@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "scorer.constraints",
             "scorer.options",
             "scorer.recipes",
+            "scorer.version",
         ),
     ),
     ("read", ("scorer.read.*",)),
@@ -33,9 +34,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("policy", ("scorer.policy",)),
     ("result", ("scorer.per_user", "scorer.result")),
     ("pipeline", ("scorer.pipeline",)),
-    ("api", ("scorer.api", "scorer")),
+    ("api", ("scorer.api",)),
     ("stats", ("scorer.stats.*",)),
     ("partial", ("scorer.partial",)),
+    ("package", ("scorer",)),
     ("adapters", ("scorer.adapters.*", "scorer.__main__", "scorer.spark", "scorer.dask")),
 )
 

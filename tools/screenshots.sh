@@ -6,7 +6,8 @@
 #   python -m pip install -e ".[docs,report]" && tools/screenshots.sh
 # Writes docs/figures/site_home.png and docs/figures/report.png, then checks that a report
 # with long submission names does not scroll sideways at 800 px, nor the wide tables of
-# Measures and Competitions at 1280 and 390 px (exit 1 if one does).
+# Measures and Competitions at 1280 and 390 px (exit 1 if one does); then
+# docs/figures/leaderboard.png and leaderboard_phone.png, and the same check at 390 px.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v chromium >/dev/null 2>&1; then
@@ -64,3 +65,21 @@ for page in measures recipes; do
     done
 done
 echo "the measures' and competitions' tables fit 1280 and 390 px"
+
+# The final leaderboard's page, on a desktop and on a phone (390 px wide), and no
+# sideways scroll at 390 px (each table may scroll in its own box; the page may not).
+python benchmarks/leaderboard.py --submissions 6 --data-only --data "$data" >/dev/null
+python -m scorer leaderboard "$data/solution.csv" "$data/leaderboard" --out "$work/board.html" >/dev/null
+shot "$work/board.html" docs/figures/leaderboard.png 1280,1400
+shot "$work/board.html" docs/figures/leaderboard_phone.png 390,1400
+sed 's#</body>#<script>document.title = "overflow=" + (document.documentElement.scrollWidth - document.documentElement.clientWidth);</script></body>#' \
+    "$work/board.html" >"$work/board_probe.html"
+overflow=$(chromium --headless --no-sandbox --disable-gpu --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$work/profile" --window-size=390,900 --dump-dom "file://$work/board_probe.html" \
+    2>/dev/null | grep -o "<title>overflow=-*[0-9]*" | cut -d= -f2)
+if [ "$overflow" != "0" ]; then
+    echo "the leaderboard scrolls sideways at 390 px (by ${overflow:-?} px)" >&2
+    exit 1
+fi
+echo "wrote docs/figures/leaderboard.png and leaderboard_phone.png; the page fits 390 px"

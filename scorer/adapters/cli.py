@@ -4,8 +4,9 @@ Two forms share every scoring option::
 
     scorer SOLUTION SUBMISSION [options]         score one submission
     scorer codabench INPUT_DIR OUTPUT_DIR [...]  Codabench / CodaLab scoring program
-    scorer compare SOLUTION A B [...]            does B beat A? (paired statistics)
+    scorer compare SOLUTION A B [C ...]          does B beat A? (paired statistics)
     scorer report SOLUTION SUBMISSION... --out   self-contained HTML report
+    scorer leaderboard SOLUTION SUBMISSION...    rank many submissions (ties, intervals, tiers)
     scorer recipes [NAME] [--json]               the competitions' recipes (--recipe NAME)
 
 Exit codes: 0 scored, 1 invalid submission (the participant-visible message on
@@ -263,8 +264,9 @@ def _by_type_lines(result: ScoreResult) -> list[str]:
 #: The commands, as ``scorer --help`` lists them before its options.
 COMMANDS = (
     ("scorer SOLUTION SUBMISSION [options]", "score one submission (the options below)"),
-    ("scorer compare SOLUTION A B [options]", "does B beat A? (paired statistics)"),
+    ("scorer compare SOLUTION A B [C ...] [options]", "does B beat A? (paired statistics)"),
     ("scorer report SOLUTION SUBMISSION... --out PATH", "self-contained HTML report"),
+    ("scorer leaderboard SOLUTION SUBMISSION... [--out FILE]", "rank many: ties, intervals, tiers"),
     ("scorer codabench INPUT_DIR OUTPUT_DIR [options]", "Codabench / CodaLab scoring program"),
     ("scorer recipes [NAME] [--json]", "the real competitions' recipes (--recipe NAME)"),
 )
@@ -276,7 +278,7 @@ def _score_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="scorer",
         usage="scorer SOLUTION SUBMISSION [options]\n"
-        "       scorer {compare,report,codabench,recipes} ... (scorer COMMAND --help)",
+        "       scorer {compare,report,leaderboard,codabench,recipes} ... (scorer COMMAND --help)",
         description=(
             "Validate a submission and compute MAP@K (or other measures, --metric).\n\n"
             f"commands (each has its own --help):\n{commands}\n\n"
@@ -346,7 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if arguments[:1] == ["codabench"]:
         args = parse_scoring_args(_codabench_parser(), arguments[1:])
         return _run(args, _codabench)
-    if arguments[:1] in (["compare"], ["report"]):
+    if arguments[:1] in (["compare"], ["report"], ["leaderboard"]):
         return _run_statistics_command(arguments[0], arguments[1:])
     if arguments[:1] == ["recipes"]:
         from scorer.adapters.recipes import recipes_command, recipes_parser
@@ -415,6 +417,8 @@ def _run_statistics_command(name: str, arguments: list[str]) -> int:
 
     if name == "compare":
         parser, command = commands.compare_parser, commands.compare_command
+    elif name == "leaderboard":
+        parser, command = commands.leaderboard_parser, commands.leaderboard_command
     else:
         parser, command = commands.report_parser, commands.report_command
     args = parse_scoring_args(parser(add_scoring_options), arguments)

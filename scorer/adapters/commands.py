@@ -1,4 +1,5 @@
-"""The statistics on the command line: ``--ci``, ``scorer compare`` and ``scorer report``.
+"""The statistics on the command line: ``--ci``, ``scorer compare``, ``scorer report`` and
+``scorer leaderboard``.
 
 :mod:`scorer.adapters.cli` dispatches here; this module parses the subcommands' arguments,
 scores the submissions and prints. The maths is :mod:`scorer.stats`, the HTML
@@ -12,6 +13,7 @@ import json
 import os
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from scorer import stats
@@ -19,6 +21,8 @@ from scorer.adapters.output import Parser, emit, refuse_overwriting_inputs, writ
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.read.inputs import as_string_table
 from scorer.result import SPLIT_NAMES, ScoreResult
+from scorer.stats.leaderboard import input_sha256, leaderboard, leaderboards, submission_names
+from scorer.stats.standings import SUFFIXES, Leaderboard
 
 DEFAULT_LEVEL = 0.95
 
@@ -142,13 +146,19 @@ def compare_parser(add_scoring_options) -> argparse.ArgumentParser:
         description=(
             "Does submission B beat submission A? Paired bootstrap interval of B - A, "
             "sign-flip randomisation p-value and per-user wins, ties and losses, for "
-            "every measure named with -m/--metric (default: MAP@K)."
+            "every measure named with -m/--metric (default: MAP@K). With more than two "
+            "submissions: every pair, Holm-corrected, and the tiers."
         ),
         epilog="Exit codes: 0 compared, 1 a submission is invalid, 2 host or usage error.",
     )
     parser.add_argument("solution", help="solution file")
-    parser.add_argument("a", help="submission A (the baseline)")
-    parser.add_argument("b", help="submission B (the candidate)")
+    parser.add_argument(
+        "submissions",
+        nargs="+",
+        metavar="SUBMISSION",
+        help="two submissions, A (the baseline) and B (the candidate); or more, compared "
+        "pair by pair with Holm-corrected p-values and tiers at 1 - level",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_ci_options(parser, resamples=stats.PAIRED_RESAMPLES, ci_flag=False)
     add_scoring_options(parser)
@@ -157,6 +167,12 @@ def compare_parser(add_scoring_options) -> argparse.ArgumentParser:
 
 def compare_command(args: argparse.Namespace, kwargs: dict[str, Any]) -> None:
     """Run ``scorer compare``."""
+    if len(args.submissions) < 2:
+        raise HostVisibleError("scorer compare needs at least two submissions.")
+    if len(args.submissions) > 2:
+        compare_many(args, kwargs)
+        return
+    args.a, args.b = args.submissions
     a, b = score_submissions(args.solution, [args.a, args.b], kwargs)
     comparisons = [
         stats.compare(a, b, name, n_resamples=args.resamples, level=args.level, seed=args.seed)
@@ -329,3 +345,282 @@ def unique_names(paths: Sequence[str]) -> list[str]:
         taken.add(label)
         out.append(label)
     return out
+
+
+def compare_many(args: argparse.Namespace, kwargs: dict[str, Any]) -> None:
+    """``scorer compare`` with more than two submissions: for every measure, each
+    submission's rank and tier and every pair (B - A in the order given) with its
+    interval, p-value and Holm's adjustment, over the scored users."""
+    labels = submission_labels(len(args.submissions))
+    boards = leaderboards(
+        args.solution,
+        dict(zip(labels, args.submissions, strict=True)),
+        resamples=args.resamples,
+        seed=args.seed,
+        alpha=round(1 - args.level, 12),
+        **kwargs,
+    )
+    board = next(iter(boards.values()))
+    failures = [
+        f"Submission {s.name} ({s.source}): {s.error}" for s in board.submissions if s.error
+    ]
+    if failures:
+        raise ParticipantVisibleError("\n\n".join(sorted(failures, key=_label_order)))
+    found = {name: _compared(board, labels) for name, board in boards.items()}
+    if args.json:
+        data = {
+            "metrics": found,
+            "submissions": dict(zip(labels, args.submissions, strict=True)),
+            "n_resamples": args.resamples,
+            "level": args.level,
+            "alpha": board.audit.alpha,
+            "seed": args.seed,
+        }
+        emit(json.dumps(data, indent=2, allow_nan=False))
+    else:
+        emit(format_many(found, args, labels, board.audit.alpha))
+
+
+def _label_order(text: str) -> int:
+    return int(text.split()[1])
+
+
+def _compared(board: Leaderboard, labels: list[str]) -> dict[str, Any]:
+    """One measure's ranks, tiers and pairs on the overall split, in the order given."""
+    rows = {row.entry: row for row in board.table("overall")}
+    position = {label: i for i, label in enumerate(labels)}
+    pairs = []
+    for pair in (p for p in board.pairs if p.split == "overall"):
+        a, b = sorted((pair.first, pair.second), key=position.__getitem__)
+        flip = pair.first == a  # the pair is written better first; we want B - A
+        pairs.append(
+            {
+                "a": a,
+                "b": b,
+                "difference": 0.0 - pair.difference if flip else pair.difference,
+                "interval": [0.0 - pair.high, 0.0 - pair.low] if flip else [pair.low, pair.high],
+                "p_value": pair.p_value,
+                "p_value_holm": pair.adjusted,
+                "p_value_exact": pair.exact,
+                "significant": pair.significant,
+            }
+        )
+    pairs.sort(key=lambda p: (position[p["a"]], position[p["b"]]))
+    return {
+        "submissions": [
+            {
+                "submission": label,
+                "value": rows[label].value,
+                "rank": rows[label].rank,
+                "rank_interval": [rows[label].rank_low, rows[label].rank_high],
+                "tier": rows[label].tier,
+            }
+            for label in labels
+        ],
+        "pairs": pairs,
+    }
+
+
+def format_many(
+    found: dict[str, dict[str, Any]], args: argparse.Namespace, labels: list[str], alpha: float
+) -> str:
+    """The readable tables of ``scorer compare`` with more than two submissions."""
+    lines = [f"{label}: {path}" for label, path in zip(labels, args.submissions, strict=True)]
+    for name, table in found.items():
+        ranks = [("submission", "value", "rank", f"{args.level:.0%} rank interval", "tier")]
+        for s in table["submissions"]:
+            low, high = s["rank_interval"]
+            ranks.append(
+                (
+                    s["submission"],
+                    f"{s['value']:.6f}",
+                    str(s["rank"]),
+                    f"{low}-{high}",
+                    str(s["tier"]),
+                )
+            )
+        header = ("pair", "B - A", f"{args.level:.0%} interval", "p-value", "Holm", "")
+        rows = [header]
+        for p in table["pairs"]:
+            low, high = p["interval"]
+            rows.append(
+                (
+                    f"{p['b']} - {p['a']}",
+                    f"{p['difference']:+.6f}",
+                    f"[{low:+.6f}, {high:+.6f}]",
+                    stats.format_p_value(p["p_value"]) + ("" if p["p_value_exact"] else "*"),
+                    stats.format_p_value(p["p_value_holm"]),
+                    "significant" if p["significant"] else "",
+                )
+            )
+        lines += ["", name, *_aligned(ranks), "", *_aligned(rows)]
+    lines.append(
+        f"\nTiers: tier 1 holds every submission not significantly worse than the best, at "
+        f"a family-wise level of {alpha:g} (Holm's step-down over every pair); then the "
+        "same from the best left. Two-sided paired sign-flip tests, exact over every sign "
+        f"pattern when at most {stats.EXACT_SIGN_FLIP_MAX_USERS} users differ (* "
+        f"Monte-Carlo, {args.resamples:,} patterns shared by every pair, (b + 1) / (N + 1)); "
+        f"intervals from one bootstrap of users shared by every submission (seed {args.seed})."
+    )
+    return "\n".join(lines)
+
+
+def _aligned(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+
+
+def leaderboard_parser(add_scoring_options) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="scorer leaderboard",
+        usage="scorer leaderboard SOLUTION (SUBMISSION... | DIR | --manifest CSV) "
+        "[--out FILE] [options]",
+        description=(
+            "Score every submission against one solution (read once) and rank them on "
+            "every split: exact ties, rank intervals from one bootstrap of users shared by "
+            "all, tiers from paired tests Holm-corrected at --alpha, copies (host only) and "
+            "the audit (inputs' SHA-256, versions, options, seed). An invalid submission is "
+            "a row with its message."
+        ),
+        epilog="Exit codes: 0 ranked (invalid submissions included), 2 host or usage error.",
+    )
+    parser.add_argument("solution", help="solution file")
+    parser.add_argument(
+        "submissions",
+        nargs="*",
+        metavar="SUBMISSION",
+        help="submission files, or one directory of them (hidden files left out)",
+    )
+    parser.add_argument(
+        "--manifest",
+        metavar="CSV",
+        help="the submissions as a CSV: columns submission (a path, relative to the "
+        "manifest's folder), team, and optionally name",
+    )
+    parser.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write the leaderboard to FILE, as its suffix says: "
+        f"{', '.join(SUFFIXES)} (default: Markdown on standard output)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the JSON on standard output (without --out)"
+    )
+    parser.add_argument(
+        "--title", default="Leaderboard", help="the HTML page's title (default: %(default)s)"
+    )
+    group = parser.add_argument_group("statistics")
+    group.add_argument(
+        "--resamples",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="bootstrap resamples and swap patterns; 0: values and ranks only "
+        "(default: %(default)s)",
+    )
+    group.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="random seed (default: %(default)s)"
+    )
+    group.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        metavar="A",
+        help="the tiers' family-wise error rate; intervals at 1 - A (default: %(default)s)",
+    )
+    add_scoring_options(parser)
+    return parser
+
+
+def leaderboard_command(args: argparse.Namespace, kwargs: dict[str, Any]) -> None:
+    """Run ``scorer leaderboard``."""
+    submissions, teams = leaderboard_inputs(args)
+    suffix = None
+    if args.out is not None:
+        suffix = os.path.splitext(args.out)[1].lower()
+        if suffix not in SUFFIXES:
+            raise HostVisibleError(
+                f"--out names the format by its suffix, one of {', '.join(SUFFIXES)}; "
+                f"got {args.out!r}."
+            )
+        inputs = {"solution": args.solution}
+        if args.manifest is not None:
+            inputs["manifest"] = args.manifest
+        if isinstance(submissions, dict):
+            inputs.update({f"submission {n}": p for n, p in submissions.items()})
+        refuse_overwriting_inputs(args.out, inputs, "the leaderboard", "--out")
+    board = leaderboard(
+        args.solution,
+        submissions,
+        teams=teams,
+        resamples=args.resamples,
+        seed=args.seed,
+        alpha=args.alpha,
+        **kwargs,
+    )
+    if args.manifest is not None:
+        found = {**board.audit.inputs, "manifest": input_sha256(args.manifest)}
+        board = replace(board, audit=replace(board.audit, inputs=found))
+    if suffix is None:
+        emit(board.to_json() if args.json else board.to_markdown().rstrip("\n"))
+        return
+    write_output(args.out, board.to_html(args.title) if suffix == ".html" else board.render(suffix))
+    invalid = sum(s.error is not None for s in board.submissions)
+    emit(
+        f"Leaderboard written to {args.out} ({len(board.submissions):,} submissions, "
+        f"{invalid:,} invalid)"
+    )
+
+
+def leaderboard_inputs(
+    args: argparse.Namespace,
+) -> tuple[dict[str, str] | list[str] | str, dict[str, str] | None]:
+    """The submissions and teams the command line names: files, one directory, or a
+    manifest (exactly one of these)."""
+    if args.manifest is not None and args.submissions:
+        raise HostVisibleError("Give the submissions as files or as --manifest, not both.")
+    if args.manifest is not None:
+        return read_manifest(args.manifest)
+    if not args.submissions:
+        raise HostVisibleError(
+            "No submission: give submission files, one directory of them, or --manifest CSV."
+        )
+    if len(args.submissions) == 1 and os.path.isdir(args.submissions[0]):
+        return args.submissions[0], None
+    return list(args.submissions), None
+
+
+def read_manifest(path: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The submissions (name -> path) and teams (name -> team) a manifest lists: columns
+    ``submission`` (a path, relative to the manifest's folder), ``team`` and optionally
+    ``name`` (by default the file name, :func:`submission_names`)."""
+    table = as_string_table(path, HostVisibleError)
+    columns = {name: table.column(name).to_pylist() for name in table.names}
+    problems = []
+    missing = [name for name in ("submission", "team") if name not in columns]
+    extra = sorted(set(columns) - {"submission", "team", "name"})
+    if missing or extra:
+        problems.append(
+            f"its columns must be submission, team and optionally name; missing {missing}, "
+            f"unexpected {extra}"
+        )
+    else:
+        for name, cells in columns.items():
+            empty = [i + 2 for i, cell in enumerate(cells) if not cell]
+            if empty:
+                problems.append(f"column {name!r} is empty on line(s) {empty[:5]}")
+    if problems:
+        raise HostVisibleError(f"The manifest {path!r} is not usable: " + "; ".join(problems) + ".")
+    folder = os.path.dirname(os.path.abspath(path))
+    paths = [os.path.join(folder, cell) for cell in columns["submission"]]
+    names = columns.get("name") or submission_names(paths)
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise HostVisibleError(
+            f"The manifest {path!r} names several submissions alike: {repeated[:5]!r}. "
+            "Give each a different name (column name)."
+        )
+    return dict(zip(names, paths, strict=True)), dict(zip(names, columns["team"], strict=True))

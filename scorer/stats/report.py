@@ -11,7 +11,6 @@ their y scales, so they compare by eye. Plots need matplotlib, an optional extra
 from __future__ import annotations
 
 import base64
-import html
 import io
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -22,6 +21,7 @@ import numpy as np
 from scorer import stats
 from scorer.errors import HostVisibleError
 from scorer.result import SPLIT_NAMES, ScoreResult, measure_name
+from scorer.stats import pages
 
 #: Ranks drawn as bars in the hit-rate figure; beyond, one filled step line.
 _MAX_BARS = 64
@@ -33,21 +33,6 @@ MISSING_MATPLOTLIB = (
     "The report needs matplotlib, an optional extra. Install it with: "
     f'{INSTALL_LINE} (from a checkout of the source: python -m pip install ".[report]").'
 )
-
-
-_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em;
-       color: #222; overflow-wrap: break-word; }
-.table { max-width: 100%; overflow-x: auto; margin: 0.5em 0 1.5em; }
-table { border-collapse: collapse; font-size: 0.85em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.4em; text-align: right;
-         font-variant-numeric: tabular-nums; }
-th:first-child, td:first-child { text-align: left; }
-td.name { text-align: left; overflow-wrap: anywhere; min-width: 10em; }
-th.name { text-align: left; }
-img { max-width: 100%; }
-.note { color: #555; font-size: 0.9em; }
-"""
 
 
 def require_matplotlib() -> None:
@@ -105,7 +90,7 @@ def build_report(
         for measure in measures:
             measure_name(result, measure)
     parts = [
-        f"<h1>{_text(title)}</h1>",
+        f"<h1>{pages.text(title)}</h1>",
         _summary(first, measures, settings),
         "<h2>Scores and intervals</h2>",
         _headline(results, measures, settings),
@@ -117,12 +102,12 @@ def build_report(
         parts += ["<h2>Shake-up: Public against Private</h2>", shake_up]
     tops = shared_tops(results, measures[0])
     for index, name in enumerate(names, start=1):
-        parts.append(f"<h2>Submission {_text(name)}</h2>")
+        parts.append(f"<h2>Submission {pages.text(name)}</h2>")
         parts.append(_diagnostics(results[name], measures, index, figures, tops))
     body = "\n".join(parts)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{_text(title)}</title>\n<style>{_STYLE}</style>\n</head>\n"
+        f"<title>{pages.text(title)}</title>\n<style>{pages.STYLE}</style>\n</head>\n"
         f"<body>\n{body}\n</body>\n</html>\n"
     )
 
@@ -253,14 +238,14 @@ def _png(draw: Callable[[Any], None]) -> bytes:
 
 def _image(png: bytes, alt: str) -> str:
     encoded = base64.b64encode(png).decode("ascii")
-    return f'<p><img alt="{_text(alt)}" src="data:image/png;base64,{encoded}"></p>'
+    return f'<p><img alt="{pages.text(alt)}" src="data:image/png;base64,{encoded}"></p>'
 
 
 def _summary(result: ScoreResult, measures: list[str], settings: dict) -> str:
     options = result.options
     label = "Measure" if len(measures) == 1 else "Measures"
     return (
-        f'<p class="note">{label} {_text(", ".join(measures))}; '
+        f'<p class="note">{label} {pages.text(", ".join(measures))}; '
         f"{result.n_scored:,} users scored, "
         f"{result.n_skipped:,} skipped (no relevant item), {result.n_ignored:,} ignored, "
         f"{result.n_users:,} in the solution. Options: "
@@ -281,7 +266,7 @@ def _typed_note(result: ScoreResult) -> str:
     weights = ", ".join(f"{kind} {weight:g}" for kind, weight in (result.weights or {}).items())
     return (
         '<p class="note">Several targets per row id: each value is the weighted total '
-        f"Σ weight · value over the target types (weights: {_text(weights)}). Intervals, "
+        f"Σ weight · value over the target types (weights: {pages.text(weights)}). Intervals, "
         "comparisons and the shake-up draw row ids with all their types; the diagnostics "
         "of each submission pool the rows of every type.</p>"
     )
@@ -292,11 +277,11 @@ def _headline(results: Mapping[str, ScoreResult], measures: list[str], settings:
     for name, result in results.items():
         for measure in measures:
             for split, interval in stats.bootstrap(result, measure, **settings).items():
-                numbers = [_number(v) for v in (interval.value, interval.low, interval.high)]
-                rows.append([_name(name), _text(measure), SPLIT_NAMES[split], *numbers])
+                numbers = [pages.number(v) for v in (interval.value, interval.low, interval.high)]
+                rows.append([pages.name(name), pages.text(measure), SPLIT_NAMES[split], *numbers])
     level = f"{settings['level']:.0%}"
     header = ["submission", "measure", "split", "value", f"{level} low", f"{level} high"]
-    return _table(header, rows)
+    return pages.table(header, rows)
 
 
 def _comparisons(results: Mapping[str, ScoreResult], measures: list[str], settings: dict) -> str:
@@ -308,7 +293,7 @@ def _comparisons(results: Mapping[str, ScoreResult], measures: list[str], settin
             rows.append(_comparison_row(name, baseline, results[name], measure, settings))
     level = f"{settings['level']:.0%}"
     header = ["measure", "B", "A value", "B value", "B - A", f"{level} interval"]
-    baseline_note = f'<p class="note">A, the baseline of every row: {_text(names[0])}.</p>'
+    baseline_note = f'<p class="note">A, the baseline of every row: {pages.text(names[0])}.</p>'
     note = (
         '<p class="note">Paired percentile bootstrap of B - A; two-sided sign-flip '
         "randomisation test, exact over every sign pattern when at most "
@@ -317,7 +302,7 @@ def _comparisons(results: Mapping[str, ScoreResult], measures: list[str], settin
         f"{settings.get('n_resamples', stats.PAIRED_RESAMPLES):,} resamples and sign "
         "patterns. Users where B wins / ties / loses against A.</p>"
     )
-    table = _table([*header, "p-value", "test", "B wins / ties / loses"], rows)
+    table = pages.table([*header, "p-value", "test", "B wins / ties / loses"], rows)
     return baseline_note + table + note
 
 
@@ -326,13 +311,13 @@ def _comparison_row(
 ) -> list[str]:
     c = stats.compare(a, b, measure, **settings)
     return [
-        _text(measure),
-        _name(name_b),
-        _number(c.a),
-        _number(c.b),
-        _signed(c.difference),
-        _cell(f"[{c.low:+.6f}, {c.high:+.6f}]", c.low, c.high),
-        _cell(stats.format_p_value(c.p_value), c.p_value),
+        pages.text(measure),
+        pages.name(name_b),
+        pages.number(c.a),
+        pages.number(c.b),
+        pages.signed(c.difference),
+        pages.cell(f"[{c.low:+.6f}, {c.high:+.6f}]", c.low, c.high),
+        pages.cell(stats.format_p_value(c.p_value), c.p_value),
         "exact" if c.exact else "Monte-Carlo",
         f"{c.wins:,} / {c.ties:,} / {c.losses:,}",
     ]
@@ -341,33 +326,36 @@ def _comparison_row(
 def _shake_up(results: Mapping[str, ScoreResult], metric: str, seed: int) -> str:
     splits = 1000
     note = (
-        f'<p class="note">{_text(metric)}, {splits:,} random re-splits of the scored users '
+        f'<p class="note">{pages.text(metric)}, {splits:,} random re-splits of the scored users '
         "with the real Public and Private sizes.</p>"
     )
     if len(results) == 1:
         shake = stats.shake_up(next(iter(results.values())), metric, n_splits=splits, seed=seed)
         header = ["Private - Public", "re-split mean", "5 %", "95 %"]
-        row = [_signed(v) for v in (shake.observed, shake.mean, shake.low, shake.high)]
-        return _table(header, [row]) + note
+        row = [pages.signed(v) for v in (shake.observed, shake.mean, shake.low, shake.high)]
+        return pages.table(header, [row]) + note
     table = stats.shake_up(dict(results), metric, n_splits=splits, seed=seed)
     rows = [
         [
-            _name(name),
-            _number(s.public),
-            _rank(s.public_rank),
-            _number(s.private),
-            _rank(s.private_rank),
-            _rank(s.expected_private_rank),
-            _rank(s.private_rank_low),
-            _rank(s.private_rank_high),
+            pages.name(name),
+            pages.number(s.public),
+            pages.rank(s.public_rank),
+            pages.number(s.private),
+            pages.rank(s.private_rank),
+            pages.rank(s.expected_private_rank),
+            pages.rank(s.private_rank_low),
+            pages.rank(s.private_rank_high),
         ]
         for name, s in table.standings.items()
     ]
     header = ["submission", "Public", "rank", "Private", "rank", "expected Private rank"]
-    standings = _table([*header, "5 %", "95 %"], rows)
-    swaps = _table(
+    standings = pages.table([*header, "5 %", "95 %"], rows)
+    swaps = pages.table(
         ["submission", "submission", "probability of swapping"],
-        [[_name(a), _name(b), _number(p)] for (a, b), p in table.swap_probability.items()],
+        [
+            [pages.name(a), pages.name(b), pages.number(p)]
+            for (a, b), p in table.swap_probability.items()
+        ],
     )
     return standings + swaps + note
 
@@ -388,7 +376,7 @@ def _diagnostics(
         figures[histogram_name] = histogram_png
     figure = _hit_rate(result)
     rank_rows = [
-        [str(r), _number(h), _number(p)]
+        [str(r), pages.number(h), pages.number(p)]
         for r, h, p in zip(
             figure.rank.tolist(),
             figure.hit_share.tolist(),
@@ -400,8 +388,8 @@ def _diagnostics(
         "<h3>Hit rate by rank</h3>",
         _image(hit_png, "hit rate by rank"),
         _left_out_ranks(result),
-        _table(["rank", "hit share", "cumulative precision"], rank_rows),
-        f"<h3>Per-user {_text(measure)}</h3>",
+        pages.table(["rank", "hit share", "cumulative precision"], rank_rows),
+        f"<h3>Per-user {pages.text(measure)}</h3>",
         _image(histogram_png, f"distribution of per-user {measure}"),
         "<h3>By number of relevant items |R|</h3>",
         _breakdown_table("|R|", stats.by_relevant_count, result, measures),
@@ -409,7 +397,7 @@ def _diagnostics(
     if result.segments is not None:
         column = result.segments.column
         parts += [
-            f"<h3>By segment ({_text(column)})</h3>",
+            f"<h3>By segment ({pages.text(column)})</h3>",
             _breakdown_table(column, stats.by_segment, result, measures),
         ]
     return "\n".join(parts)
@@ -424,77 +412,7 @@ def _breakdown_table(
     """One row per group: its scored users and every measure's mean over them."""
     columns = [breakdown(result, measure) for measure in measures]
     cells = [
-        [_text(rows[0].label), f"{rows[0].n_users:,}", *(_number(r.mean) for r in rows)]
+        [pages.text(rows[0].label), f"{rows[0].n_users:,}", *(pages.number(r.mean) for r in rows)]
         for rows in zip(*columns, strict=True)
     ]
-    return _table([label, "scored users", *measures], cells)
-
-
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    """A table in its own scrolling box; a column of names has its header aligned as
-    its names are (left)."""
-    names = [bool(rows) and cell.startswith('<td class="name"') for cell in (rows or [[]])[0]]
-    head = "".join(
-        f'<th class="name">{_text(h)}</th>'
-        if i < len(names) and names[i]
-        else f"<th>{_text(h)}</th>"
-        for i, h in enumerate(header)
-    )
-    body = "".join(
-        "<tr>" + "".join(cell if cell.startswith("<td") else f"<td>{cell}</td>" for cell in row)
-        for row in rows
-    )
-    return f'<div class="table"><table><tr>{head}</tr>{body}</table></div>'
-
-
-def _number(value: float | None) -> str:
-    """A table cell: six decimals shown, the exact float in ``data-value``.
-
-    Examples
-    --------
-    >>> _number(2 / 3), _number(None)
-    ('<td data-value="0.6666666666666666">0.666667</td>', '<td>-</td>')
-    """
-    if value is None or not np.isfinite(value):
-        return "<td>-</td>"
-    return _cell(f"{value:.6f}", value)
-
-
-def _signed(value: float | None) -> str:
-    """A difference: signed, six decimals.
-
-    Examples
-    --------
-    >>> _signed(0.0123), _signed(-0.5)
-    ('<td data-value="0.0123">+0.012300</td>', '<td data-value="-0.5">-0.500000</td>')
-    """
-    if value is None or not np.isfinite(value):
-        return "<td>-</td>"
-    return _cell(f"{value:+.6f}", value)
-
-
-def _rank(value: float) -> str:
-    """A rank: an integer when it is whole, else one decimal (a mean or a quantile).
-
-    Examples
-    --------
-    >>> _rank(2.0), _rank(1.25)
-    ('<td data-value="2.0">2</td>', '<td data-value="1.25">1.2</td>')
-    """
-    shown = f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
-    return _cell(shown, float(value))
-
-
-def _cell(shown: str, *values: float) -> str:
-    """A table cell showing ``shown``, its full value(s) in ``data-value``."""
-    exact = " ".join(repr(float(v)) for v in values)
-    return f'<td data-value="{exact}">{_text(shown)}</td>'
-
-
-def _name(name: str) -> str:
-    """A submission's name: a file name, wrapped wherever needed to fit the page."""
-    return f'<td class="name">{_text(name)}</td>'
-
-
-def _text(value: object) -> str:
-    return html.escape(str(value))
+    return pages.table([label, "scored users", *measures], cells)

@@ -47,7 +47,8 @@ at most this many); otherwise draw indices into the sorted values."""
 _BLOCK_ELEMENTS = 2**20  # draws held in memory at once (8 MiB of int64)
 
 
-_TIE_TOLERANCE = 1e-9  # relative: a resampled statistic this close counts as extreme
+#: Relative: a resampled statistic this close to the real one counts as at least as extreme.
+TIE_TOLERANCE = 1e-9
 
 
 def resampled_sums(values: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
@@ -172,7 +173,7 @@ def sign_flip_p_value(
     nonzero = differences[differences != 0]
     magnitudes = np.sort(np.abs(nonzero))
     observed = abs(math.fsum(nonzero.tolist()))
-    tolerance = _TIE_TOLERANCE * float(magnitudes.sum())
+    tolerance = TIE_TOLERANCE * float(magnitudes.sum())
     if len(nonzero) <= EXACT_SIGN_FLIP_MAX_USERS:
         patterns = np.arange(2 ** len(nonzero))[:, None] >> np.arange(len(nonzero)) & 1
         statistics = (2 * patterns - 1) @ magnitudes if len(nonzero) else np.zeros(1)
@@ -225,7 +226,7 @@ def swap_p_value(
 
     totals_a, totals_b = parts_a.sum(axis=0), parts_b.sum(axis=0)
     observed = abs(float(totals(totals_b[None, :])[0]) - float(totals(totals_a[None, :])[0]))
-    tolerance = _TIE_TOLERANCE * max(1.0, observed)
+    tolerance = TIE_TOLERANCE * max(1.0, observed)
     moved = parts_a - parts_b  # what swapping a user moves from A to B
     moved = moved[np.any(moved != 0, axis=1)]
 
@@ -355,5 +356,5 @@ def check_settings(
         raise HostVisibleError("Invalid statistics settings: " + "; ".join(problems) + ".")
 
 
-def seeded_generator(seed: int) -> np.random.Generator:
+def seeded_generator(seed: int | np.random.SeedSequence) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(seed))

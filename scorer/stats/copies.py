@@ -1,0 +1,185 @@
+"""Copies among submissions: rankings identical in every row, and pairs identical in most.
+
+A submission's ranking of a row is its first ``k`` items as read (whitespace, line
+endings and row order do not count; repeats count as written). Each row's ranking is
+summarised by a 64-bit print of its text under a key derived from the solution's bytes
+(:func:`copy_key`), which no participant can know, so no one can make two different
+rankings print alike; two different rows print alike about once in 2**64. Rankings are
+"identical" when every row's print agrees; near copies compare the low 32 bits of the
+prints row by row. Nothing here is shown to participants (docs/leaderboard.md, "How it is decided").
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scorer.align.item_lists import SplitLists
+from scorer.align.joins import string_prints
+from scorer.arrays import string_offsets, to_arrow
+
+#: Pairs whose rankings agree in at least this share of rows are listed.
+NEAR_COPY_SHARE = 0.9
+
+
+@dataclass(frozen=True)
+class Copies:
+    """The copies found among the valid submissions (names in byte order).
+
+    Attributes
+    ----------
+    identical : tuple of tuple of str
+        Groups of two or more submissions whose rankings agree in every row.
+    similar : tuple of (str, str, float)
+        Pairs (not in one group) whose rankings agree in at least
+        :data:`NEAR_COPY_SHARE` of the solution's rows, with that share.
+    """
+
+    identical: tuple[tuple[str, ...], ...] = ()
+    similar: tuple[tuple[str, str, float], ...] = ()
+
+
+def copy_key(solution_digest: bytes) -> tuple[int, int]:
+    """The print key (an odd multiplier and a start) from a digest of the solution.
+
+    Examples
+    --------
+    >>> multiplier, start = copy_key(bytes(range(16)))
+    >>> multiplier % 2, copy_key(bytes(range(16))) == (multiplier, start)
+    (1, True)
+    """
+    words = np.frombuffer(solution_digest[:16], dtype="<u8")
+    return int(words[0]) | 1, int(words[1])
+
+
+def row_prints(
+    predictions: SplitLists,
+    user_of_row: np.ndarray,
+    n_users: int,
+    k: int | None,
+    key: tuple[int, int],
+) -> np.ndarray:
+    """Each solution row's print of the ranking a submission gives it (its first ``k``
+    items; a row the submission lacks ranks nothing): uint64.
+
+    A row's print mixes the print of its items' bytes, one after the other, with a
+    polynomial in the key of its items' lengths (which tells ``ab c`` from ``a bc``).
+
+    Examples
+    --------
+    >>> from scorer.align.item_lists import split_lists
+    >>> lists = split_lists(pa.array(["ab c", "b", "ab  c\tx", "a bc"]))
+    >>> prints = row_prints(lists, np.array([0, 1, 2, 3]), 5, 2, (3, 5))
+    >>> bool(prints[0] == prints[2]), len(set(prints.tolist()))
+    (True, 4)
+    """
+    lengths = predictions.lengths
+    if k is not None and lengths.max(initial=0) > k:  # truncate: the first k count
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        tokens = predictions.tokens.cast(pa.large_string())
+        lists = pa.LargeListArray.from_arrays(to_arrow(offsets), tokens)
+        predictions = SplitLists(
+            np.minimum(lengths, k), pc.list_flatten(pc.list_slice(lists, 0, k))
+        )
+    data, ends, token_lengths = _token_bytes(predictions)
+    spans = pa.Array.from_buffers(
+        pa.large_string(), len(ends) - 1, [None, pa.py_buffer(ends), pa.py_buffer(data)]
+    )
+    bytes_prints = string_prints(spans, key).view(np.uint64)  # type: ignore[union-attr]
+    prints = _mixed(bytes_prints ^ _length_prints(predictions.lengths, token_lengths, key[0]))
+    empty = string_prints(pa.array([""], pa.large_string()), key).view(np.uint64)  # type: ignore[union-attr]
+    found = np.full(n_users, _mixed(empty)[0], dtype=np.uint64)
+    kept = user_of_row >= 0
+    found[user_of_row[kept]] = prints[kept]
+    return found
+
+
+def _token_bytes(lists: SplitLists) -> tuple[np.ndarray, np.ndarray, np.ndarray | int]:
+    """Every item's bytes one after the other, where each row's end there, and each
+    item's length (one width for lists of equally long items)."""
+    tokens = lists.tokens.cast(pa.large_string())
+    offsets = string_offsets(tokens)
+    buffer = tokens.buffers()[2]
+    data = np.frombuffer(buffer, dtype=np.uint8) if buffer is not None else np.zeros(1, np.uint8)
+    bounds = np.zeros(len(lists.lengths) + 1, dtype=np.int64)
+    np.cumsum(lists.lengths, out=bounds[1:])
+    return data, offsets[bounds], np.diff(offsets)  # type: ignore[index,arg-type]
+
+
+def _length_prints(
+    lengths: np.ndarray, token_lengths: np.ndarray | int, multiplier: int
+) -> np.ndarray:
+    """Per row, Σ_j (length of item j + 1) · m^(j + 1) modulo 2**64 (m the key's odd
+    multiplier): the same for the same lengths, whichever way they are held."""
+    powers = np.cumprod(np.full(int(lengths.max(initial=0)), multiplier, dtype=np.uint64))
+    if isinstance(token_lengths, int):  # every item this long: a sum of powers per row
+        sums = np.concatenate([np.zeros(1, np.uint64), np.cumsum(powers, dtype=np.uint64)])
+        return np.uint64(token_lengths + 1) * sums[lengths]
+    bounds = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=bounds[1:])
+    position = np.arange(bounds[-1]) - np.repeat(bounds[:-1], lengths)
+    terms = (token_lengths.astype(np.uint64) + np.uint64(1)) * powers[position]
+    cumulative = np.concatenate([np.zeros(1, np.uint64), np.cumsum(terms, dtype=np.uint64)])
+    return cumulative[bounds[1:]] - cumulative[bounds[:-1]]
+
+
+def _mixed(prints: np.ndarray) -> np.ndarray:
+    """Each uint64 multiplied by an odd constant and its high bits folded in."""
+    mixed = prints * np.uint64(0x9E3779B97F4A7C15)
+    return mixed ^ (mixed >> np.uint64(29))
+
+
+def ranking_digest(prints: np.ndarray) -> str:
+    """One digest of a submission's rankings of every row (its rows' prints in the
+    solution's order): equal for identical rankings."""
+    return hashlib.blake2b(prints.astype("<u8").tobytes(), digest_size=16).hexdigest()
+
+
+def find_copies(names: list[str], digests: list[str], rows: np.ndarray) -> Copies:
+    """Group identical rankings and list the near copies.
+
+    Parameters
+    ----------
+    names : list of str
+        The valid submissions.
+    digests : list of str
+        Their :func:`ranking_digest`.
+    rows : ndarray of uint32, shape (submissions, rows)
+        The low 32 bits of each row's print, one line per submission.
+
+    Notes
+    -----
+    Each pair of distinct rankings is compared row by row (a vectorised comparison of
+    two contiguous lines): about submissions**2 / 2 * rows comparisons.
+
+    Examples
+    --------
+    >>> rows = np.array([[1, 2] * 10, [1, 2] * 10, [1, 5] * 10, [7, 8] * 10], dtype=np.uint32)
+    >>> found = find_copies(["a", "b", "c", "d"], ["x", "x", "y", "z"], rows)
+    >>> found.identical, found.similar
+    ((('a', 'b'),), ())
+    >>> rows[2, 0] = 9; rows[2, 1:] = rows[0, 1:]
+    >>> find_copies(["a", "b", "c", "d"], ["x", "x", "y", "z"], rows).similar
+    (('a', 'c', 0.95), ('b', 'c', 0.95))
+    """
+    order = sorted(range(len(names)), key=lambda i: names[i])
+    groups: dict[str, list[int]] = {}
+    for index in order:
+        groups.setdefault(digests[index], []).append(index)
+    members = list(groups.values())
+    identical = tuple(tuple(names[i] for i in group) for group in members if len(group) > 1)
+    n_rows = rows.shape[1] if rows.ndim == 2 else 0
+    similar = []
+    for a, first in enumerate(members):  # every pair of distinct rankings
+        for second in members[a + 1 :]:
+            shared = int(np.count_nonzero(rows[first[0]] == rows[second[0]]))
+            if shared >= NEAR_COPY_SHARE * n_rows:
+                similar += [
+                    (*sorted((names[i], names[j])), shared / n_rows) for i in first for j in second
+                ]
+    return Copies(identical, tuple(sorted(similar)))  # type: ignore[arg-type]

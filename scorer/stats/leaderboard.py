@@ -1,0 +1,728 @@
+"""The final leaderboard: every submission scored against one solution, then ranked per
+split with exact ties, rank intervals from one shared bootstrap, tiers from Holm-corrected
+paired tests, and copies (:func:`leaderboard`; docs/leaderboard.md).
+
+The solution is read once; the submissions are read, checked and scored one at a time,
+in the byte order of their names, and of each only what the statistics need is kept:
+its values, its per-unit parts of the leaderboard measure (:class:`~scorer.stats.ranking.Panel`)
+and its rows' prints (:mod:`scorer.stats.copies`). An invalid submission is a row with
+its participant message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, is_dataclass, replace
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scorer import pipeline
+from scorer.arrays import one_chunk, string_bytes, string_offsets, submit, to_numpy
+from scorer.errors import HostVisibleError, ParticipantVisibleError
+from scorer.measures import parse_all
+from scorer.options import row_bound, takes_options
+from scorer.policy import users_to_score
+from scorer.read.columns import StringTable
+from scorer.read.files import DEFAULT_LIMITS
+from scorer.read.inputs import TableLike, as_string_table
+from scorer.recipes import apply_recipe, find_recipe, override_message
+from scorer.result import ScoreResult, whole_data_values
+from scorer.stats.copies import copy_key, find_copies, ranking_digest, row_prints
+from scorer.stats.ranking import (
+    Panel,
+    SplitStatistics,
+    competition_ranks,
+    panel_sums,
+    split_statistics,
+)
+from scorer.stats.sessions import session_parts, type_weights
+from scorer.stats.standings import Audit, Leaderboard, Pair, Row, Submission
+from scorer.version import __version__
+
+_FILE_CHUNK = 2**20
+_KEY_PERSON = b"rankscore copies"
+
+
+@dataclass(frozen=True)
+class _Source:
+    """One submission to score: its name, its team and what to read."""
+
+    name: str
+    team: str
+    data: TableLike
+
+    @property
+    def label(self) -> str:
+        return os.fspath(self.data) if isinstance(self.data, str | os.PathLike) else "table"
+
+
+@takes_options()
+def leaderboard(
+    solution: TableLike,
+    submissions: Mapping[str, TableLike] | Sequence[str | os.PathLike] | str | os.PathLike,
+    *,
+    teams: Mapping[str, str] | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+    alpha: float = 0.05,
+    **options: Any,
+) -> Leaderboard:
+    """Score every submission against one solution and rank them, per split.
+
+    Parameters
+    ----------
+    solution : DataFrame, pyarrow.Table or path
+        As for :func:`scorer.evaluate`; read and checked once.
+    submissions : mapping of str to DataFrame, table or path; list of paths; or a directory
+        A name for each (a mapping's keys; else the file name, with as many parent
+        folders as tell two files of the same name apart); a directory's files, hidden
+        ones left out.
+    teams : mapping of str to str, optional
+        Each submission's team: a team's value on a split is its best submission's.
+        Without it each submission is an entry of its own.
+    resamples : int, default 1000
+        Poisson bootstrap resamples for the intervals, and swap patterns for the paired
+        tests that are not exact; 0 gives values and ranks only.
+    seed : int, default 0
+        Every random draw derives from it and from the splits, never from the order of
+        the submissions.
+    alpha : float, default 0.05
+        The tiers' family-wise error rate (Holm's step-down over every pair of a split),
+        and the intervals' level ``1 - alpha``.
+
+    Returns
+    -------
+    Leaderboard
+
+    Raises
+    ------
+    HostVisibleError
+        The solution, an option or a setting is invalid, a submission file is missing,
+        or a team is not given for every submission. An invalid submission does not
+        raise: it is a row with its participant message.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> solution = pd.DataFrame({"id": ["u1", "u2", "u3"], "items": ["a", "b", "c"]})
+    >>> runs = {"x": pd.DataFrame({"id": ["u1", "u2", "u3"], "items": ["a", "b", "z"]}),
+    ...         "y": pd.DataFrame({"id": ["u1", "u2", "u3"], "items": ["a", "z", "z"]}),
+    ...         "z": pd.DataFrame({"id": ["u1", "u2", "u3"], "items": ["a", "b", "z"]})}
+    >>> board = leaderboard(solution, runs, k=1, resamples=200)
+    >>> [(row.rank, row.entry, round(row.value, 4), row.tier) for row in board.table()]
+    [(1, 'x', 0.6667, 1), (1, 'z', 0.6667, 1), (3, 'y', 0.3333, 1)]
+    >>> board.copies.identical
+    (('x', 'z'),)
+    """
+    scoring = _score_all(solution, submissions, teams, (resamples, seed, alpha), options)
+    return _ranked(scoring, scoring.metric)
+
+
+@takes_options()
+def leaderboards(
+    solution: TableLike,
+    submissions: Mapping[str, TableLike] | Sequence[str | os.PathLike] | str | os.PathLike,
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+    alpha: float = 0.05,
+    **options: Any,
+) -> dict[str, Leaderboard]:
+    """A :func:`leaderboard` ranked by each measure in turn, from one scoring pass (for
+    ``scorer compare`` with more than two submissions): measure name -> leaderboard."""
+    scoring = _score_all(solution, submissions, None, (resamples, seed, alpha), options, True)
+    return {measure: _ranked(scoring, measure) for measure in scoring.kept.measures}
+
+
+@dataclass(frozen=True)
+class _Scoring:
+    """Every submission scored: the sources, their records, what is kept of them, the
+    audit and the notes."""
+
+    sources: list[_Source]
+    records: list[Submission]
+    kept: _Kept
+    audit: Audit
+    notes: tuple[str, ...]
+
+    @property
+    def metric(self) -> str:
+        """The leaderboard measure (named from the options when no submission is valid)."""
+        if self.kept.measures:
+            return self.kept.measures[0]
+        options = self.audit.options
+        return str(parse_all(options.get("metrics"), row_bound(options.get("k") or 10))[0])
+
+
+def _score_all(
+    solution: TableLike,
+    submissions: Mapping[str, TableLike] | Sequence[str | os.PathLike] | str | os.PathLike,
+    teams: Mapping[str, str] | None,
+    statistics: tuple[int, int, float],
+    options: dict[str, Any],
+    every_measure: bool = False,
+) -> _Scoring:
+    """Read the solution once, then score each submission in turn, keeping what the
+    statistics need (of every measure, or of the first)."""
+    _check_settings(*statistics)
+    settings, notes = _settings(options)
+    row_id_column_name = settings.get("row_id_column_name")
+    sources = _sources(submissions, teams)
+    limits = settings.get("limits")
+    solution_digest, key = _solution_digests(solution, limits)
+    inputs = {"solution": solution_digest}
+    if settings.get("candidates") is not None:
+        inputs["candidates"] = input_sha256(settings["candidates"], limits)
+    kept = _Kept(len(sources), every_measure)
+    records = []
+    outcomes = _scored(solution, sources, row_id_column_name, settings, key)
+    for index, (source, (digest, found)) in enumerate(zip(sources, outcomes, strict=True)):
+        if isinstance(found, ParticipantVisibleError):
+            records.append(
+                Submission(source.name, source.team, source.label, digest, {}, str(found))
+            )
+            continue
+        result, prints = found
+        kept.add(index, result, prints)
+        records.append(_record(source, digest, result))
+        del found, result, prints  # one submission's result in memory at a time
+    resamples, seed, alpha = statistics
+    audit = Audit(inputs, _versions(), _jsonable(settings), seed, resamples, alpha)
+    return _Scoring(sources, records, kept, audit, tuple(notes))
+
+
+def _check_settings(resamples: Any, seed: Any, alpha: Any) -> None:
+    problems = []
+    if isinstance(resamples, bool) or not isinstance(resamples, int | np.integer) or resamples < 0:
+        problems.append(f"resamples must be an int >= 0, not {resamples!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        problems.append(f"seed must be an int >= 0, not {seed!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, float | int) or not 0 < alpha < 1:
+        problems.append(f"alpha must be a number strictly between 0 and 1, not {alpha!r}")
+    if problems:
+        raise HostVisibleError("Invalid leaderboard settings: " + "; ".join(problems) + ".")
+
+
+def _settings(given: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The scoring options (a recipe applied), and the note naming the options that
+    replaced the recipe's."""
+    if given.get("recipe") is None:
+        return {name: value for name, value in given.items() if name != "recipe"}, []
+    name = given["recipe"]
+    settings, overrides = apply_recipe(name, {k: v for k, v in given.items() if k != "recipe"})
+    return settings, [override_message(find_recipe(name).name, overrides)] if overrides else []
+
+
+def _sources(
+    submissions: Mapping[str, TableLike] | Sequence[str | os.PathLike] | str | os.PathLike,
+    teams: Mapping[str, str] | None,
+) -> list[_Source]:
+    """The submissions named, in the byte order of their names, with their teams."""
+    if isinstance(submissions, Mapping):
+        named = dict(submissions)
+        bad = [name for name in named if not isinstance(name, str) or not name]
+        if bad:
+            raise HostVisibleError(f"Submission names must be non-empty strings; got {bad[:5]!r}.")
+    elif isinstance(submissions, str | os.PathLike) and os.path.isdir(submissions):
+        named = _directory(submissions)
+    elif isinstance(submissions, str | os.PathLike):
+        raise HostVisibleError(
+            f"{os.fspath(submissions)!r} is not a directory: give the submissions as a "
+            "directory, a list of paths or a mapping of name to table or path."
+        )
+    else:
+        paths = list(submissions)
+        if not all(isinstance(path, str | os.PathLike) for path in paths):
+            raise HostVisibleError(
+                "A list of submissions holds paths; give tables as a mapping of name to table."
+            )
+        named = dict(zip(submission_names(paths), paths, strict=True))
+    if not named:
+        raise HostVisibleError("No submission to rank: give at least one.")
+    missing = sorted(
+        name
+        for name, data in named.items()
+        if isinstance(data, str | os.PathLike) and not os.path.exists(data)
+    )
+    if missing:
+        raise HostVisibleError(
+            f"{len(missing):,} submission files do not exist: "
+            + ", ".join(f"{name!r} ({os.fspath(named[name])!r})" for name in missing[:5])
+            + ". Check the paths."
+        )
+    team_of = _teams(sorted(named), teams)
+    return [_Source(name, team_of[name], named[name]) for name in sorted(named)]
+
+
+def _directory(folder: str | os.PathLike) -> dict[str, str]:
+    """A folder's files by name (hidden files and sub-folders left out)."""
+    names = sorted(
+        entry.name
+        for entry in os.scandir(folder)
+        if not entry.name.startswith(".") and entry.is_file()
+    )
+    return {name: os.path.join(folder, name) for name in names}
+
+
+def submission_names(paths: Sequence[str | os.PathLike]) -> list[str]:
+    """A name per path: its file name, with as many parent folders as tell it apart
+    from the others (whatever their order); the same file twice is refused.
+
+    Examples
+    --------
+    >>> submission_names(["runs/a/sub.csv", "runs/b/sub.csv", "other.csv"])
+    ['a/sub.csv', 'b/sub.csv', 'other.csv']
+    """
+    parts = [Path(os.path.normpath(os.path.abspath(path))).parts for path in paths]
+    seen = Counter(parts)
+    if len(seen) < len(parts):
+        repeated = sorted({"/".join(p) for p in parts if seen[p] > 1})
+        raise HostVisibleError(f"The same submission file is given twice: {repeated[:5]!r}.")
+    depth = [1] * len(parts)
+    while True:  # at most one pass per folder level
+        names = ["/".join(p[-d:]) for p, d in zip(parts, depth, strict=True)]
+        taken = Counter(names)
+        clashing = [i for i, name in enumerate(names) if taken[name] > 1]
+        if not clashing:
+            return names
+        for i in clashing:
+            depth[i] = min(depth[i] + 1, len(parts[i]))
+
+
+def _teams(names: list[str], teams: Mapping[str, str] | None) -> dict[str, str]:
+    if teams is None:
+        return {name: name for name in names}
+    without = [name for name in names if name not in teams]
+    unknown = sorted(set(teams) - set(names))
+    bad = sorted(name for name, team in teams.items() if not isinstance(team, str) or not team)
+    problems = []
+    if without:
+        problems.append(f"{len(without):,} submissions have no team: {without[:5]!r}")
+    if unknown:
+        problems.append(f"teams names {len(unknown):,} unknown submissions: {unknown[:5]!r}")
+    if bad:
+        problems.append(f"teams must be non-empty strings; not for {bad[:5]!r}")
+    if problems:
+        raise HostVisibleError(
+            "Give every submission a team: " + "; ".join(problems) + ". teams maps each "
+            "submission's name to its team."
+        )
+    return {name: teams[name] for name in names}
+
+
+def _solution_digests(solution: TableLike, limits: Any) -> tuple[str, tuple[int, int]]:
+    """The SHA-256 of the solution's bytes, and the key of the rankings' prints derived
+    from them."""
+    sha256, keyed = _digests(solution, limits, keyed=True)
+    return sha256, copy_key(keyed)
+
+
+def _digests(data: TableLike, limits: Any, keyed: bool = False) -> tuple[str, bytes]:
+    """The SHA-256 of a file's bytes (of a table: of its canonical bytes,
+    :func:`_table_bytes`), and with ``keyed`` a keyed digest of the same bytes (the
+    copies' key; else no bytes)."""
+    digests = [hashlib.sha256()]
+    if keyed:
+        digests.append(hashlib.blake2b(digest_size=16, person=_KEY_PERSON))
+    if isinstance(data, str | os.PathLike):
+        try:
+            with open(data, "rb") as handle:
+                for chunk in iter(lambda: handle.read(_FILE_CHUNK), b""):
+                    for digest in digests:
+                        digest.update(chunk)
+        except OSError as exc:
+            raise HostVisibleError(
+                f"Cannot read {os.fspath(data)!r}: {exc.strerror or exc}."
+            ) from exc
+    else:
+        for piece in _table_bytes(as_string_table(data, HostVisibleError, limits)):
+            for digest in digests:
+                digest.update(piece)
+    return digests[0].hexdigest(), digests[-1].digest() if keyed else b""
+
+
+def input_sha256(data: TableLike, limits: Any = None) -> str:
+    """The SHA-256 of a file's bytes, or of a table's canonical bytes
+    (docs/leaderboard.md#audit)."""
+    return _digests(data, limits)[0]
+
+
+def _table_bytes(table: StringTable) -> Iterator[bytes]:
+    """A table's canonical bytes: per column, its name's length and UTF-8 bytes, then
+    its cells' end offsets (int64, little-endian), which cells are missing (one byte
+    each), and the cells' bytes."""
+    for name, column in zip(table.names, table.columns, strict=True):
+        cells = one_chunk(column).cast(pa.large_string())
+        encoded = name.encode("utf-8")
+        offsets = string_offsets(cells)
+        yield len(encoded).to_bytes(8, "little") + encoded
+        yield (offsets[1:] - offsets[0]).astype("<i8").tobytes()
+        yield to_numpy(cells.is_null()).astype(np.uint8).tobytes()
+        yield string_bytes(cells).tobytes()
+
+
+def _scored(
+    solution: TableLike,
+    sources: list[_Source],
+    row_id_column_name: str | None,
+    settings: dict[str, Any],
+    key: tuple[int, int],
+) -> Iterator[tuple[str, tuple[ScoreResult, np.ndarray] | ParticipantVisibleError]]:
+    """Each source's SHA-256 and its result and rows' prints (or why it is invalid),
+    one at a time, against the solution read and checked once. The file's digest and the
+    rows' prints are made on the thread pool while this thread scores (hashlib, numpy and
+    Arrow release the GIL; both are pure, so the outcome is the same whatever the
+    timing)."""
+    limits = settings.get("limits")
+    scoring = _Scorer(solution, row_id_column_name, settings)
+    for source in sources:
+        data = source.data
+        if not isinstance(data, str | os.PathLike):
+            try:
+                data = as_string_table(data, ParticipantVisibleError, limits)
+            except ParticipantVisibleError as exc:
+                yield "", exc
+                continue
+        digest = submit(input_sha256, data, limits)
+        try:
+            found = scoring.score(data, key)
+        except ParticipantVisibleError as exc:
+            yield digest.result(), exc
+            continue
+        yield digest.result(), found
+
+
+class _Scorer:
+    """:func:`scorer.evaluate`'s stages with the solution's half run once: each
+    submission is then read, checked, ranked and scored against it, and the prints of
+    the rankings it gives each solution row (:func:`~scorer.stats.copies.row_prints`)
+    made from its checked lists on the thread pool while they are ranked here."""
+
+    def __init__(
+        self,
+        solution: TableLike,
+        row_id_column_name: str | None,
+        settings: dict[str, Any],
+    ) -> None:
+        self.legacy = settings.get("metrics") is None
+        options, self.measures = pipeline.options_and_measures(settings)
+        candidates = settings.get("candidates")
+        self.keep_candidates = pipeline.keeps_candidates(self.measures, options, candidates)
+        self.scored = pipeline.scored_predictions(self.measures, options)
+        self.inputs = pipeline.Inputs(
+            solution,
+            None,
+            row_id_column_name,
+            settings.get("segment_column_name"),
+            settings.get("candidates"),
+        )
+        self.limits = settings.get("limits")
+        exponential = tuple(str(m) for m in self.measures if m.exponential)
+        self.half = pipeline.solution_half(self.inputs, options, self.limits, exponential, None)
+        self.half.truth.result()  # raises here if the solution's items are invalid
+
+    def score(self, submission: TableLike, key: tuple[int, int]) -> tuple[ScoreResult, np.ndarray]:
+        checked = pipeline.checked_against(
+            self.half,
+            replace(self.inputs, submission=submission),
+            self.limits,
+            keep_candidates=self.keep_candidates,
+            scored=self.scored,
+        )
+        options, lists = checked.options, checked.submission
+        n_users = checked.solution.n_rows
+        prints = submit(row_prints, lists.predictions, lists.user_of_row, n_users, options.k, key)
+        del lists
+        aligned = pipeline.align(checked, row_bound(options.k))
+        values = {str(m): m.compute(aligned.judgements) for m in self.measures}
+        truth = aligned.truth
+        users = users_to_score(checked.solution, truth.n_relevant, options.empty_ground_truth)
+        result = pipeline.assemble_result(
+            checked, aligned, values, users, self.measures, options, False, self.legacy
+        )
+        return result, prints.result()
+
+
+def _record(source: _Source, digest: str, result: ScoreResult) -> Submission:
+    name = result.measures[0]
+    values = {"overall": result.metrics[name]}
+    for split, found in (("Public", result.public_metrics), ("Private", result.private_metrics)):
+        if found is not None:
+            values[split] = found[name]
+    warnings = tuple(str(w) for w in result.warnings if w.audience == "participant")
+    return Submission(source.name, source.team, source.label, digest, values, None, warnings)
+
+
+class _Kept:
+    """What is kept of each valid submission: every measure's values per split, its
+    parts of the ranked measures (one :class:`Panel` each), and its rows' prints (their
+    low 32 bits) and rankings' digest for the copies."""
+
+    def __init__(self, n_submissions: int, every_measure: bool) -> None:
+        self.n_submissions = n_submissions
+        self.every_measure = every_measure
+        self.metrics: dict[int, dict[str, dict[str, float]]] = {}
+        self.digests: dict[int, str] = {}
+        self.rows: np.ndarray | None = None
+        self.panels: dict[str, Panel | None] = {}
+        self.units: list[np.ndarray] = []
+        self.measures: tuple[str, ...] = ()
+
+    def add(self, index: int, result: ScoreResult, prints: np.ndarray) -> None:
+        self.measures = result.measures
+        self.metrics[index] = {
+            split: dict(found)
+            for split, found in (
+                ("overall", result.metrics),
+                ("Public", result.public_metrics),
+                ("Private", result.private_metrics),
+            )
+            if found is not None
+        }
+        if self.rows is None:
+            self.rows = np.zeros((self.n_submissions, len(prints)), dtype=np.uint32)
+        self.rows[index] = prints.astype(np.uint32)  # the low 32 bits
+        self.digests[index] = ranking_digest(prints)
+        for measure in result.measures if self.every_measure else result.measures[:1]:
+            if measure not in self.panels:
+                whole = whole_data_values(result, measure) is not None
+                self.panels[measure] = None if whole else self._empty_panel(result, measure)
+            panel = self.panels[measure]
+            if panel is not None:
+                _fill(panel, self.units, index, result, measure)
+
+    def _empty_panel(self, result: ScoreResult, measure: str) -> Panel:
+        panel, self.units = _empty_panel(result, measure, self.n_submissions)
+        return panel
+
+    def notes(self, measure: str, resamples: int) -> list[str]:
+        """What the host should know about the statistics of ``measure``."""
+        if measure in self.panels and self.panels[measure] is None:
+            return [
+                f"{measure} is not a mean over rows: the leaderboard gives its values and "
+                "ranks, without intervals, paired tests or tiers."
+            ]
+        if resamples == 0:
+            return ["resamples=0: values and ranks only, without intervals, tests or tiers."]
+        return []
+
+
+def _empty_panel(
+    result: ScoreResult, measure: str, n_submissions: int
+) -> tuple[Panel, list[np.ndarray]]:
+    """A panel sized for the solution's units, and each stratum's units: its scored
+    rows in their row ids' byte order (with target types: each stratum's mask)."""
+    values = result.measure_values(measure)
+    masks = values.masks()
+    if result.by_type is not None:
+        units = list(masks.values())
+        found = [session_parts(result, values, mask) for mask in units]
+        n_types = len(result.types)
+        counts = np.vstack([parts[:, 2 * n_types :] for parts in found])
+        weights = type_weights(result)
+        sizes = [len(parts) for parts in found]
+    else:
+        by_row_id = to_numpy(pc.sort_indices(result.row_ids)).astype(np.int64)
+        units = [by_row_id[mask[by_row_id]] for mask in masks.values()]
+        sizes = [len(rows) for rows in units]
+        counts = np.ones((sum(sizes), 1))
+        weights = np.ones(1)
+    bounds = np.cumsum([0, *sizes])
+    strata = {label: slice(int(bounds[i]), int(bounds[i + 1])) for i, label in enumerate(masks)}
+    shape = (len(counts), n_submissions, counts.shape[1])
+    bottoms = np.zeros(shape) if values.micro else None
+    return Panel(np.zeros(shape), bottoms, counts, strata, weights), units
+
+
+def _fill(
+    panel: Panel, units: list[np.ndarray], index: int, result: ScoreResult, measure: str
+) -> None:
+    """Write one submission's parts of ``measure`` into its panel."""
+    values = result.measure_values(measure)
+    n_types = panel.counts.shape[1]
+    for stratum, rows in zip(panel.strata.values(), units, strict=True):
+        if result.by_type is not None:
+            parts = session_parts(result, values, rows)
+            panel.tops[stratum, index] = parts[:, :n_types]
+            if panel.bottoms is not None:
+                panel.bottoms[stratum, index] = parts[:, n_types : 2 * n_types]
+        elif panel.bottoms is not None:
+            panel.tops[stratum, index, 0] = values.numerator[rows]  # type: ignore[index]
+            panel.bottoms[stratum, index, 0] = values.denominator[rows]  # type: ignore[index]
+        else:
+            panel.tops[stratum, index, 0] = values.values[rows]
+
+
+_SPLIT_STRATA = {"overall": None, "Public": ["public"], "Private": ["private"]}
+
+
+def _ranked(scoring: _Scoring, metric: str) -> Leaderboard:
+    """Rank the entries by ``metric`` on every split and put the leaderboard together."""
+    kept, audit, sources = scoring.kept, scoring.audit, scoring.sources
+    valid = np.array(sorted(kept.metrics), dtype=np.int64)
+    splits = [
+        s for s in ("overall", "Public", "Private") if valid.size and s in kept.metrics[valid[0]]
+    ]
+    panel = kept.panels.get(metric)
+    sums = None
+    if panel is not None and audit.resamples > 0:
+        sums = panel_sums(panel, valid, audit.resamples, audit.seed)
+    rows: list[Row] = []
+    pairs: list[Pair] = []
+    teams = sorted({source.team for source in sources})
+    for split in splits or ["overall"]:
+        found = _split_rows(split, scoring, valid, panel, sums, teams, metric)
+        rows += found[0]
+        pairs += found[1]
+    names = [sources[i].name for i in valid]
+    prints = np.zeros((0, 0), np.uint32) if kept.rows is None else kept.rows[valid]
+    copies = find_copies(names, [kept.digests[i] for i in valid], prints)
+    notes = (*scoring.notes, *kept.notes(metric, audit.resamples))
+    return Leaderboard(
+        metric,
+        kept.measures or (metric,),
+        tuple(rows),
+        tuple(pairs),
+        tuple(scoring.records),
+        copies,
+        audit,
+        notes,
+    )
+
+
+def _split_rows(
+    split: str,
+    scoring: _Scoring,
+    valid: np.ndarray,
+    panel: Panel | None,
+    sums: dict | None,
+    teams: list[str],
+    metric: str,
+) -> tuple[list[Row], list[Pair]]:
+    """The rows and pairs of one split."""
+    kept, sources, alpha = scoring.kept, scoring.sources, scoring.audit.alpha
+    best: dict[str, int] = {}
+    for index in valid:  # each team's best submission: the largest value, then the first name
+        value = kept.metrics[index][split][metric]
+        team = sources[index].team
+        if team not in best or value > kept.metrics[best[team]][split][metric]:
+            best[team] = int(index)
+    entries = sorted(best)
+    chosen = np.array([best[team] for team in entries], dtype=np.int64)
+    values = np.array([kept.metrics[i][split][metric] for i in chosen])
+    ranks = competition_ranks(values) if len(values) else np.zeros(0, np.int64)
+    statistics = None
+    if sums is not None and len(entries):
+        strata = _SPLIT_STRATA[split] or list(sums)
+        combined = sum((sums[s] for s in strata[1:] if s in sums), sums[strata[0]])
+        columns = np.searchsorted(valid, chosen)
+        statistics = split_statistics(panel, combined, strata, columns, values, alpha)  # type: ignore[arg-type]
+    rows = [
+        _row(split, entry, sources[chosen[i]].name, values[i], int(ranks[i]), statistics, i)
+        for i, entry in enumerate(entries)
+    ]
+    for i, row in enumerate(rows):
+        row.metrics.update(kept.metrics[chosen[i]][split])
+    rows += [_invalid_row(split, team, scoring.records) for team in teams if team not in best]
+    rows.sort(key=lambda row: (row.rank is None, row.rank or 0, row.entry))
+    pairs = [] if statistics is None else _pairs(split, entries, values, statistics, alpha)
+    return rows, pairs
+
+
+def _row(
+    split: str,
+    entry: str,
+    submission: str,
+    value: float,
+    rank: int,
+    statistics: SplitStatistics | None,
+    i: int,
+) -> Row:
+    """Entry ``i``'s row, with its intervals and tier when there are statistics."""
+    found = {}
+    if statistics is not None:
+        found = {
+            "rank_low": int(statistics.rank_low[i]),
+            "rank_high": int(statistics.rank_high[i]),
+            "value_low": float(statistics.value_low[i]),
+            "value_high": float(statistics.value_high[i]),
+            "tier": int(statistics.tier[i]),
+        }
+    return Row(split, entry, submission, float(value), rank, **found)
+
+
+def _invalid_row(split: str, team: str, records: list[Submission]) -> Row:
+    errors = [r for r in records if r.team == team and r.error is not None]
+    return Row(split, team, None, None, error=errors[0].error if errors else None)
+
+
+def _pairs(
+    split: str, entries: list[str], values: np.ndarray, found: SplitStatistics, alpha: float
+) -> list[Pair]:
+    """The split's pairs, the better entry first (by value, then by name)."""
+    pairs = []
+    for p, (i, j) in enumerate(zip(found.first.tolist(), found.second.tolist(), strict=True)):
+        low, high = float(found.difference_low[p]), float(found.difference_high[p])  # j - i
+        if values[i] < values[j] or (values[i] == values[j] and entries[j] < entries[i]):
+            first, second, difference = j, i, values[j] - values[i]
+        else:
+            first, second, difference = i, j, values[i] - values[j]
+            low, high = 0.0 - high, 0.0 - low  # i - j, never -0.0
+        pairs.append(
+            Pair(
+                split,
+                entries[first],
+                entries[second],
+                float(difference),
+                low,
+                high,
+                float(found.p_value[p]),
+                float(found.adjusted[p]),
+                bool(found.exact[p]),
+                bool(found.adjusted[p] <= alpha),
+            )
+        )
+    return pairs
+
+
+def _versions() -> dict[str, str]:
+    """The versions a leaderboard was made with."""
+    return {
+        "python": platform.python_version(),
+        "rankscore": __version__,
+        "numpy": np.__version__,
+        "pandas": metadata.version("pandas"),
+        "pyarrow": pa.__version__,
+    }
+
+
+def _jsonable(settings: dict[str, Any]) -> dict[str, Any]:
+    """The options as JSON values: a table as ``"table"``, read limits as their fields
+    (left out when they are the defaults)."""
+
+    def plain(value: Any) -> Any:
+        if value is None or isinstance(value, str | int | float | bool):
+            return value
+        if isinstance(value, os.PathLike):
+            return os.fspath(value)
+        if is_dataclass(value) and not isinstance(value, type):
+            return asdict(value)
+        if isinstance(value, Mapping):
+            return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [plain(v) for v in value]
+        return "table" if hasattr(value, "shape") or isinstance(value, StringTable) else str(value)
+
+    given = {name: value for name, value in settings.items() if name != "limits"}
+    if settings.get("limits") not in (None, DEFAULT_LIMITS):  # the defaults go without saying
+        given["limits"] = settings["limits"]
+    return {name: plain(value) for name, value in sorted(given.items())}

@@ -1,0 +1,575 @@
+"""The final leaderboard (``scorer.leaderboard``, ``scorer leaderboard``, ``scorer compare``
+with more than two submissions): values, ties, tiers against slow references, invariance,
+copies, outputs parsed back."""
+
+from __future__ import annotations
+
+import csv
+import inspect
+import io
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+from fractions import Fraction
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import scorer
+from scorer.options import OPTIONS
+from scorer.stats.copies import NEAR_COPY_SHARE
+from scorer.stats.ranking import competition_ranks, holm
+from tests.reference import (
+    reference_ap,
+    reference_holm,
+    reference_ranks,
+    reference_sign_flip_p,
+    reference_tiers,
+)
+from tests.test_stats_cli import run
+
+ITEMS = [f"i{j}" for j in range(12)]
+
+
+def contest(n_users: int, n_submissions: int, seed: int, k: int = 5) -> tuple[pd.DataFrame, dict]:
+    """A solution with Usage and submissions of random rankings (a shared random part, so
+    that some pairs differ little)."""
+    rng = np.random.default_rng(seed)
+    ids = [f"u{i:03d}" for i in range(n_users)]
+    truth = [" ".join(rng.choice(ITEMS, rng.integers(1, 4), replace=False)) for _ in ids]
+    usage = rng.choice(["Public", "Private"], n_users)
+    solution = pd.DataFrame({"id": ids, "items": truth, "Usage": usage})
+    submissions = {}
+    for s in range(n_submissions):
+        rows = [" ".join(rng.choice(ITEMS, k, replace=False)) for _ in ids]
+        submissions[f"s{s}"] = pd.DataFrame({"id": ids, "items": rows})
+    return solution, submissions
+
+
+@pytest.fixture(scope="module")
+def board_and_inputs() -> tuple[scorer.Leaderboard, pd.DataFrame, dict]:
+    solution, submissions = contest(120, 4, seed=1)
+    submissions["copy"] = submissions["s1"].iloc[::-1].reset_index(drop=True)
+    submissions["broken"] = pd.DataFrame({"id": ["u000"], "items": ["i1"]})
+    return scorer.leaderboard(solution, submissions, k=5, resamples=300), solution, submissions
+
+
+def test_values_are_evaluates_bit_for_bit(board_and_inputs) -> None:
+    board, solution, submissions = board_and_inputs
+    for row in board.rows:
+        if row.error is not None:
+            continue
+        result = scorer.evaluate(solution, submissions[row.submission], k=5)
+        expected = {"overall": result.score, "Public": result.public_score}
+        expected["Private"] = result.private_score
+        assert row.value == expected[row.split]
+        assert row.metrics == {"MAP@5": expected[row.split]}
+
+
+def test_an_invalid_submission_is_a_row_with_its_participant_message(board_and_inputs) -> None:
+    board, solution, submissions = board_and_inputs
+    with pytest.raises(scorer.ParticipantVisibleError) as raised:
+        scorer.evaluate(solution, submissions["broken"], k=5)
+    rows = [row for row in board.rows if row.entry == "broken"]
+    assert [row.split for row in rows] == ["overall", "Public", "Private"]
+    assert all(row.rank is None and row.error == str(raised.value) for row in rows)
+    assert rows == [r for r in board.rows if r.error is not None]
+
+
+def test_ranks_tie_exactly_and_skip() -> None:
+    assert competition_ranks(np.array([0.3, 0.7, 0.3, 0.1, 0.7])).tolist() == [3, 1, 3, 5, 1]
+    close = np.nextafter(0.5, 1.0)  # one bit apart: no tie
+    assert competition_ranks(np.array([0.5, close, 0.5])).tolist() == [2, 1, 2]
+
+
+@given(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1 / 3, 1.0]), min_size=1, max_size=12))
+def test_ranks_are_one_plus_the_larger_values(values: list[float]) -> None:
+    expected = reference_ranks({str(i): Fraction(v) for i, v in enumerate(values)})
+    assert competition_ranks(np.array(values)).tolist() == list(expected.values())
+
+
+def test_copies_tie_and_are_grouped(board_and_inputs) -> None:
+    board = board_and_inputs[0]
+    ranks = {row.entry: row for row in board.table("overall")}
+    copy, original = ranks["copy"], ranks["s1"]
+    assert (copy.rank, copy.rank_low, copy.rank_high, copy.tier, copy.value_low) == (
+        original.rank,
+        original.rank_low,
+        original.rank_high,
+        original.tier,
+        original.value_low,
+    )
+    assert board.copies.identical == (("copy", "s1"),)
+
+
+def test_holm_adjusts_as_the_step_down_procedure_rejects() -> None:
+    p = np.array([0.01, 0.04, 0.03, 0.5, 0.012])
+    adjusted = holm(p)
+    pairs = {(str(i), "x"): Fraction(value) for i, value in enumerate(p.tolist())}
+    for alpha in (0.01, 0.05, 0.06, 0.2):
+        rejected = {pair for pair in pairs if adjusted[int(pair[0])] <= alpha}
+        assert rejected == reference_holm(pairs, Fraction(alpha))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(3, 8), st.integers(2, 5))
+def test_tiers_and_p_values_equal_the_exact_references(seed: int, n_users: int, n: int) -> None:
+    """At most 8 users: every test enumerates its sign patterns; p-values, Holm and the
+    tiers from their definitions, on AP@3 computed in fractions."""
+    solution, submissions = contest(n_users, n, seed, k=3)
+    solution = solution.drop(columns="Usage")
+    board = scorer.leaderboard(solution, submissions, k=3, resamples=50, alpha=0.5)
+    truth = {row.id: set(row.items.split()) for row in solution.itertuples()}
+    aps = {
+        name: [
+            reference_ap(dict(zip(s.id, s["items"], strict=True))[u].split(), truth[u], 3)
+            for u in truth
+        ]
+        for name, s in submissions.items()
+    }
+    values = {name: sum(a, Fraction(0)) / n_users for name, a in aps.items()}
+    p_values = {}
+    for pair in board.pairs:
+        differences = [x - y for x, y in zip(aps[pair.first], aps[pair.second], strict=True)]
+        p_values[(pair.first, pair.second)] = reference_sign_flip_p(differences)
+        assert pair.exact and pair.p_value == float(p_values[(pair.first, pair.second)])
+        assert pair.difference == float(values[pair.first]) - float(values[pair.second])
+    assert len(p_values) == n * (n - 1) // 2
+    tiers = reference_tiers(values, reference_holm(p_values, Fraction(1, 2)))
+    assert {row.entry: row.tier for row in board.rows} == tiers
+    assert {row.entry: row.rank for row in board.rows} == reference_ranks(values)
+
+
+def test_monte_carlo_p_values_estimate_the_exact_one() -> None:
+    """20 users differ: too many to enumerate in the package, not for the reference."""
+    ids = [f"u{i:02d}" for i in range(20)]
+    solution = pd.DataFrame({"id": ids, "items": ["a"] * 20})
+    b_first = [True] * 13 + [False] * 7  # B finds the item first for 13 users, A for 7
+    a = pd.DataFrame({"id": ids, "items": ["z a" if first else "a z" for first in b_first]})
+    b = pd.DataFrame({"id": ids, "items": ["a z" if first else "z a" for first in b_first]})
+    board = scorer.leaderboard(solution, {"a": a, "b": b}, k=2, resamples=20_000, seed=4)
+    (pair,) = board.pairs
+    # Every difference is 1/2 in size: a sign pattern's statistic is |2 j - 20| / 2 for j
+    # positive signs, so the 2^20 patterns are counted by j.
+    observed = abs(sum(1 if first else -1 for first in b_first))
+    extreme = sum(math.comb(20, j) for j in range(21) if abs(2 * j - 20) >= observed)
+    assert not pair.exact
+    assert abs(pair.p_value - extreme / 2**20) < 0.02
+
+
+def test_the_same_leaderboard_whatever_the_submissions_order(tmp_path: Path) -> None:
+    solution, submissions = contest(150, 4, seed=7)
+    paths = []
+    for name, table in submissions.items():
+        table.to_csv(tmp_path / f"{name}.csv", index=False)
+        paths.append(tmp_path / f"{name}.csv")
+    first = scorer.leaderboard(solution, paths, k=5, resamples=200, seed=3)
+    again = scorer.leaderboard(solution, paths[::-1], k=5, resamples=200, seed=3)
+    backwards = {f"{name}.csv": table for name, table in reversed(list(submissions.items()))}
+    frames = scorer.leaderboard(solution, backwards, k=5, resamples=200, seed=3)
+    assert first.to_json() == again.to_json()
+    assert [r for r in first.rows] == [r for r in frames.rows]
+    assert first.pairs == frames.pairs
+    assert any(not pair.exact for pair in first.pairs)  # the Monte-Carlo path ran
+
+
+def test_pairs_tested_a_block_at_a_time_give_the_same_leaderboard(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from scorer.stats import ranking
+
+    solution, submissions = contest(60, 6, seed=12)
+    whole = scorer.leaderboard(solution, submissions, k=5, resamples=100)
+    monkeypatch.setattr(ranking, "_PAIR_BLOCK", 4)
+    blocks = scorer.leaderboard(solution, submissions, k=5, resamples=100)
+    assert (blocks.rows, blocks.pairs) == (whole.rows, whole.pairs)
+    assert len(whole.pairs) == 3 * 15
+
+
+def test_the_same_leaderboard_whatever_the_threads(tmp_path: Path) -> None:
+    solution, submissions = contest(300, 3, seed=11)
+    solution.to_csv(tmp_path / "solution.csv", index=False)
+    for name, table in submissions.items():
+        table.to_csv(tmp_path / f"{name}.csv", index=False)
+    outputs = []
+    for threads in ("1", "2"):
+        names = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+        env = {**os.environ, **dict.fromkeys(names, threads)}
+        args = [tmp_path / "solution.csv", *(tmp_path / f"{n}.csv" for n in submissions)]
+        done = subprocess.run(
+            [sys.executable, "-m", "scorer", "leaderboard", *map(str, args), "-k", "5", "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]
+
+
+def test_teams_take_their_best_submission_on_each_split(board_and_inputs) -> None:
+    _, solution, submissions = board_and_inputs
+    runs = {name: table for name, table in submissions.items() if name != "broken"}
+    teams = {"s0": "red", "s1": "red", "s2": "blue", "s3": "blue", "copy": "green"}
+    board = scorer.leaderboard(solution, runs, k=5, teams=teams, resamples=100)
+    alone = scorer.leaderboard(solution, runs, k=5, resamples=100)
+    for row in board.rows:
+        members = [r for r in alone.table(row.split) if teams[r.entry] == row.entry]
+        best = max(members, key=lambda r: (r.value, [-ord(c) for c in r.entry]))
+        assert (row.submission, row.value) == (best.entry, best.value)
+    assert sorted({row.entry for row in board.rows}) == ["blue", "green", "red"]
+
+
+def test_teams_must_cover_every_submission() -> None:
+    solution, submissions = contest(10, 2, seed=0)
+    with pytest.raises(scorer.HostVisibleError, match=r"1 submissions have no team: \['s1'\]"):
+        scorer.leaderboard(solution, submissions, teams={"s0": "a"})
+
+
+def test_near_copies_are_listed_with_their_share_across_line_endings(tmp_path: Path) -> None:
+    solution, submissions = contest(200, 1, seed=5)
+    original = submissions["s0"]
+    lines = [f"{row.id},{row.items}" for row in original.itertuples()]
+    (tmp_path / "original.csv").write_text("id,items\n" + "\n".join(lines) + "\n")
+    spaced = [
+        f"{row.id}, {'   '.join(row.items.split())} " for row in original.iloc[::-1].itertuples()
+    ]
+    (tmp_path / "spaced.csv").write_bytes(("id,items\r\n" + "\r\n".join(spaced) + "\r\n").encode())
+    near = original.copy()
+    near.loc[: 200 * (1 - NEAR_COPY_SHARE) - 1, "items"] = "i0 i1 i2 i3 i4"  # 10 % of rows
+    far = original.copy()
+    far.loc[:100, "items"] = "i0 i1 i2 i3 i4"
+    inputs = {
+        "original": tmp_path / "original.csv",
+        "spaced": tmp_path / "spaced.csv",
+        "near": near,
+        "far": far,
+    }
+    board = scorer.leaderboard(solution, inputs, k=5, resamples=0)
+    assert board.copies.identical == (("original", "spaced"),)
+    changed = int((near["items"] != original["items"]).sum())
+    share = (200 - changed) / 200
+    assert share >= NEAR_COPY_SHARE
+    assert board.copies.similar == (("near", "original", share), ("near", "spaced", share))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["ab", "cd", "ef", "gh"]), min_size=3, max_size=3),
+        min_size=1,
+        max_size=6,
+    ),
+    st.integers(1, 4),
+)
+def test_row_prints_are_the_same_through_any_spacing(rows: list[list[str]], k: int) -> None:
+    """Cells single-spaced and the same items spaced otherwise give the same prints, and
+    two rows' prints are equal exactly when their top k items are."""
+    import pyarrow as pa
+
+    from scorer.align.item_lists import split_lists
+    from scorer.stats.copies import row_prints
+
+    users = np.arange(len(rows))
+    single = split_lists(pa.array([" ".join(row) for row in rows], pa.large_string()))
+    spaced = split_lists(pa.array(["  ".join(row) + " " for row in rows]))
+    prints = row_prints(single, users, len(rows), k, (5, 7))
+    assert prints.tolist() == row_prints(spaced, users, len(rows), k, (5, 7)).tolist()
+    same = [[a[:k] == b[:k] for b in rows] for a in rows]
+    assert [[x == y for y in prints] for x in prints] == same
+
+
+def test_the_statistics_need_resamples() -> None:
+    solution, submissions = contest(30, 2, seed=2)
+    board = scorer.leaderboard(solution, submissions, k=5, resamples=0)
+    assert all(row.tier is None and row.rank is not None for row in board.rows)
+    assert board.pairs == () and board.notes == (
+        "resamples=0: values and ranks only, without intervals, tests or tiers.",
+    )
+
+
+def test_target_types_and_micro_measures_rank_as_evaluate_scores() -> None:
+    rng = np.random.default_rng(3)
+    ids = [f"{s}_{kind}" for s in range(60) for kind in ("clicks", "orders")]
+    truth = [" ".join(rng.choice(ITEMS, 2, replace=False)) for _ in ids]
+    usage = [split for split in ("Public", "Private") * 30 for _ in range(2)]  # by session
+    solution = pd.DataFrame({"id": ids, "items": truth, "Usage": usage})
+    runs = {
+        f"r{s}": pd.DataFrame({"id": ids, "items": [" ".join(rng.choice(ITEMS, 4)) for _ in ids]})
+        for s in range(3)
+    }
+    options = {"row_id_type_separator": "_", "metrics": ["R(avg=micro)@4"], "k": 4}
+    board = scorer.leaderboard(solution, runs, resamples=200, **options)
+    for row in board.rows:
+        result = scorer.evaluate(solution, runs[row.submission], **options)
+        split = {"overall": result.score, "Public": result.public_score}
+        assert row.value == {**split, "Private": result.private_score}[row.split]
+        assert row.tier is not None and row.rank_low <= row.rank_high
+    assert len(board.pairs) == 3 * 3
+
+
+def test_trec_files_rank_as_evaluate_scores_them(tmp_path: Path) -> None:
+    """A qrels solution is read once by the leaderboard for every run (trec_eval's
+    files have no header)."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{q} 0 d{d} {(q + d) % 3}\n" for q in range(8) for d in range(5)))
+    runs = {}
+    for name, shift in (("bm25", 0), ("dense", 2)):
+        path = tmp_path / f"{name}.run"
+        lines = [
+            f"q{q} Q0 d{(d + shift + q) % 6} {d + 1} {10 - d} {name}\n"
+            for q in range(8)
+            for d in range(4)
+        ]
+        path.write_text("".join(lines))
+        runs[name] = path
+    options = {"format": "trec", "metrics": ["MAP", "nDCG@3"]}
+    board = scorer.leaderboard(qrels, runs, resamples=100, **options)
+    for row in board.rows:
+        result = scorer.evaluate(qrels, runs[row.entry], **options)
+        assert (row.value, row.metrics) == (result.score, result.metrics)
+    assert board.metric == "MAP@10" and len(board.pairs) == 1
+
+
+def test_gap_is_ranked_without_statistics() -> None:
+    solution = pd.DataFrame({"id": ["a", "b", "c"], "label": ["x", "y", "z"]})
+    runs = {
+        "good": pd.DataFrame({"id": ["a", "b", "c"], "label": ["x 0.9", "y 0.8", "q 0.1"]}),
+        "poor": pd.DataFrame({"id": ["a", "b", "c"], "label": ["q 0.9", "y 0.8", "q 0.1"]}),
+    }
+    board = scorer.leaderboard(solution, runs, metrics=["GAP"], k=1)
+    assert [(row.entry, row.rank, row.tier) for row in board.rows] == [
+        ("good", 1, None),
+        ("poor", 2, None),
+    ]
+    assert "GAP is not a mean over rows" in board.notes[0]
+
+
+def test_a_recipe_applies_as_in_evaluate() -> None:
+    solution, submissions = contest(40, 2, seed=9, k=12)
+    board = scorer.leaderboard(solution, submissions, recipe="h-and-m-2022", resamples=0)
+    for row in board.table("Private"):
+        result = scorer.evaluate(solution, submissions[row.entry], recipe="h-and-m-2022")
+        assert (board.metric, row.value) == ("MAP@12", result.private_score)
+    assert board.audit.options["metrics"] == ["MAP@12"]
+
+
+def test_the_signature_takes_every_declared_option() -> None:
+    parameters = inspect.signature(scorer.leaderboard).parameters
+    own = ["teams", "resamples", "seed", "alpha"]
+    assert list(parameters) == ["solution", "submissions", *(o.name for o in OPTIONS), *own]
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'per_user'"):
+        scorer.leaderboard(pd.DataFrame(), {}, per_user=True)
+    with pytest.raises(TypeError, match=r"Did you mean 'resamples'\?"):
+        scorer.leaderboard(pd.DataFrame(), {}, resample=10)
+
+
+def test_the_command_has_a_flag_for_every_declared_option() -> None:
+    from scorer.adapters.cli import add_scoring_options
+    from scorer.adapters.commands import leaderboard_parser
+
+    flags = leaderboard_parser(add_scoring_options)._option_string_actions
+    assert all(flag in flags for option in OPTIONS for flag in option.flags)
+    assert {"--manifest", "--out", "--resamples", "--seed", "--alpha"} <= set(flags)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"resamples": -1}, "resamples must be an int >= 0, not -1"),
+        ({"alpha": 1.0}, "alpha must be a number strictly between 0 and 1, not 1.0"),
+        ({"seed": "x"}, "seed must be an int >= 0, not 'x'"),
+    ],
+)
+def test_settings_are_checked(settings: dict, message: str) -> None:
+    with pytest.raises(scorer.HostVisibleError, match=re.escape(message)):
+        scorer.leaderboard(pd.DataFrame(), {}, **settings)
+
+
+def test_audit_names_inputs_versions_options_and_seed(board_and_inputs, tmp_path: Path) -> None:
+    board, solution, _ = board_and_inputs
+    audit = board.audit
+    assert (audit.seed, audit.resamples, audit.alpha, audit.options) == (0, 300, 0.05, {"k": 5})
+    assert set(audit.versions) == {"python", "rankscore", "numpy", "pandas", "pyarrow"}
+    solution.to_csv(tmp_path / "solution.csv", index=False)
+    again = scorer.leaderboard(tmp_path / "solution.csv", {"s": solution[["id", "items"]]})
+    import hashlib
+
+    digest = hashlib.sha256((tmp_path / "solution.csv").read_bytes()).hexdigest()
+    assert again.audit.inputs == {"solution": digest}
+    for text in (board.to_csv(), board.to_json(), board.to_markdown(), board.to_latex()):
+        assert audit.inputs["solution"] in text and "seed" in text
+
+
+def test_csv_and_json_read_back(board_and_inputs) -> None:
+    board = board_and_inputs[0]
+    assert json.loads(board.to_json()) == json.loads(json.dumps(board.to_dict()))
+    rows = list(csv.DictReader(io.StringIO(board.to_csv())))
+    assert len(rows) == len(board.rows)
+    for line, row in zip(rows, board.rows, strict=True):
+        assert (line["split"], line["entry"]) == (row.split, row.entry)
+        assert (float(line["value"]) if line["value"] else None) == row.value
+        assert (int(line["tier"]) if line["tier"] else None) == row.tier
+        assert (float(line["value_low"]) if line["value_low"] else None) == row.value_low
+        assert line["error"] == (row.error or "")
+
+
+def test_markdown_reads_back_with_the_best_in_bold(board_and_inputs) -> None:
+    board = board_and_inputs[0]
+    text = board.to_markdown()
+    for split in board.splits:
+        section = text.split(f"## {split}\n\n")[1].split("\n\n")[0].splitlines()
+        assert section[1] == "|---:|---|---:|---|---|---:|"
+        cells = [re.split(r"(?<!\\)\|", line)[1:-1] for line in section[2:]]
+        for found, row in zip(cells, board.table(split), strict=True):
+            value = found[2].strip()
+            assert found[1].strip().replace("\\", "") == row.entry
+            if row.rank == 1:
+                assert value == f"**{row.value:.6f}**"
+            elif row.value is not None:
+                assert value == f"{row.value:.6f}"
+
+
+def test_latex_is_balanced_with_one_cell_per_column(board_and_inputs) -> None:
+    board = board_and_inputs[0]
+    text = board.to_latex()
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("%"))
+    assert body.count("{") - body.count(r"\{") == body.count("}") - body.count(r"\}")
+    assert body.count(r"\begin{tabular}") == body.count(r"\end{tabular}") == len(board.splits)
+    rows = [line for line in body.splitlines() if line.endswith(r"\\")]
+    assert all(len(re.split(r"(?<!\\)&", line)) == 6 for line in rows)
+    assert len(rows) == len(board.rows) + len(board.splits)  # a header per table
+    assert r"\textbf{" in body
+
+
+class _Checked(HTMLParser):
+    """Every element closed in order (void elements aside)."""
+
+    VOID = frozenset({"meta", "line", "br", "img"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.svgs = 0
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self.svgs += tag == "svg"
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list) -> None:
+        pass
+
+    def handle_endtag(self, tag: str) -> None:
+        assert self.stack.pop() == tag
+
+
+def test_html_is_well_formed_with_the_intervals_drawn(board_and_inputs) -> None:
+    board = board_and_inputs[0]
+    page = board.to_html("Final <standings>")
+    checked = _Checked()
+    checked.feed(page)
+    assert checked.stack == []
+    ranked = [row for row in board.rows if row.rank is not None]
+    assert checked.svgs == len(ranked)
+    assert "<title>Final &lt;standings&gt;</title>" in page
+    assert page.count('<tr class="best">') == sum(row.rank == 1 for row in board.rows)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("contest")
+    solution, submissions = contest(80, 3, seed=4)
+    solution.to_csv(folder / "solution.csv", index=False)
+    runs = folder / "runs"
+    runs.mkdir()
+    for name, table in submissions.items():
+        table.to_csv(runs / f"{name}.csv", index=False)
+    (runs / "bad.csv").write_text("id,items\nu000,i1\n")
+    (folder / "manifest.csv").write_text(
+        "submission,team,name\nruns/s0.csv,red,first\nruns/s1.csv,red,second\nruns/s2.csv,blue,third\n"
+    )
+    return folder
+
+
+def test_the_command_ranks_a_directory_as_the_api_does(files: Path) -> None:
+    done = run("leaderboard", files / "solution.csv", files / "runs", "-k", "5", "--json")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    expected = scorer.leaderboard(files / "solution.csv", files / "runs", k=5)
+    assert found["rows"] == json.loads(expected.to_json())["rows"]
+    assert [s["name"] for s in found["submissions"]] == ["bad.csv", "s0.csv", "s1.csv", "s2.csv"]
+
+
+def test_the_command_reads_a_manifest_with_teams(files: Path, tmp_path: Path) -> None:
+    out = tmp_path / "board.csv"
+    args = ["--manifest", files / "manifest.csv", "-k", "5", "--out", out]
+    done = run("leaderboard", files / "solution.csv", *args)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"Leaderboard written to {out} (3 submissions, 0 invalid)\n"
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert {row["entry"] for row in rows} == {"red", "blue"}
+    assert {row["submission"] for row in rows} <= {"first", "second", "third"}
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".json", ".md", ".tex", ".html"])
+def test_the_command_writes_each_format(files: Path, tmp_path: Path, suffix: str) -> None:
+    out = tmp_path / f"board{suffix}"
+    done = run("leaderboard", files / "solution.csv", files / "runs", "-k", "5", "--out", out)
+    assert done.returncode == 0, done.stderr
+    board = scorer.leaderboard(files / "solution.csv", files / "runs", k=5)
+    assert out.read_text() == board.render(suffix)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["runs", "--out", "board.txt"], "--out names the format by its suffix"),
+        (["runs/s0.csv", "runs/none.csv"], "1 submission files do not exist: 'none.csv'"),
+        (["runs", "--manifest", "manifest.csv"], "as files or as --manifest, not both"),
+        ([], "No submission: give submission files"),
+        (["runs", "--out", "solution.csv"], "it is the solution file and would be replaced"),
+    ],
+)
+def test_the_command_refuses_with_a_host_error(files: Path, args: list, message: str) -> None:
+    paths = [files / a if not a.startswith("-") and a != "board.txt" else a for a in args]
+    done = run("leaderboard", files / "solution.csv", *paths, "-k", "5")
+    assert done.returncode == 2
+    assert message in done.stderr
+
+
+def test_compare_with_more_than_two_submissions_gives_every_pair(files: Path) -> None:
+    runs = [files / "runs" / f"s{i}.csv" for i in range(3)]
+    done = run("compare", files / "solution.csv", *runs, "-k", "5", "--json", "--resamples", 500)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)["metrics"]["MAP@5"]
+    assert [(p["a"], p["b"]) for p in found["pairs"]] == [("1", "2"), ("1", "3"), ("2", "3")]
+    expected = scorer.leaderboard(
+        files / "solution.csv", dict(zip("123", runs, strict=True)), k=5, resamples=500
+    )
+    values = {row.entry: row.value for row in expected.table()}
+    for pair in found["pairs"]:
+        assert pair["difference"] == values[pair["b"]] - values[pair["a"]]
+        assert pair["p_value_holm"] >= pair["p_value"]
+    assert [s["tier"] for s in found["submissions"]] == [
+        {row.entry: row.tier for row in expected.table()}[label] for label in "123"
+    ]
+    human = run("compare", files / "solution.csv", *runs, "-k", "5", "--resamples", 500)
+    assert "pair   B - A" in human.stdout and "Holm" in human.stdout
+
+
+def test_compare_refuses_an_invalid_submission_among_many(files: Path) -> None:
+    runs = [files / "runs" / "s0.csv", files / "runs" / "s1.csv", files / "runs" / "bad.csv"]
+    done = run("compare", files / "solution.csv", *runs, "-k", "5")
+    assert done.returncode == 1
+    assert done.stderr.startswith("Submission 3 (")
