@@ -253,7 +253,7 @@ def _predictions(
 
 
 def _write(path: Path, lines: list[str]) -> None:
-    temporary = path.with_name(path.name + ".tmp")
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # one per process
     with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
         handle.write("\n".join(lines))
         handle.write("\n")
@@ -277,7 +277,7 @@ def second_submission(dataset: Dataset) -> Path:
     rotated = pc.binary_join_element_wise(rest, first, " ")
     every_other = pa.array(np.arange(len(predictions)) % 2 == 0)
     changed = pc.if_else(every_other, rotated, predictions)
-    partial = path.with_suffix(".partial")
+    partial = path.with_suffix(f".{os.getpid()}.partial")  # one per process: tests run side by side
     pcsv.write_csv(
         pa.table({"customer_id": table.column("customer_id"), "prediction": changed}),
         partial,
@@ -305,7 +305,7 @@ def long_submission(dataset: Dataset) -> Path:
     starts = np.cumsum(lengths) - lengths
     ranks = np.arange(len(rows)) - np.repeat(starts, lengths) + 1
     customers = table.column("customer_id").combine_chunks().take(pa.array(rows))
-    partial = path.with_suffix(".partial")
+    partial = path.with_suffix(f".{os.getpid()}.partial")  # one per process: tests run side by side
     pcsv.write_csv(
         pa.table(
             {

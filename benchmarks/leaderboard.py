@@ -72,7 +72,7 @@ def submissions(dataset: generate.Dataset, count: int) -> Path:
 
 
 def _write(table: pa.Table, path: Path) -> None:
-    partial = path.with_suffix(".partial")
+    partial = path.with_suffix(f".{os.getpid()}.partial")  # one per process: tests run side by side
     pcsv.write_csv(table, partial, write_options=pcsv.WriteOptions(quoting_style="none"))
     os.replace(partial, path)
 
