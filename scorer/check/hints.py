@@ -29,6 +29,7 @@ function they could predict.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from functools import cached_property
 
 import numpy as np
@@ -55,6 +56,7 @@ _FLOAT_END = r"\.0*$"
 _FLOAT_OR_EXPONENT = r"^[0-9]+\.0+$|^[0-9](\.[0-9]+)?[eE][+-]?[0-9]+$"
 _POWERS = 10 ** np.arange(1, 19, dtype=np.int64)
 _BLOCK_BYTES = 1 << 24  # bytes scanned at a time
+_BLOCK_VALUES = 1 << 18  # integer items read at a time
 
 
 def prediction_hints(
@@ -119,19 +121,25 @@ def _digit_records(ids: _Ids, n_users: int, every: bool) -> list[Hint]:
     if not every and not (starts_bare.any() and (first == _ZERO).any()):
         return []  # nothing to pair here, and no part to pair with
     listed, digits = ids.listed, ids.digits
-    starts_bare &= listed
-    bare = np.flatnonzero(starts_bare & (digits > 0) & (digits <= NUMBER_DIGITS))
-    padded = digits[listed & (first == _ZERO) & (digits > 1) & (digits <= NUMBER_DIGITS + 2)]
-    if not every and (len(bare) == 0 or len(padded) == 0):
+    counts = np.zeros(NUMBER_DIGITS + 3, dtype=np.int64)  # zero-padded ids by length
+    tokens = np.zeros(NUMBER_DIGITS + 3, dtype=np.int64)  # bare digit ids by length
+    found = [np.zeros(0, dtype=np.int64)]
+    for start in range(0, ids.count, _BLOCK_VALUES):  # a block of ids at a time
+        block = slice(start, start + _BLOCK_VALUES)
+        length, shown = digits[block].astype(np.int64), listed[block]
+        padded = shown & (first[block] == _ZERO) & (length > 1) & (length <= NUMBER_DIGITS + 2)
+        counts += np.bincount(length[padded], minlength=NUMBER_DIGITS + 3)
+        bare = np.flatnonzero(shown & starts_bare[block] & (length > 0) & (length <= NUMBER_DIGITS))
+        tokens += np.bincount(length[bare], minlength=NUMBER_DIGITS + 3)
+        # each (user, length) once, by user then length
+        found.append(np.unique(ids.users(bare + start) * 32 + length[bare]))
+    if not every and not (tokens.any() and counts.any()):
         return []
-    counts = np.bincount(padded, minlength=NUMBER_DIGITS + 3)
     histogram = tuple((f"ids_{n}", int(c)) for n, c in enumerate(counts.tolist()) if c)
     hints: list[Hint] = [("padded_ids", None, histogram, ())]
-    lengths, users = digits[bare], ids.users(bare)
-    pairs = np.unique(users * 32 + lengths)  # each (user, length) once, by user then length
+    pairs = np.unique(np.concatenate(found))
     pair_users, pair_lengths = np.divmod(pairs, 32)
     following = (pair_users[1:] == pair_users[:-1]) & (pair_lengths[1:] == pair_lengths[:-1] + 1)
-    tokens = np.bincount(lengths, minlength=NUMBER_DIGITS + 1)
     both = np.bincount(pair_lengths[:-1][following], minlength=NUMBER_DIGITS + 1)
     for length in np.unique(pair_lengths).tolist():  # at most NUMBER_DIGITS lengths
         rows = np.zeros(n_users, dtype=bool)
@@ -296,10 +304,13 @@ class _Ids:
         self.user_of_row = user_of_row
         self.count = int(lists.lengths.sum())
 
+    @cached_property
+    def _ends(self) -> np.ndarray:
+        return np.cumsum(self.lists.lengths)
+
     def users(self, positions: np.ndarray) -> np.ndarray:
         """The solution row of each id at ``positions`` (-1: a row left out)."""
-        ends = np.cumsum(self.lists.lengths)
-        return self.user_of_row[np.searchsorted(ends, positions, side="right")]
+        return self.user_of_row[np.searchsorted(self._ends, positions, side="right")]
 
     @cached_property
     def listed(self) -> np.ndarray:
@@ -342,10 +353,8 @@ class _Ids:
         """Each id's first byte (0 for an empty one)."""
         lists = self.lists
         if lists.values is not None:
-            values = lists.values.astype(np.int64)
-            return (_ZERO + values // np.take(np.r_[1, _POWERS], self.count_lengths - 1)).astype(
-                np.uint8
-            )
+            values = lists.values
+            return _blockwise(self.count, np.uint8, lambda a, b: _first_digits(values[a:b]))
         return _first_bytes(lists.tokens.cast(pa.large_string()), empties=False)
 
     @property
@@ -355,10 +364,15 @@ class _Ids:
         if lists.values is not None:  # digits only: their second byte never matters
             return np.full(self.count, _ZERO, dtype=np.uint8)
         tokens = lists.tokens.cast(pa.large_string())
-        offsets = string_offsets(tokens)
-        second = string_bytes(tokens).take(offsets[:-1] - offsets[0] + 1, mode="clip")
-        second[np.diff(offsets) < 2] = 0
-        return second
+        offsets, data = string_offsets(tokens), string_bytes(tokens)
+
+        def seconds(a: int, b: int) -> np.ndarray:
+            starts = offsets[a : b + 1] - offsets[0]
+            found = data.take(starts[:-1] + 1, mode="clip")
+            found[np.diff(starts) < 2] = 0
+            return found
+
+        return _blockwise(self.count, np.uint8, seconds)
 
     @property
     def starts_with_digit(self) -> np.ndarray:
@@ -369,8 +383,11 @@ class _Ids:
         """Each id's length in bytes."""
         lists = self.lists
         if lists.values is not None:
-            return 1 + np.searchsorted(_POWERS, lists.values.astype(np.int64), side="right")
-        return np.diff(string_offsets(lists.tokens.cast(pa.large_string())))
+            values = lists.values
+            return _blockwise(self.count, np.uint8, lambda a, b: _digit_counts(values[a:b]))
+        offsets = string_offsets(lists.tokens.cast(pa.large_string()))
+        # An id is at most a line's bytes (the read limits): int32 holds its length.
+        return _blockwise(self.count, np.int32, lambda a, b: np.diff(offsets[a : b + 1]))
 
     def lengths_without_float_end(self, chosen: np.ndarray) -> np.ndarray:
         """Each id's length without a float's ``.0`` (for the ``chosen`` ids; others as
@@ -431,6 +448,46 @@ class _Ids:
         offsets = string_offsets(self.lists.tokens.cast(pa.large_string()))
         found[np.searchsorted(offsets - offsets[0], at, side="right") - 1] = True
         return found
+
+
+def _blockwise(n: int, dtype: type, compute: Callable[[int, int], np.ndarray]) -> np.ndarray:
+    """``compute(a, b)`` for the ids ``a`` to ``b``, a block at a time, into an array of
+    ``dtype``: a file of one-byte items holds little more than its ids, so no 8-byte
+    number per id is made for all of them at once.
+
+    Examples
+    --------
+    >>> _blockwise(5, np.uint8, lambda a, b: np.arange(a, b) * 2).tolist()
+    [0, 2, 4, 6, 8]
+    """
+    found = np.empty(n, dtype=dtype)
+    for start in range(0, n, _BLOCK_VALUES):
+        stop = min(start + _BLOCK_VALUES, n)
+        found[start:stop] = compute(start, stop)
+    return found
+
+
+def _digit_counts(values: np.ndarray) -> np.ndarray:
+    """How many digits each non-negative value has (``0``: 1).
+
+    Examples
+    --------
+    >>> _digit_counts(np.array([0, 7, 10, 999, 1000])).tolist()
+    [1, 1, 2, 3, 4]
+    """
+    return 1 + np.searchsorted(_POWERS, values.astype(np.int64), side="right")
+
+
+def _first_digits(values: np.ndarray) -> np.ndarray:
+    """Each non-negative value's first digit, as its byte.
+
+    Examples
+    --------
+    >>> bytes(_first_digits(np.array([0, 7, 10, 999, 4000])).astype(np.uint8))
+    b'07194'
+    """
+    scale = np.take(np.r_[1, _POWERS], _digit_counts(values) - 1)
+    return _ZERO + values.astype(np.int64) // scale
 
 
 def _first_bytes(strings: pa.Array, empties: bool = True) -> np.ndarray:
