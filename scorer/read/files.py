@@ -518,7 +518,10 @@ class _Reader(FileChecks):
         chunks: list[list[pa.Array]] = [[] for _ in names]
         as_runs: list[bool] = []
         try:
-            batches = pacsv.open_csv(
+            # The whole parse, then its blocks one at a time: Arrow's streaming reader
+            # (open_csv) hangs when an allocation fails on its read-ahead thread (under
+            # a cap on the address space: tests/test_hostile_cost_memory_caps.py).
+            table = pacsv.read_csv(
                 pa.BufferReader(source),
                 read_options=pacsv.ReadOptions(
                     use_threads=WORKERS > 0,  # no thread under a capped address space
@@ -543,7 +546,10 @@ class _Reader(FileChecks):
                     check_utf8=True,
                 ),
             )
-            for batch in batches:
+            batches = table.to_batches()[::-1]
+            del table
+            while batches:  # each block's columns kept (or encoded) and the block let go
+                batch = batches.pop()
                 as_runs = as_runs or [self.runs and _in_runs(c) for c in batch.columns]
                 for column, kept, runs in zip(batch.columns, chunks, as_runs, strict=True):
                     kept.append(pc.run_end_encode(column, pa.int64()) if runs else column)
