@@ -60,6 +60,7 @@ from scorer.measures import Judgements, Measure, UserValues, parse_all
 from scorer.options import (
     DEFAULT_K,
     CandidateRule,
+    Dialect,
     EmptyGroundTruth,
     ExtraPredictions,
     InputFormat,
@@ -151,6 +152,7 @@ def evaluate(
     *,
     k: int | None = None,
     metrics: str | Measure | Sequence[str | Measure] | None = None,
+    dialect: Dialect | None = None,
     empty_ground_truth: EmptyGroundTruth = "skip",
     extra_predictions: ExtraPredictions = "error",
     normalization: Normalization = "min_k",
@@ -194,6 +196,11 @@ def evaluate(
     metrics : str or list of str, optional
         Measures to compute in one pass, e.g. ``["MAP@12", "nDCG@12", "R@20"]``
         (docs/measures.md, "Measures"); the first is ``result.score``. Default ``MAP@k``.
+        trec_eval's names (``"map"``, ``"ndcg_cut.10"``, ``"P_5"``) are accepted too.
+    dialect : {"kaggle", "trec", "ir_measures"}, optional
+        Whose meaning a name borrowed from another tool takes (``AP@10``, ``nDCG@10``,
+        ``map``; docs/measures.md, "trec_eval and ir_measures names"). By default
+        ``"trec"`` with ``format="trec"``, else ``"kaggle"``.
     empty_ground_truth : {"skip", "zero"}, default "skip"
         Users with no relevant item are left out of the mean, or score 0.
     extra_predictions : {"error", "truncate"}, default "error"
@@ -297,6 +304,7 @@ def evaluate(
     options, measures = _options_and_measures(
         metrics,
         k=k,
+        dialect=dialect,
         empty_ground_truth=empty_ground_truth,
         extra_predictions=extra_predictions,
         normalization=normalization,
@@ -373,6 +381,7 @@ def score(
     *,
     k: int | None = None,
     metric: str | Measure | None = None,
+    dialect: Dialect | None = None,
     empty_ground_truth: EmptyGroundTruth = "skip",
     extra_predictions: ExtraPredictions = "error",
     normalization: Normalization = "min_k",
@@ -419,6 +428,7 @@ def score(
         row_id_column_name,
         k=k,
         metrics=None if metric is None else [metric],
+        dialect=dialect,
         empty_ground_truth=empty_ground_truth,
         extra_predictions=extra_predictions,
         normalization=normalization,
@@ -456,9 +466,12 @@ def _options_and_measures(
         )
     options = Options(**given)
     _check_type_options(options)
+    if options.dialect is None:
+        options = replace(options, dialect="trec" if options.format == "trec" else "kaggle")
     if options.k is None:
-        options = replace(options, k=_default_k(metrics))
-    return options, parse_all(metrics, row_bound(options.k), options.normalization)
+        options = replace(options, k=_default_k(metrics, options.dialect))
+    measures = parse_all(metrics, row_bound(options.k), options.normalization, options.dialect)
+    return options, measures
 
 
 def _check_type_options(options: Options) -> None:
@@ -482,7 +495,9 @@ def _check_type_options(options: Options) -> None:
 _UNWRITTEN = 10**100
 
 
-def _default_k(metrics: str | Measure | Sequence[str | Measure] | None) -> int | None:
+def _default_k(
+    metrics: str | Measure | Sequence[str | Measure] | None, dialect: str = "kaggle"
+) -> int | None:
     """``k`` when not given: :data:`DEFAULT_K`, raised to the largest cut-off among the
     measures (``MAP@12`` alone: 12). Never lowered: a smaller cut-off (``MAP@5``) still
     accepts rows of 10, as it always has. ``None`` when no measure has a cut-off (``SetF``,
@@ -501,7 +516,7 @@ def _default_k(metrics: str | Measure | Sequence[str | Measure] | None) -> int |
     (None, 10)
     """
     try:
-        measures = parse_all(metrics, _UNWRITTEN)
+        measures = parse_all(metrics, _UNWRITTEN, dialect=dialect)
     except HostVisibleError:
         return DEFAULT_K
     if all(m.cutoff is None for m in measures):

@@ -28,6 +28,7 @@ InputFormat = Literal["table", "trec"]
 CandidateRule = Literal["none", "permutation", "subset"]
 Unjudged = Literal["keep", "drop"]
 MissingRows = Literal["error", "empty"]
+Dialect = Literal["kaggle", "trec", "ir_measures"]
 
 #: ``k`` when the host does not give it and no measure's cut-off is larger.
 DEFAULT_K = 10
@@ -84,7 +85,8 @@ Got 0 instead.
 
 @dataclass(frozen=True)
 class Choices:
-    """One of the values of a ``Literal`` (read with :func:`typing.get_args`).
+    """One of the values of a ``Literal`` (read with :func:`typing.get_args`), or
+    ``None`` when ``none_ok`` (then settled from other options).
 
     Examples
     --------
@@ -98,16 +100,19 @@ class Choices:
     """
 
     literal: Any
+    none_ok: bool = False
 
     @property
     def values(self) -> tuple[str, ...]:
         return get_args(self.literal)
 
     def check(self, name: str, value: Any) -> Any:
+        if value is None and self.none_ok:
+            return None
         if not isinstance(value, str) or value not in self.values:
             raise HostVisibleError(
-                f"The {name!r} parameter must be a str among {list(self.values)}. "
-                f"Got {value!r} instead."
+                f"The {name!r} parameter must be a str among {list(self.values)}"
+                f"{' or None' if self.none_ok else ''}. Got {value!r} instead."
             )
         return value
 
@@ -360,6 +365,18 @@ OPTIONS: tuple[Option, ...] = (
         setting=False,
     ),
     Option(
+        "dialect",
+        Choices(Dialect, none_ok=True),
+        None,
+        "whose meaning a measure name borrowed from another tool takes: the registry's and "
+        "Kaggle's (`MAP@10` divides by min(|R|,10), `nDCG@10` has gains 2^grade - 1), "
+        "trec_eval's (`map`, `P` at its default cut-offs, no cut-off: the whole ranking) or "
+        "ir_measures' (`AP@10` divides by |R|, `nDCG@10` has linear gains); see [trec_eval "
+        "and ir_measures names](measures.md#trec_eval-and-ir_measures-names)",
+        ("--dialect",),
+        default_doc='`"kaggle"`, or `"trec"` with `format="trec"`',
+    ),
+    Option(
         "empty_ground_truth",
         Choices(EmptyGroundTruth),
         "skip",
@@ -595,6 +612,9 @@ class Options:
         cut-off among the measures; when no measure has a cut-off (``SetF``, ``Jaccard``,
         ``RPrec``, ``AUC`` without ``@K``) it stays ``None`` in the result: rows are read
         whole, bounded only by the file limits.
+    dialect : {"kaggle", "trec", "ir_measures"}, optional
+        Whose meaning a borrowed measure name takes; ``None``: ``"trec"`` with
+        ``format="trec"``, else ``"kaggle"`` (:func:`scorer.evaluate` settles it).
     empty_ground_truth : {"skip", "zero"}, default "skip"
         Users with no relevant item: excluded from the mean (H&M) or counted as AP 0
         (Santander).
@@ -651,6 +671,7 @@ class Options:
     """
 
     k: int | None = OPTION["k"].default
+    dialect: Dialect | None = OPTION["dialect"].default
     empty_ground_truth: EmptyGroundTruth = OPTION["empty_ground_truth"].default
     extra_predictions: ExtraPredictions = OPTION["extra_predictions"].default
     normalization: Normalization = OPTION["normalization"].default
@@ -728,7 +749,7 @@ def markdown_table() -> str:
 
     Examples
     --------
-    >>> print(markdown_table().splitlines()[5])
+    >>> print(markdown_table().splitlines()[6])
     | `empty_ground_truth` | `--empty-ground-truth` | `"skip"`, `"zero"` | a user with no ...
     """
     bar = "\\|"  # a literal | inside a Markdown table cell
@@ -740,6 +761,8 @@ def markdown_table() -> str:
         flags = ", ".join(f"`{flag}`" for flag in option.flags) or option.flag_doc or "-"
         if isinstance(option.constraint, Choices):
             values = option.constraint.describe()
+            if option.constraint.none_ok:
+                values += f"; by default {option.default_doc}"
         else:
             default = option.default_doc or f"`{option.default}`"
             values = f"{default}; {option.constraint.describe()}"

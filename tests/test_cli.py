@@ -106,6 +106,7 @@ def test_options_are_passed_through(tmp_path):
     assert data == expected.to_dict()
     assert data["options"] == {
         "k": 2,
+        "dialect": "kaggle",
         "empty_ground_truth": "zero",
         "extra_predictions": "truncate",
         "normalization": "hits",

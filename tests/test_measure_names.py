@@ -4,6 +4,7 @@ fixtures/measures/, the parser, graded-relevance validation and the interfaces' 
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from fractions import Fraction
@@ -178,12 +179,12 @@ def test_normalization_is_maps_default_norm() -> None:
             "nDCG(norm=min_k)@5",
             r"parameters of nDCG must be among \['gain', 'discount', 'ideal'\].*Got 'norm=min_k'",
         ),
-        ("MRR(norm=min_k)@5", r"parameters of MRR must be among \[\] \(it takes none\)"),
+        ("HitRate(norm=min_k)@5", r"parameters of HitRate must be among \['avg'\]"),
         ("MAP(norm=kaggle)", r"'norm' parameter of MAP must be a str among \['min_k', 'relevant'"),
         ("ERR(max_grade=-1)", r"'max_grade' parameter of ERR must be an int in the range \[0, inf"),
         ("MAP@11", r"cut-off of 'MAP@11' must be an int in the range \[1, 10\].*Got 11 instead"),
         ("MAP@0", r"cut-off of 'MAP@0' must be an int in the range \[1, 10\]"),
-        ("MAP@x", r"cut-off of 'MAP@x' must be an int in the range \[1, 10\]. Got 'x'"),
+        ("MAP@x", r"cut-off of 'MAP@x' must be an int in the range \[1, 10\] or 'all'. Got 'x'"),
         ("RPrec@5", r"RPrec takes no cut-off: it reads each user's first \|R\| predictions"),
         ("AUC@5", r"AUC takes no cut-off: it reads each user's whole ranking\. Write 'AUC'"),
     ],
@@ -449,32 +450,45 @@ def test_evalai_evaluate_takes_metrics(tmp_path: Path) -> None:
     assert output["submission_result"] == output["result"][0]["public_split"]
 
 
-#: Positive decimals as written (up to 4 digits either side of the point).
-DECIMALS = (
-    st.tuples(st.integers(0, 9999), st.integers(0, 9999), st.integers(0, 4))
-    .map(lambda parts: f"{parts[0]}.{str(parts[1]).zfill(4)[: parts[2]]}".rstrip("."))
-    .filter(lambda text: Fraction(text) > 0)
-)
+#: Decimals as written (up to 4 digits either side of the point), either sign.
+DECIMALS = st.tuples(
+    st.sampled_from(["", "-"]), st.integers(0, 9999), st.integers(0, 9999), st.integers(0, 4)
+).map(lambda parts: f"{parts[0]}{parts[1]}.{str(parts[2]).zfill(4)[: parts[3]]}".rstrip("."))
+
+
+def _values(p):
+    """A parameter's drawn value: a choice, or a number within its range (``None``: not
+    written, unless it is required)."""
+    if p.choices:
+        return st.sampled_from(p.choices)
+    drawn = (
+        DECIMALS.filter(lambda text: p.accepts(Fraction(text))) if p.decimal else st.integers(0, 30)
+    )
+    return drawn if p.required else st.none() | drawn
+
 
 names = st.sampled_from(REGISTRY).flatmap(
     lambda family: st.tuples(
         st.just(family),
-        st.tuples(
-            *(
-                st.sampled_from(p.choices)
-                if p.choices
-                else st.none() | (DECIMALS if p.decimal else st.integers(0, 30))
-                for p in family.params
-            )
-        ),
+        st.tuples(*(_values(p) for p in family.params)),
         st.integers(1, 50),
     )
 )
 
 
+def _square_root(text: str) -> Fraction | None:
+    value = Fraction(text)
+    top, bottom = math.isqrt(value.numerator), math.isqrt(value.denominator)
+    return Fraction(top, bottom) if Fraction(top, bottom) ** 2 == value else None
+
+
 @given(names)
 def test_any_parsed_name_prints_back_to_itself(drawn) -> None:
     family, values, cutoff = drawn
+    values = list(values)
+    for extra in family.one_of[1:]:  # SetF takes beta or beta2
+        if values[0] is not None:
+            values[[p.name for p in family.params].index(extra)] = None
     given_params = [
         f"{p.name}={v}" for p, v in zip(family.params, values, strict=True) if v is not None
     ]
@@ -482,10 +496,13 @@ def test_any_parsed_name_prints_back_to_itself(drawn) -> None:
     text += f"@{cutoff}" if family.has_cutoff else ""
     measure = parse(text, k=50)
     assert str(parse(str(measure), k=50)) == str(measure)
-    assert dict(measure.params) == {
+    expected = {
         p.name: (v if v is None or not p.decimal else Fraction(v)) if v is not None else p.default
         for p, v in zip(family.params, values, strict=True)
     }
+    if expected.get("beta2") is not None and _square_root(str(expected["beta2"])) is not None:
+        expected["beta"], expected["beta2"] = _square_root(str(expected["beta2"])), None
+    assert dict(measure.params) == expected
 
 
 def test_a_long_name_is_refused_quickly() -> None:

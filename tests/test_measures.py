@@ -3,6 +3,7 @@ end."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -20,8 +21,9 @@ from tests.reference_measures import reference_parts, reference_value
 #: Values tried for an integer parameter (a grade scale G, above every grade drawn below;
 #: 20 makes ERR's fractions Python ints).
 INT_PARAM_VALUES = (4, 20)
-#: Values tried for a decimal parameter (SetF's beta).
-DECIMAL_PARAM_VALUES = ("0.5", "2", "1.25")
+#: Values tried for a decimal parameter (SetF's beta, RBP's p, ...), those within the
+#: parameter's declared range.
+DECIMAL_PARAM_VALUES = ("0.5", "2", "1.25", "0.2", "-1")
 
 
 class Variant(NamedTuple):
@@ -44,13 +46,36 @@ class Variant(NamedTuple):
         return f"{self.name}@{cutoff}" if self.family.has_cutoff else self.name
 
 
+def tried_values(param) -> list:
+    """The values tried for a parameter: its choices, or numbers within its range."""
+    if param.choices:
+        return list(param.choices)
+    if not param.decimal:
+        return list(INT_PARAM_VALUES)
+    return [v for v in DECIMAL_PARAM_VALUES if param.accepts(Fraction(v))]
+
+
 def variants(family: Family) -> list[Variant]:
-    """The family with its defaults, then each other value of each parameter."""
-    found = [Variant(family.name, "", {})]
+    """The family with its defaults (and its required parameters' first values), then
+    each other value of each parameter."""
+    required = {p.name: tried_values(p)[0] for p in family.params if p.required}
+    written = ",".join(f"{name}={value}" for name, value in required.items())
+    found = [Variant(family.name, f"({written})" if written else "", required)]
     for param in family.params:
-        tried = DECIMAL_PARAM_VALUES if param.decimal else INT_PARAM_VALUES
-        others = [c for c in param.choices or tried if c != param.default]
-        found += [Variant(family.name, f"({param.name}={v})", {param.name: v}) for v in others]
+        others = [
+            v
+            for v in tried_values(param)
+            if (Fraction(v) if param.decimal else v) != param.default
+            and v != required.get(param.name)
+        ]
+        found += [
+            Variant(
+                family.name,
+                f"({','.join(f'{n}={v}' for n, v in {**required, param.name: v}.items())})",
+                {**required, param.name: v},
+            )
+            for v in others
+        ]
     return found
 
 
@@ -135,10 +160,24 @@ def expected_means(rows, measure, cutoff, params, graded, usage, threshold, empt
             else (sums[name][0] / sums[name][1] if sums[name][1] else Fraction(0))
             for name in values
         }
+    family = next(f for f in REGISTRY if f.name == measure)
+    if params.get("mean") == "geometric":  # trec_eval's gm_map, gm_bpref
+        return {
+            name: None if not found else Fraction(geometric_mean(found))
+            for name, found in values.items()
+        }
     return {  # exact fractions, and each float per user (nDCG) as its exact value
-        name: None if not found else sum((Fraction(v) for v in found), Fraction(0)) / len(found)
+        name: None
+        if not found
+        else sum((Fraction(v) for v in found), Fraction(0)) / (1 if family.summed else len(found))
         for name, found in values.items()
     }
+
+
+def geometric_mean(values) -> float:
+    """exp of the mean of log(max(value, 0.00001)), the logarithms' mean exact."""
+    logs = [math.log(max(float(v), 0.00001)) for v in values]
+    return math.exp(float(sum((Fraction(v) for v in logs), Fraction(0)) / len(logs)))
 
 
 def evaluate_or_none(solution, submission, k, names, empty, graded, threshold):
@@ -189,7 +228,7 @@ def check_against_reference(rows, graded, usage, threshold, empty, cutoffs, widt
             exact = expected[split] if (usage or split == "all") else None
             if exact is None:
                 assert value is None, (name, split)
-            elif not variant.family.exact:  # float64 per user: equal to 1e-12
+            elif not parse(name, k=k).exact:  # float64 per user: equal to 1e-12
                 assert abs(value - float(exact)) <= 1e-12, (name, split, value, exact)
             else:  # the correctly rounded float of the exact mean
                 assert value == float(exact), (name, split, value, exact)
@@ -243,7 +282,8 @@ def test_perfect_rankings_score_one_everywhere() -> None:
     names = [
         v.name
         for v in MEASURES
-        if all(parse(v.name, k=3).perfect(relevant, 3) == 1 for relevant in (3, 1))
+        if not v.family.summed  # a run's sum of per-user ones is no one
+        and all(parse(v.name, k=3).perfect(relevant, 3) == 1 for relevant in (3, 1))
     ]
     result = evaluate(solution, submission, k=3, metrics=names, grade_column_name="g")
     assert set(result.metrics.values()) == {1.0}
@@ -305,16 +345,19 @@ def test_wide_rankings_match_the_reference() -> None:
         rows.append((grades, predictions, "Public" if user % 3 else "Private"))
     solution, submission = frames(rows, True, True)
     defaults = [variants(family)[0] for family in REGISTRY if not family.scored]
-    names = list(dict.fromkeys(v.at(cutoff) for v in defaults for cutoff in (70, 65)))
-    result = evaluate(solution, submission, "id", k=70, metrics=names, grade_column_name="grades")
-    for name in names:
-        family = parse(name, k=70).family
-        _, _, cutoff = name.partition("@")
+    chosen = {v.at(cutoff): v for v in defaults for cutoff in (70, 65)}
+    result = evaluate(
+        solution, submission, "id", k=70, metrics=list(chosen), grade_column_name="grades"
+    )
+    for name, variant in chosen.items():
+        measure = parse(name, k=70)
+        cutoff = measure.cutoff or 70
         values = [
-            reference_value(family.name, int(cutoff or 70), {}, predictions, grades, 1, 3)
+            reference_value(variant.measure, cutoff, variant.params, predictions, grades, 1, 3)
             for grades, predictions, _ in rows
         ]
-        exact = sum((Fraction(v) for v in values), Fraction(0)) / len(values)
-        exact_at_70 = family.exact and (family.exact_max_ranks or 70) >= 70
-        tolerance = 0 if exact_at_70 else 1e-12  # float64 past the family's exact depth
+        exact = sum((Fraction(v) for v in values), Fraction(0)) / (
+            1 if measure.family.summed else len(values)
+        )
+        tolerance = 0 if measure.exact else 1e-12  # float64 past the family's exact depth
         assert abs(result.metrics[name] - float(exact)) <= tolerance, name

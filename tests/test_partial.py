@@ -22,6 +22,7 @@ from scorer.errors import HostVisibleError, ParticipantVisibleError, ScorerError
 from scorer.measures.exact_means import ExactSums, MicroSums
 from scorer.measures.registry import REGISTRY
 from scorer.partial import Partial, finish, merge, partition, score_part, split_by_part
+from tests.test_measures import tried_values
 
 ITEMS = [f"i{j}" for j in range(1, 30)]  # no leading zero, no comma: see test docstring
 
@@ -36,16 +37,20 @@ def _measure_names(
     every = draw(st.booleans())
     names = []
     for family in REGISTRY:
-        if (family.needs_non_relevant and not graded) or family.scored:  # GAP: refused
+        # GAP, and the sums and geometric means of trec_eval: refused in parts
+        if (family.needs_non_relevant and not graded) or family.scored or family.summed:
             continue
         if not every and draw(st.integers(0, 2)):
             continue
         params = []
+        one_of = draw(st.sampled_from(family.one_of)) if family.one_of else None
         for param in family.params:
-            if param.choices is not None:
-                params.append(f"{param.name}={draw(st.sampled_from(param.choices))}")
-            elif (param.name != "max_grade" or max_grades) and draw(st.booleans()):
-                params.append(f"{param.name}={draw(st.integers(3, 5))}")
+            values = [v for v in tried_values(param) if v != "geometric"]
+            if param.name in family.one_of and param.name != one_of:
+                continue
+            drawn = (param.name != "max_grade" or max_grades) and draw(st.booleans())
+            if param.choices is not None or param.required or drawn:
+                params.append(f"{param.name}={draw(st.sampled_from(values))}")
         name = family.name + (f"({','.join(params)})" if params else "")
         if family.has_cutoff and not (family.whole_row and draw(st.booleans())):
             name += f"@{draw(st.integers(1, k))}"

@@ -110,7 +110,8 @@ def test_beta_is_an_exact_decimal(written: str, canonical: str, beta_squared: Fr
 
 @pytest.mark.parametrize("beta", ["0", "0.0", "-1", "x", "1e3", "12345", "0.12345", "1/2"])
 def test_a_bad_beta_is_a_host_error_naming_the_form(beta: str) -> None:
-    with pytest.raises(HostVisibleError, match=r"'beta' parameter of SetF must be a positive"):
+    expected = r"'beta' parameter of SetF must be a decimal in the range \(0, inf\) such as 0.5"
+    with pytest.raises(HostVisibleError, match=expected):
         parse(f"SetF(beta={beta})", k=5)
 
 

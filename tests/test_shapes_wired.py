@@ -598,7 +598,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
                 "-m",
                 "P@2",
             ),
-            {"MAP(norm=relevant)@1000": Fraction(13, 24), "P@2": Fraction(1, 2)},
+            {"MAP(norm=relevant)@all": Fraction(13, 24), "P@2": Fraction(1, 2)},
         ),
         (
             (
@@ -613,7 +613,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
                 "--unjudged",
                 "drop",
             ),
-            {"MAP(norm=relevant)@1000": Fraction(19, 24)},
+            {"MAP(norm=relevant)@all": Fraction(19, 24)},
         ),
     ],
 )
