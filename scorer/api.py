@@ -30,6 +30,7 @@ from scorer.check.grades import GradedTruth
 from scorer.check.hints import Hint, prediction_hints, solution_hints
 from scorer.check.shapes import (
     TREC_GRADES,
+    TREC_POOL,
     candidate_source,
     read_candidates,
     read_solution,
@@ -579,10 +580,12 @@ def _read_and_check(
     shaped = read_solution(
         inputs.solution, options, inputs.row_id_column_name, inputs.segment_column_name, limits
     )
+    solution_table, pool_cells = shaped.table, None
     if options.format == "trec":
         # trec_eval's rules: its file's own columns, and queries only in the run ignored.
         options = trec_options(options, shaped.grade_column_name)
-    solution_table, segment_column = take_segment_column(shaped.table, inputs.segment_column_name)
+        solution_table, pool_cells = take_column(solution_table, TREC_POOL, "format")
+    solution_table, segment_column = take_segment_column(solution_table, inputs.segment_column_name)
     solution_table, typed = _typed_solution(
         solution_table, shaped.row_id_column_name, options, known_types
     )
@@ -613,6 +616,7 @@ def _read_and_check(
                 (grade_name, columns.target_name),
                 options.relevance_threshold,
                 exponential,
+                pool_cells,
             )
         judged = split_lists(targets) if options.unjudged == "drop" else None
         checked_solution = check_solution(solution_table, columns, shaped.problems)
@@ -828,7 +832,8 @@ def unjudged_lines_warnings(count: int) -> tuple[ScoreWarning, ...]:
         return ()
     message = (
         f"The qrels hold {format_count(count, 'line')} with a negative rel (in the pool, "
-        "not judged): left out, as trec_eval does."
+        "not judged): neither relevant nor judged, as trec_eval reads them (infAP counts "
+        "them apart)."
     )
     return (ScoreWarning("qrels_unjudged_lines", message, count, (), "host"),)
 

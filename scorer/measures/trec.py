@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from scorer.align.judgements import Judgements
+from scorer.align.judgements import Judgements, NonRelevant
 from scorer.measures.exact_means import INT64_MAX, Floats, Ratios
 from scorer.measures.ranked import (
     count_before,
@@ -67,9 +67,10 @@ def bpref(j: Judgements, cutoff: int) -> Ratios:
 
 def inferred_average_precision(j: Judgements, cutoff: int) -> Floats:
     """infAP (Yilmaz and Aslam), in trec_eval's operations: each relevant item ranked
-    at 0-based rank i > 0 adds 1/(i+1) + (i/(i+1))·((r-1+n)/i)·((r-1+ε)/(r-1+n+2ε)),
-    r its place among the hits, n the judged non-relevant items above it, ε = 0.00001
-    (the item at rank 0 adds 1); the sum over |R|. Unjudged items are skipped.
+    at 0-based rank i > 0 adds 1/(i+1) + (i/(i+1))·((r-1+n+u)/i)·((r-1+ε)/(r-1+n+2ε)),
+    r its place among the hits, n the judged non-relevant items above it, u the items
+    above it in the pool but not judged (qrels' -1), ε = 0.00001 (the item at rank 0
+    adds 1); the sum over |R|.
 
     Examples
     --------
@@ -82,10 +83,12 @@ def inferred_average_precision(j: Judgements, cutoff: int) -> Floats:
     users, ranks = hit_entries(j)
     judged_users, judged_ranks, _ = non_relevant_entries(j)
     above = count_before(users, ranks, judged_users, judged_ranks).astype(np.float64)
+    pool = j.pool if j.pool is not None else NonRelevant(*(np.zeros(0, np.int64),) * 3)
+    pooled = count_before(users, ranks, pool.users, pool.ranks).astype(np.float64)
     before = (ordinals(users) - 1).astype(np.float64)
     rank = ranks.astype(np.float64)
     safe = np.maximum(rank, 1.0)
-    terms = 1.0 / (rank + 1.0) + (rank / (rank + 1.0)) * ((before + above) / safe) * (
+    terms = 1.0 / (rank + 1.0) + (rank / (rank + 1.0)) * ((before + above + pooled) / safe) * (
         (before + INFAP_EPSILON) / (before + above + 2 * INFAP_EPSILON)
     )
     terms = np.where(ranks == 0, 1.0, terms)
