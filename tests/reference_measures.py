@@ -323,7 +323,7 @@ def _rndcg(levels, grades, threshold, cutoff, params):
 
 
 def _rbp(levels, grades, threshold, cutoff, params):
-    p = float(Fraction(params.get("p", "0.8")))
+    p = float(Fraction(params.get("p", "0.9")))
     top = max(1, max(grades.values(), default=0))
     total, weight = 0.0, 1.0
     for level in levels:
@@ -339,7 +339,7 @@ def _rbp(levels, grades, threshold, cutoff, params):
 
 def _rbp_residual(levels, grades, threshold, cutoff, params):
     """With n the distinct items ranked (a repeat adds no document)."""
-    p = float(Fraction(params.get("p", "0.8")))
+    p = float(Fraction(params.get("p", "0.9")))
     total, unjudged = 0.0, 0
     powers = [1.0]
     for _ in levels:

@@ -594,7 +594,7 @@ REGISTRY: tuple[Family, ...] = (
         (),
         trec.rank_biased_precision,
         (
-            Param("p", None, F(4, 5), decimal=True, high=F(1)),
+            Param("p", None, F(9, 10), decimal=True, high=F(1)),
             Param("gain", ("graded", "binary"), "graded"),
         ),
         has_cutoff=False,
@@ -609,7 +609,7 @@ REGISTRY: tuple[Family, ...] = (
         "the user's largest judged grade when that is above 1 (trec_eval's rbp), or "
         "`gain=binary` 1 for a relevant item (ir_measures' RBP(rel=...))",
         examples=(
-            Example("RBP", RUNNING, 4, 0.495936, 1e-12),
+            Example("RBP(p=0.8)", RUNNING, 4, 0.495936, 1e-12),
             Example("RBP(p=0.5)", GRADED, 3, 0.6875, 1e-12),
             Example("RBP(p=0.5,gain=binary)", GRADED, 3, 0.8125, 1e-12),
         ),
@@ -618,7 +618,7 @@ REGISTRY: tuple[Family, ...] = (
         "RBPResidual",
         (),
         trec.rank_biased_residual,
-        (Param("p", None, F(4, 5), decimal=True, high=F(1)),),
+        (Param("p", None, F(9, 10), decimal=True, high=F(1)),),
         has_cutoff=False,
         reads="each user's whole ranking",
         exact=False,

@@ -319,7 +319,7 @@ def _graded_gains(j: Judgements) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def rank_biased_precision(
-    j: Judgements, cutoff: int, p: Fraction = Fraction(4, 5), gain: str = "graded"
+    j: Judgements, cutoff: int, p: Fraction = Fraction(9, 10), gain: str = "graded"
 ) -> Floats:
     """RBP = (1 - p) Σ_i gain_i p^i (0-based ranks), gains the grades scaled to [0, 1]
     as trec_eval 10 scales them (over the user's largest judged grade when that is
@@ -343,7 +343,7 @@ def rank_biased_precision(
     return Floats((1.0 - persistence) * total)
 
 
-def rank_biased_residual(j: Judgements, cutoff: int, p: Fraction = Fraction(4, 5)) -> Floats:
+def rank_biased_residual(j: Judgements, cutoff: int, p: Fraction = Fraction(9, 10)) -> Floats:
     """trec_eval's ``rbp_resid``: with any unjudged item ranked, p^n + (1 - p) Σ p^i
     over the unjudged items' 0-based ranks i, n the ranking's length: how much RBP
     could still rise; 0 without an unjudged item.
