@@ -526,3 +526,58 @@ def test_err_grade_scale_stops_where_grades_stop(name: str) -> None:
 
 def test_every_family_without_a_cut_off_says_what_it_reads() -> None:
     assert all(family.reads for family in REGISTRY if not family.has_cutoff)
+
+
+@pytest.mark.parametrize(
+    ("written", "dialect", "canonical"),
+    [
+        # one name, two meanings: the dialect decides
+        ("AP@10", "kaggle", ["MAP@10"]),
+        ("AP@10", "ir_measures", ["MAP(norm=relevant)@10"]),
+        ("map@10", "trec", ["MAP(norm=relevant)@10"]),
+        ("nDCG@10", "kaggle", ["nDCG@10"]),
+        ("nDCG@10", "ir_measures", ["nDCG(gain=linear)@10"]),
+        ("SetF(beta=2)", "kaggle", ["SetF(beta=2)"]),
+        ("SetF(beta=2)", "ir_measures", ["SetF(beta2=2)"]),
+        ("map", "kaggle", ["MAP@100"]),
+        ("map", "trec", ["MAP(norm=relevant)@all"]),
+        # trec_eval's and pytrec_eval's spellings mean trec_eval's measures everywhere
+        ("ndcg_cut.5,10", "kaggle", ["nDCG(gain=linear)@5", "nDCG(gain=linear)@10"]),
+        ("ndcg_cut_10", "kaggle", ["nDCG(gain=linear)@10"]),
+        ("P_5", "ir_measures", ["P@5"]),
+        ("set_F.4", "kaggle", ["SetF(beta=2)"]),
+        ("iprec_at_recall.0.1", "kaggle", ["IPrec(recall=0.1)"]),
+        ("Rprec_mult.0.2", "trec", ["RPrec(mult=0.2)"]),
+        ("gm_map", "kaggle", ["MAP(norm=relevant,mean=geometric)@all"]),
+        ("success", "trec", ["HitRate@1", "HitRate@5", "HitRate@10"]),
+        # a tool's exact spelling claims the name first
+        ("rbp", "ir_measures", ["RBP"]),
+        ("RBP(rel=1,p=0.8)", "ir_measures", ["RBP(p=0.8,gain=binary)"]),
+    ],
+)
+def test_a_borrowed_name_means_what_its_dialect_says(
+    written: str, dialect: str, canonical: list[str]
+) -> None:
+    assert [str(m) for m in parse_all([written], k=100, dialect=dialect)] == canonical
+
+
+@pytest.mark.parametrize(
+    ("written", "dialect", "message"),
+    [
+        ("bpreff", "trec", r"Got 'bpreff' instead\. Did you mean 'Bpref', 'gm_bpref'\?$"),
+        ("Success", "ir_measures", r"ir_measures' Success needs a cut-off: write Success@10"),
+        ("IPrec", "ir_measures", r"ir_measures' IPrec needs a cut-off: write IPrec@0\.5"),
+        ("RR(judged_only=1)", "ir_measures", r"is not supported: unjudged='drop' for the"),
+        ("RBP", "ir_measures", r"trectools' graded RBP .* write RBP\(rel=1,p=0\.8\)"),
+    ],
+)
+def test_a_refused_borrowed_name_says_what_to_write(
+    written: str, dialect: str, message: str
+) -> None:
+    with pytest.raises(HostVisibleError, match=message):
+        parse_all([written], k=100, dialect=dialect)
+
+
+def test_a_spelling_of_several_measures_is_refused_where_one_is_named() -> None:
+    with pytest.raises(HostVisibleError, match=r"'ndcg_cut\.5,10' names 2 measures .* name one"):
+        parse("ndcg_cut.5,10", k=100)

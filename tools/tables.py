@@ -31,6 +31,7 @@ SECTIONS = {
     "normalisations": ("docs/options.md", "tools.tables:normalisations_table"),
     "graded-examples": ("docs/measures.md", "tools.tables:graded_examples_table"),
     "disagreements": ("docs/measures.md", "tools.tables:disagreements_table"),
+    "borrowed-names": ("docs/measures.md", "scorer.measures.names:borrowed_table"),
 }
 
 ROOT = Path(__file__).resolve().parent.parent

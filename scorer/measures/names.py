@@ -125,7 +125,7 @@ class TrecMeasure:
             return f"{self.name}_{float(level):3.2f}"
         given = [decimal_text(v) for v in values.values() if isinstance(v, Fraction)]
         if self.kind == "pairs":
-            return self.name if given == ["0.9"] else f"{self.name}_p={given[0]}"
+            return self.name if given == [self.defaults[0][2:]] else f"{self.name}_p={given[0]}"
         if self.name == "set_F":  # β² may be written as β
             square = _square(values)
             return self.name if square == 1 else f"{self.name}_{decimal_text(square)}"
@@ -218,11 +218,12 @@ TREC_PRINTED_ONLY = ("runid", "relstring")
 
 
 # ----------------------------------------------------------------------------- ir_measures
-def _ir_cutoff(cutoff: str | None, required: bool, name: str) -> str:
+def _ir_cutoff(cutoff: str | None, required: bool, name: str, example: str = "10") -> str:
     if cutoff is None:
         if required:
             raise HostVisibleError(
-                f"ir_measures' {name} needs a cut-off: write {name}@10. Got {name!r} instead."
+                f"ir_measures' {name} needs a cut-off: write {name}@{example}. Got {name!r} "
+                "instead."
             )
         return "@all"
     return f"@{cutoff}"
@@ -250,12 +251,22 @@ def _refused_params(name: str, params: dict[str, str], allowed: Sequence[str]) -
 IrHandler = Callable[[dict[str, str], str | None], str]
 
 
-def _ir(template: str, required: bool = False, allowed: Sequence[str] = ()) -> IrHandler:
+def _ir(
+    template: str,
+    required: bool = False,
+    allowed: Sequence[str] = (),
+    spelled: str | None = None,
+    example: str = "10",
+) -> IrHandler:
+    """ir_measures' measure ``spelled`` (by default the template's family) as the
+    registry's ``template``."""
+
     def handle(params: dict[str, str], cutoff: str | None) -> str:
-        name = template.split("(")[0].split("@")[0]
+        name = spelled or template.split("(")[0].split("@")[0]
         _refused_params(name, params, allowed)
         if "{cutoff}" in template:
-            return template.format(cutoff=_ir_cutoff(cutoff, required, name)[1:], **params)
+            found = _ir_cutoff(cutoff, required, name, example)[1:]
+            return template.format(cutoff=found, **params)
         if cutoff is not None:
             raise HostVisibleError(f"ir_measures' {name} takes no cut-off. Got @{cutoff} instead.")
         return template.format(**params)
@@ -316,11 +327,14 @@ IR_MEASURES: dict[str, tuple[IrHandler, str]] = {
     ),
     "P": (_ir("P@{cutoff}", required=True), "hits / K (trec_eval's P)"),
     "R": (_ir("R@{cutoff}", required=True), "hits / |R| (trec_eval's recall)"),
-    "RR": (_ir("MRR@{cutoff}"), "reciprocal rank of the first hit (trec_eval's recip_rank)"),
+    "RR": (
+        _ir("MRR@{cutoff}", spelled="RR"),
+        "reciprocal rank of the first hit (trec_eval's recip_rank)",
+    ),
     "Rprec": (_ir("RPrec"), "R-precision (trec_eval's Rprec)"),
     "Bpref": (_ir("Bpref"), "trec_eval's bpref"),
     "infAP": (_ir("infAP"), "trec_eval's infAP"),
-    "IPrec": (_ir("IPrec(recall={cutoff})", required=True), "trec_eval's iprec_at_recall"),
+    "IPrec": (_ir("IPrec(recall={cutoff})", True, example="0.5"), "trec_eval's iprec_at_recall"),
     "Judged": (_ir("Judged@{cutoff}"), "the judged share of the first min(K, n) ranked"),
     "NumQ": (_ir("NumQ"), "trec_eval's num_q"),
     "NumRel": (_ir("NumRel"), "trec_eval's num_rel"),
@@ -333,7 +347,7 @@ IR_MEASURES: dict[str, tuple[IrHandler, str]] = {
     "SetP": (_ir_set_p, "trec_eval's set_P; relative=True: set_relative_P"),
     "SetRelP": (_ir("SetP(norm=min)"), "trec_eval's set_relative_P"),
     "SetR": (_ir("SetR"), "trec_eval's set_recall"),
-    "Success": (_ir("HitRate@{cutoff}", required=True), "trec_eval's success"),
+    "Success": (_ir("HitRate@{cutoff}", True, spelled="Success"), "trec_eval's success"),
     "RBP": (_ir_rbp, "RBP(rel=1,p=X): binary gains (cwl_eval); without rel: refused"),
     "ERR": (
         _ir_refused(
@@ -367,11 +381,15 @@ def _given_params(match: re.Match[str]) -> set[str]:
 
 # ----------------------------------------------------------------------------- parsing
 def _unknown(text: object, dialect: str, why: str = "") -> HostVisibleError:
-    known = [
-        *_BY_NAME,
-        *(_TREC if dialect != "kaggle" else ()),
-        *(_IR if dialect == "ir_measures" else ()),
-    ]
+    known = list(  # each lower-case name once: trec_eval's bpref is the registry's Bpref
+        dict.fromkeys(
+            [
+                *_BY_NAME,
+                *(_TREC if dialect != "kaggle" else ()),
+                *(_IR if dialect == "ir_measures" else ()),
+            ]
+        )
+    )
     name = text.split("(")[0].split("@")[0].split(".")[0].strip() if isinstance(text, str) else ""
     close = difflib.get_close_matches(name.lower(), known, n=3, cutoff=0.7)
     spelled = {
@@ -495,27 +513,39 @@ def _parse_text(text: object, k: int, normalization: str, dialect: str) -> list[
     match = _SYNTAX.fullmatch(text)
     if match is None:
         raise _unknown(text, dialect, ", written Name(param=value,...)@cutoff")
-    # Each tool in the dialect's order claims the name if it knows it and every
-    # parameter given (the registry's norm=, ir_measures' rel=).
-    name, given = match["name"].lower(), _given_params(match)
-    family = _BY_NAME.get(name)
-    for source in _SOURCES[dialect]:
+    # Each tool in the dialect's order claims the name if it knows it (as the tool
+    # spells it first: trec_eval's rbp before ir_measures' RBP in the ir_measures
+    # dialect; then in any case) and every parameter given (the registry's norm=,
+    # ir_measures' rel=).
+    written, given = match["name"], _given_params(match)
+    name, family = written.lower(), _BY_NAME.get(written.lower())
+    for source, exact in _SOURCES[dialect]:
+        trec = _TREC.get(name) if not exact or written in _TREC_SPELLED else None
+        ir = _IR.get(name) if not exact or written in IR_MEASURES else None
         if source == "registry" and family and given <= {p.name for p in family.params}:
             return [_registry(family, match, text, k, normalization, dialect)]
-        if source == "trec" and name in _TREC and match["params"] is None:
-            return _trec_with_cutoff(_TREC[name], match["cutoff"], text, k, dialect)
-        if source == "ir_measures" and name in _IR and given <= _IR_PARAMS[_IR[name]]:
-            return [_ir_measure(_IR[name], match, text, k)]
+        if source == "trec" and trec and match["params"] is None:
+            return _trec_with_cutoff(trec, match["cutoff"], text, k, dialect)
+        if source == "ir_measures" and ir and given <= _IR_PARAMS[ir]:
+            return [_ir_measure(ir, match, text, k)]
     if family is not None:  # the registry's message names the parameters it takes
         return [_registry(family, match, text, k, normalization, dialect)]
     raise _unknown(text, dialect)
 
 
-_SOURCES: dict[str, tuple[str, ...]] = {
-    "kaggle": ("registry", "trec", "ir_measures"),
-    "trec": ("trec", "ir_measures", "registry"),
-    "ir_measures": ("ir_measures", "trec", "registry"),
+#: Per dialect, whose names claim a name first: (tool, spelled as the tool spells it).
+_SOURCES: dict[str, tuple[tuple[str, bool], ...]] = {
+    "kaggle": (("registry", False), ("trec", True), ("ir_measures", True), ("trec", False)),
+    "trec": (
+        *(("trec", True), ("ir_measures", True), ("trec", False), ("ir_measures", False)),
+        ("registry", False),
+    ),
+    "ir_measures": (
+        *(("ir_measures", True), ("trec", True), ("ir_measures", False), ("trec", False)),
+        ("registry", False),
+    ),
 }
+_TREC_SPELLED = {m.name for m in TREC_MEASURES}
 
 
 def _canonical(text: str, k: int) -> Measure:
@@ -769,40 +799,53 @@ def trec_eval_measures(arguments: Sequence[str]) -> list[tuple[str, Measure]]:
 
 
 # ----------------------------------------------------------------------------- docs
-#: Every borrowed spelling the parser knows besides the registry's own, for the docs'
-#: table: (spelling, source, dialects, meaning).
-def borrowed_names() -> list[tuple[str, str, str, str]]:
-    """Each borrowed name: how it is written, whose it is, in which dialects it means
-    that, and the registry's measure it is (or why it is refused)."""
-    rows = []
-    for entry in TREC_MEASURES:
-        spelled = entry.name + (f".{','.join(entry.defaults)}" if entry.defaults else "")
-        meaning = ", ".join(entry.measures(None))
-        dialects = (
-            "all"
-            if entry.name.lower() not in _BY_NAME and entry.kind != "cutoffs"
-            else "trec (all with `.params`)"
-        )
-        if entry.name.lower() in _BY_NAME:
-            dialects = (
-                "trec, ir_measures; kaggle reads it as the registry's "
-                + _BY_NAME[entry.name.lower()].name
-            )
-        rows.append((f"`{spelled}`", "trec_eval", dialects, meaning))
-    for name, (_, meaning) in IR_MEASURES.items():
-        lower = name.lower()
-        owner = _BY_NAME.get(lower)
-        dialects = "ir_measures" + ("" if owner else ", trec, kaggle")
-        rows.append((f"`{name}`", "ir_measures", dialects, meaning))
+_SHOWN_K = 987654321  # a k no name writes: shown as "k"
+
+
+def _meaning(text: str, dialect: str) -> str:
+    """What ``text`` names in ``dialect``, for the docs' table."""
+    try:
+        found = [
+            str(m).replace(str(_SHOWN_K), "K") for m in parse_all(text, _SHOWN_K, dialect=dialect)
+        ]
+    except HostVisibleError:
+        return "refused"
+    shown = ", ".join(f"`{name}`" for name in found)
+    if len(found) > 3:
+        shown = f"`{found[0]}`, `{found[1]}`, … `{found[-1]}` ({len(found)} measures)"
+    return shown
+
+
+def borrowed_names() -> list[tuple[str, str, str, str, str]]:
+    """Every name borrowed from trec_eval and ir_measures, and every alias: (spelling,
+    source, and its meaning in the ``kaggle``, ``trec`` and ``ir_measures`` dialects),
+    each meaning found by parsing the spelling (``K``: the run's ``k``)."""
+    sources: dict[str, list[str]] = {}  # a spelling two tools share: one row, both named
+    for name in [m.name for m in TREC_MEASURES]:
+        sources.setdefault(name, []).append("trec_eval")
+    for name in IR_MEASURES:
+        sources.setdefault(name, []).append("ir_measures")
     for family in REGISTRY:
         for alias in family.aliases:
-            rows.append((f"`{alias}`", "alias", "all", f"`{family.name}`"))
-    return rows
+            sources.setdefault(alias, []).append(f"alias of `{family.name}`")
+    return [
+        (f"`{name}`", ", ".join(found), *(_meaning(name, d) for d in DIALECTS))
+        for name, found in sources.items()
+    ]
 
 
 def borrowed_table() -> str:
-    """The docs' table of borrowed names (``python tools/tables.py``)."""
-    lines = ["| name | source | dialects | meaning here |", "|---|---|---|---|"]
+    """The docs' table of borrowed names (``python tools/tables.py`` writes it).
+
+    Examples
+    --------
+    >>> print(borrowed_table().splitlines()[6])
+    | `map` | trec_eval | `MAP@K` | `MAP(norm=relevant)@all` | `MAP(norm=relevant)@all` |
+    """
+    lines = [
+        "| name | from | `kaggle` (tables) | `trec` (trec_eval's files) | `ir_measures` |",
+        "|---|---|---|---|---|",
+    ]
     for row in borrowed_names():
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
     return "\n".join(lines)
