@@ -149,12 +149,14 @@ Got 1 instead.
 
     def wording(self) -> str:
         if self.high is None:
-            return "a positive decimal" if self._positive() else f"any int ≥ {self.low}"
+            if self._positive():
+                return "a positive decimal"
+            return f"any {'int' if self.kind is int else 'decimal'} ≥ {self.text(self.low)}"
         return self.phrase().replace(" the range ", " ")
 
     def parse(self, text: str) -> Any:
-        digits = f"\\d{{1,{self.digits}}}"
-        pattern = digits if self.kind is int else f"{digits}(\\.{digits})?"
+        digits = f"{'-?' if self.low < 0 else ''}\\d{{1,{self.digits}}}"
+        pattern = digits if self.kind is int else f"{digits}(\\.\\d{{1,{self.digits}}})?"
         return self.accept(self.kind(text)) if re.fullmatch(pattern, text) else REFUSED
 
     def text(self, value: Any) -> str:
@@ -213,18 +215,20 @@ class Choices(Constraint):
     """
 
     literal: Any
+    none_ok: bool = False
 
     def __post_init__(self) -> None:
         named = isinstance(self.literal, tuple)
         object.__setattr__(self, "values", self.literal if named else get_args(self.literal))
         object.__setattr__(self, "type_doc", "{" + ", ".join(map('"{}"'.format, self.values)) + "}")
-        object.__setattr__(self, "annotation", str if named else self.literal)
+        annotation = str if named else self.literal
+        object.__setattr__(self, "annotation", annotation | None if self.none_ok else annotation)
 
     def accept(self, value: Any) -> Any:
         return value if isinstance(value, str) and value in self.values else REFUSED
 
     def phrase(self) -> str:
-        return f"a str among {list(self.values)}"
+        return f"a str among {list(self.values)}{' or None' if self.none_ok else ''}"
 
     def wording(self) -> str:
         return ", ".join(f'`"{value}"`' for value in self.values)
@@ -235,8 +239,9 @@ class Choices(Constraint):
     def samples(self, valid: bool, written: bool) -> list[Any]:
         first = self.values[0]
         if valid:
-            return [*self.values, *([first.upper()] if written else [])]
+            return [*self.values, *([first.upper()] if written else [None] * self.none_ok)]
         found = [f"{first}x", "", *([] if written else [first.upper(), None, 1])]
+        found = [value for value in found if value is not None or not self.none_ok]
         return [value for value in dict.fromkeys(found) if value not in self.values]
 
 

@@ -32,6 +32,7 @@ InputFormat = Literal["table", "trec"]
 CandidateRule = Literal["none", "permutation", "subset"]
 Unjudged = Literal["keep", "drop"]
 MissingRows = Literal["error", "empty"]
+Dialect = Literal["kaggle", "trec", "ir_measures"]
 
 #: ``k`` when the host does not give it and no measure's cut-off is larger.
 DEFAULT_K = 10
@@ -186,6 +187,18 @@ OPTIONS: tuple[Option, ...] = (
         "(default: MAP@K). Names are case-insensitive, the cut-off defaults to K",
         repeatable=True,
         setting=False,
+    ),
+    Option(
+        "dialect",
+        Choices(Dialect, none_ok=True),
+        None,
+        "whose meaning a measure name borrowed from another tool takes: the registry's and "
+        "Kaggle's (`MAP@10` divides by min(|R|,10), `nDCG@10` has gains 2^grade - 1), "
+        "trec_eval's (`map`, `P` at its default cut-offs, no cut-off: the whole ranking) or "
+        "ir_measures' (`AP@10` divides by |R|, `nDCG@10` has linear gains); see [trec_eval "
+        "and ir_measures names](measures.md#trec_eval-and-ir_measures-names)",
+        ("--dialect",),
+        default_doc='`"kaggle"`, or `"trec"` with `format="trec"`',
     ),
     Option(
         "empty_ground_truth",
@@ -643,7 +656,7 @@ def markdown_table() -> str:
 
     Examples
     --------
-    >>> print(markdown_table().splitlines()[5])
+    >>> print(markdown_table().splitlines()[6])
     | `empty_ground_truth` | `--empty-ground-truth` | `"skip"`, `"zero"` | a user with no ...
     """
     bar = "\\|"  # a literal | inside a Markdown table cell
@@ -655,6 +668,8 @@ def markdown_table() -> str:
         flags = ", ".join(f"`{flag}`" for flag in option.flags) or option.flag_doc or "-"
         if isinstance(option.constraint, Choices):
             values = option.constraint.wording()
+            if option.constraint.none_ok:
+                values += f"; by default {option.default_doc}"
         else:
             default = option.default_doc or f"`{option.default}`"
             values = f"{default}; {option.constraint.wording()}"

@@ -37,6 +37,7 @@ from scorer.check.hints import (
 )
 from scorer.check.shapes import (
     TREC_GRADES,
+    TREC_POOL,
     candidate_source,
     read_candidates,
     read_solution,
@@ -138,16 +139,21 @@ def options_and_measures(given: Mapping[str, Any]) -> tuple[Options, tuple[Measu
         )
     options = Options(**{o.name: given[o.name] for o in SETTINGS if o.name in given})
     metrics = given.get("metrics")
+    if options.dialect is None:
+        options = replace(options, dialect="trec" if options.format == "trec" else "kaggle")
     if options.k is None:
-        options = replace(options, k=_default_k(metrics))
-    return options, parse_all(metrics, row_bound(options.k), options.normalization)
+        options = replace(options, k=_default_k(metrics, options.dialect))
+    measures = parse_all(metrics, row_bound(options.k), options.normalization, options.dialect)
+    return options, measures
 
 
 # Larger than any cut-off a name can write: a cut-off parsed as this one was not written.
 _UNWRITTEN = 10**100
 
 
-def _default_k(metrics: str | Measure | Sequence[str | Measure] | None) -> int | None:
+def _default_k(
+    metrics: str | Measure | Sequence[str | Measure] | None, dialect: str = "kaggle"
+) -> int | None:
     """``k`` when not given: :data:`DEFAULT_K`, raised to the largest cut-off among the
     measures (``MAP@12`` alone: 12). Never lowered: a smaller cut-off (``MAP@5``) still
     accepts rows of 10, as it always has. ``None`` when no measure has a cut-off (``SetF``,
@@ -166,7 +172,7 @@ def _default_k(metrics: str | Measure | Sequence[str | Measure] | None) -> int |
     (None, 10)
     """
     try:
-        measures = parse_all(metrics, _UNWRITTEN)
+        measures = parse_all(metrics, _UNWRITTEN, dialect=dialect)
     except HostVisibleError:
         return DEFAULT_K
     if all(m.cutoff is None for m in measures):
@@ -282,10 +288,12 @@ def solution_half(
     shaped = read_solution(
         inputs.solution, options, inputs.row_id_column_name, inputs.segment_column_name, limits
     )
+    table, pool_cells = shaped.table, None
     if options.format == "trec":
         # trec_eval's rules: its file's own columns, and queries only in the run ignored.
         options = trec_options(options, shaped.grade_column_name)
-    table, segment_column = take_segment_column(shaped.table, inputs.segment_column_name)
+        table, pool_cells = take_column(table, TREC_POOL, "format")
+    table, segment_column = take_segment_column(table, inputs.segment_column_name)
     table, typed = _typed_solution(table, shaped.row_id_column_name, options, known_types)
     candidate_cells = None
     if candidate_column is not None:
@@ -305,6 +313,7 @@ def solution_half(
             (grade_name, columns.target_name),
             options.relevance_threshold,
             exponential,
+            pool_cells,
         )
     try:
         judged = split_lists(targets) if options.unjudged == "drop" else None
@@ -510,7 +519,8 @@ def unjudged_lines_warnings(count: int) -> tuple[ScoreWarning, ...]:
         return ()
     message = (
         f"The qrels hold {format_count(count, 'line')} with a negative rel (in the pool, "
-        "not judged): left out, as trec_eval does."
+        "not judged): neither relevant nor judged, as trec_eval reads them (infAP counts "
+        "them apart)."
     )
     return (ScoreWarning("qrels_unjudged_lines", message, count, (), "host"),)
 

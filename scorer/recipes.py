@@ -452,7 +452,7 @@ RECIPES: tuple[Recipe, ...] = (
     Recipe(
         "mind",
         "MIND: Microsoft News Recommendation (MIND news recommendation competition, 2020)",
-        ("AUC", "nDCG@5", "nDCG@10"),
+        ("AUC", "MRR(ranks=all)@all", "nDCG@5", "nDCG@10"),
         {
             "k": _WHOLE_ROWS,
             "layout": "long",
@@ -465,13 +465,13 @@ RECIPES: tuple[Recipe, ...] = (
         "rank, 1 best), the long form of MIND's impression lines",
         "https://github.com/msnews/MIND/blob/master/evaluate.py",
         "The host's evaluate.py averages, over impressions, scikit-learn's AUC of the "
-        "clicks against the ranking, and nDCG@5 and nDCG@10 with gains 2^label - 1; the "
-        "recipe gives these three, exactly. MIND's file holds, per impression, the ranks of "
-        "its candidates in their order ([2,1,3]): write one row per candidate with its rank. "
-        "Its fourth figure, 'MRR', is the mean over the clicked items of 1/rank, not the "
-        "reciprocal rank of the first click: not among this scorer's measures, so not in "
-        "the recipe. An impression with no click is left out (MIND's AUC is undefined "
-        "there); one whose every candidate was clicked scores AUC 1. " + _WHOLE_ROWS_NOTE,
+        "clicks against the ranking, its 'MRR' (the mean over the clicked items of 1/rank, "
+        "not the reciprocal rank of the first click: MRR(ranks=all), as EB-NeRD's mrr_score), "
+        "and nDCG@5 and nDCG@10 with gains 2^label - 1; the recipe gives these four, in its "
+        "order. MIND's file holds, per impression, the ranks of its candidates in their "
+        "order ([2,1,3]): write one row per candidate with its rank. An impression with no "
+        "click is left out (MIND's AUC is undefined there); one whose every candidate was "
+        "clicked scores AUC 1. " + _WHOLE_ROWS_NOTE,
         _command("mind", files=("truth.csv", "prediction.csv")),
     ),
     Recipe(

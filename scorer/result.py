@@ -360,7 +360,8 @@ def measure_name(result: ScoreResult, metric: object = None) -> str:
 
     options = result.options
     try:
-        name = str(parse(metric, row_bound(options.k), options.normalization))  # type: ignore[arg-type]
+        dialect = options.dialect or "kaggle"
+        name = str(parse(metric, row_bound(options.k), options.normalization, dialect))  # type: ignore[arg-type]
     except HostVisibleError as exc:
         raise HostVisibleError(f"{exc} This result has {list(computed)}.") from exc
     if name not in computed:
@@ -393,10 +394,17 @@ def measure_values(result: ScoreResult, metric: object = None) -> MeasureValues:
         means.update(
             {label: None if found is None else found[name] for label, found in splits.items()}
         )
+    from scorer.measures.aggregates import NOT_A_MEAN as AGGREGATE
+    from scorer.measures.aggregates import GeometricMean, Total
     from scorer.measures.exact_means import MicroRatios
     from scorer.measures.global_precision import NOT_A_MEAN, GlobalPrecision
 
     exact = result.exact_values.get(name)
+    if isinstance(exact, (Total, GeometricMean)):
+        raise HostVisibleError(
+            f"The statistics do not support {name}: " + AGGREGATE + "they add per-row values. "
+            "Use them with a measure whose value is a mean of per-row values."
+        )
     if isinstance(exact, GlobalPrecision):
         raise HostVisibleError(
             f"Only bootstrap intervals of {name} are supported (comparisons, shake-up and "

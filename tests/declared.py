@@ -58,11 +58,15 @@ def _taken(family: Family, name: str) -> bool:
 
 def param_values(family: Family, param: Param) -> list[tuple[str, Any]]:
     """Each value the parameter's constraint samples but its default, as written and as
-    parsed; a number only if a solution of grades up to :data:`LARGEST_GRADE` takes it."""
+    parsed; a number only if a solution of grades up to :data:`LARGEST_GRADE` takes it;
+    none that the name holds as another parameter (``SetF(beta2=0.0001)`` is
+    ``SetF(beta=0.01)``: its ``beta`` sample)."""
     found: dict[Any, str] = {}
     for text in param.constraint.valid_samples(written=True):
         value = param.constraint.parse(text)
         if value == param.default or value in found:
+            continue
+        if dict(parse(f"{family.name}({param.name}={text})").params)[param.name] != value:
             continue
         choice = isinstance(param.constraint, Choices)
         if choice or _taken(family, f"{family.name}({param.name}={text})"):
@@ -84,14 +88,28 @@ def refused_by_the_data() -> list[tuple[str, str]]:
 
 
 def variants(family: Family) -> list[Variant]:
-    """The family with its defaults, then each other sampled value of each parameter."""
-    found = [Variant(family.name, "", {})]
+    """The family with its defaults (and its required parameters' first samples), then
+    each other sampled value of each parameter."""
+    required = {
+        p.name: (p.constraint.valid_samples(written=True)[0], p)
+        for p in family.params
+        if p.required
+    }
+    found = [_variant(family, {name: text for name, (text, _) in required.items()})]
     for param in family.params:
         found += [
-            Variant(family.name, f"({param.name}={text})", {param.name: value})
-            for text, value in param_values(family, param)
+            _variant(family, {**{n: t for n, (t, _) in required.items()}, param.name: text})
+            for text, _ in param_values(family, param)
+            if text != required.get(param.name, ("",))[0]
         ]
     return found
+
+
+def _variant(family: Family, written: dict[str, str]) -> Variant:
+    """The family with the parameters ``written`` (name: text)."""
+    params = {name: family.param(name).constraint.parse(text) for name, text in written.items()}
+    shown = ",".join(f"{name}={text}" for name, text in written.items())
+    return Variant(family.name, f"({shown})" if shown else "", params)
 
 
 # Every family of the registry that reads ranked item lists, with every parameter value

@@ -31,6 +31,10 @@ def reference_value(
     earned = judged(predictions, grades, cutoff)
     rel = [1 if g >= threshold else 0 for g in earned]
     hits = sum(rel)
+    if name in TREC_REFERENCES:
+        return TREC_REFERENCES[name](
+            trec_levels(predictions[:cutoff], grades), grades, threshold, cutoff, params
+        )
     if name == "MAP":
         total = sum(
             (Fraction(sum(rel[: i + 1]), i + 1) for i in range(len(rel)) if rel[i]),
@@ -51,14 +55,19 @@ def reference_value(
         p = Fraction(hits, cutoff)
         r = Fraction(hits, n_relevant) if n_relevant else Fraction(0)
         return 2 * p * r / (p + r) if p + r else Fraction(0)
+    if name == "MRR" and params.get("ranks") == "all":  # MIND's mrr_score
+        total = sum((Fraction(1, i + 1) for i, r in enumerate(rel) if r), Fraction(0))
+        return total / n_relevant if n_relevant else Fraction(0)
     if name == "MRR":
         return next((Fraction(1, i + 1) for i, r in enumerate(rel) if r), Fraction(0))
     if name == "HitRate":
         return Fraction(1 if hits else 0)
     if name == "RPrec":
-        within = judged(predictions, grades, n_relevant)
+        depth = math.trunc(float(Fraction(params.get("mult", "1"))) * n_relevant + 0.9)
+        depth = n_relevant if Fraction(params.get("mult", "1")) == 1 else depth
+        within = judged(predictions, grades, depth)
         found = sum(1 for g in within if g >= threshold)
-        return Fraction(found, n_relevant) if n_relevant else Fraction(0)
+        return Fraction(found, depth) if depth else Fraction(0)
     if name == "nDCG":
         dcg = discounted_gain(earned, params)
         if params.get("ideal", "truth") == "hits":  # the retrieved relevant items, best first
@@ -155,13 +164,262 @@ def reference_parts(
     if name == "RPrec":
         within = set(predictions[: len(relevant)])
         return Fraction(len(within & relevant)), Fraction(len(relevant))
+    if name == "SetP" and params.get("norm") == "min":  # trec_eval's set_relative_P
+        return Fraction(found), Fraction(min(len(submitted), len(relevant)))
     if name == "SetP":
         return Fraction(found), Fraction(len(submitted))
     if name == "SetR":
         return Fraction(found), Fraction(len(relevant))
     if name == "SetF":
         square = Fraction(str(params.get("beta", 1))) ** 2
+        square = Fraction(params["beta2"]) if "beta2" in params else square
         return (1 + square) * found, square * len(relevant) + len(submitted)
     if name == "Jaccard":
         return Fraction(found), Fraction(len(submitted | relevant))
     raise ValueError(name)
+
+
+# trec_eval's measures, read from its m_*.c: each ranking as trec_eval's list of
+# relevance values by rank (the grade of a judged item, -1 for one not judged), a
+# repeated item a rank that is no document (None: trec_eval refuses repeats).
+
+
+def trec_levels(predictions: list[str], grades: dict[str, int]) -> list[int | None]:
+    """Each rank's relevance value: the grade, -1 when not judged, None for a repeat."""
+    levels: list[int | None] = []
+    for i, item in enumerate(predictions):
+        levels.append(None if item in predictions[:i] else grades.get(item, -1))
+    return levels
+
+
+def lround(value: float) -> int:
+    """C's lround of a non-negative double: halves away from zero, exactly."""
+    return math.floor(Fraction(value) + Fraction(1, 2))
+
+
+def _bpref(levels, grades, threshold, cutoff, params):
+    n_relevant = sum(1 for g in grades.values() if g >= threshold)
+    n_judged = sum(1 for g in grades.values() if g < threshold)
+    total, non_relevant = Fraction(0), 0
+    for level in levels:
+        if level is None or level < 0:
+            continue
+        if level < threshold:
+            non_relevant += 1
+        elif non_relevant:
+            total += 1 - Fraction(min(non_relevant, n_relevant), min(n_judged, n_relevant))
+        else:
+            total += 1
+    return total / n_relevant if n_relevant else Fraction(0)
+
+
+def _infap(levels, grades, threshold, cutoff, params):
+    n_relevant = sum(1 for g in grades.values() if g >= threshold)
+    total, found, non_relevant, epsilon = 0.0, 0, 0, 0.00001
+    for j, level in enumerate(levels):
+        if level is None or level < 0:
+            continue
+        if level < threshold:
+            non_relevant += 1
+            continue
+        found += 1
+        if j == 0:
+            total += 1.0
+        else:
+            fj = float(j)
+            total += 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((found - 1 + non_relevant) / fj) * (
+                (found - 1 + epsilon) / (found - 1 + non_relevant + 2 * epsilon)
+            )
+    return total / n_relevant if n_relevant else total
+
+
+def _iprec_at(levels, grades, threshold, recall: Fraction) -> Fraction:
+    """iprec_at_recall's loop: from the last rank up, the best precision so far."""
+    n_relevant = sum(1 for g in grades.values() if g >= threshold)
+    hits = [i for i, level in enumerate(levels) if level is not None and level >= threshold]
+    needed = lround(float(recall) * n_relevant)
+    if needed > len(hits) or not hits:
+        return Fraction(0)
+    best = Fraction(len(hits), len(levels))
+    for place in range(len(hits), max(needed, 1) - 1, -1):
+        best = max(best, Fraction(place, hits[place - 1] + 1))
+    return best
+
+
+def _iprec(levels, grades, threshold, cutoff, params):
+    return _iprec_at(levels, grades, threshold, Fraction(params["recall"]))
+
+
+def _iprec_mean(levels, grades, threshold, cutoff, params):
+    points = [_iprec_at(levels, grades, threshold, Fraction(n, 10)) for n in range(11)]
+    return sum(points, Fraction(0)) / 11
+
+
+def _bing(levels, grades, threshold, cutoff, params):
+    n_relevant = sum(1 for g in grades.values() if g >= threshold)
+    total, found = 0.0, 0
+    for i, level in enumerate(levels):
+        if level is not None and level >= threshold:
+            found += 1
+            total += 1.0 / math.log2(3 + i - found)
+    return total / n_relevant if found else 0.0
+
+
+def _gains(levels):
+    return [0 if level is None or level < 0 else level for level in levels]
+
+
+def _ideal(grades):
+    return sorted((g for g in grades.values() if g > 0), reverse=True)
+
+
+def _g(levels, grades, threshold, cutoff, params):
+    ideal = _ideal(grades)
+    total, earned, cost = 0.0, 0.0, 0.0
+    for i, gain in enumerate(_gains(levels)):
+        earned += gain
+        cost += max(ideal[i] if i < len(ideal) else 0, 1)
+        if gain:
+            total += gain / math.log2(2 + cost - earned)
+    return total / sum(ideal) if sum(ideal) > 0 else 0.0
+
+
+def _dcg_prefix(gains: list[int], n: int) -> float:
+    """DCG over the first n ranks, each gain above 0 added in rank order."""
+    total = 0.0
+    for i, gain in enumerate(gains[:n]):
+        if gain:
+            total += gain / math.log2(i + 2)
+    return total
+
+
+def _ndcg_rel(levels, grades, threshold, cutoff, params):
+    gains, ideal = _gains(levels), _ideal(grades)
+    total, found = 0.0, 0
+    for i, gain in enumerate(gains):
+        if gain > 0:
+            found += 1
+            total += _dcg_prefix(gains, i + 1) / _dcg_prefix(ideal, min(i, len(ideal) - 1) + 1)
+    if ideal:
+        total += (
+            (len(ideal) - found) * _dcg_prefix(gains, len(gains)) / _dcg_prefix(ideal, len(ideal))
+        )
+    return total / len(ideal) if total > 0 else 0.0
+
+
+def _rndcg(levels, grades, threshold, cutoff, params):
+    if not any(g >= threshold for g in grades.values()):
+        return 0.0
+    gains, ideal = _gains(levels), _ideal(grades)
+    retrieved = sum(1 for level in levels if level is not None)  # trec_eval's num_ret
+    points = [b for b in range(1, len(ideal) + 1) if b == len(ideal) or ideal[b] != ideal[b - 1]]
+    values = [_dcg_prefix(gains, b) / _dcg_prefix(ideal, b) for b in points]
+    if retrieved > len(ideal) + 1:
+        values.append(_dcg_prefix(gains, len(gains)) / _dcg_prefix(ideal, len(ideal)))
+    total = 0.0
+    for value in values:
+        total += value
+    return total / len(values)
+
+
+def _rbp(levels, grades, threshold, cutoff, params):
+    p = float(Fraction(params.get("p", "0.9")))
+    top = max(1, max(grades.values(), default=0))
+    total, weight = 0.0, 1.0
+    for level in levels:
+        if params.get("gain") == "binary":
+            gain = 1.0 if level is not None and level >= threshold else 0.0
+        else:
+            gain = 0.0 if level is None or level < 0 else level / top
+        if gain:
+            total += gain * weight
+        weight *= p
+    return (1.0 - p) * total
+
+
+def _rbp_residual(levels, grades, threshold, cutoff, params):
+    """With n the distinct items ranked (a repeat adds no document)."""
+    p = float(Fraction(params.get("p", "0.9")))
+    total, unjudged = 0.0, 0
+    powers = [1.0]
+    for _ in levels:
+        powers.append(powers[-1] * p)
+    for i, level in enumerate(levels):
+        if level == -1:
+            unjudged += 1
+            total += powers[i]
+    distinct = sum(1 for level in levels if level is not None)
+    return powers[distinct] + (1 - p) * total if unjudged else 0.0
+
+
+def _unjudged(levels, grades, threshold, cutoff, params):
+    return Fraction(sum(1 for level in levels[:cutoff] if level == -1), cutoff)
+
+
+def _judged(levels, grades, threshold, cutoff, params):
+    shown = [level for level in levels[:cutoff] if level is not None]
+    return Fraction(sum(1 for level in shown if level >= 0), len(shown)) if shown else Fraction(0)
+
+
+def _utility(levels, grades, threshold, cutoff, params):
+    a, b, c, d = (
+        Fraction(params.get(x, default))
+        for x, default in zip("abcd", ["1", "-1", "0", "0"], strict=True)
+    )
+    n_relevant = sum(1 for g in grades.values() if g >= threshold)
+    retrieved = sum(1 for level in levels if level is not None)
+    found = sum(1 for level in levels if level is not None and level >= threshold)
+    return (
+        a * found
+        + b * (retrieved - found)
+        + c * (n_relevant - found)
+        + d * (found - retrieved - n_relevant)
+    )
+
+
+def _set_ap(levels, grades, threshold, cutoff, params):
+    n_relevant = sum(1 for g in grades.values() if g >= threshold)
+    retrieved = sum(1 for level in levels if level is not None)
+    found = sum(1 for level in levels if level is not None and level >= threshold)
+    return (
+        Fraction(found * found, retrieved * n_relevant) if retrieved and n_relevant else Fraction(0)
+    )
+
+
+def _count(kind: str):
+    def count(levels, grades, threshold, cutoff, params):
+        shown = [level for level in levels if level is not None]
+        return Fraction(
+            {
+                "q": 1,
+                "ret": len(shown),
+                "rel": sum(1 for g in grades.values() if g >= threshold),
+                "rel_ret": sum(1 for level in shown if level >= threshold),
+                "nonrel_ret": sum(1 for level in shown if 0 <= level < threshold),
+            }[kind]
+        )
+
+    return count
+
+
+TREC_REFERENCES = {
+    "Bpref": _bpref,
+    "infAP": _infap,
+    "IPrec": _iprec,
+    "IPrecAvg": _iprec_mean,
+    "BinG": _bing,
+    "G": _g,
+    "nDCGRel": _ndcg_rel,
+    "RnDCG": _rndcg,
+    "RBP": _rbp,
+    "RBPResidual": _rbp_residual,
+    "Unjudged": _unjudged,
+    "Judged": _judged,
+    "Utility": _utility,
+    "SetAP": _set_ap,
+    "NumQ": _count("q"),
+    "NumRet": _count("ret"),
+    "NumRel": _count("rel"),
+    "NumRelRet": _count("rel_ret"),
+    "NumNonRelJudgedRet": _count("nonrel_ret"),
+}

@@ -108,6 +108,7 @@ def test_options_are_passed_through(tmp_path):
     assert data == expected.to_dict()
     given = {
         "k": 2,
+        "dialect": "kaggle",
         "empty_ground_truth": "zero",
         "extra_predictions": "truncate",
         "normalization": "hits",

@@ -20,6 +20,7 @@ import pytest
 from scorer.measures import REGISTRY, parse
 from tests.arrow_collisions import SAFE_BYTES, colliding_ids
 from tests.cost import CostRun, decoded_size, memory_bound, run_capped
+from tests.test_measures import variants
 
 #: A crafted input may take at most this many times the random one's CPU time. Both runs
 #: include the interpreter's start-up (about half a second), so a quadratic route, which
@@ -170,9 +171,12 @@ def test_rows_over_k_are_refused_before_their_items_are_split(tmp_path: Path) ->
     assert "100 rows with more (up to 80,000)" in crafted_run.stderr
 
 
-#: Every family, each on the flat credited hits of sparse rankings.
+#: Every family (with its required parameters), each on the flat credited hits of sparse
+#: rankings.
 WIDE_MEASURES = [
-    family.name for family in REGISTRY if not (family.needs_non_relevant or family.scored)
+    variants(family)[0].name
+    for family in REGISTRY
+    if not (family.needs_non_relevant or family.scored)
 ]
 
 

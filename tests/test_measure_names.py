@@ -4,6 +4,7 @@ fixtures/measures/, the parser, graded-relevance validation and the interfaces' 
 from __future__ import annotations
 
 import json
+import math
 import re
 import subprocess
 import sys
@@ -179,12 +180,12 @@ def test_normalization_is_maps_default_norm() -> None:
             "nDCG(norm=min_k)@5",
             r"parameters of nDCG must be among \['gain', 'discount', 'ideal'\].*Got 'norm=min_k'",
         ),
-        ("MRR(norm=min_k)@5", r"parameters of MRR must be among \[\] \(it takes none\)"),
+        ("HitRate(norm=min_k)@5", r"parameters of HitRate must be among \['avg'\]"),
         ("MAP(norm=kaggle)", r"'norm' parameter of MAP must be a str among \['min_k', 'relevant'"),
         ("ERR(max_grade=-1)", r"'max_grade' parameter of ERR must be an int in the range \[0, 30"),
         ("MAP@11", r"cut-off of 'MAP@11' must be an int in the range \[1, 10\].*Got 11 instead"),
         ("MAP@0", r"cut-off of 'MAP@0' must be an int in the range \[1, 10\]"),
-        ("MAP@x", r"cut-off of 'MAP@x' must be an int in the range \[1, 10\]. Got 'x'"),
+        ("MAP@x", r"cut-off of 'MAP@x' must be an int in the range \[1, 10\] or 'all'. Got 'x'"),
         ("RPrec@5", r"RPrec takes no cut-off: it reads each user's first \|R\| predictions"),
         ("AUC@5", r"AUC takes no cut-off: it reads each user's whole ranking\. Write 'AUC'"),
     ],
@@ -453,15 +454,32 @@ def test_evalai_evaluate_takes_metrics(tmp_path: Path) -> None:
 names = st.sampled_from(REGISTRY).flatmap(
     lambda family: st.tuples(
         st.just(family),
-        st.tuples(*(st.none() | written_values(p.constraint) for p in family.params)),
+        st.tuples(
+            *(
+                written_values(p.constraint)
+                if p.required
+                else st.none() | written_values(p.constraint)
+                for p in family.params
+            )
+        ),
         st.integers(1, 50),
     )
 )
 
 
+def _square_root(text: str) -> Fraction | None:
+    value = Fraction(text)
+    top, bottom = math.isqrt(value.numerator), math.isqrt(value.denominator)
+    return Fraction(top, bottom) if Fraction(top, bottom) ** 2 == value else None
+
+
 @given(names)
 def test_any_parsed_name_prints_back_to_itself(drawn) -> None:
     family, values, cutoff = drawn
+    values = list(values)
+    for extra in family.one_of[1:]:  # SetF takes beta or beta2
+        if values[0] is not None:
+            values[[p.name for p in family.params].index(extra)] = None
     given_params = [
         f"{p.name}={v}" for p, v in zip(family.params, values, strict=True) if v is not None
     ]
@@ -469,10 +487,13 @@ def test_any_parsed_name_prints_back_to_itself(drawn) -> None:
     text += f"@{cutoff}" if family.has_cutoff else ""
     measure = parse(text, k=50)
     assert str(parse(str(measure), k=50)) == str(measure)
-    assert dict(measure.params) == {
+    expected = {
         p.name: p.default if v is None else p.constraint.parse(v)
         for p, v in zip(family.params, values, strict=True)
     }
+    if expected.get("beta2") is not None and _square_root(str(expected["beta2"])) is not None:
+        expected["beta"], expected["beta2"] = _square_root(str(expected["beta2"])), None
+    assert dict(measure.params) == expected
 
 
 PARAMS = [(family, param) for family in REGISTRY for param in family.params]
@@ -485,7 +506,10 @@ def test_every_parameter_takes_its_samples_and_refuses_the_rest(family, param) -
     cutoff = "@3" if family.has_cutoff else ""
     for text in param.constraint.valid_samples(written=True):
         measure = parse(f"{family.name}({param.name}={text}){cutoff}", k=3)
-        assert dict(measure.params)[param.name] == param.constraint.parse(text.lower())
+        values = dict(measure.params)
+        if param.name == "beta2" and values["beta2"] is None:  # a square's β² is held as β
+            values["beta2"] = values["beta"] ** 2
+        assert values[param.name] == param.constraint.parse(text.lower())
         assert parse(str(measure), k=3) == measure
     assert param.constraint.invalid_samples(written=True)
     for text in param.constraint.invalid_samples(written=True):
@@ -517,3 +541,58 @@ def test_err_grade_scale_stops_where_grades_stop(name: str) -> None:
 
 def test_every_family_without_a_cut_off_says_what_it_reads() -> None:
     assert all(family.reads for family in REGISTRY if not family.has_cutoff)
+
+
+@pytest.mark.parametrize(
+    ("written", "dialect", "canonical"),
+    [
+        # one name, two meanings: the dialect decides
+        ("AP@10", "kaggle", ["MAP@10"]),
+        ("AP@10", "ir_measures", ["MAP(norm=relevant)@10"]),
+        ("map@10", "trec", ["MAP(norm=relevant)@10"]),
+        ("nDCG@10", "kaggle", ["nDCG@10"]),
+        ("nDCG@10", "ir_measures", ["nDCG(gain=linear)@10"]),
+        ("SetF(beta=2)", "kaggle", ["SetF(beta=2)"]),
+        ("SetF(beta=2)", "ir_measures", ["SetF(beta2=2)"]),
+        ("map", "kaggle", ["MAP@100"]),
+        ("map", "trec", ["MAP(norm=relevant)@all"]),
+        # trec_eval's and pytrec_eval's spellings mean trec_eval's measures everywhere
+        ("ndcg_cut.5,10", "kaggle", ["nDCG(gain=linear)@5", "nDCG(gain=linear)@10"]),
+        ("ndcg_cut_10", "kaggle", ["nDCG(gain=linear)@10"]),
+        ("P_5", "ir_measures", ["P@5"]),
+        ("set_F.4", "kaggle", ["SetF(beta=2)"]),
+        ("iprec_at_recall.0.1", "kaggle", ["IPrec(recall=0.1)"]),
+        ("Rprec_mult.0.2", "trec", ["RPrec(mult=0.2)"]),
+        ("gm_map", "kaggle", ["MAP(norm=relevant,mean=geometric)@all"]),
+        ("success", "trec", ["HitRate@1", "HitRate@5", "HitRate@10"]),
+        # a tool's exact spelling claims the name first
+        ("rbp", "ir_measures", ["RBP"]),
+        ("RBP(rel=1,p=0.8)", "ir_measures", ["RBP(p=0.8,gain=binary)"]),
+    ],
+)
+def test_a_borrowed_name_means_what_its_dialect_says(
+    written: str, dialect: str, canonical: list[str]
+) -> None:
+    assert [str(m) for m in parse_all([written], k=100, dialect=dialect)] == canonical
+
+
+@pytest.mark.parametrize(
+    ("written", "dialect", "message"),
+    [
+        ("bpreff", "trec", r"Got 'bpreff' instead\. Did you mean 'Bpref', 'gm_bpref'\?$"),
+        ("Success", "ir_measures", r"ir_measures' Success needs a cut-off: write Success@10"),
+        ("IPrec", "ir_measures", r"ir_measures' IPrec needs a cut-off: write IPrec@0\.5"),
+        ("RR(judged_only=1)", "ir_measures", r"is not supported: unjudged='drop' for the"),
+        ("RBP", "ir_measures", r"trectools' graded RBP .* write RBP\(rel=1,p=0\.8\)"),
+    ],
+)
+def test_a_refused_borrowed_name_says_what_to_write(
+    written: str, dialect: str, message: str
+) -> None:
+    with pytest.raises(HostVisibleError, match=message):
+        parse_all([written], k=100, dialect=dialect)
+
+
+def test_a_spelling_of_several_measures_is_refused_where_one_is_named() -> None:
+    with pytest.raises(HostVisibleError, match=r"'ndcg_cut\.5,10' names 2 measures .* name one"):
+        parse("ndcg_cut.5,10", k=100)

@@ -66,7 +66,7 @@ def test_every_worked_example_holds(family: Family, example: Example) -> None:
         grade_column_name="grades" if example.graded() else None,
         empty_ground_truth=example.empty_ground_truth,
     )
-    if family.exact:
+    if measure.exact:
         assert isinstance(example.value, Fraction) and example.tolerance == 0
         assert result.exact_values[example.measure].exact_mean() == example.value
         assert result.score == float(example.value)  # the correctly rounded exact mean
@@ -102,8 +102,8 @@ def test_a_perfect_ranking_scores_the_registrys_value(relevant: int, k: int) -> 
     result = evaluate(solution, submission, "id", k=k, metrics=names)
     for name in result.metrics:
         measure = parse(name, k=k)
-        expected = measure.perfect(relevant, k)
-        if measure.family.exact:
+        expected = measure.perfect(relevant, k) * (len(ids) if measure.family.summed else 1)
+        if measure.exact:
             assert result.exact_values[name].exact_mean() == expected, name
         else:
             assert abs(result.metrics[name] - float(expected)) <= 1e-12 * expected, name
@@ -127,7 +127,8 @@ def test_declared_bounds_and_exactness_hold_on_the_running_examples() -> None:
         values = result.user_values[example.measure]
         if family.bounded:
             assert ((values >= 0) & (values <= 1)).all(), example.measure
-        assert hasattr(result.exact_values[example.measure], "exact_mean") == family.exact
+        measure = parse(example.measure, k=k)
+        assert hasattr(result.exact_values[example.measure], "exact_mean") == measure.exact
 
 
 def test_families_that_ignore_grades_see_only_the_threshold() -> None:
@@ -142,9 +143,9 @@ def test_families_that_ignore_grades_see_only_the_threshold() -> None:
     steep = evaluate(raised, submission, "id", **kwargs)
     for name in flat.metrics:
         changed = not np.array_equal(flat.user_values[name], steep.user_values[name])
-        if not parse(name, k=4).family.uses_grades:
+        if not parse(name, k=4).uses_grades:
             assert not changed, name
-    graded = [n for n in flat.metrics if parse(n, k=4).family.uses_grades]
+    graded = [n for n in flat.metrics if parse(n, k=4).uses_grades]
     assert all(not np.array_equal(flat.user_values[n], steep.user_values[n]) for n in graded), (
         "every graded family reads the grades"
     )

@@ -3,6 +3,7 @@ end."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -82,10 +83,24 @@ def expected_means(rows, measure, cutoff, params, graded, usage, threshold, empt
             else (sums[name][0] / sums[name][1] if sums[name][1] else Fraction(0))
             for name in values
         }
+    family = next(f for f in REGISTRY if f.name == measure)
+    if params.get("mean") == "geometric":  # trec_eval's gm_map, gm_bpref
+        return {
+            name: None if not found else Fraction(geometric_mean(found))
+            for name, found in values.items()
+        }
     return {  # exact fractions, and each float per user (nDCG) as its exact value
-        name: None if not found else sum((Fraction(v) for v in found), Fraction(0)) / len(found)
+        name: None
+        if not found
+        else sum((Fraction(v) for v in found), Fraction(0)) / (1 if family.summed else len(found))
         for name, found in values.items()
     }
+
+
+def geometric_mean(values) -> float:
+    """exp of the mean of log(max(value, 0.00001)), the logarithms' mean exact."""
+    logs = [math.log(max(float(v), 0.00001)) for v in values]
+    return math.exp(float(sum((Fraction(v) for v in logs), Fraction(0)) / len(logs)))
 
 
 def evaluate_or_none(solution, submission, k, names, empty, graded, threshold):
@@ -136,7 +151,7 @@ def check_against_reference(rows, graded, usage, threshold, empty, cutoffs, widt
             exact = expected[split] if (usage or split == "all") else None
             if exact is None:
                 assert value is None, (name, split)
-            elif not variant.family.exact:  # float64 per user: equal to 1e-12
+            elif not parse(name, k=k).exact:  # float64 per user: equal to 1e-12
                 assert abs(value - float(exact)) <= 1e-12, (name, split, value, exact)
             else:  # the correctly rounded float of the exact mean
                 assert value == float(exact), (name, split, value, exact)
@@ -191,7 +206,8 @@ def test_perfect_rankings_score_one_everywhere() -> None:
     names = [
         v.name
         for v in MEASURES
-        if all(parse(v.name, k=3).perfect(relevant, 3) == 1 for relevant in (3, 1))
+        if not v.family.summed  # a run's sum of per-user ones is no one
+        and all(parse(v.name, k=3).perfect(relevant, 3) == 1 for relevant in (3, 1))
     ]
     result = evaluate(solution, submission, k=3, metrics=names, grade_column_name="g")
     assert set(result.metrics.values()) == {1.0}
@@ -253,18 +269,21 @@ def test_wide_rankings_match_the_reference() -> None:
         rows.append((grades, predictions, "Public" if user % 3 else "Private"))
     solution, submission = frames(rows, True, True)
     defaults = [variants(family)[0] for family in REGISTRY if not family.scored]
-    names = list(dict.fromkeys(v.at(cutoff) for v in defaults for cutoff in (70, 65)))
-    result = evaluate(solution, submission, "id", k=70, metrics=names, grade_column_name="grades")
-    for name in names:
-        family = parse(name, k=70).family
-        _, _, cutoff = name.partition("@")
+    chosen = {v.at(cutoff): v for v in defaults for cutoff in (70, 65)}
+    result = evaluate(
+        solution, submission, "id", k=70, metrics=list(chosen), grade_column_name="grades"
+    )
+    for name, variant in chosen.items():
+        measure = parse(name, k=70)
+        cutoff = measure.cutoff or 70
         values = [
-            reference_value(family.name, int(cutoff or 70), {}, predictions, grades, 1, 3)
+            reference_value(variant.measure, cutoff, variant.params, predictions, grades, 1, 3)
             for grades, predictions, _ in rows
         ]
-        exact = sum((Fraction(v) for v in values), Fraction(0)) / len(values)
-        exact_at_70 = family.exact and (family.exact_max_ranks or 70) >= 70
-        tolerance = 0 if exact_at_70 else 1e-12  # float64 past the family's exact depth
+        exact = sum((Fraction(v) for v in values), Fraction(0)) / (
+            1 if measure.family.summed else len(values)
+        )
+        tolerance = 0 if measure.exact else 1e-12  # float64 past the family's exact depth
         assert abs(result.metrics[name] - float(exact)) <= tolerance, name
 
 

@@ -40,14 +40,20 @@ def _measure_names(
     every = draw(st.booleans())
     names = []
     for family in REGISTRY:
-        if (family.needs_non_relevant and not graded) or family.scored:  # GAP: refused
+        # GAP, and trec_eval's sums, geometric means and utility: refused in parts
+        refused = family.scored or family.summed or family.signed
+        if (family.needs_non_relevant and not graded) or refused:
             continue
         if not every and draw(st.integers(0, 2)):
             continue
         params = []
+        one_of = draw(st.sampled_from(family.one_of)) if family.one_of else None
         for param in family.params:
-            values = [text for text, _ in param_values(family, param)]
-            if values and (param.name != "max_grade" or max_grades) and draw(st.booleans()):
+            values = [text for text, _ in param_values(family, param) if text != "geometric"]
+            if param.name in family.one_of and param.name != one_of:
+                continue
+            drawn = (param.name != "max_grade" or max_grades) and draw(st.booleans())
+            if values and (param.required or drawn):
                 params.append(f"{param.name}={draw(st.sampled_from(values))}")
         name = family.name + (f"({','.join(params)})" if params else "")
         if family.has_cutoff and not (family.whole_row and draw(st.booleans())):
@@ -313,6 +319,13 @@ def _graded_run() -> dict:
     submission = pd.DataFrame({"id": ["u1", "u2", "u3", "u4"], "items": ["b a", "c", "x d", "e"]})
     options = {"k": 3, "metrics": ["ERR", "nERR@2", "MAP"], "grade_column_name": "grades"}
     return {"solution": solution, "submission": submission, "options": options}
+
+
+@pytest.mark.parametrize("metric", ["num_rel", "gm_map", "Utility"])
+def test_sums_geometric_means_and_signed_values_are_refused_in_parts(metric) -> None:
+    table = pd.DataFrame({"id": ["u1"], "items": ["a"]})
+    with pytest.raises(HostVisibleError, match=r"cannot be scored in parts yet: its value is"):
+        score_part(table, table, "id", metrics=[metric])
 
 
 @pytest.mark.parametrize("metric", ["ERR", "nERR@3"])

@@ -494,18 +494,21 @@ def trec_eval_ndcg_j_c(qrels: dict[str, dict[str, int]], run: dict[str, list[str
     return math.fsum(values) / len(values)
 
 
-def mind_reference(clicks: list[int], ranks: list[int]) -> tuple[Fraction, float, float]:
+def mind_reference(clicks: list[int], ranks: list[int]) -> tuple[Fraction, float, float, float]:
     """MIND's evaluate.py for one impression: scikit-learn's roc_auc_score of the clicks
-    against scores ordering the candidates by rank (no ties), and its dcg_score with
+    against scores ordering the candidates by rank (no ties), its mrr_score (the clicks
+    in score order over 1, 2, 3, ..., summed, over the clicks), and its dcg_score with
     gains 2^y - 1, discounts log2(i + 1), the ideal from the sorted clicks."""
     order = sorted(range(len(ranks)), key=lambda i: ranks[i])
     positives = [i for i in range(len(clicks)) if clicks[i]]
     negatives = [i for i in range(len(clicks)) if not clicks[i]]
     correct = sum(ranks[p] < ranks[n] for p in positives for n in negatives)
     auc = Fraction(correct, len(positives) * len(negatives)) if negatives else Fraction(1)
+    in_order = [clicks[i] for i in order]
+    mrr = math.fsum(c / (place + 1) for place, c in enumerate(in_order)) / sum(clicks)
     gains = [2.0 ** clicks[i] - 1 for i in order]
     ideal = sorted((2.0**c - 1 for c in clicks), reverse=True)
-    return auc, ndcg(gains, ideal, 5), ndcg(gains, ideal, 10)
+    return auc, mrr, ndcg(gains, ideal, 5), ndcg(gains, ideal, 10)
 
 
 @pytest.mark.parametrize("name", covers("mind"))
@@ -527,7 +530,8 @@ def test_mind_equals_the_hosts_evaluate_py(name: str) -> None:
     submission = pd.DataFrame(prediction_rows, columns=["ImpressionID", "NewsID", "rank"])
     result = scorer.evaluate(solution, submission, recipe=name)
     assert result.metrics["AUC"] == float(mean([e[0] for e in expected]))
-    for index, measure in ((1, "nDCG@5"), (2, "nDCG@10")):
+    assert list(result.metrics) == ["AUC", "MRR(ranks=all)@all", "nDCG@5", "nDCG@10"]
+    for index, measure in ((1, "MRR(ranks=all)@all"), (2, "nDCG@5"), (3, "nDCG@10")):
         reference = math.fsum(e[index] for e in expected) / len(expected)
         assert result.metrics[measure] == pytest.approx(reference, rel=1e-12)
 

@@ -231,7 +231,7 @@ def trec_files(folder: Path, seed: int) -> tuple[dict, dict, Path, Path]:
         run_lines += [
             f"{qid}\tQ0\t{d}\t{r}\t{s}\ttag" for r, (d, s) in enumerate(run_[qid].items())
         ]
-    qrel_lines.append("q0 0 d999 -1")  # in the pool, not judged: left out
+    qrel_lines.append("q0 0 d999 -1")  # in the pool, not judged: neither relevant nor judged
     run_lines.append("q_only_in_the_run Q0 d001 1 1.0 tag")  # ignored, as by trec_eval
     order = rng.permutation(len(run_lines))
     (folder / "qrels.txt").write_text("\n".join(qrel_lines) + "\n")
@@ -598,7 +598,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
                 "-m",
                 "P@2",
             ),
-            {"MAP(norm=relevant)@1000": Fraction(13, 24), "P@2": Fraction(1, 2)},
+            {"MAP(norm=relevant)@all": Fraction(13, 24), "P@2": Fraction(1, 2)},
         ),
         (
             (
@@ -613,7 +613,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
                 "--unjudged",
                 "drop",
             ),
-            {"MAP(norm=relevant)@1000": Fraction(19, 24)},
+            {"MAP(norm=relevant)@all": Fraction(19, 24)},
         ),
     ],
 )

@@ -32,6 +32,7 @@ SECTIONS = {
     "graded-examples": ("docs/measures.md", "tools.tables:graded_examples_table"),
     "disagreements": ("docs/measures.md", "tools.tables:disagreements_table"),
     "json-output": ("docs/pipelines.md", "tools.tables:json_output_sample"),
+    "borrowed-names": ("docs/measures.md", "scorer.measures.names:borrowed_table"),
 }
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -216,6 +216,9 @@ class Judgements:
         With scored predictions (one ``label confidence`` per row, read for ``GAP``):
         the rows with a prediction in the global order, confidence descending, then
         row id ascending in byte order (:func:`scored_order`).
+    pool : NonRelevant, optional
+        The ranked items in the pool but not judged (trec_eval's qrels lines judged
+        ``-1``): neither relevant nor judged, and read apart by ``infAP``.
 
     Examples
     --------
@@ -238,6 +241,7 @@ class Judgements:
     distinct: Distinct | None = None
     non_relevant: NonRelevant | None = None
     scored_order: np.ndarray | None = None
+    pool: NonRelevant | None = None
     _n_hits: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @property

@@ -48,8 +48,10 @@ from scorer.read.files import ReadLimits
 from scorer.read.inputs import TableLike, as_string_table
 from scorer.read.trec import QRELS_COLUMNS, TrecKind, read_trec
 
-#: The columns of a trec_eval file once pivoted: row id, items, grades.
+#: The columns of a trec_eval file once pivoted: row id, items, grades; and the
+#: documents judged ``-1`` (in the pool, not judged), which the checks never see.
 TREC_ROW_ID, TREC_ITEMS, TREC_GRADES = QRELS_COLUMNS
+TREC_POOL = "unjudged"
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,8 @@ class ShapedSolution:
     problems : tuple of Finding
         What the pivot found wrong (host problems, reported with the solution's others).
     n_unjudged : int
-        trec_eval qrels lines with a negative ``rel``, left out.
+        trec_eval qrels lines with a negative ``rel`` (their documents: the
+        :data:`TREC_POOL` column of a trec_eval solution).
     row_id_column_name, grade_column_name : str or None
         The columns to use (a trec_eval file's own for ``format="trec"``).
     """
@@ -103,12 +106,29 @@ def read_solution(
                 f"{options.grade_column_name!r}."
             )
         trec = read_trec(_path(data, "solution"), "qrels", HostVisibleError, limits)
+        qids, docnos, rels = trec.table.columns
+        pool_qids, pool_docnos = trec.unjudged.columns  # type: ignore[union-attr]
+        # Every query once, those judged only -1 too: the judged documents and the
+        # pool's pivoted over the same qids, each empty where the other holds a line.
+        all_qids = pa.concat_arrays([_large(qids), _large(pool_qids)])
         wide = long_solution_to_wide(
-            *trec.table.columns, item_name=TREC_ITEMS, grade_name=TREC_GRADES
+            all_qids,
+            pa.concat_arrays([_large(docnos), _blank(len(pool_qids))]),
+            pa.concat_arrays([_large(rels), _blank(len(pool_qids))]),
+            item_name=TREC_ITEMS,
+            grade_name=TREC_GRADES,
         )
-        columns = (wide.row_ids, joined_lists(wide.items), joined_lists(wide.grades))
+        pool = long_solution_to_wide(
+            all_qids, pa.concat_arrays([_blank(len(qids)), _large(pool_docnos)])
+        )
+        columns = (
+            wide.row_ids,
+            joined_lists(wide.items),
+            joined_lists(wide.grades),
+            joined_lists(pool.items),
+        )
         return ShapedSolution(
-            StringTable(QRELS_COLUMNS, columns),
+            StringTable((*QRELS_COLUMNS, TREC_POOL), columns),
             trec.problems + wide.problems,
             trec.n_unjudged,
             TREC_ROW_ID,
@@ -118,6 +138,18 @@ def read_solution(
     if options.solution_layout == "wide":
         return ShapedSolution(table, (), 0, row_id_column_name, options.grade_column_name)
     return _pivot_solution(table, options, row_id_column_name, segment_column_name)
+
+
+def _large(column: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """A column as one ``large_string`` array."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    return column.cast(pa.large_string())
+
+
+def _blank(n: int) -> pa.Array:
+    """``n`` empty strings (a row id's line with no item)."""
+    return pa.repeat(pa.scalar("", pa.large_string()), n)
 
 
 def _pivot_solution(

@@ -14,6 +14,7 @@ Examples
 """
 
 from scorer.align.judgements import Judgements
+from scorer.measures.names import DIALECTS, parse, parse_all, trec_eval_measures, trec_name
 from scorer.measures.registry import (
     REGISTRY,
     Family,
@@ -21,11 +22,10 @@ from scorer.measures.registry import (
     Param,
     UserValues,
     codabench_key,
-    parse,
-    parse_all,
 )
 
 __all__ = [
+    "DIALECTS",
     "REGISTRY",
     "Family",
     "Judgements",
@@ -35,4 +35,6 @@ __all__ = [
     "codabench_key",
     "parse",
     "parse_all",
+    "trec_eval_measures",
+    "trec_name",
 ]

@@ -8,10 +8,17 @@ the exact rational mean.
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 from scorer.align.judgements import Judgements
-from scorer.measures.average_precision import AveragePrecision, hits_average_precision
+from scorer.measures.average_precision import (
+    EXACT_MAX_WIDTH,
+    AveragePrecision,
+    hits_average_precision,
+)
 from scorer.measures.exact_means import INT64_MAX, Ratios
 
 
@@ -85,16 +92,31 @@ def f1(j: Judgements, cutoff: int) -> Ratios:
     return Ratios(*_exact_sum(2 * j.n_hits(cutoff), j.n_relevant, cutoff))
 
 
-def reciprocal_rank(j: Judgements, cutoff: int) -> Ratios:
-    """1 / the rank of the first hit within K, 0 without one.
+def reciprocal_rank(j: Judgements, cutoff: int, ranks: str = "first") -> Ratios:
+    """1 / the rank of the first hit within K, 0 without one; with ``ranks="all"``,
+    Σ 1 / rank over every hit within K, over |R| (MIND's and EB-NeRD's ``mrr_score``):
+    exact up to K = 20, past it float64 added in rank order (as AP).
 
     Examples
     --------
     >>> j = Judgements(np.array([[1, 0, 0], [0, 0, 1], [0, 0, 0]], bool), np.ones(3, int), k=3)
     >>> reciprocal_rank(j, 3).exact_mean(), reciprocal_rank(j, 2).exact_mean()
     (Fraction(4, 9), Fraction(1, 3))
+    >>> j = Judgements(np.array([[0, 1, 1]], bool), np.array([3]), k=3)
+    >>> reciprocal_rank(j, 3, "all").exact_mean()  # (1/2 + 1/3) / 3
+    Fraction(5, 18)
     """
-    return Ratios((j.n_hits(cutoff) > 0).astype(np.int64), j.first_hit_rank(cutoff))
+    if ranks == "first":
+        return Ratios((j.n_hits(cutoff) > 0).astype(np.int64), j.first_hit_rank(cutoff))
+    users, places = j.hit_entries(cutoff)
+    if cutoff > EXACT_MAX_WIDTH:
+        total = np.zeros(j.n_users)
+        np.add.at(total, users, 1.0 / (places + 1))
+        return Ratios(total, j.n_relevant.astype(np.int64))
+    scale = math.lcm(*range(1, min(cutoff, max(j.width, 1)) + 1))
+    numerator = np.zeros(j.n_users, dtype=np.int64)
+    np.add.at(numerator, users, scale // (places + 1))
+    return Ratios(numerator, j.n_relevant * scale, scale)
 
 
 def hit_rate(j: Judgements, cutoff: int) -> Ratios:
@@ -109,13 +131,18 @@ def hit_rate(j: Judgements, cutoff: int) -> Ratios:
     return Ratios((j.n_hits(cutoff) > 0).astype(np.int64), np.ones(j.n_users, dtype=np.int64))
 
 
-def r_precision(j: Judgements, cutoff: int) -> Ratios:
-    """hits within the first ``|R|`` predictions / ``|R|`` (``cutoff`` is unused).
+def r_precision(j: Judgements, cutoff: int, mult: Fraction = Fraction(1)) -> Ratios:
+    """hits within the first |R| predictions / |R| (``cutoff`` is unused); with ``mult``
+    x, hits within the first c / c, c = x·|R| + 0.9 truncated in float64 (trec_eval's
+    ``Rprec_mult``; x = 1 is ``Rprec``).
 
     Examples
     --------
     >>> j = Judgements(np.array([[1, 0, 1, 1, 0, 1, 0, 0]], bool), np.array([4]), k=8)
-    >>> r_precision(j, 8).exact_mean()
-    Fraction(3, 4)
+    >>> r_precision(j, 8).exact_mean(), r_precision(j, 8, Fraction(3, 2)).exact_mean()
+    (Fraction(3, 4), Fraction(2, 3))
     """
-    return Ratios(j.n_hits_within(j.n_relevant), j.n_relevant)
+    depth = j.n_relevant
+    if mult != 1:
+        depth = np.trunc(float(mult) * depth.astype(np.float64) + 0.9).astype(np.int64)
+    return Ratios(j.n_hits_within(depth), depth)

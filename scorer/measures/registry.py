@@ -1,10 +1,11 @@
-"""The one registry of measures, and the parser of their names.
+"""The one registry of measures: every family, and the parsed :class:`Measure`.
 
 Names are written ``Name(param=value,...)@cutoff`` (ir_measures' syntax), matched
 without regard to case; a parsed :class:`Measure` prints back to its canonical name
-(``str(parse("ndcg@10")) == "nDCG@10"``). The parser, the command line's help, the
-Codabench keys, the EvalAI entries and the docs' table all read :data:`REGISTRY`:
-adding a measure is one pure function over
+(``str(parse("ndcg@10")) == "nDCG@10"``), which parses back to it. The parser
+(:mod:`scorer.measures.names`, with the names trec_eval and ir_measures give the
+families), the command line's help, the Codabench keys, the EvalAI entries and the
+docs' tables all read :data:`REGISTRY`: adding a measure is one pure function over
 :class:`~scorer.align.judgements.Judgements` plus one :class:`Family` here.
 """
 
@@ -12,171 +13,33 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from scorer.align.judgements import Judgements
-from scorer.constraints import Choices, Constraint, Interval
-from scorer.errors import HostVisibleError
-from scorer.measures import binary, global_precision, graded, pairs, sets
+from scorer.constraints import Choices, Interval
+from scorer.measures import binary, global_precision, graded, pairs, sets, trec
+from scorer.measures.aggregates import GeometricMean, Total
 from scorer.measures.average_precision import EXACT_MAX_WIDTH
 from scorer.measures.exact_means import ExactMean, Floats, MicroRatios
+from scorer.measures.family import (
+    AVG,
+    MEAN,
+    RETRIEVED_SHARE,
+    Example,
+    Family,
+    Param,
+    Perfect,
+    _retrieved_share,
+)
 from scorer.measures.global_precision import GlobalPrecision
+from scorer.options import WHOLE_ROW
 
-UserValues = ExactMean | Floats | GlobalPrecision
+UserValues = ExactMean | Floats | GlobalPrecision | Total | GeometricMean
 
-
-@dataclass(frozen=True)
-class Param:
-    """One parameter of a measure family.
-
-    Attributes
-    ----------
-    name : str
-    constraint : Constraint
-        Its allowed values (:mod:`scorer.constraints`): the check of a value written in
-        a name, its message, the docs' wording and the values tests try.
-    default : str, int, Fraction or None
-        The value when the name does not give one (``None``: from the data).
-    metavar : str
-        The letter the help and the docs write for a number (``B``, ``G``).
-    default_doc : str
-        The default in words, when it comes from the data.
-    """
-
-    name: str
-    constraint: Constraint
-    default: str | int | Fraction | None
-    metavar: str = ""
-    default_doc: str = ""
-
-    def check_text(self, family: str, text: str, whole: str) -> Any:
-        """The value written in the name ``whole``, or a :class:`HostVisibleError`."""
-        return self.constraint.check_text(self.name, text, family, whole)
-
-    def text(self, value: Any) -> str:
-        """The value as a name writes it (``Fraction(1, 2)``: ``0.5``)."""
-        return self.constraint.text(value)
-
-    def shown(self) -> str:
-        """The values as the help writes them: ``exp|linear``, or the metavar."""
-        if isinstance(self.constraint, Choices):
-            return "|".join(self.constraint.values)
-        return self.metavar
-
-    def docs(self) -> str:
-        """The parameter in the docs' table of measures."""
-        if isinstance(self.constraint, Choices):
-            return f"`{self.name}=" + "` | `".join(self.constraint.values) + "`"
-        default = self.default_doc or self.text(self.default)
-        return f"`{self.name}={self.metavar}` ({self.constraint.wording()}, default {default})"
-
-
-AVG = Param("avg", Choices(("macro", "micro")), "macro")
-"""``avg=macro`` (the mean of per-row values) or ``avg=micro`` (Σ numerators /
-Σ denominators over the scored rows): declared by each family whose per-row value is
-a natural ratio of counts."""
-
-
-@dataclass(frozen=True)
-class Example:
-    """A worked example, checked by a test through ``evaluate``.
-
-    Attributes
-    ----------
-    measure : str
-        The measure as written, e.g. ``"MAP(norm=hits)@4"`` (parsed as any name is).
-    ranked : str
-        Each user's ranked predictions as grades in rank order (``0``: not relevant),
-        users separated by ``" | "``: ``"1 0 1 1 0 1 0 0"``. Grades above 1 give the
-        solution a grade column (then a ``0`` is a judged, non-relevant item).
-    relevant : int or tuple of int
-        Each user's |R| (one for all users, or one per user), retrieved or not; the
-        relevant items no prediction retrieves have grade ``missed_grade``.
-    value : Fraction or float
-        The exact value (a ``Fraction``) for an exact family, else the float to
-        ``tolerance``.
-    tolerance : float
-        ``0`` for an exact value.
-    missed_grade : int
-        The grade of each relevant item the ranking misses (``0``, with
-        ``judged_zeros``: judged, non-relevant items the ranking misses).
-    judged_zeros : bool
-        Give the solution a grade column even without a grade above 1, so that each
-        ``0`` is a judged, non-relevant item (the pair measures need them).
-    confidences : str
-        For a measure of scored predictions (``GAP``): each user's confidence, users
-        separated by ``" | "`` as in ``ranked`` (``"-"`` for a user without a
-        prediction, whose ranking is empty).
-    empty_ground_truth : str
-        The run's ``empty_ground_truth`` (``"zero"`` keeps users with |R| = 0).
-    """
-
-    measure: str
-    ranked: str
-    relevant: int | tuple[int, ...]
-    value: Fraction | float
-    tolerance: float = 0.0
-    missed_grade: int = 1
-    judged_zeros: bool = False
-    confidences: str = ""
-    empty_ground_truth: str = "skip"
-
-    def rankings(self) -> list[list[int]]:
-        """Each user's grades in rank order.
-
-        Examples
-        --------
-        >>> Example("MRR@2", "1 0 | 0 1", 1, Fraction(3, 4)).rankings()
-        [[1, 0], [0, 1]]
-        """
-        return [[int(g) for g in user.split()] for user in self.ranked.split("|")]
-
-    def relevant_counts(self) -> list[int]:
-        """Each user's |R|.
-
-        Examples
-        --------
-        >>> Example("R@2", "1 | 0", (1, 10), Fraction(1, 2)).relevant_counts()
-        [1, 10]
-        """
-        if isinstance(self.relevant, int):
-            return [self.relevant] * len(self.rankings())
-        return list(self.relevant)
-
-    def graded(self) -> bool:
-        """Whether the example needs a grade column (a grade above 1)."""
-        grades = [g for user in self.rankings() for g in user]
-        return self.judged_zeros or max([*grades, self.missed_grade]) > 1
-
-
-@dataclass(frozen=True)
-class Perfect:
-    """The value of a perfect ranking under binary relevance.
-
-    Attributes
-    ----------
-    text : str
-        The value in words, for the docs' table.
-    value : callable
-        ``value(relevant, cutoff, **params)``: the value for a user with |R| =
-        ``relevant`` whose first ``min(relevant, cutoff)`` predictions are relevant
-        (``cutoff``: the run's ``k`` for a family without one); a ``Fraction`` for an
-        exact family, a float for a float family.
-    """
-
-    text: str
-    value: Callable[..., Fraction | float]
-
-
-def _one(relevant: int, cutoff: int, **params: Any) -> Fraction:
-    return Fraction(1)
-
-
-def _retrieved_share(relevant: int, cutoff: int) -> Fraction:
-    return Fraction(min(relevant, cutoff), relevant)
+__all__ = ["AVG", "MEAN", "REGISTRY", "Example", "Family", "Measure", "Param", "Perfect"]
 
 
 def _perfect_err(relevant: int, cutoff: int, max_grade: int | None = None) -> Fraction:
@@ -185,8 +48,11 @@ def _perfect_err(relevant: int, cutoff: int, max_grade: int | None = None) -> Fr
     return sum((Fraction(1, i) * stop * (1 - stop) ** (i - 1) for i in ranks), Fraction(0))
 
 
-def _perfect_set_f(relevant: int, cutoff: int, beta: Fraction = Fraction(1)) -> Fraction:
-    found, square = min(relevant, cutoff), Fraction(beta) ** 2
+def _perfect_set_f(
+    relevant: int, cutoff: int, beta: Fraction = Fraction(1), beta2: Fraction | None = None
+) -> Fraction:
+    found = min(relevant, cutoff)
+    square = Fraction(beta) ** 2 if beta2 is None else Fraction(beta2)
     return (1 + square) * found / (square * relevant + found)
 
 
@@ -199,92 +65,33 @@ def _perfect_dcg(
     return total
 
 
-ONE = Perfect("1", _one)
-RETRIEVED_SHARE = Perfect(
-    "min(|R|,K) / |R|", lambda relevant, cutoff, **params: _retrieved_share(relevant, cutoff)
-)
+def _perfect_r_precision(relevant: int, cutoff: int, mult: Fraction) -> Fraction:
+    depth = relevant if mult == 1 else math.trunc(float(mult) * relevant + 0.9)
+    return F(min(depth, relevant, cutoff), depth) if depth else F(0)
 
 
-@dataclass(frozen=True)
-class Family:
-    """A measure family: its name, parameters, maths, properties and documentation.
+def _perfect_infap(relevant: int, cutoff: int) -> float:
+    total, epsilon = 0.0, trec.INFAP_EPSILON
+    for rank in range(min(relevant, cutoff)):  # every item above is relevant: n = 0
+        if rank == 0:
+            total += 1.0
+        else:
+            i = float(rank)
+            total += 1.0 / (i + 1.0) + (i / (i + 1.0)) * (i / i) * (
+                (i + epsilon) / (i + 2 * epsilon)
+            )
+    return total / relevant
 
-    Attributes
-    ----------
-    name : str
-        The canonical name, e.g. ``"nDCG"``.
-    aliases : tuple of str
-        Other accepted names (matched without regard to case, as the name is).
-    compute : callable
-        ``compute(judgements, cutoff, **params)``: the per-user values.
-    params : tuple of Param
-    has_cutoff : bool
-        ``False`` for ``RPrec``, whose depth is each user's ``|R|``.
-    whole_row : bool
-        Without ``@K`` the measure reads the whole row (printed without a cut-off):
-        the set measures. Else the cut-off defaults to ``k``.
-    exact : bool
-        Whether the values are exact fractions (else float64, as nDCG).
-    exact_max_ranks : int or None
-        For a cut-off K past this, an exact family is float64 per user with a
-        correctly rounded mean (AP past 20, ERR past 256), whatever the rows' widths:
-        K alone decides, never the data; ``None``: exact at any depth.
-    bounded : bool
-        Whether every value lies in [0, 1].
-    uses_grades : bool
-        Whether the values read the grades themselves (else only whether a grade
-        reaches the relevance threshold).
-    perfect : Perfect
-        The value of a perfect ranking (1 for most families).
-    definition : str
-        One line for the command line's help and the docs' table.
-    examples : tuple of Example
-        Worked examples with their exact values, checked by a test and shown in the
-        docs' table.
-    exponential : callable
-        ``exponential(**params)``: whether the gains are ``2^grade - 1`` (then grades
-        stop at 30; linear gains take grades up to 2^31).
-    needs_non_relevant : bool
-        Whether the values need judged, non-relevant items (a grade below the
-        threshold, or candidates that are not relevant): a solution with neither is
-        refused (``AUC``).
-    scored : bool
-        Whether it reads each submission cell as one scored prediction,
-        ``label confidence`` (``GAP``): its values are then no mean over rows.
-    reads : str
-        For a family without a cut-off, what of each ranking it reads (the message
-        refusing a cut-off says it).
 
-    A family declares ``avg=macro|micro`` by listing :data:`AVG` among its ``params``
-    (its values must then be the natural parts of a ratio of counts).
-    """
+def _perfect_iprec(relevant: int, cutoff: int, recall: Fraction) -> Fraction:
+    needed = math.floor(float(recall) * relevant + 0.5)
+    return F(1) if needed <= min(relevant, cutoff) and min(relevant, cutoff) else F(0)
 
-    name: str
-    aliases: tuple[str, ...]
-    compute: Callable[..., UserValues]
-    params: tuple[Param, ...] = ()
-    has_cutoff: bool = True
-    exact: bool = True
-    exact_max_ranks: int | None = None
-    bounded: bool = True
-    uses_grades: bool = False
-    perfect: Perfect = ONE
-    definition: str = ""
-    examples: tuple[Example, ...] = ()
-    whole_row: bool = False
-    exponential: Callable[..., bool] = lambda **params: False
-    needs_non_relevant: bool = False
-    reads: str = ""
-    scored: bool = False
 
-    def param(self, name: str) -> Param | None:
-        """The parameter of this name (case-insensitive), if any."""
-        return next((p for p in self.params if p.name == name.lower()), None)
-
-    @property
-    def micro(self) -> bool:
-        """Whether the family takes ``avg=micro``."""
-        return AVG in self.params
+def _perfect_ndcg_rel(relevant: int, cutoff: int) -> float:
+    found = min(relevant, cutoff)
+    whole = _perfect_dcg(relevant, cutoff, "linear") / _perfect_dcg(relevant, relevant, "linear")
+    return (found + (relevant - found) * whole) / relevant
 
 
 RUNNING = "1 0 1 1 0 1 0 0"  # the running example, with |R| = 4
@@ -298,6 +105,8 @@ DISCOUNT = Param("discount", Choices(graded.DISCOUNTS), "log2_i_plus_1")
 MAX_GRADE = Param(
     "max_grade", Interval(int, 0, graded.ERR_MAX_GRADE), None, "G", "the solution's largest grade"
 )
+POSITIVE = Interval(Fraction, 0, None, "neither")
+PERSISTENCE = Param("p", Interval(Fraction, 0, 1, "neither"), Fraction(9, 10), "P")
 # GAP: one prediction per row; by confidence the order is rows 2 (hit), 0 (miss),
 # 1 (hit), 3 (a false positive: |R| = 0): (1/1 + 2/3) / 4, M = 4 (row 4 has no
 # prediction and still counts).
@@ -319,15 +128,16 @@ REGISTRY: tuple[Family, ...] = (
         "MAP",
         ("ap",),
         binary.mean_average_precision,
-        (Param("norm", Choices(("min_k", "relevant", "hits")), "min_k"),),
+        (Param("norm", Choices(("min_k", "relevant", "hits")), "min_k"), MEAN),
         exact_max_ranks=EXACT_MAX_WIDTH,
         perfect=Perfect(
             "1; min(|R|,K) / |R| with `norm=relevant`",
-            lambda relevant, cutoff, norm: (
+            lambda relevant, cutoff, norm, **params: (
                 _retrieved_share(relevant, cutoff) if norm == "relevant" else F(1)
             ),
         ),
-        definition="AP@K, divided by min(|R|,K), |R| (trec_eval map_cut) or the hits",
+        definition="AP@K, divided by min(|R|,K), |R| (trec_eval map_cut) or the hits; "
+        "`mean=geometric`: the run's value is trec_eval's geometric mean (gm_map)",
         examples=(
             Example("MAP@4", RUNNING, 4, F(29, 48)),
             Example("MAP(norm=relevant)@4", RUNNING, 4, F(29, 48)),
@@ -335,6 +145,8 @@ REGISTRY: tuple[Family, ...] = (
             Example("MAP@8", RUNNING, 4, F(37, 48)),
             Example("MAP@10", "1 1 1 1 1 1 1 1 1 1", 15, F(1)),
             Example("MAP(norm=relevant)@10", "1 1 1 1 1 1 1 1 1 1", 15, F(2, 3)),
+            # gm_map: exp((log(1/2) + log(0.00001)) / 2), the second user finding nothing
+            Example("MAP(mean=geometric)@2", "0 1 | 0 0", 1, 0.002236067977, 1e-12),
         ),
     ),
     Family(
@@ -346,6 +158,7 @@ REGISTRY: tuple[Family, ...] = (
             "min(|R|,K) / K",
             lambda relevant, cutoff: F(min(relevant, cutoff), cutoff),
         ),
+        needs_cutoff=True,
         definition="hits / K (a short row still divides by K, as trec_eval)",
         examples=(
             Example("P@4", RUNNING, 4, F(3, 4)),
@@ -382,6 +195,7 @@ REGISTRY: tuple[Family, ...] = (
             "2·min(|R|,K) / (K + |R|)",
             lambda relevant, cutoff: F(2 * min(relevant, cutoff), cutoff + relevant),
         ),
+        needs_cutoff=True,
         definition="2·P·R / (P + R) = 2·hits / (K + |R|), 0 without a hit",
         examples=(
             Example("F1@4", RUNNING, 4, F(3, 4)),
@@ -395,10 +209,22 @@ REGISTRY: tuple[Family, ...] = (
         "MRR",
         ("rr", "recip_rank"),
         binary.reciprocal_rank,
-        definition="1 / rank of the first hit within K, 0 without one",
+        (Param("ranks", Choices(("first", "all")), "first"),),
+        exact_max_ranks=lambda ranks="first", **params: EXACT_MAX_WIDTH if ranks == "all" else None,
+        perfect=Perfect(
+            "1; Σ_{i≤min(|R|,K)} 1/i / |R| with `ranks=all`",
+            lambda relevant, cutoff, ranks: (
+                F(1)
+                if ranks == "first"
+                else sum((F(1, i) for i in range(1, min(relevant, cutoff) + 1)), F(0)) / relevant
+            ),
+        ),
+        definition="1 / rank of the first hit within K, 0 without one; `ranks=all`: Σ 1 / rank "
+        "over every hit within K, over |R| (MIND's and EB-NeRD's MRR; float64 for K over 20)",
         examples=(
             Example("MRR@8", RUNNING, 4, F(1)),
             Example("MRR@4", THREE_USERS, 1, F(4, 9)),
+            Example("MRR(ranks=all)@8", RUNNING, 4, F(7, 16)),  # (1 + 1/3 + 1/4 + 1/6) / 4
         ),
     ),
     Family(
@@ -417,14 +243,15 @@ REGISTRY: tuple[Family, ...] = (
         "RPrec",
         ("r_prec", "rprecision", "r-precision"),
         binary.r_precision,
-        (AVG,),
+        (Param("mult", Interval(Fraction, 0, None, "left"), F(1), "M"), AVG),
         has_cutoff=False,
         reads="each user's first |R| predictions",
         perfect=Perfect(
             "min(|R|,k) / |R|: 1 unless |R| is above the row's k",
-            lambda relevant, cutoff: _retrieved_share(relevant, cutoff),
+            lambda relevant, cutoff, mult: _perfect_r_precision(relevant, cutoff, mult),
         ),
-        definition="hits within the first |R| predictions / |R| (no cut-off)",
+        definition="hits within the first |R| predictions / |R| (no cut-off); `mult=x`: hits "
+        "within the first c / c, c = x·|R| + 0.9 truncated (trec_eval's Rprec_mult)",
         examples=(
             Example("RPrec", RUNNING, 4, F(3, 4)),
             Example("RPrec", "1 0 | 0 1 1", (1, 3), F(5, 6)),
@@ -433,7 +260,7 @@ REGISTRY: tuple[Family, ...] = (
     ),
     Family(
         "nDCG",
-        ("ndcg_cut",),
+        (),
         graded.ndcg,
         (GAIN, DISCOUNT, Param("ideal", Choices(("truth", "hits")), "truth")),
         exact=False,
@@ -516,11 +343,13 @@ REGISTRY: tuple[Family, ...] = (
         "SetP",
         ("set_p", "set_precision"),
         sets.set_precision,
-        (AVG,),
+        (Param("norm", Choices(("retrieved", "min")), "retrieved"), AVG),
         whole_row=True,
-        definition="|S∩R| / |S|, S the row's distinct items (or its first K), 0 for an empty S",
+        definition="|S∩R| / |S|, S the row's distinct items (or its first K), 0 for an empty S; "
+        "`norm=min`: |S∩R| / min(|S|,|R|) (trec_eval's set_relative_P)",
         examples=(
             Example("SetP", PIN, 2, F(1, 3)),
+            Example("SetP(norm=min)", PIN, 2, F(1, 2)),
             Example("SetP@2", PIN, 2, F(1, 2)),
             Example("SetP", TWO_ROWS, 2, F(2, 3)),
             Example("SetP(avg=micro)", TWO_ROWS, 2, F(3, 5)),
@@ -544,11 +373,18 @@ REGISTRY: tuple[Family, ...] = (
         "SetF",
         ("set_f", "set_f1", "setf1"),
         sets.set_f,
-        (Param("beta", Interval(Fraction, 0, None, "neither"), F(1), "B"), AVG),
+        (
+            Param("beta", POSITIVE, F(1), "B"),
+            Param("beta2", POSITIVE, None, "B2"),
+            AVG,
+        ),
         whole_row=True,
         perfect=Perfect("(1+β²)·min(|R|,K) / (β²|R| + min(|R|,K))", _perfect_set_f),
-        definition="(1+β²)·|S∩R| / (β²|R| + |S|), 0 without a hit (β = 1: 2|S∩R| / (|R| + |S|))",
+        definition="(1+β²)·|S∩R| / (β²|R| + |S|), 0 without a hit (β = 1: 2|S∩R| / (|R| + |S|)); "
+        "`beta2` gives β² itself (trec_eval's set_F.X: β² = X; set_F.4 is SetF(beta=2))",
+        one_of=("beta", "beta2"),
         examples=(
+            Example("SetF(beta2=2)", PIN, 2, F(3, 7)),  # trec_eval's set_F.2
             Example("SetF", PIN, 2, F(2, 5)),  # F1@10 of the same row: 2/12
             Example("SetF(beta=2)", PIN, 2, F(5, 11)),
             Example("SetF(beta=0.5)", PIN, 2, F(5, 14)),
@@ -612,16 +448,323 @@ REGISTRY: tuple[Family, ...] = (
             ),
         ),
     ),
+    Family(
+        "Bpref",
+        (),
+        trec.bpref,
+        (MEAN,),
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        perfect=RETRIEVED_SHARE,
+        definition="Σ over the relevant items ranked of 1 - min(n, |R|) / min(N, |R|), n the "
+        "judged non-relevant items above it, N all of them (1 while n = 0), over |R| "
+        "(trec_eval's bpref; unjudged items are skipped; `mean=geometric`: gm_bpref)",
+        examples=(
+            Example("Bpref", RUNNING, 4, F(3, 4), judged_zeros=True),  # (1 + 3/4 + 3/4 + 1/2) / 4
+            Example("Bpref", RUNNING, 4, F(1)),  # nothing judged non-relevant
+            # gm_bpref: exp((log 1 + log 0.00001) / 2)
+            Example(
+                "Bpref(mean=geometric)", "1 0 | 0 1", 1, 0.003162277660, 1e-12, judged_zeros=True
+            ),
+        ),
+    ),
+    Family(
+        "infAP",
+        (),
+        trec.inferred_average_precision,
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        exact=False,
+        perfect=Perfect(
+            "just below min(|R|,k) / |R| (the ε terms)",
+            lambda relevant, cutoff: _perfect_infap(relevant, cutoff),
+        ),
+        definition="inferred AP (Yilmaz and Aslam) in trec_eval's operations: at the relevant "
+        "item of 0-based rank i > 0, 1/(i+1) + (i/(i+1))·((r-1+n)/i)·((r-1+ε)/(r-1+n+2ε)), r "
+        "its place among the hits, n the judged non-relevant items above, ε = 0.00001; 1 at "
+        "rank 0; over |R| (unjudged items skipped)",
+        examples=(
+            Example("infAP", RUNNING, 4, 0.770833041668, 1e-12, judged_zeros=True),
+            Example("infAP", "0 1", 1, 0.5000049999, 1e-10, judged_zeros=True),
+        ),
+    ),
+    Family(
+        "IPrec",
+        (),
+        trec.interpolated_precision,
+        (Param("recall", Interval(Fraction, 0, 1), None, "X", required=True),),
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        perfect=Perfect(
+            "1 while recall·|R| rounds to at most min(|R|,k), else 0",
+            lambda relevant, cutoff, recall: _perfect_iprec(relevant, cutoff, recall),
+        ),
+        definition="interpolated precision at a recall level: c = recall·|R| rounded half away "
+        "from zero (in float64, as trec_eval 10), the best precision i / rank_i over the "
+        "hits from the max(c,1)-th on; 0 when fewer than c are ranked (iprec_at_recall)",
+        examples=(
+            Example("IPrec(recall=0)", RUNNING, 4, F(1)),
+            Example("IPrec(recall=0.5)", RUNNING, 4, F(3, 4)),
+            Example("IPrec(recall=1)", RUNNING, 4, F(2, 3)),
+            Example("IPrec(recall=1)", RUNNING, 5, F(0)),
+        ),
+    ),
+    Family(
+        "IPrecAvg",
+        (),
+        trec.interpolated_precision_mean,
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        perfect=Perfect(
+            "the share of the 11 levels that min(|R|,k) relevant items reach",
+            lambda relevant, cutoff: (
+                sum((_perfect_iprec(relevant, cutoff, level) for level in trec.RECALL_LEVELS), F(0))
+                / len(trec.RECALL_LEVELS)
+            ),
+        ),
+        definition="the mean of IPrec at recall 0, 0.1, ..., 1 (trec_eval's 11pt_avg)",
+        examples=(Example("IPrecAvg", RUNNING, 4, F(109, 132)),),
+    ),
+    Family(
+        "BinG",
+        (),
+        trec.binary_gain,
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        exact=False,
+        perfect=RETRIEVED_SHARE,
+        definition="Σ over the relevant items ranked of 1 / log2(2 + the items above it that "
+        "are not relevant), over |R| (trec_eval's binG)",
+        examples=(Example("BinG", RUNNING, 4, 0.690464876786, 1e-12),),
+    ),
+    Family(
+        "G",
+        (),
+        trec.gain,
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        exact=False,
+        uses_grades=True,
+        perfect=RETRIEVED_SHARE,
+        definition="Σ over the ranked items of grade g > 0 of g / log2(2 + C_i - S_i), S_i the "
+        "grades up to rank i, C_i the ideal ordering's grades up to rank i each counted as at "
+        "least 1; over the sum of the judged grades (trec_eval's G)",
+        examples=(
+            Example("G", RUNNING, 4, 0.690464876786, 1e-12),
+            Example("G", GRADED, 3, 0.938488292262, 1e-12),
+        ),
+    ),
+    Family(
+        "nDCGRel",
+        (),
+        trec.ndcg_at_relevant,
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        exact=False,
+        uses_grades=True,
+        perfect=Perfect(
+            "(m + (|R| - m)·DCG(m) / IDCG(|R|)) / |R|, m = min(|R|,k)",
+            lambda relevant, cutoff: _perfect_ndcg_rel(relevant, cutoff),
+        ),
+        definition="nDCG (linear gains) at each ranked item of grade above 0, each such item "
+        "not ranked counting the whole ranking's nDCG, over the judged items of grade above "
+        "0 (trec_eval's ndcg_rel)",
+        examples=(
+            Example("nDCGRel", RUNNING, 4, 0.837592372766, 1e-12),
+            Example("nDCGRel", GRADED, 3, 0.995147312948, 1e-12),
+        ),
+    ),
+    Family(
+        "RnDCG",
+        (),
+        trec.ndcg_at_levels,
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        exact=False,
+        uses_grades=True,
+        perfect=Perfect(
+            "DCG(min(|R|,k)) / IDCG(|R|)",
+            lambda relevant, cutoff: (
+                _perfect_dcg(relevant, cutoff, "linear")
+                / _perfect_dcg(relevant, relevant, "linear")
+            ),
+        ),
+        definition="the mean of nDCG (linear gains) at each R-level, where the ideal "
+        "ordering's grade drops, the ranking's DCG stopping at its length, and at that "
+        "length when it is above the judged items of grade above 0 plus 1; 0 without a "
+        "relevant item (trec_eval's Rndcg)",
+        examples=(
+            Example("RnDCG", RUNNING, 4, 0.823225701015, 1e-12),
+            Example("RnDCG", GRADED, 3, 0.964999667374, 1e-12),
+        ),
+    ),
+    Family(
+        "RBP",
+        (),
+        trec.rank_biased_precision,
+        (
+            PERSISTENCE,
+            Param("gain", Choices(("graded", "binary")), "graded"),
+        ),
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        exact=False,
+        uses_grades=lambda gain="graded", **params: gain == "graded",
+        perfect=Perfect(
+            "1 - p^min(|R|,k)",
+            lambda relevant, cutoff, p, gain: 1.0 - float(p) ** min(relevant, cutoff),
+        ),
+        definition="rank-biased precision (1 - p) Σ_i gain_i p^(i-1): gains the grades over "
+        "the user's largest judged grade when that is above 1 (trec_eval's rbp), or "
+        "`gain=binary` 1 for a relevant item (ir_measures' RBP(rel=...))",
+        examples=(
+            Example("RBP(p=0.8)", RUNNING, 4, 0.495936, 1e-12),
+            Example("RBP(p=0.5)", GRADED, 3, 0.6875, 1e-12),
+            Example("RBP(p=0.5,gain=binary)", GRADED, 3, 0.8125, 1e-12),
+        ),
+    ),
+    Family(
+        "RBPResidual",
+        (),
+        trec.rank_biased_residual,
+        (PERSISTENCE,),
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        exact=False,
+        bounded=False,  # at most 1, but p^n + (1 - p) Σ p^i may round just past it
+        perfect=Perfect("0 (nothing unjudged)", lambda relevant, cutoff, p: 0.0),
+        definition="with an unjudged item ranked, p^n + (1 - p) Σ p^(i-1) over the unjudged "
+        "items' ranks i, n the ranking's length: how much RBP could still rise; else 0 "
+        "(trec_eval's rbp_resid)",
+        examples=(
+            Example("RBPResidual(p=0.5)", "1 0 1 0", 2, 0.375, 1e-12, missed_grade=0),
+            Example("RBPResidual", "1 0", 1, 0.0, 1e-12, judged_zeros=True),
+        ),
+    ),
+    Family(
+        "Unjudged",
+        ("unj",),
+        trec.unjudged_share,
+        needs_cutoff=True,
+        perfect=Perfect("0", lambda relevant, cutoff: F(0)),
+        definition="the unjudged items within the first K ranks, over K (trec_eval's unj)",
+        examples=(
+            Example("Unjudged@4", RUNNING, 4, F(1, 4)),
+            Example("Unjudged@4", RUNNING, 4, F(0), judged_zeros=True),
+        ),
+    ),
+    Family(
+        "Judged",
+        (),
+        trec.judged_share,
+        definition="the judged items among the first min(K, n) ranked (n the row's length), "
+        "over min(K, n) (ir_measures' Judged@K)",
+        examples=(
+            Example("Judged@4", RUNNING, 4, F(3, 4)),
+            Example("Judged@10", "0 1", 1, F(1), judged_zeros=True),
+        ),
+    ),
+    Family(
+        "Utility",
+        (),
+        trec.utility,
+        tuple(
+            Param(name, Interval(Fraction, -(10**4), 10**4, "neither"), F(value), name.upper())
+            for name, value in (("a", 1), ("b", -1), ("c", 0), ("d", 0))
+        ),
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        bounded=False,
+        signed=True,
+        perfect=Perfect(
+            "a·m + c·(|R| - m) - d·|R|, m = min(|R|,k)",
+            lambda relevant, cutoff, a, b, c, d: (
+                a * min(relevant, cutoff) + c * (relevant - min(relevant, cutoff)) - d * relevant
+            ),
+        ),
+        definition="a·(relevant ranked) + b·(others ranked) + c·(relevant not ranked) + "
+        "d·(others not ranked), the last over a collection of 0 items as trec_eval without -N "
+        "(trec_eval's utility)",
+        examples=(
+            Example("Utility", RUNNING, 4, F(0)),
+            Example("Utility(b=-0.5,c=-1)", RUNNING, 5, F(1)),
+        ),
+    ),
+    Family(
+        "SetAP",
+        (),
+        sets.set_average_precision,
+        whole_row=True,
+        perfect=RETRIEVED_SHARE,
+        definition="|S∩R|² / (|S|·|R|): SetP times SetR (trec_eval's set_map)",
+        examples=(Example("SetAP", PIN, 2, F(1, 6)), Example("SetAP@2", PIN, 2, F(1, 4))),
+    ),
+    Family(
+        "NumQ",
+        (),
+        trec.count_query,
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        bounded=False,
+        summed=True,
+        perfect=Perfect("1", lambda relevant, cutoff: F(1)),
+        definition="1 per user: the run's value, their sum, is the number of users scored "
+        "(trec_eval's num_q)",
+        examples=(Example("NumQ", THREE_USERS, 1, F(3)),),
+    ),
+    Family(
+        "NumRet",
+        (),
+        trec.count_retrieved,
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        bounded=False,
+        summed=True,
+        perfect=Perfect("min(|R|,k)", lambda relevant, cutoff: F(min(relevant, cutoff))),
+        definition="the distinct items ranked (trec_eval's num_ret); "
+        "the run's value is their sum over users, not their mean",
+        examples=(Example("NumRet", RUNNING, 4, F(8)),),
+    ),
+    Family(
+        "NumRel",
+        (),
+        trec.count_relevant,
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        bounded=False,
+        summed=True,
+        perfect=Perfect("|R|", lambda relevant, cutoff: F(relevant)),
+        definition="|R| (trec_eval's num_rel); "
+        "the run's value is their sum over users, not their mean",
+        examples=(Example("NumRel", THREE_USERS, 1, F(3)),),
+    ),
+    Family(
+        "NumRelRet",
+        (),
+        trec.count_relevant_retrieved,
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        bounded=False,
+        summed=True,
+        perfect=Perfect("min(|R|,k)", lambda relevant, cutoff: F(min(relevant, cutoff))),
+        definition="the relevant items ranked (trec_eval's num_rel_ret); "
+        "the run's value is their sum over users, not their mean",
+        examples=(Example("NumRelRet", THREE_USERS, 1, F(2)),),
+    ),
+    Family(
+        "NumNonRelJudgedRet",
+        (),
+        trec.count_non_relevant_retrieved,
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        bounded=False,
+        summed=True,
+        perfect=Perfect("0", lambda relevant, cutoff: F(0)),
+        definition="the judged non-relevant items ranked (trec_eval's num_nonrel_judged_ret); "
+        "the run's value is their sum over users, not their mean",
+        examples=(Example("NumNonRelJudgedRet", RUNNING, 4, F(4), judged_zeros=True),),
+    ),
 )
-
-_BY_NAME: dict[str, Family] = {
-    name.lower(): family for family in REGISTRY for name in (family.name, *family.aliases)
-}
-_SYNTAX = re.compile(
-    r"\s*(?P<name>[A-Za-z][\w\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>[^@]*?))?\s*"
-)
-_MAX_NAME_CHARS = 200
-_EXAMPLES = "e.g. 'MAP@12', 'nDCG(gain=linear)@10', 'R(norm=min_k)@20', 'RPrec'"
 
 
 @dataclass(frozen=True)
@@ -634,14 +777,18 @@ class Measure:
     params : tuple of (str, value) pairs
         Every parameter of the family, in registry order, with its value.
     cutoff : int or None
-        ``None`` for families without a cut-off (``RPrec``), and for a set measure
-        written without one (the whole row).
+        ``None`` for families without a cut-off (``RPrec``), for a set measure written
+        without one (the whole row), and for a measure over the whole ranking
+        (printed ``@all``: trec_eval's ``map``, ``ndcg``).
 
     Examples
     --------
+    >>> from scorer.measures import parse
     >>> m = parse("ndcg(GAIN=Linear)@10", k=10)
     >>> str(m), m.key, m.params[0]
     ('nDCG(gain=linear)@10', 'ndcg_gain_linear_at_10', ('gain', 'linear'))
+    >>> str(parse("ndcg", dialect="trec"))
+    'nDCG(gain=linear)@all'
     """
 
     family: Family
@@ -652,7 +799,9 @@ class Measure:
         pairs = zip(self.params, self.family.params, strict=True)
         shown = [f"{name}={p.text(value)}" for (name, value), p in pairs if value != p.default]
         text = self.family.name + (f"({','.join(shown)})" if shown else "")
-        return text if self.cutoff is None else f"{text}@{self.cutoff}"
+        if self.cutoff is not None:
+            return f"{text}@{self.cutoff}"
+        return f"{text}@all" if self.family.has_cutoff and not self.family.whole_row else text
 
     def __repr__(self) -> str:
         return f"Measure({str(self)!r})"
@@ -668,18 +817,32 @@ class Measure:
         non-alphanumerics -> ``_`` (``nDCG(gain=linear)@10`` -> ``ndcg_gain_linear_at_10``)."""
         return codabench_key(str(self))
 
+    @property
+    def exact(self) -> bool:
+        """Whether the run's value is the correctly rounded exact rational (a float64
+        family, a geometric mean and an exact family past its exact depth are not)."""
+        params = dict(self.params)
+        depth = self.family.exact_max_ranks
+        if callable(depth):
+            depth = depth(**params)
+        too_deep = depth is not None and (self.cutoff is None or self.cutoff > depth)
+        geometric = params.get(MEAN.name) == "geometric"
+        return self.family.exact and not too_deep and not geometric
+
     def perfect(self, relevant: int, k: int) -> Fraction | float:
         """The value of a perfect ranking for a user with ``relevant`` items (binary
         relevance), under the run's ``k``.
 
         Examples
         --------
+        >>> from scorer.measures import parse
         >>> parse("MAP(norm=relevant)@3", k=3).perfect(5, k=3), parse("P@3").perfect(1, k=3)
         (Fraction(3, 5), Fraction(1, 3))
         """
         cutoff = k if self.cutoff is None else self.cutoff
         params = dict(self.params)
         params.pop(AVG.name, None)  # identical users: the micro and macro means agree
+        params.pop(MEAN.name, None)  # and so do the arithmetic and geometric ones
         return self.family.perfect.value(relevant, cutoff, **params)
 
     @property
@@ -687,17 +850,30 @@ class Measure:
         """Whether the gains are ``2^grade - 1`` (grades then stop at 30)."""
         return self.family.exponential(**dict(self.params))
 
+    @property
+    def uses_grades(self) -> bool:
+        """Whether the values read the grades themselves (not only the threshold)."""
+        graded = self.family.uses_grades
+        return graded(**dict(self.params)) if callable(graded) else graded
+
     def compute(self, judgements: Judgements) -> UserValues:
         """Each user's value of this measure (a pure function of ``judgements``); with
         ``avg=micro``, the same parts as :class:`MicroRatios`, whose mean is their ratio
-        of sums."""
-        cutoff = judgements.k if self.cutoff is None else self.cutoff
+        of sums; with ``mean=geometric`` or a summed family, values whose run value is
+        their geometric mean or their sum (:mod:`scorer.measures.aggregates`)."""
+        cutoff = self.cutoff
+        if cutoff is None:
+            whole_ranking = self.family.has_cutoff and not self.family.whole_row
+            cutoff = WHOLE_ROW if whole_ranking else judgements.k
         params = dict(self.params)
         average = params.pop(AVG.name, "macro")
+        mean = params.pop(MEAN.name, "arithmetic")
         values = self.family.compute(judgements, cutoff, **params)
         if average == "micro" and isinstance(values, ExactMean):
             return MicroRatios(values.numerator, values.denominator, values.scale)
-        return values
+        if mean == "geometric":
+            return GeometricMean(values)
+        return Total(values) if self.family.summed else values
 
 
 def codabench_key(name: str) -> str:
@@ -715,131 +891,6 @@ def codabench_key(name: str) -> str:
 def canonical_names() -> list[str]:
     """Every family's canonical name, in registry order."""
     return [family.name for family in REGISTRY]
-
-
-def _unknown(text: object, why: str = "") -> HostVisibleError:
-    return HostVisibleError(
-        f"The 'metrics' parameter must name a measure among {canonical_names()} "
-        f"({_EXAMPLES}){why}. Got {text!r} instead."
-    )
-
-
-def parse(text: str | Measure, k: int = 10, normalization: str = "min_k") -> Measure:
-    """Parse ``Name(param=value,...)@cutoff`` into a :class:`Measure`.
-
-    Parameters
-    ----------
-    text : str or Measure
-        The name, in any case; a Measure is returned as it is (its cut-off checked).
-    k : int, default 10
-        The run's ``k``: the cut-off when none is written, and the largest allowed.
-    normalization : str, default "min_k"
-        MAP's ``norm`` when the name does not give one (``evaluate``'s ``normalization=``).
-
-    Raises
-    ------
-    HostVisibleError
-        Unknown name or parameter, a bad value, or a cut-off outside [1, k]; the
-        message lists the valid choices.
-
-    Examples
-    --------
-    >>> str(parse("map")), str(parse("Recall(norm=min_k)@5")), str(parse("rprec"))
-    ('MAP@10', 'R(norm=min_k)@5', 'RPrec')
-    >>> str(parse("MAP@12", k=12, normalization="relevant"))
-    'MAP(norm=relevant)@12'
-    >>> parse("mapp@5")
-    Traceback (most recent call last):
-    ...
-    scorer.errors.HostVisibleError: The 'metrics' parameter must name a measure among ['MAP', ...
-    """
-    if isinstance(text, Measure):
-        _check_cutoff(text.cutoff, k, str(text))
-        return text
-    # A name is short; a bound keeps the regular expression linear whatever it is given.
-    short = isinstance(text, str) and len(text) <= _MAX_NAME_CHARS
-    match = _SYNTAX.fullmatch(text) if short else None
-    if match is None:
-        raise _unknown(text, ", written Name(param=value,...)@cutoff")
-    family = _BY_NAME.get(match["name"].lower())
-    if family is None:
-        raise _unknown(text)
-    values = _parse_params(family, match["params"], text)
-    if family.name == "MAP" and "norm" not in values:
-        values["norm"] = family.params[0].check_text(family.name, normalization, text)
-    params = tuple((p.name, values.get(p.name, p.default)) for p in family.params)
-    return Measure(family, params, _parse_cutoff(family, match["cutoff"], k, text))
-
-
-def parse_all(
-    texts: str | Measure | Iterable[str | Measure] | None,
-    k: int = 10,
-    normalization: str = "min_k",
-) -> tuple[Measure, ...]:
-    """Parse several names (default ``MAP@k``); a name given twice is kept once.
-
-    Examples
-    --------
-    >>> [str(m) for m in parse_all(["ndcg@5", "MAP", "nDCG(gain=exp)@5"], k=5)]
-    ['nDCG@5', 'MAP@5']
-    """
-    if texts is None:
-        texts = ["MAP"]  # the cut-off is k, however many digits k has
-    elif isinstance(texts, (str, Measure)):
-        texts = [texts]
-    measures = [parse(t, k, normalization) for t in texts]
-    if not measures:
-        raise HostVisibleError(
-            f"The 'metrics' parameter must name at least one measure ({_EXAMPLES}). Got [] instead."
-        )
-    return tuple({str(m): m for m in measures}.values())
-
-
-def _parse_params(family: Family, text: str | None, whole: str) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    if text is None or not text.strip():
-        return values
-    for item in text.split(","):
-        name, equals, value = (part.strip() for part in item.partition("="))
-        param = family.param(name)
-        if param is None or not equals:
-            valid = [p.name for p in family.params]
-            raise HostVisibleError(
-                f"The parameters of {family.name} must be among {valid}"
-                + ("" if valid else " (it takes none)")
-                + f", written name=value. Got {item.strip()!r} in {whole!r} instead."
-            )
-        values[param.name] = param.check_text(family.name, value, whole)
-    return values
-
-
-def _parse_cutoff(family: Family, text: str | None, k: int, whole: str) -> int | None:
-    if not family.has_cutoff:
-        if text is not None:
-            raise HostVisibleError(
-                f"{family.name} takes no cut-off: it reads {family.reads}. "
-                f"Write {family.name!r}. Got {whole!r} instead."
-            )
-        return None
-    if text is None and family.whole_row:
-        return None
-    if text is None or text.strip().lower() == "k":
-        return k
-    if not re.fullmatch(r"\d{1,100}", text.strip()):  # any k a host may give, bounded
-        raise HostVisibleError(
-            f"The cut-off of {whole!r} must be an int in the range [1, {k}]. Got {text!r} instead."
-        )
-    cutoff = int(text)
-    _check_cutoff(cutoff, k, whole)
-    return cutoff
-
-
-def _check_cutoff(cutoff: int | None, k: int, whole: str) -> None:
-    if cutoff is not None and not 1 <= cutoff <= k:
-        raise HostVisibleError(
-            f"The cut-off of {whole!r} must be an int in the range [1, {k}] (no row may hold "
-            f"more than k={k} predictions: raise k for a larger cut-off). Got {cutoff!r} instead."
-        )
 
 
 def describe(families: Mapping[str, Family] | None = None) -> str:
@@ -865,7 +916,7 @@ def markdown_table() -> str:
     Examples
     --------
     >>> print(markdown_table().splitlines()[2])
-    | `MAP@K` | `norm=min_k` \\| `relevant` \\| `hits` | AP@K, ... | rational (float64 for K ...
+    | `MAP@K` | `norm=min_k` \\| `relevant` \\| `hits`; `mean=arithmetic` \\| ...
     """
     lines = [
         "| measure | parameters (default first) | per user | exact? | range | perfect ranking "
@@ -889,6 +940,8 @@ def markdown_table() -> str:
 
 
 def _relevance_text(family: Family) -> str:
+    if callable(family.uses_grades):
+        return "graded (binary with `gain=binary`)"
     if family.uses_grades:
         return "graded"
     if family.needs_non_relevant:
@@ -903,16 +956,25 @@ def _cutoff_text(family: Family) -> str:
 
 
 def _exactness(family: Family) -> str:
+    depth = family.exact_max_ranks
     if not family.exact:
         return "float64"
-    if family.exact_max_ranks is None:
+    if callable(depth):  # a parameter's value decides (MRR's ranks=all)
+        found = [
+            f"`{p.name}={choice}`"
+            for p in family.params
+            for choice in getattr(p.constraint, "values", ())
+            if depth(**{p.name: choice}) is not None
+        ]
+        return f"rational (float64 for K over {EXACT_MAX_WIDTH} with {', '.join(found)})"
+    if depth is None:
         return "rational"
-    return f"rational (float64 for K over {family.exact_max_ranks})"
+    return f"rational (float64 for K over {depth})"
 
 
 def _examples_text(examples: Iterable[Example]) -> str:
     """The worked examples, grouped by ranking: ``ranking, |R|: name = value, ...``."""
-    groups: dict[tuple[str, tuple[int, ...], int, str], list[str]] = {}
+    groups: dict[tuple[str, tuple[int, ...], int, str, bool], list[str]] = {}
     for example in examples:
         shown = str(example.value) if isinstance(example.value, Fraction) else repr(example.value)
         key = (
@@ -920,10 +982,11 @@ def _examples_text(examples: Iterable[Example]) -> str:
             tuple(example.relevant_counts()),
             example.missed_grade,
             example.confidences,
+            example.graded(),
         )
         groups.setdefault(key, []).append(f"{example.measure} = {shown}")
     texts = []
-    for (ranked, relevant, missed_grade, confidences), values in groups.items():
+    for (ranked, relevant, missed_grade, confidences, judged), values in groups.items():
         users = [f"`{user.strip()}`" for user in ranked.split("|")]
         if confidences:  # scored predictions: each row's hit and its confidence
             scores = [score.strip() for score in confidences.split("|")]
@@ -932,6 +995,7 @@ def _examples_text(examples: Iterable[Example]) -> str:
                 for user, score in zip(users, scores, strict=True)
             ]
         missed = f", missed items of grade {missed_grade}" if missed_grade != 1 else ""
+        missed += ", every 0 judged non-relevant" if judged else ""
         if len(set(relevant)) == 1:
             each = " each" if len(users) > 1 else ""
             sizes = f"|R| = {relevant[0]}{each}"

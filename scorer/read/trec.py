@@ -3,7 +3,8 @@
 - A **qrels** file (the solution): ``qid iter docno rel`` on each line, no header;
   ``iter`` is ignored, and a line with more than four fields is malformed. A negative
   ``rel`` marks a document in the pool but not judged: trec_eval counts it neither as
-  relevant nor as judged, so its line is left out (and counted).
+  relevant nor as judged (only infAP reads it), so its line is set apart
+  (:attr:`TrecTable.unjudged`).
 - A **run** file (the submission): ``qid Q0 docno rank score tag`` on each line, no
   header; fields after the sixth are ignored, and a line whose first field starts
   with ``#`` is a comment. The ``rank`` field is ignored: trec_eval ranks each query's
@@ -63,12 +64,15 @@ class TrecTable:
     problems : tuple of Finding
         Malformed lines (the count, the smallest qids: their first fields).
     n_unjudged : int
-        Qrels lines with a negative ``rel`` (in the pool, not judged), left out.
+        Qrels lines with a negative ``rel`` (in the pool, not judged), not in ``table``.
+    unjudged : StringTable, optional
+        Those lines' ``qid`` and ``docno`` (a qrels file's).
     """
 
     table: StringTable
     problems: tuple[Finding, ...]
     n_unjudged: int = 0
+    unjudged: StringTable | None = None
 
 
 def read_trec(
@@ -110,6 +114,8 @@ def parse_trec(text: Text, kind: TrecKind, start: int = 0) -> TrecTable:
     >>> qrels.n_unjudged, qrels.problems
     (1, (Finding(kind='malformed_lines', counts=(('lines', 1),), examples=('q3',), \
 values=('qrels',)),))
+    >>> [qrels.unjudged.column(name).to_pylist() for name in qrels.unjudged.names]
+    [['q1'], ['d2']]
     """
     n_fields, more_allowed, kept = TREC_LAYOUTS[kind]
     view = np.frombuffer(text, dtype=np.uint8)[start:]
@@ -120,15 +126,15 @@ values=('qrels',)),))
         blocks.add(view[begin - start : stop - start], begin - start)
         begin = stop
     columns = _cut(view, blocks.bounds(), len(kept))
-    n_unjudged = 0
-    if kind == "qrels":
-        # A negative rel: in the pool but not judged; the line is left out.
-        negative = to_numpy(pc.match_substring_regex(columns[2], "^-0*[1-9]"), fill=False)
-        n_unjudged = int(np.count_nonzero(negative))
-        if n_unjudged:
-            columns = [column.filter(to_arrow(~negative)) for column in columns]
     names = QRELS_COLUMNS if kind == "qrels" else RUN_COLUMNS
-    return TrecTable(StringTable(names, tuple(columns)), blocks.problems(kind), n_unjudged)
+    if kind == "run":
+        return TrecTable(StringTable(names, tuple(columns)), blocks.problems(kind))
+    # A negative rel: in the pool but not judged; the line is set apart.
+    negative = to_numpy(pc.match_substring_regex(columns[2], "^-0*[1-9]"), fill=False)
+    unjudged = StringTable(names[:2], tuple(c.filter(to_arrow(negative)) for c in columns[:2]))
+    judged = tuple(column.filter(to_arrow(~negative)) for column in columns)
+    n_unjudged = int(np.count_nonzero(negative))
+    return TrecTable(StringTable(names, judged), blocks.problems(kind), n_unjudged, unjudged)
 
 
 class _Blocks:
