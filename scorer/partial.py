@@ -1114,14 +1114,15 @@ def _solution_rows(
 ) -> tuple[int, pa.Array | None]:
     """The part's solution rows (row ids, or row ids and types), which "Missing rows"
     counts for the whole run, and their row ids when found (for :func:`_digests`):
-    read again only for an invalid submission of a shape other than the wide one (a
-    long solution has several lines per row id)."""
+    read again for a shape other than the wide one (a long solution has several lines
+    per row id), whichever stage refused the part."""
     wide = options.format != "trec" and options.solution_layout == "wide"
-    if not wide and not isinstance(error, ParticipantVisibleError):
-        return 0, None
     table = inputs.solution
     if not wide:
-        table = read_solution(table, options, inputs.row_id_column_name, None, limits).table
+        try:  # a part whose grades are refused still counts its rows
+            table = read_solution(table, options, inputs.row_id_column_name, None, limits).table
+        except ScorerError:
+            return 0, None  # the solution itself is unreadable: its error is the one raised
     name = inputs.row_id_column_name or next(iter(table.names), None)
     return table.n_rows, table.column(name) if name in table.names else None
 
