@@ -46,19 +46,24 @@ def test_row_groups_sharing_one_large_page_header(tmp_path, solution):  # noqa: 
 DICTIONARY_LIMIT = 256 * 2**20
 
 
-def assert_dictionary_bounded(solution_file, crafted, baseline, message: str) -> None:
+def assert_dictionary_bounded(
+    solution_file, crafted, baseline, message: str | tuple[str, ...]
+) -> None:
+    """:func:`assert_bounded` under the dictionary limit; ``message`` may be several
+    outcomes, any of which is right (the one the run gives is checked)."""
     options = ("--max-decompressed-bytes", str(DICTIONARY_LIMIT))
-    assert_bounded(
-        capped(solution_file, crafted, *options),
-        capped(solution_file, baseline, *options),
-        1,
-        message,
-        DICTIONARY_LIMIT,
-    )
+    hostile = capped(solution_file, crafted, *options)
+    messages = (message,) if isinstance(message, str) else message
+    found = next((m for m in messages if m in hostile.stderr), messages[0])
+    assert_bounded(hostile, capped(solution_file, baseline, *options), 1, found, DICTIONARY_LIMIT)
 
 
 #: Refused at the decoder's cap: the limit and 64 MiB.
 DECODER_CAP = "pages that need more than the 335,544,320 bytes"
+#: Refused at the decoder's cap (Arrow's decoder holds 24 bytes a value), or read whole
+#: and judged (pyarrow 14's decoder holds fewer, and the crafted file has no item
+#: column): either way within the bound.
+CAPPED_OR_READ = (DECODER_CAP, "1. Missing columns")
 
 
 def test_dictionary_of_millions_of_empty_values(tmp_path, solution):  # noqa: F811
@@ -66,14 +71,14 @@ def test_dictionary_of_millions_of_empty_values(tmp_path, solution):  # noqa: F8
     # walked a value at a time in Python. Arrow's decoder holds 24 bytes for each.
     data = craft.dictionary_file((12_000_000, 0), [(1_000, 0)])
     crafted, baseline = crafted_and_random(tmp_path, data)
-    assert_dictionary_bounded(solution, crafted, baseline, DECODER_CAP)
+    assert_dictionary_bounded(solution, crafted, baseline, CAPPED_OR_READ)
 
 
 def test_dictionary_of_millions_of_short_values(tmp_path, solution):  # noqa: F811
     # 10 million one-byte values and one more (50 MB): the same, with values to measure.
     data = craft.dictionary_file([b"u"] * 10_000_000 + [b"u1"], [(1_000, 10_000_000)])
     crafted, baseline = crafted_and_random(tmp_path, data)
-    assert_dictionary_bounded(solution, crafted, baseline, DECODER_CAP)
+    assert_dictionary_bounded(solution, crafted, baseline, CAPPED_OR_READ)
 
 
 def test_dictionary_bomb_is_refused_at_the_decoders_cap(tmp_path, solution):  # noqa: F811
