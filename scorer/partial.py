@@ -35,19 +35,6 @@ import pyarrow.compute as pc
 
 from scorer.align.fingerprints import string_prints
 from scorer.align.target_types import TargetTypes
-from scorer.api import (
-    _align,
-    _Inputs,
-    _keys,
-    _Means,
-    _options_and_measures,
-    _read_and_check,
-    _row_findings,
-    score_warnings,
-    split_findings,
-    trec_options,
-    unjudged_lines_warnings,
-)
 from scorer.arrays import one_chunk, string_bytes, to_arrow
 from scorer.check.findings import MAX_EXPONENTIAL_GRADE, Wording, merge_findings, raise_findings
 from scorer.check.shapes import TREC_GRADES, TREC_ROW_ID, read_solution
@@ -62,6 +49,20 @@ from scorer.errors import Finding, HostVisibleError, ParticipantVisibleError, Sc
 from scorer.measures import Measure, parse_all
 from scorer.measures.exact_means import ExactSums, MicroRatios, MicroSums, SplitMeans
 from scorer.options import Options, row_bound
+from scorer.pipeline import (
+    Inputs,
+    Means,
+    align,
+    hits_at_rank_length,
+    leaderboard_keys,
+    options_and_measures,
+    read_and_check,
+    row_findings,
+    score_warnings,
+    split_findings,
+    trec_options,
+    unjudged_lines_warnings,
+)
 from scorer.policy import (
     SPLITS,
     no_scorable_user,
@@ -576,7 +577,7 @@ def score_part(
     >>> finish(merge(*partials)).score == scorer.evaluate(solution, submission, "id", k=2).score
     True
     """
-    option_values, measures = _options_and_measures(metrics, **options)
+    option_values, measures = options_and_measures(metrics, **options)
     _refuse_whole_data(measures)
     _check_max_grade(max_grade)
     known_types = _known_types(target_types, option_values)
@@ -593,10 +594,10 @@ def score_part(
         "seed": seed,
         "wording": asdict(_wording(solution, row_id_column_name, option_values)),
     }
-    inputs = _Inputs(solution, submission, row_id_column_name, None, candidates)
+    inputs = Inputs(solution, submission, row_id_column_name, None, candidates)
     try:
         exponential = tuple(str(m) for m in measures if m.exponential)
-        checked = _read_and_check(
+        checked = read_and_check(
             inputs, option_values, limits, exponential, every_quote=True, known_types=known_types
         )
     except ScorerError as error:
@@ -606,7 +607,7 @@ def score_part(
     _check_max_grade_bound(max_grade, measures)
     option_values = checked.options
     notes = checked.submission.notes if checked.submission is not None else ()
-    aligned = _align(checked, row_bound(option_values.k))
+    aligned = align(checked, row_bound(option_values.k))
     judgements = aligned.judgements
     if max_grade is not None:
         judgements = replace(judgements, max_grade=_checked_max_grade(max_grade, judgements))
@@ -627,7 +628,7 @@ def score_part(
     return Partial(
         settings,
         notes=notes,
-        warnings=tuple(_row_findings(checked.solution, aligned, option_values)),
+        warnings=tuple(row_findings(checked.solution, aligned, option_values)),
         counts=counts,
         sums={name: value.split_sums(labels, len(SPLITS)) for name, value in values.items()},
         hits_at_rank=_trimmed(hits),
@@ -727,9 +728,7 @@ def _wording(solution: Any, row_id_column_name: str | None, options: Options) ->
     return wording(solution_columns(names, row_id_column_name), options, grade_name or "")
 
 
-def _n_rows(
-    inputs: _Inputs, options: Options, limits: ReadLimits | None, error: ScorerError
-) -> int:
+def _n_rows(inputs: Inputs, options: Options, limits: ReadLimits | None, error: ScorerError) -> int:
     """The part's solution rows (row ids, or row ids and types), which "Missing rows"
     counts for the whole run: read again only for an invalid submission of a shape
     other than the wide one (a long solution has several lines per row id)."""
@@ -910,10 +909,6 @@ def _merged_types(a: dict[str, TypeSums], b: dict[str, TypeSums]) -> dict[str, T
 # Counts merged by their largest value: the widest ranking, whether ``Usage`` is there.
 _LARGEST = frozenset({"width", "usage"})
 
-# Ranks past the widest row hold no hit: as scorer.api, hits per rank stop there once
-# past this many.
-_HITS_AT_RANK_MIN_LENGTH = 1000
-
 
 def finish(partial: Partial, *, level: float = 0.95) -> ScoreResult:
     """The result of the whole run, as :func:`scorer.evaluate` gives it.
@@ -968,7 +963,7 @@ def finish(partial: Partial, *, level: float = 0.95) -> ScoreResult:
         means = _typed_means(partial, options, has_usage)
     else:
         found = {name: sums.split_means(label_counts) for name, sums in partial.sums.items()}
-        means = _Means(
+        means = Means(
             {name: float(found[name].overall) for name in names},  # type: ignore[arg-type]
             _splits(found, names, has_usage),
         )
@@ -990,7 +985,7 @@ def finish(partial: Partial, *, level: float = 0.95) -> ScoreResult:
         public_metrics=means.splits["Public"],
         private_metrics=means.splits["Private"],
         measures=tuple(names),
-        keys=_keys(measures, settings["legacy"]),
+        keys=leaderboard_keys(measures, settings["legacy"]),
         hits_at_rank=_hits_at_rank(partial, row_bound(options.k)),
         by_type=means.by_type,
         public_by_type=means.split_by_type["Public"],
@@ -1002,7 +997,7 @@ def finish(partial: Partial, *, level: float = 0.95) -> ScoreResult:
 
 
 def _poisson_intervals(
-    partial: Partial, means: _Means, names: list[str], has_usage: bool, level: float
+    partial: Partial, means: Means, names: list[str], has_usage: bool, level: float
 ) -> dict[str, dict[str, Interval]] | None:
     """Per measure, the percentile intervals of its Poisson replicates: overall, and
     per split with ``Usage``. With target types, a replicate's total is Σ w_t · value_t
@@ -1053,7 +1048,7 @@ def _replicate_means(
     return drawn
 
 
-def _typed_means(partial: Partial, options: Options, has_usage: bool) -> _Means:
+def _typed_means(partial: Partial, options: Options, has_usage: bool) -> Means:
     """With target types: each type's values and the weighted totals, from each type's
     exact sums, as :func:`scorer.evaluate` forms them."""
     types = tuple(partial.types)
@@ -1066,7 +1061,7 @@ def _typed_means(partial: Partial, options: Options, has_usage: bool) -> _Means:
             exact.setdefault(name, []).append(mean)
             per_split.setdefault(name, []).extend(by_label[name])
     found = weighted_type_means(exact, per_split if has_usage else None, types, weights)
-    return _Means(
+    return Means(
         found.overall,
         found.splits,
         found.by_type,
@@ -1097,7 +1092,7 @@ def _splits(
 
 def _hits_at_rank(partial: Partial, k: int) -> np.ndarray:
     width = partial.counts.get("width", 0)
-    length = min(k, max(width, _HITS_AT_RANK_MIN_LENGTH))
+    length = hits_at_rank_length(k, width)
     hits = np.zeros(length, dtype=np.int64)
     found = np.array(partial.hits_at_rank[:length], dtype=np.int64)
     hits[: len(found)] = found

@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("measures", ("scorer.measures.*",)),
     ("policy", ("scorer.policy",)),
     ("result", ("scorer.per_user", "scorer.result")),
+    ("pipeline", ("scorer.pipeline",)),
     ("api", ("scorer.api", "scorer")),
     ("stats", ("scorer.stats.*",)),
     ("partial", ("scorer.partial",)),

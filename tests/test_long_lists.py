@@ -81,7 +81,7 @@ def test_pivoted_lists_score_as_their_joined_text_under_every_option(case) -> No
     solution, submission, options = case
     got = _outcome(solution, submission, options)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("scorer.api.read_submission", _joined_reference(read_submission))
+        patch.setattr("scorer.pipeline.read_submission", _joined_reference(read_submission))
         expected = _outcome(solution, submission, options)
     assert got == expected
 
