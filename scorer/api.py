@@ -20,6 +20,7 @@ from scorer.options import (
     Normalization,
     Unjudged,
     UnknownRowIds,
+    format_defaults,
     row_bound,
 )
 from scorer.pipeline import (
@@ -50,9 +51,9 @@ def _evaluate_takes_recipes(function: _Scoring) -> _Scoring:
     @functools.wraps(function)
     def evaluate_with_recipe(*args: Any, **given: Any) -> Any:
         if given.get("recipe") is None:
-            return function(*args, **given)
+            return function(*args, **format_defaults(given))
         settings, overrides, message = _apply_recipe(given)
-        result = function(*args, **settings)
+        result = function(*args, **format_defaults(settings))
         if not overrides:
             return result
         note = ScoreWarning("recipe_overrides", message, len(overrides), (), "host")
@@ -69,14 +70,14 @@ def _score_takes_recipes(function: _Scoring) -> _Scoring:
     @functools.wraps(function)
     def score_with_recipe(*args: Any, **given: Any) -> Any:
         if given.get("recipe") is None:
-            return function(*args, **given)
+            return function(*args, **format_defaults(given))
         if "metric" in given:
             metric = given.pop("metric")
             given["metrics"] = None if metric is None else [metric]
         settings, overrides, message = _apply_recipe(given)
         if overrides:
             warnings.warn(message, UserWarning, stacklevel=2)
-        return evaluate(*args, **settings).score
+        return evaluate(*args, **format_defaults(settings)).score
 
     return score_with_recipe  # type: ignore[return-value]
 
@@ -155,7 +156,7 @@ def evaluate(
         default ``norm`` of every ``MAP`` measure).
     unknown_row_ids : {"error", "ignore"}, default "error"
         Submission rows whose id is not in the solution are invalid, or dropped.
-    missing_rows : {"error", "empty"}, default "error"
+    missing_rows : {"error", "empty", "skip"}, default "error"
         A row id (or row id and type) missing from the submission is invalid, or
         scored as an empty ranking; their count is a warning for the participant.
     target_type_column_name : str, optional

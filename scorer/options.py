@@ -27,7 +27,7 @@ Layout = Literal["wide", "long"]
 InputFormat = Literal["table", "trec"]
 CandidateRule = Literal["none", "permutation", "subset"]
 Unjudged = Literal["keep", "drop"]
-MissingRows = Literal["error", "empty"]
+MissingRows = Literal["error", "empty", "skip"]
 Dialect = Literal["kaggle", "trec", "ir_measures"]
 
 #: ``k`` when the host does not give it and no measure's cut-off is larger.
@@ -48,6 +48,35 @@ def row_bound(k: int | None) -> int:
     (12, True)
     """
     return WHOLE_ROW if k is None else k
+
+
+#: The options' defaults under ``format="trec"``, trec_eval's rules (an option given
+#: wins): a qrels query missing from the run is left out of the mean, a query with no
+#: relevant document is scored, a run query the qrels lack is ignored, and with ``k``
+#: only each query's first ``k`` documents count (``-M``). Without ``k``, every
+#: retrieved document counts.
+TREC_DEFAULTS: dict[str, str] = {
+    "missing_rows": "skip",
+    "empty_ground_truth": "zero",
+    "unknown_row_ids": "ignore",
+    "extra_predictions": "truncate",
+}
+
+
+def format_defaults(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The keywords given, with the defaults of the format they name (:data:`TREC_DEFAULTS`
+    for ``format="trec"``) for those not given.
+
+    Examples
+    --------
+    >>> format_defaults({"format": "trec", "missing_rows": "empty"})["missing_rows"]
+    'empty'
+    >>> format_defaults({"format": "trec"})["empty_ground_truth"], format_defaults({})
+    ('zero', {})
+    """
+    if given.get("format") != "trec":
+        return dict(given)
+    return {**TREC_DEFAULTS, **given}
 
 
 @dataclass(frozen=True)
@@ -414,8 +443,9 @@ OPTIONS: tuple[Option, ...] = (
         Choices(MissingRows),
         "error",
         "a row id (or row id and target type) missing from the submission is invalid (the "
-        "Kaggle rule), or scored as an empty ranking (OTTO's reference code, trec_eval `-c`); "
-        "their count is a warning",
+        "Kaggle rule), scored as an empty ranking (OTTO's reference code, trec_eval `-c`), or "
+        'left out of the mean (trec_eval\'s default; `format="trec"` only, and its default '
+        "there); their count is a warning",
         ("--missing-rows",),
     ),
     Option(
@@ -625,8 +655,9 @@ class Options:
         (trec_eval ``map_cut``) or the number of hits in the top ``k`` (torchmetrics).
     unknown_row_ids : {"error", "ignore"}, default "error"
         Submission rows whose id is not in the solution are invalid, or dropped.
-    missing_rows : {"error", "empty"}, default "error"
-        A row id missing from the submission is invalid, or scored as an empty ranking.
+    missing_rows : {"error", "empty", "skip"}, default "error"
+        A row id missing from the submission is invalid, scored as an empty ranking, or
+        (``format="trec"``, its default there) left out of the mean.
     target_type_column_name : str, optional
         The column holding each row's target type (several targets per row id).
     row_id_type_separator : str, optional
@@ -735,6 +766,12 @@ be given: a long submission is ranked by its ranks or by its scores. Got 'rank' 
                 "which a grade column cannot grade. Leave out empty_token or "
                 f"{next(iter(graded))}. Got empty_token={self.empty_token!r}, "
                 f"{', '.join(graded.values())}."
+            )
+        if self.missing_rows == "skip" and self.format != "trec":
+            raise HostVisibleError(
+                "missing_rows='skip' leaves a query missing from a trec_eval run out of the "
+                "mean (trec_eval's rule): it applies to format='trec'. Use 'error' or 'empty' "
+                f"for tables. Got format={self.format!r}."
             )
         if self.format == "trec" and (self.layout, self.solution_layout) != ("wide", "wide"):
             raise HostVisibleError(

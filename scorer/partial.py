@@ -37,7 +37,8 @@ from scorer.align.fingerprints import string_prints
 from scorer.align.target_types import TargetTypes
 from scorer.arrays import one_chunk, string_bytes, to_arrow
 from scorer.check.findings import MAX_EXPONENTIAL_GRADE, Wording, merge_findings, raise_findings
-from scorer.check.shapes import TREC_GRADES, TREC_ROW_ID, read_solution
+from scorer.check.shapes import read_solution
+from scorer.check.trec import qrels_queries
 from scorer.check.validate import (
     SOLUTION,
     SUBMISSION,
@@ -48,7 +49,7 @@ from scorer.check.validate import (
 from scorer.errors import Finding, HostVisibleError, ParticipantVisibleError, ScorerError
 from scorer.measures import Measure, parse_all
 from scorer.measures.exact_means import ExactSums, MicroRatios, MicroSums, SplitMeans
-from scorer.options import Options, row_bound
+from scorer.options import Options, format_defaults, row_bound
 from scorer.pipeline import (
     Inputs,
     Means,
@@ -577,7 +578,7 @@ def score_part(
     >>> finish(merge(*partials)).score == scorer.evaluate(solution, submission, "id", k=2).score
     True
     """
-    option_values, measures = options_and_measures(metrics, **options)
+    option_values, measures = options_and_measures(metrics, **format_defaults(options))
     _refuse_whole_data(measures)
     _check_max_grade(max_grade)
     known_types = _known_types(target_types, option_values)
@@ -719,8 +720,8 @@ def _wording(solution: Any, row_id_column_name: str | None, options: Options) ->
     them: a trec_eval file's own, else the solution's but its type and candidates
     columns (taken out before it is checked)."""
     if options.format == "trec":
-        names, grade_name = grade_columns(QRELS_COLUMNS, TREC_GRADES)
-        row_id_column_name = TREC_ROW_ID
+        names, grade_name = grade_columns(QRELS_COLUMNS, QRELS_COLUMNS[2])
+        row_id_column_name = QRELS_COLUMNS[0]
     else:
         taken = {options.target_type_column_name, options.candidates_column_name}
         kept = [name for name in solution.names if name not in taken]
@@ -735,6 +736,8 @@ def _n_rows(inputs: Inputs, options: Options, limits: ReadLimits | None, error: 
     wide = options.format != "trec" and options.solution_layout == "wide"
     if wide or not isinstance(error, ParticipantVisibleError):
         return inputs.solution.n_rows if wide else 0
+    if options.format == "trec":
+        return len(qrels_queries(inputs.solution, limits))
     shaped = read_solution(inputs.solution, options, inputs.row_id_column_name, None, limits)
     return shaped.table.n_rows
 
@@ -955,7 +958,8 @@ def finish(partial: Partial, *, level: float = 0.95) -> ScoreResult:
         )
     # The canonical names write every parameter but the family's default: parsed back
     # with that default (not the run's normalization), they are the same measures.
-    measures = parse_all(settings["measures"], row_bound(options.k))
+    trec = options.format == "trec"  # a cut-off is not bounded by k (-M) there
+    measures = parse_all(settings["measures"], None if trec else row_bound(options.k))
     names = [str(m) for m in measures]
     has_usage = counts.get("usage", 0) > 0
     typed = bool(options.target_type_column_name or options.row_id_type_separator)
@@ -1071,10 +1075,11 @@ def _typed_means(partial: Partial, options: Options, has_usage: bool) -> Means:
 
 
 def _with_rows(finding: Finding, n_users: int) -> Finding:
-    """ "Missing rows" says how many rows the whole solution has: every part's."""
-    if finding.kind != "missing_rows":
+    """ "Missing rows" (or queries) says how many rows the whole solution has: every part's."""
+    if finding.kind not in ("missing_rows", "missing_queries"):
         return finding
-    counts = tuple((k, n_users if k == "solution_rows" else v) for k, v in finding.counts)
+    total = ("solution_rows", "queries")
+    counts = tuple((k, n_users if k in total else v) for k, v in finding.counts)
     return replace(finding, counts=counts)
 
 

@@ -35,13 +35,13 @@ from scorer.arrays import to_numpy
 from scorer.check.grades import GradedTruth
 from scorer.check.hints import Hint, prediction_hints, solution_hints
 from scorer.check.shapes import (
-    TREC_GRADES,
     candidate_source,
     read_candidates,
     read_solution,
     read_submission,
     take_column,
 )
+from scorer.check.trec import check_trec
 from scorer.check.validate import (
     SOLUTION,
     SUBMISSION,
@@ -63,7 +63,7 @@ from scorer.errors import (
     smallest_values,
 )
 from scorer.measures import Judgements, Measure, UserValues, parse_all
-from scorer.options import DEFAULT_K, Options, row_bound
+from scorer.options import DEFAULT_K, WHOLE_ROW, Options, row_bound
 from scorer.per_user import Segments, take_segment_column
 from scorer.policy import (
     SPLITS,
@@ -76,6 +76,7 @@ from scorer.policy import (
 from scorer.read.columns import StringTable
 from scorer.read.files import ReadLimits
 from scorer.read.inputs import TableLike
+from scorer.read.trec import QRELS_COLUMNS
 from scorer.result import ScoreResult, ScoreWarning
 
 if TYPE_CHECKING:
@@ -127,6 +128,8 @@ def options_and_measures(
     _check_type_options(options)
     if options.dialect is None:
         options = replace(options, dialect="trec" if options.format == "trec" else "kaggle")
+    if options.format == "trec":  # k is -M: no bound on a cut-off; none written, the whole run
+        return options, parse_all(metrics, WHOLE_ROW, options.normalization, options.dialect)
     if options.k is None:
         options = replace(options, k=_default_k(metrics, options.dialect))
     measures = parse_all(metrics, row_bound(options.k), options.normalization, options.dialect)
@@ -215,6 +218,7 @@ class Checked:
     n_unjudged_lines: int
     typed: TargetTypes | None = None
     candidates: Candidates | None = None
+    aligned: Aligned | None = None  # trec_eval files: judged as they are read
 
 
 def read_and_check(
@@ -234,6 +238,8 @@ def read_and_check(
     ``keep_candidates``: keep them for the pair measures' non-relevant items; ``known_types``:
     the whole solution's target types, for a part of a run; ``scored``: each submission
     cell is one ``label confidence`` pair, for ``GAP``)."""
+    if options.format == "trec":
+        return _trec_checked(inputs, options, limits, exponential)
     with ThreadPoolExecutor(max_workers=1) as other_core:
         # The solution's lists are encoded on the other core while this one checks the
         # solution's rows, reads and checks the submission and makes the predictions'
@@ -266,6 +272,41 @@ def read_and_check(
     )
 
 
+def _trec_checked(
+    inputs: Inputs, options: Options, limits: ReadLimits | None, exponential: tuple[str, ...]
+) -> Checked:
+    """trec_eval's files read, checked and judged at once (docs/trec-eval.md): the
+    judgements are made as the run is read, so the result holds them."""
+    if inputs.row_id_column_name is not None or options.grade_column_name is not None:
+        raise HostVisibleError(
+            "format='trec' takes the row ids, items and grades from the fields of the "
+            "qrels file (qid, docno, rel): leave row_id_column_name and "
+            f"grade_column_name out. Got {inputs.row_id_column_name!r} and "
+            f"{options.grade_column_name!r}."
+        )
+    options = trec_options(options)
+    found = check_trec(inputs.solution, inputs.submission, options, limits, exponential)
+    judged = found.judged
+    submitted = judged.in_run.astype(np.int64)  # the warnings read the run as submitted
+    aligned = Aligned(
+        judged.judgements, found.truth, np.flatnonzero(judged.in_run), submitted, submitted, [], []
+    )
+    width = judged.judgements.width
+    no_prints = np.zeros(0, dtype=np.int64)
+    return Checked(
+        found.solution,
+        None,
+        found.truth,
+        no_prints,
+        width,
+        None,
+        options,
+        None,
+        judged.n_unjudged_lines,
+        aligned=aligned,
+    )
+
+
 @dataclass
 class _SolutionHalf:
     """The solution read and its rows checked, its relevant items being encoded on the
@@ -295,9 +336,6 @@ def _solution_half(
     shaped = read_solution(
         inputs.solution, options, inputs.row_id_column_name, inputs.segment_column_name, limits
     )
-    if options.format == "trec":
-        # trec_eval's rules: its file's own columns, and queries only in the run ignored.
-        options = trec_options(options, shaped.grade_column_name)
     table, segment_column = take_segment_column(shaped.table, inputs.segment_column_name)
     table, typed = _typed_solution(table, shaped.row_id_column_name, options, known_types)
     candidate_cells = None
@@ -332,9 +370,7 @@ def _solution_half(
         options.target_type_column_name,
     )
     segments = None if segment_column is None else Segments.from_column(*segment_column)
-    return _SolutionHalf(
-        solution, truth, options, judged, shaped.n_unjudged, typed, candidates, segments
-    )
+    return _SolutionHalf(solution, truth, options, judged, 0, typed, candidates, segments)
 
 
 def _submission_half(
@@ -437,6 +473,8 @@ def align(checked: Checked, k: int) -> Aligned:
     are most of the memory per user, so they are freed once ranked (the resource
     contract, docs/formats-and-limits.md).
     """
+    if checked.aligned is not None:
+        return checked.aligned
     submission: Submission = checked.submission  # type: ignore[assignment]
     checked.submission = None
     graded = checked.truth if isinstance(checked.truth, GradedTruth) else None
@@ -519,16 +557,15 @@ def unjudged_lines_warnings(count: int) -> tuple[ScoreWarning, ...]:
     if not count:
         return ()
     message = (
-        f"The qrels hold {format_count(count, 'line')} with a negative rel (in the pool, "
-        "not judged): left out, as trec_eval does."
+        f"The qrels hold {format_count(count, 'line')} with a negative rel: in the pool but "
+        "not judged, as trec_eval reads them (never relevant; judged-only scoring drops them)."
     )
     return (ScoreWarning("qrels_unjudged_lines", message, count, (), "host"),)
 
 
-def trec_options(options: Options, grade_column_name: str | None = TREC_GRADES) -> Options:
-    """The options as a trec_eval run applies them: its file's own grade column, and
-    queries only in the run ignored."""
-    return replace(options, grade_column_name=grade_column_name, unknown_row_ids="ignore")
+def trec_options(options: Options) -> Options:
+    """The options as a trec_eval run applies them: its file's own grade column."""
+    return replace(options, grade_column_name=QRELS_COLUMNS[2])
 
 
 def assemble_result(
@@ -647,7 +684,7 @@ def leaderboard_keys(measures: Sequence[Measure], legacy: bool) -> dict[str, str
     """Each measure's leaderboard key. Without ``metrics`` the one MAP keeps today's
     key, ``map_at_K``, whatever its ``normalization=`` (hosts' leaderboards use it)."""
     keys = {str(m): m.key for m in measures}
-    if legacy:
+    if legacy and measures[0].cutoff is not None:
         keys[str(measures[0])] = f"map_at_{measures[0].cutoff}"
     return keys
 
@@ -772,6 +809,7 @@ def score_warnings(findings: Sequence[Finding]) -> tuple[ScoreWarning, ...]:
         message = sentence.format(
             rows=format_count(count, "row"),
             row_ids=format_count(count, "row id"),
+            qids=format_count(count, "qid"),
             have="has" if count == 1 else "have",
         )
         warnings.append(ScoreWarning(finding.kind, message, count, finding.examples, audience))  # type: ignore[arg-type]
@@ -808,7 +846,9 @@ def _submission_findings(
         (
             "short_rows",
             f"{{rows}} {{have}} fewer than {k} predictions; an unused slot can never earn credit.",
-            present & (lengths < row_bound(k)) if k is not None else np.zeros_like(present),
+            present & (lengths < row_bound(k))
+            if k is not None and options.format != "trec"  # a trec_eval run is no top-k list
+            else np.zeros_like(present),
         ),
         ("empty_rows", "{rows} {have} no prediction and score 0.", covered & ~present),
         *hints,
@@ -823,12 +863,19 @@ def _submission_findings(
 def _missing_rows_finding(
     solution: Solution, missing: np.ndarray, options: Options
 ) -> list[Finding]:
-    """With ``missing_rows="empty"``: the solution's row ids that the submission lacks,
-    scored as empty rankings. A function of the submission and the solution's row ids
-    (public: the sample submission lists them); without example ids when the solution
-    may list only some users (``unknown_row_ids="ignore"``), as the error does."""
-    if options.missing_rows != "empty":
+    """With ``missing_rows="empty"`` (or ``"skip"``, trec_eval files): the solution's row
+    ids that the submission lacks, scored as empty rankings (or left out). A function of
+    the submission and the solution's row ids (public: the sample submission lists them,
+    or the topics a trec_eval run answers); without example ids when the solution may
+    list only some users (``unknown_row_ids="ignore"`` on tables), as the error does."""
+    if options.missing_rows == "error":
         return []
+    if options.format == "trec":  # the qrels' qids are the topics every run answers
+        done = {"empty": "scored 0 (missing_rows='empty', trec_eval's -c)"}.get(
+            options.missing_rows, "left out of the mean, as trec_eval does (-c scores them 0)"
+        )
+        sentence = "{qids} of the qrels {have} no line in the run: " + done + "."
+        return _row_finding("missing_rows", sentence, missing, solution)
     sentence = (
         "{row_ids} of the sample submission {have} no row in the submission; each is "
         "scored as an empty ranking (missing_rows='empty')."

@@ -201,10 +201,8 @@ def string_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray | None:
 
     Equal strings have equal prints; for unequal ones, whoever chose the strings
     cannot know which prints they get, so callers sort or search the prints (never
-    a hash table of their own) and confirm every equal pair byte for byte. Strings
-    are grouped by length (one group per distinct length, never a loop over
-    strings) and each group's bytes hashed as a fixed-width matrix. None for any
-    other array type.
+    a hash table of their own) and confirm every equal pair byte for byte. None for
+    any other array type.
 
     Examples
     --------
@@ -215,15 +213,33 @@ def string_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray | None:
     offsets = string_offsets(strings)
     if offsets is None:
         return None
-    multiplier, start = np.uint64(key[0]), key[1]
     data = strings.buffers()[2]
     memory = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
-    prints = np.empty(len(offsets) - 1, dtype=np.uint64)
+    return span_prints(memory, offsets[:-1], offsets[1:], key)
+
+
+def span_prints(
+    memory: np.ndarray, starts: np.ndarray, stops: np.ndarray, key: tuple[int, int]
+) -> np.ndarray:
+    """:func:`string_prints` of the strings ``memory[starts[i]:stops[i]]``.
+
+    Strings are grouped by length (one group per distinct length, never a loop over
+    strings) and each group's bytes hashed as a fixed-width matrix.
+
+    Examples
+    --------
+    >>> memory, key = np.frombuffer(b"ab abc", np.uint8), print_key()
+    >>> prints = span_prints(memory, np.array([0, 3, 3]), np.array([2, 5, 6]), key)
+    >>> bool(prints[0] == prints[1]), bool(prints[1] == prints[2])
+    (True, False)
+    """
+    multiplier, start = np.uint64(key[0]), key[1]
+    prints = np.empty(len(starts), dtype=np.uint64)
     out = np.empty(_BLOCK_ROWS, dtype=np.uint64)
     # A chunk of strings at a time: no order or length of every string is ever held.
     for chunk_start in range(0, len(prints), CHUNK_ROWS):
-        chunk_offsets = offsets[chunk_start : chunk_start + CHUNK_ROWS + 1]
-        lengths = np.diff(chunk_offsets)
+        chunk_starts = starts[chunk_start : chunk_start + CHUNK_ROWS]
+        lengths = stops[chunk_start : chunk_start + CHUNK_ROWS] - chunk_starts
         if len(lengths) and lengths.max() < 2**16:
             lengths = lengths.astype(np.uint16)  # a radix sort: linear time
         order = np.argsort(lengths, kind="stable")
@@ -233,16 +249,16 @@ def string_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray | None:
             width = int(ordered[first])
             # The length goes into the start, so strings of different lengths differ.
             seeded = start ^ (width * 0x9E3779B97F4A7C15 % 2**64)
-            members = order[first:last] + chunk_start
+            members = order[first:last]
             if width == 0:
-                prints[members] = seeded
+                prints[members + chunk_start] = seeded
                 continue
             for block_start in range(0, len(members), _BLOCK_ROWS):  # in cache
                 block_members = members[block_start : block_start + _BLOCK_ROWS]
                 block = out[: len(block_members)]
-                rows = byte_rows(memory, offsets[block_members], width)
+                rows = byte_rows(memory, chunk_starts[block_members], width)
                 _mix(rows, block, multiplier, seeded)
-                prints[block_members] = block
+                prints[block_members + chunk_start] = block
     return prints.view(np.int64)
 
 

@@ -103,6 +103,8 @@ class Distinct:
         Whether the prediction at each rank is its item's first occurrence in the row.
     users, ranks : ndarray of int64, or None
         The user and 0-based rank of each first occurrence (sparse rankings).
+    lengths : ndarray of int64, or None
+        Each row's length, for rankings that never repeat an item (a trec_eval run).
 
     Examples
     --------
@@ -110,14 +112,19 @@ class Distinct:
     [1, 2]
     >>> Distinct(None, np.array([1, 1, 0]), np.array([0, 5, 0])).count(3, 3).tolist()
     [1, 1, 0]
+    >>> Distinct(lengths=np.array([4, 1, 0])).count(2, 3).tolist()
+    [2, 1, 0]
     """
 
     first: np.ndarray | None = None
     users: np.ndarray | None = None
     ranks: np.ndarray | None = None
+    lengths: np.ndarray | None = None
 
     def count(self, cutoff: int, n_users: int) -> np.ndarray:
         """Each user's distinct items within the first ``cutoff`` ranks (int64)."""
+        if self.lengths is not None:
+            return np.minimum(self.lengths, cutoff).astype(np.int64)
         if self.first is not None:
             total = np.zeros(n_users, dtype=np.int64)
             for block in rank_blocks(min(cutoff, self.first.shape[1])):  # ranks, never users

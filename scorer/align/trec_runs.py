@@ -1,0 +1,360 @@
+"""A trec_eval run judged against its qrels as trec_eval judges it: the measures' arrays.
+
+The queries are the qrels' qids (in byte order), every one of them, a query whose lines
+are all unjudged or not relevant included (trec_eval scores it). A run's lines are
+ranked per query by score, higher first, equal scores by docno in *descending* byte
+order (``comp_sim_docno`` in trec_eval's ``form_res_rels.c``); the ``rank`` field is
+ignored. Then, as trec_eval's options say: only the first ``max_ranked`` documents of
+each query count (``-M``), each document takes its judgement (the qrels' grade, a
+negative ``rel`` as in the pool but unjudged, or not in the pool), and with
+``judged_only`` (``-J``) the documents not judged are dropped and the ranks closed up.
+
+Everything works on whole arrays: the queries are found by sorting the runs of equal
+qids (a run lists a query's lines together: millions of lines, thousands of runs),
+lines are ordered by one sort of (query, score) and only tied lines compare their
+docnos, and docnos are matched through keyed 64-bit prints
+(:func:`~scorer.align.fingerprints.span_prints`), every match confirmed string for
+string: no hash of a participant's string, O(n log n) whatever the files hold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scorer.align.fingerprints import print_key, span_prints
+from scorer.align.joins import byte_order_codes, sorted_first_index
+from scorer.align.judgements import Distinct, FlatHits, Judgements, NonRelevant
+from scorer.arrays import to_arrow, to_numpy
+from scorer.errors import Finding, smallest_values
+from scorer.options import WHOLE_ROW
+from scorer.read.trec import TextSpans, TrecFile
+
+#: The judgement of a ranked document not in the qrels (trec_eval's RELVALUE_NONPOOL),
+#: and of one whose qrels line has a negative ``rel`` (RELVALUE_UNJUDGED).
+NOT_IN_POOL, UNJUDGED = -1, -2
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+@dataclass(frozen=True)
+class TrecRules:
+    """trec_eval's options that change which documents count.
+
+    Attributes
+    ----------
+    relevance_level : int
+        The smallest ``rel`` that is relevant (``-l``).
+    max_ranked : int or None
+        Only each query's first documents count (``-M``); ``None``: all of them.
+    judged_only : bool
+        Drop the documents the qrels do not judge, closing up the ranks (``-J``).
+    """
+
+    relevance_level: int = 1
+    max_ranked: int | None = None
+    judged_only: bool = False
+
+
+@dataclass(frozen=True)
+class TrecJudged:
+    """A run judged against its qrels.
+
+    Attributes
+    ----------
+    queries : pyarrow.Array
+        The qrels' qids, each once, in byte order: query ``u`` is user ``u``.
+    judgements : Judgements
+        The measures' arrays (flat: one entry per ranked document with a grade above 0).
+    lengths : ndarray of int64
+        Documents ranked per query (after ``max_ranked`` and ``judged_only``).
+    in_run : ndarray of bool
+        Whether the run has a line for each query.
+    n_repeated_judgements : ndarray of int64
+        Per query, the qrels lines that judge a docno already judged (the largest
+        ``rel`` counts).
+    n_unjudged_lines : int
+        Qrels lines with a negative ``rel`` (in the pool, not judged).
+    unknown_qids : pyarrow.Array
+        The run's qids that the qrels do not hold (each once, byte order).
+    run_id : str
+        The run's ``tag`` on its last line.
+    qrels_problems, run_problems : tuple of Finding
+        What is wrong with each file.
+    """
+
+    queries: pa.Array
+    judgements: Judgements
+    lengths: np.ndarray
+    in_run: np.ndarray
+    n_repeated_judgements: np.ndarray
+    n_unjudged_lines: int
+    unknown_qids: pa.Array
+    run_id: str
+    qrels_problems: tuple[Finding, ...]
+    run_problems: tuple[Finding, ...]
+
+
+@dataclass(frozen=True)
+class _Qrels:
+    """The qrels' judged pairs, each (query, docno) once: sorted by pair key."""
+
+    queries: pa.Array
+    keys: np.ndarray  # pair keys, sorted, distinct
+    users: np.ndarray  # each pair's query
+    grades: np.ndarray  # each pair's rel (the largest given), UNJUDGED when negative
+    docnos: TextSpans  # each pair's docno
+    n_repeated: np.ndarray  # per query
+    n_unjudged_lines: int
+
+
+def judge_run(qrels: TrecFile, run: TrecFile, rules: TrecRules) -> TrecJudged:
+    """Judge ``run`` against ``qrels`` under ``rules``.
+
+    Examples
+    --------
+    >>> from scorer.read.trec import parse_trec
+    >>> qrels = parse_trec(b"q1 0 a 1\\nq1 0 b 2\\nq2 0 c 0\\nq3 0 d -1\\n", "qrels")
+    >>> run = parse_trec(b"q1 Q0 b 1 0.5 t\\nq1 Q0 x 2 0.5 t\\nq1 Q0 a 3 0.9 t\\nq9 Q0 a 1 1 t\\n",
+    ...                  "run")
+    >>> judged = judge_run(qrels, run, TrecRules())
+    >>> judged.queries.to_pylist(), judged.lengths.tolist(), judged.in_run.tolist()
+    (['q1', 'q2', 'q3'], [3, 0, 0], [True, False, False])
+    >>> flat = judged.judgements.flat  # a first (0.9), then x before b (ties: docno descending)
+    >>> flat.users.tolist(), flat.ranks.tolist(), flat.grades.tolist()
+    ([0, 0], [0, 2], [1, 2])
+    >>> judged.judgements.n_relevant.tolist(), judged.unknown_qids.to_pylist()
+    ([2, 0, 0], ['q9'])
+    """
+    key = print_key()
+    truth = _judged_pairs(qrels, key)
+    n_queries = len(truth.queries)
+    run_qids, run_id, run_problems = run.qids, run.run_id, run.problems
+    run_users = sorted_first_index(run_qids, truth.queries)  # per run of equal qids
+    in_run = np.zeros(n_queries, dtype=bool)
+    in_run[run_users[run_users >= 0]] = True
+    users = np.repeat(run_users.astype(np.int32), np.diff(run.qid_ends, prepend=0))
+    docnos, scores = run.docnos, run.values
+    del run  # its columns are freed as they are replaced (the caller keeps no reference)
+    if (users < 0).any():  # lines of queries the qrels lack are set aside
+        lines = np.flatnonzero(users >= 0)
+        users, docnos, scores = users[lines], docnos.take(lines), scores[lines]
+        del lines
+    prints = _prints(docnos, key)  # in file order: the text read in order
+    order = _trec_order(users, scores, docnos)
+    del scores
+    users, prints, docnos = users[order], prints[order], docnos.take(order)
+    del order
+    ranks = _ranks(users, n_queries)
+    if rules.max_ranked is not None and (ranks >= rules.max_ranked).any():
+        kept = np.flatnonzero(ranks < rules.max_ranked)
+        users, ranks, prints, docnos = users[kept], ranks[kept], prints[kept], docnos.take(kept)
+        del kept
+    pair_keys = _pair_keys(users, prints)  # the prints, mixed in place
+    del prints
+    problems = list(run_problems) + _repeated_docnos(pair_keys, users, docnos, truth.queries)
+    grades = _grades(truth, pair_keys, users, docnos)
+    del pair_keys, docnos
+    if rules.judged_only:
+        kept = np.flatnonzero(grades >= 0)
+        users, grades = users[kept], grades[kept]
+        ranks = _ranks(users, n_queries)
+    lengths = np.bincount(users, minlength=n_queries).astype(np.int64)
+    _, unknown = byte_order_codes(run_qids.filter(to_arrow(run_users < 0)))
+    return TrecJudged(
+        truth.queries,
+        _judgements(truth, users, ranks, grades, lengths, rules),
+        lengths,
+        in_run,
+        truth.n_repeated,
+        truth.n_unjudged_lines,
+        unknown,
+        run_id,
+        qrels.problems,
+        tuple(problems),
+    )
+
+
+def _judged_pairs(qrels: TrecFile, key: tuple[int, int]) -> _Qrels:
+    """Each (query, docno) pair the qrels judge, once, with its largest ``rel``."""
+    codes, queries = byte_order_codes(qrels.qids)
+    users = codes[qrels.qid_codes()]
+    docnos = qrels.docnos
+    keys = _pair_keys(users, _prints(docnos, key))
+    order = np.lexsort((-qrels.values, keys))  # by pair key, the largest rel first
+    keys, users, grades, docnos = keys[order], users[order], qrels.values[order], docnos.take(order)
+    repeat = _same_pairs(keys, users, docnos)
+    first = np.flatnonzero(~repeat)
+    n_repeated = np.bincount(users[repeat], minlength=len(queries)).astype(np.int64)
+    grades = grades[first]
+    n_unjudged = int(np.count_nonzero(qrels.values < 0))
+    return _Qrels(
+        queries,
+        keys[first],
+        users[first],
+        np.where(grades < 0, UNJUDGED, grades),
+        docnos.take(first),
+        n_repeated,
+        n_unjudged,
+    )
+
+
+def _pair_keys(users: np.ndarray, prints: np.ndarray) -> np.ndarray:
+    """One int64 key per (query, docno print), made in ``prints``' place: equal pairs,
+    equal keys (unequal pairs almost never share one, and every match is confirmed)."""
+    keys = prints.view(np.uint64)
+    keys ^= users.astype(np.uint64) * _MIX
+    return keys.view(np.int64)
+
+
+def _same_pairs(keys: np.ndarray, users: np.ndarray, docnos: TextSpans) -> np.ndarray:
+    """For pairs sorted by key, whether each equals the one before it (same key, query
+    and docno: the docnos compared as strings)."""
+    same = np.zeros(len(keys), dtype=bool)
+    if len(keys) < 2:
+        return same
+    candidate = np.flatnonzero((keys[1:] == keys[:-1]) & (users[1:] == users[:-1])) + 1
+    if len(candidate):
+        equal = pc.equal(docnos.strings(candidate), docnos.strings(candidate - 1))
+        same[candidate] = to_numpy(equal, fill=False)
+    return same
+
+
+def _trec_order(users: np.ndarray, scores: np.ndarray, docnos: TextSpans) -> np.ndarray:
+    """The order of lines by query, score descending, then docno descending: trec_eval's.
+
+    One stable sort of an int64 key holding the query and the score's leading bits
+    (adaptive: a file already in order costs a pass); the lines whose keys tie (equal
+    scores, or scores equal in their leading bits) are then ordered by the exact score
+    and the docno (strings compared by Arrow, no hash). ``-0.0`` and ``0.0`` are one
+    score, as they are to trec_eval."""
+    user_bits = np.uint64(max(int(users.max(initial=0)).bit_length(), 1))
+    keys = (scores + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0
+    flip = keys.view(np.int64) >> 63  # all ones for a negative score
+    np.invert(flip, out=flip)
+    flip &= np.int64(2**63 - 1)
+    keys ^= flip.view(np.uint64)  # now larger scores have smaller keys
+    del flip
+    keys >>= user_bits
+    keys |= users.astype(np.uint64) << (np.uint64(64) - user_bits)
+    keys ^= np.uint64(2**63)  # unsigned order as signed
+    order = np.argsort(keys.view(np.int64), kind="stable")
+    tied = np.empty(len(order), dtype=bool)
+    tied[:1] = False
+    ordered = keys[order]
+    np.equal(ordered[1:], ordered[:-1], out=tied[1:])
+    del keys, ordered
+    if not tied.any():
+        return order
+    members = tied.copy()
+    members[:-1] |= tied[1:]
+    positions = np.flatnonzero(members)
+    del members
+    group = np.cumsum(~tied[positions])
+    lines = order[positions]
+    table = pa.table(
+        {"group": to_arrow(group), "score": to_arrow(scores[lines] + 0.0)}
+        | {"docno": docnos.strings(lines)}
+    )
+    sort_keys = [("group", "ascending"), ("score", "descending"), ("docno", "descending")]
+    order[positions] = lines[to_numpy(pc.sort_indices(table, sort_keys)).astype(np.int64)]
+    return order
+
+
+def _ranks(users: np.ndarray, n_queries: int) -> np.ndarray:
+    """Each line's 0-based rank within its query, for lines sorted by query then rank."""
+    firsts = np.searchsorted(users, np.arange(n_queries))
+    return np.arange(len(users), dtype=np.int64) - firsts[users]
+
+
+def _prints(docnos: TextSpans, key: tuple[int, int]) -> np.ndarray:
+    """The docnos' keyed prints."""
+    return span_prints(docnos.data, docnos.starts, docnos.starts + docnos.lengths, key)
+
+
+def _repeated_docnos(
+    pair_keys: np.ndarray, users: np.ndarray, docnos: TextSpans, queries: pa.Array
+) -> list[Finding]:
+    """A query retrieving one docno twice (trec_eval refuses the run): the count of
+    such queries and of extra lines, the smallest qids. The keys are sorted as numbers
+    and only the lines sharing a key are compared as strings."""
+    ordered = np.sort(pair_keys)
+    shared = ordered[1:][ordered[1:] == ordered[:-1]]
+    if not len(shared):
+        return []
+    lines = np.flatnonzero(np.isin(pair_keys, shared))
+    lines = lines[np.argsort(pair_keys[lines], kind="stable")]
+    repeat = _same_pairs(pair_keys[lines], users[lines], docnos.take(lines))
+    if not repeat.any():
+        return []
+    flagged = np.zeros(len(queries), dtype=bool)
+    flagged[users[lines[repeat]]] = True
+    counts = (("qids", int(np.count_nonzero(flagged))), ("extra", int(repeat.sum())))
+    return [Finding("docnos_repeated", counts, smallest_values(queries, flagged))]
+
+
+def _grades(
+    truth: _Qrels, pair_keys: np.ndarray, users: np.ndarray, docnos: TextSpans
+) -> np.ndarray:
+    """Each ranked line's judgement: its pair's ``rel``, :data:`UNJUDGED` or
+    :data:`NOT_IN_POOL`. The keys are first sifted through a bit table of the qrels'
+    (keyed prints: nobody can aim at its slots), the few that pass searched among them,
+    and every pair found by its key confirmed string for string."""
+    grades = np.full(len(pair_keys), NOT_IN_POOL, dtype=np.int64)
+    if not len(truth.keys) or not len(pair_keys):
+        return grades
+    bits = min(max(16, (16 * len(truth.keys)).bit_length()), 26)
+    mask = np.int64((1 << bits) - 1)
+    table = np.zeros(1 << bits, dtype=bool)
+    table[truth.keys & mask] = True
+    lines = np.flatnonzero(table[pair_keys & mask])
+    position = np.minimum(np.searchsorted(truth.keys, pair_keys[lines]), len(truth.keys) - 1)
+    found = truth.keys[position] == pair_keys[lines]
+    lines, pairs = lines[found], position[found]
+    same = users[lines] == truth.users[pairs]
+    same &= to_numpy(pc.equal(docnos.strings(lines), truth.docnos.strings(pairs)), fill=False)
+    grades[lines[same]] = truth.grades[pairs[same]]
+    return grades
+
+
+def _judgements(
+    truth: _Qrels,
+    users: np.ndarray,
+    ranks: np.ndarray,
+    grades: np.ndarray,
+    lengths: np.ndarray,
+    rules: TrecRules,
+) -> Judgements:
+    """The measures' arrays: the graded entries flat, the judged pairs for the ideal
+    orderings, the judged non-relevant ones for the pair measures."""
+    n_queries, level = len(truth.queries), rules.relevance_level
+    graded = grades > 0
+    flat = FlatHits(
+        users[graded].astype(np.int64),
+        ranks[graded],
+        grades[graded],
+        grades[graded] >= level,
+        width=int(lengths.max(initial=0)),
+    )
+    judged = truth.grades >= 0
+    pair_users, pair_grades = truth.users[judged], truth.grades[judged]
+    relevant = pair_grades >= level
+    below = (grades >= 0) & (grades < level)
+    return Judgements(
+        None,
+        np.bincount(pair_users[relevant], minlength=n_queries).astype(np.int64),
+        WHOLE_ROW if rules.max_ranked is None else rules.max_ranked,
+        None,
+        pair_users,
+        pair_grades,
+        int(pair_grades.max(initial=0)),
+        flat,
+        Distinct(lengths=lengths),
+        NonRelevant(
+            users[below].astype(np.int64),
+            ranks[below],
+            np.bincount(pair_users[~relevant], minlength=n_queries).astype(np.int64),
+        ),
+    )
