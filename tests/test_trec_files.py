@@ -206,7 +206,9 @@ def judged_files(draw):
         (draw(st.sampled_from(qids)), draw(docs), draw(st.integers(-2, 3)))
         for _ in range(draw(st.integers(1, 10)))
     ]
-    scores = st.sampled_from([0.0, -0.0, 1.0, 1.0, 2.5, -3.0, 1e-300])
+    # equal scores, and scores equal but in their last bits (one key for several lines)
+    near = [1.0000000000000002, 0.9999999999999999, -1.0000000000000002]
+    scores = st.sampled_from([0.0, -0.0, 1.0, 1.0, 2.5, -3.0, 1e-300, -1.0, *near])
     pairs = draw(
         st.lists(st.tuples(st.sampled_from([*qids, "q_extra"]), docs), unique=True, max_size=14)
     )

@@ -111,7 +111,8 @@ class _Qrels:
 
 
 def judge_run(qrels: TrecFile, run: TrecFile, rules: TrecRules) -> TrecJudged:
-    """Judge ``run`` against ``qrels`` under ``rules``.
+    """Judge ``run`` against ``qrels`` under ``rules`` (pass a run no one else holds:
+    its columns are freed as they are used).
 
     Examples
     --------
@@ -142,26 +143,26 @@ def judge_run(qrels: TrecFile, run: TrecFile, rules: TrecRules) -> TrecJudged:
         lines = np.flatnonzero(users >= 0)
         users, docnos, scores = users[lines], docnos.take(lines), scores[lines]
         del lines
-    prints = _prints(docnos, key)  # in file order: the text read in order
-    order = _trec_order(users, scores, docnos)
+    ranking = _Ranking(users, scores, docnos, n_queries)
     del scores
-    users, prints, docnos = users[order], prints[order], docnos.take(order)
-    del order
-    ranks = _ranks(users, n_queries)
-    if rules.max_ranked is not None and (ranks >= rules.max_ranked).any():
-        kept = np.flatnonzero(ranks < rules.max_ranked)
-        users, ranks, prints, docnos = users[kept], ranks[kept], prints[kept], docnos.take(kept)
-        del kept
-    pair_keys = _pair_keys(users, prints)  # the prints, mixed in place
-    del prints
-    problems = list(run_problems) + _repeated_docnos(pair_keys, users, docnos, truth.queries)
-    grades = _grades(truth, pair_keys, users, docnos)
-    del pair_keys, docnos
-    if rules.judged_only:
-        kept = np.flatnonzero(grades >= 0)
+    pair_keys = _pair_keys(users, _prints(docnos, key))
+    problems = [*run_problems, *_repeated_docnos(pair_keys, ranking, rules, truth.queries)]
+    lines, grades = _judged_lines(truth, pair_keys, users, docnos)
+    del pair_keys
+    ranks = ranking.ranks(lines)
+    lengths = ranking.lengths
+    if rules.max_ranked is not None:
+        kept = ranks < rules.max_ranked
+        lines, grades, ranks = lines[kept], grades[kept], ranks[kept]
+        lengths = np.minimum(lengths, rules.max_ranked)
+    users = users[lines].astype(np.int64)
+    order = np.lexsort((ranks, users))
+    users, grades, ranks = users[order], grades[order], ranks[order]
+    if rules.judged_only:  # the unjudged dropped: each query's judged documents ranked anew
+        kept = grades >= 0
         users, grades = users[kept], grades[kept]
-        ranks = _ranks(users, n_queries)
-    lengths = np.bincount(users, minlength=n_queries).astype(np.int64)
+        lengths = np.bincount(users, minlength=n_queries).astype(np.int64)
+        ranks = np.arange(len(users), dtype=np.int64) - (np.cumsum(lengths) - lengths)[users]
     _, unknown = byte_order_codes(run_qids.filter(to_arrow(run_users < 0)))
     return TrecJudged(
         truth.queries,
@@ -222,51 +223,74 @@ def _same_pairs(keys: np.ndarray, users: np.ndarray, docnos: TextSpans) -> np.nd
     return same
 
 
-def _trec_order(users: np.ndarray, scores: np.ndarray, docnos: TextSpans) -> np.ndarray:
-    """The order of lines by query, score descending, then docno descending: trec_eval's.
+class _Ranking:
+    """Where lines of a run fall in trec_eval's order (by query, score descending, docno
+    descending), found for the few lines that need it rather than by ordering them all.
 
-    One stable sort of an int64 key holding the query and the score's leading bits
-    (adaptive: a file already in order costs a pass); the lines whose keys tie (equal
-    scores, or scores equal in their leading bits) are then ordered by the exact score
-    and the docno (strings compared by Arrow, no hash). ``-0.0`` and ``0.0`` are one
-    score, as they are to trec_eval."""
-    user_bits = np.uint64(max(int(users.max(initial=0)).bit_length(), 1))
-    keys = (scores + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0
-    flip = keys.view(np.int64) >> 63  # all ones for a negative score
-    np.invert(flip, out=flip)
-    flip &= np.int64(2**63 - 1)
-    keys ^= flip.view(np.uint64)  # now larger scores have smaller keys
-    del flip
-    keys >>= user_bits
-    keys |= users.astype(np.uint64) << (np.uint64(64) - user_bits)
-    keys ^= np.uint64(2**63)  # unsigned order as signed
-    order = np.argsort(keys.view(np.int64), kind="stable")
-    tied = np.empty(len(order), dtype=bool)
-    tied[:1] = False
-    ordered = keys[order]
-    np.equal(ordered[1:], ordered[:-1], out=tied[1:])
-    del keys, ordered
-    if not tied.any():
-        return order
-    members = tied.copy()
-    members[:-1] |= tied[1:]
-    positions = np.flatnonzero(members)
-    del members
-    group = np.cumsum(~tied[positions])
-    lines = order[positions]
-    table = pa.table(
-        {"group": to_arrow(group), "score": to_arrow(scores[lines] + 0.0)}
-        | {"docno": docnos.strings(lines)}
-    )
-    sort_keys = [("group", "ascending"), ("score", "descending"), ("docno", "descending")]
-    order[positions] = lines[to_numpy(pc.sort_indices(table, sort_keys)).astype(np.int64)]
-    return order
+    Each line gets an int64 key holding its query and its score's leading bits (larger
+    scores, smaller keys), and the keys are sorted once, as numbers. A line's rank is
+    the count of its query's keys below its own, plus, when others share its key (an
+    equal score, or one equal in its leading bits), the count of those before it by
+    exact score and docno (strings compared by Arrow, no hash). ``-0.0`` and ``0.0``
+    are one score, as they are to trec_eval.
 
+    Attributes
+    ----------
+    lengths : ndarray of int64
+        Each query's lines.
+    """
 
-def _ranks(users: np.ndarray, n_queries: int) -> np.ndarray:
-    """Each line's 0-based rank within its query, for lines sorted by query then rank."""
-    firsts = np.searchsorted(users, np.arange(n_queries))
-    return np.arange(len(users), dtype=np.int64) - firsts[users]
+    def __init__(
+        self, users: np.ndarray, scores: np.ndarray, docnos: TextSpans, n_queries: int
+    ) -> None:
+        self.users, self.scores, self.docnos = users, scores, docnos
+        shift = np.uint64(64 - max(n_queries - 1, 1).bit_length())
+        keys = (scores + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0
+        flip = keys.view(np.int64) >> 63  # all ones for a negative score
+        np.invert(flip, out=flip)
+        flip &= np.int64(2**63 - 1)
+        keys ^= flip.view(np.uint64)  # now larger scores have smaller keys
+        del flip
+        keys >>= np.uint64(64) - shift
+        high = users.astype(np.uint64)
+        high <<= shift
+        keys |= high
+        del high
+        keys ^= np.uint64(2**63)  # unsigned order as signed
+        self.keys = keys.view(np.int64)
+        self.sorted = np.sort(self.keys)
+        firsts = np.arange(n_queries + 1, dtype=np.uint64) << shift
+        self.firsts = np.searchsorted(self.sorted, (firsts ^ np.uint64(2**63)).view(np.int64))
+        self.firsts[-1] = len(self.sorted)
+        self.lengths = np.diff(self.firsts).astype(np.int64)
+
+    def ranks(self, lines: np.ndarray) -> np.ndarray:
+        """The 0-based rank of each of ``lines`` within its query."""
+        keys = self.keys[lines]
+        below = np.searchsorted(self.sorted, keys)
+        ranks = below - self.firsts[self.users[lines]]
+        shared = np.searchsorted(self.sorted, keys, side="right") - below > 1
+        if shared.any():
+            ranks[shared] += self._before_in_shared_keys(lines[shared])
+        return ranks.astype(np.int64)
+
+    def _before_in_shared_keys(self, lines: np.ndarray) -> np.ndarray:
+        """For lines whose key others share: how many of those come before each, by
+        score descending, then docno descending."""
+        shared = np.unique(self.keys[lines])
+        position = np.minimum(np.searchsorted(shared, self.keys), len(shared) - 1)
+        members = np.flatnonzero(shared[position] == self.keys)  # every line of those keys
+        group = position[members]
+        table = pa.table(
+            {"group": to_arrow(group), "score": to_arrow(self.scores[members] + 0.0)}
+            | {"docno": self.docnos.strings(members)}
+        )
+        sort_keys = [("group", "ascending"), ("score", "descending"), ("docno", "descending")]
+        order = to_numpy(pc.sort_indices(table, sort_keys)).astype(np.int64)
+        ordered_groups = group[order]
+        before = np.empty(len(members), dtype=np.int64)
+        before[order] = np.arange(len(order)) - np.searchsorted(ordered_groups, ordered_groups)
+        return before[np.searchsorted(members, lines)]
 
 
 def _prints(docnos: TextSpans, key: tuple[int, int]) -> np.ndarray:
@@ -275,36 +299,42 @@ def _prints(docnos: TextSpans, key: tuple[int, int]) -> np.ndarray:
 
 
 def _repeated_docnos(
-    pair_keys: np.ndarray, users: np.ndarray, docnos: TextSpans, queries: pa.Array
+    pair_keys: np.ndarray, ranking: _Ranking, rules: TrecRules, queries: pa.Array
 ) -> list[Finding]:
-    """A query retrieving one docno twice (trec_eval refuses the run): the count of
-    such queries and of extra lines, the smallest qids. The keys are sorted as numbers
-    and only the lines sharing a key are compared as strings."""
+    """A query retrieving one docno twice among the documents that count (trec_eval
+    refuses the run): the count of such queries and of extra lines, the smallest qids.
+    The keys are sorted as numbers and only the lines sharing a key are compared as
+    strings."""
     ordered = np.sort(pair_keys)
-    shared = ordered[1:][ordered[1:] == ordered[:-1]]
+    shared = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
+    del ordered
     if not len(shared):
         return []
-    lines = np.flatnonzero(np.isin(pair_keys, shared))
+    position = np.minimum(np.searchsorted(shared, pair_keys), len(shared) - 1)
+    lines = np.flatnonzero(shared[position] == pair_keys)
+    if rules.max_ranked is not None:  # as trec_eval: only the documents kept are checked
+        lines = lines[ranking.ranks(lines) < rules.max_ranked]
     lines = lines[np.argsort(pair_keys[lines], kind="stable")]
-    repeat = _same_pairs(pair_keys[lines], users[lines], docnos.take(lines))
+    users = ranking.users[lines]
+    repeat = _same_pairs(pair_keys[lines], users, ranking.docnos.take(lines))
     if not repeat.any():
         return []
     flagged = np.zeros(len(queries), dtype=bool)
-    flagged[users[lines[repeat]]] = True
+    flagged[users[repeat]] = True
     counts = (("qids", int(np.count_nonzero(flagged))), ("extra", int(repeat.sum())))
     return [Finding("docnos_repeated", counts, smallest_values(queries, flagged))]
 
 
-def _grades(
+def _judged_lines(
     truth: _Qrels, pair_keys: np.ndarray, users: np.ndarray, docnos: TextSpans
-) -> np.ndarray:
-    """Each ranked line's judgement: its pair's ``rel``, :data:`UNJUDGED` or
-    :data:`NOT_IN_POOL`. The keys are first sifted through a bit table of the qrels'
-    (keyed prints: nobody can aim at its slots), the few that pass searched among them,
-    and every pair found by its key confirmed string for string."""
-    grades = np.full(len(pair_keys), NOT_IN_POOL, dtype=np.int64)
+) -> tuple[np.ndarray, np.ndarray]:
+    """The lines whose (query, docno) the qrels hold, and each one's ``rel`` (or
+    :data:`UNJUDGED`); every other line is :data:`NOT_IN_POOL`. The keys are first
+    sifted through a bit table of the qrels' (keyed prints: nobody can aim at its
+    slots), the few that pass searched among them, and every pair found by its key
+    confirmed string for string."""
     if not len(truth.keys) or not len(pair_keys):
-        return grades
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     bits = min(max(16, (16 * len(truth.keys)).bit_length()), 26)
     mask = np.int64((1 << bits) - 1)
     table = np.zeros(1 << bits, dtype=bool)
@@ -315,8 +345,7 @@ def _grades(
     lines, pairs = lines[found], position[found]
     same = users[lines] == truth.users[pairs]
     same &= to_numpy(pc.equal(docnos.strings(lines), truth.docnos.strings(pairs)), fill=False)
-    grades[lines[same]] = truth.grades[pairs[same]]
-    return grades
+    return lines[same], truth.grades[pairs[same]]
 
 
 def _judgements(

@@ -20,6 +20,7 @@ import pyarrow as pa
 from scorer.align.joins import StringIndex, byte_order_codes
 from scorer.align.rankings import GroundTruth
 from scorer.align.trec_runs import TrecJudged, TrecRules, judge_run
+from scorer.arrays import to_strings
 from scorer.check.findings import (
     MAX_EXPONENTIAL_GRADE,
     MAX_GRADE,
@@ -107,7 +108,7 @@ def check_trec(
     solution = Solution(*QRELS_COLUMNS[:2], queries, None, StringIndex(queries), left_out)
     no_pairs = np.zeros(0, dtype=np.int64)
     truth = GroundTruth(
-        pa.array([], pa.large_string()),
+        to_strings([]),
         no_pairs,
         no_pairs.astype(np.int32),
         judged.judgements.n_relevant,

@@ -33,7 +33,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.arrays import on_two_cores, to_arrow, to_numpy
+from scorer.arrays import on_two_cores, to_arrow, to_numpy, to_strings
 from scorer.errors import MAX_EXAMPLES, Finding, ScorerError, format_example
 from scorer.read.files import ReadLimits, Text, read_lines_text
 
@@ -237,36 +237,37 @@ class _Block:
         number to ``out`` from ``first_line`` on."""
         n_fields, more_allowed, (qid, docno, number) = TREC_LAYOUTS[kind]
         block = text[begin:end]
-        starts, ends = _fields(block)
+        edges = _edges(block)  # each field's start and end, one after the other
         newlines = np.flatnonzero(block == _NEWLINE)
         if len(block) and block[-1] != _NEWLINE:
             newlines = np.append(newlines, len(block))
-        before = np.searchsorted(starts, newlines)  # fields that start before each line's end
-        counts = np.diff(before, prepend=0)
-        first = before - counts
-        lead = block[starts[np.minimum(first, len(starts) - 1)]] if len(starts) else first
+        before = np.searchsorted(edges, newlines, side="right")  # 2 x fields up to each end
+        counts = np.diff(before, prepend=0) // 2
+        first = before - 2 * counts  # each line's first edge
+        lead = block[edges[np.minimum(first, len(edges) - 1)]] if len(edges) else first
         content = (counts > 0) & (lead != _COMMENT)
         fits = counts >= n_fields if more_allowed else counts == n_fields
         malformed = np.flatnonzero(content & ~fits)
         good = np.flatnonzero(content & fits)
-        firsts = first[good]
+        # The kept fields' edges, a line a row: (start, end) of qid, docno, number.
+        spans = edges[
+            first[good][:, None]
+            + np.array([2 * f + e for f in (qid, docno, number) for e in (0, 1)])
+        ]
         kept = slice(first_line, first_line + len(good))
-        numbers = _copied(block, starts[firsts + number], ends[firsts + number])
+        numbers = _between(block, spans[:, 4:6])
         out.values[kept], invalid = _numbers(numbers, kind)
-        docno_starts = starts[firsts + docno]
-        np.subtract(
-            ends[firsts + docno], docno_starts, out=out.docno_lengths[kept], casting="unsafe"
-        )
-        np.add(docno_starts, begin, out=out.docno_starts[kept])
+        np.subtract(spans[:, 3], spans[:, 2], out=out.docno_lengths[kept], casting="unsafe")
+        np.add(spans[:, 2], begin, out=out.docno_starts[kept])
         run_id = None
-        if kind == "run" and len(firsts):
-            last = firsts[-1] + 5
-            run_id = bytes(block[starts[last] : ends[last]]).decode()
-        run_starts = _run_starts(block, starts[firsts + qid], ends[firsts + qid])
+        if kind == "run" and len(good):
+            last = first[good[-1]] + 10
+            run_id = bytes(block[edges[last] : edges[last + 1]]).decode()
+        run_starts = _run_starts(block, spans[:, 0:2])
         return cls(
             len(good),
-            _copied(block, starts[firsts[run_starts] + qid], ends[firsts[run_starts] + qid]),
-            np.append(run_starts[1:], len(firsts)).astype(np.int64),
+            _between(block, spans[run_starts, 0:2]),
+            np.append(run_starts[1:], len(good)).astype(np.int64),
             run_id,
             _Lines.of(malformed, lambda line: _line_text(block, newlines, line)),
             _Lines.of(good[invalid], lambda line: str(numbers[int(np.searchsorted(good, line))])),
@@ -286,13 +287,26 @@ class _Lines:
         return cls(len(lines), tuple((int(line), text(int(line))) for line in lines[:MAX_EXAMPLES]))
 
 
-def _fields(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where each field of a block starts and ends (exclusive): the runs of bytes that
-    are not ASCII whitespace (space, and tab to carriage return: 9 to 13)."""
+def _edges(block: np.ndarray) -> np.ndarray:
+    """Where each field of a block starts and ends (exclusive), one after the other: the
+    runs of bytes that are not ASCII whitespace (space, and tab to carriage return)."""
     space = block == 32
     space |= (block - np.uint8(9)) <= 4  # 9..13; smaller bytes wrap past 4
-    edges = np.flatnonzero(np.diff(space, prepend=True, append=True))  # as if spaced around
-    return edges[0::2], edges[1::2]
+    return np.flatnonzero(np.diff(space, prepend=True, append=True))  # as if spaced around
+
+
+def _between(text: np.ndarray, ranges: np.ndarray) -> pa.Array:
+    """The strings ``text[start:end]`` of ``ranges`` (rows of start and end, in text
+    order, never overlapping) as a string array: one Arrow array whose values are the
+    strings and the gaps between them, of which every other value is taken (Arrow
+    copies them out: none keeps the text)."""
+    if len(ranges) == 0:
+        return to_strings([])
+    offsets = np.ascontiguousarray(ranges, dtype=np.int64).reshape(-1)
+    spans = pa.Array.from_buffers(
+        pa.large_string(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(text)]
+    )
+    return spans.take(to_arrow(np.arange(0, len(offsets), 2, dtype=np.int64)))
 
 
 def _copied(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
@@ -301,7 +315,7 @@ def _copied(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
     the gaps between them, of which every other value is taken (Arrow copies them out:
     none keeps the text)."""
     if len(starts) == 0:
-        return pa.array([], pa.large_string())
+        return to_strings([])
     taken = None
     if np.any(starts[1:] <= starts[:-1]):  # not in text order: each distinct span once
         starts, first, inverse = np.unique(starts, return_index=True, return_inverse=True)
@@ -315,13 +329,13 @@ def _copied(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
     return spans.take(to_arrow(taken))
 
 
-def _run_starts(block: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Where each run of equal adjacent strings (the qids of successive lines) starts:
-    each compared with the next by Arrow as strings (the qids and the text between
-    them, every other comparison read): exact, no copy, no hash."""
-    if len(starts) < 2:
-        return np.zeros(len(starts), dtype=np.int64)
-    offsets = np.ascontiguousarray(np.stack([starts, ends], axis=1).reshape(-1), np.int64)
+def _run_starts(block: np.ndarray, ranges: np.ndarray) -> np.ndarray:
+    """Where each run of equal adjacent strings (the qids of successive lines, rows of
+    start and end) starts: each compared with the next by Arrow as strings (the qids
+    and the text between them, every other comparison read): exact, no copy, no hash."""
+    if len(ranges) < 2:
+        return np.zeros(len(ranges), dtype=np.int64)
+    offsets = np.ascontiguousarray(ranges, dtype=np.int64).reshape(-1)
     spans = pa.Array.from_buffers(
         pa.large_string(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(block)]
     )
@@ -391,7 +405,7 @@ def _joined(
             )
     run_ids = [block.run_id for block in blocks if block.run_id is not None]
     return TrecFile(
-        pa.concat_arrays([pa.array([], pa.large_string())] + [block.qids for block in blocks]),
+        pa.concat_arrays([to_strings([])] + [block.qids for block in blocks]),
         _joined_arrays([b.qid_ends + k for b, k in zip(blocks, kept[:-1], strict=True)], np.int64),
         TextSpans(text, columns.docno_starts, columns.docno_lengths),
         columns.values,
