@@ -219,6 +219,7 @@ class Checked:
     typed: TargetTypes | None = None
     candidates: Candidates | None = None
     aligned: Aligned | None = None  # trec_eval files: judged as they are read
+    run_id: str | None = None  # a trec_eval run's tag
 
 
 def read_and_check(
@@ -304,6 +305,7 @@ def _trec_checked(
         None,
         judged.n_unjudged_lines,
         aligned=aligned,
+        run_id=judged.run_id,
     )
 
 
@@ -626,6 +628,7 @@ def assemble_result(
         weights=means.weights,
         user_type=None if typed is None else typed.row_type,
         user_bare_row_ids=None if typed is None else typed.bare_row_ids,
+        run_id=checked.run_id,
     )
 
 
