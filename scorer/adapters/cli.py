@@ -237,8 +237,9 @@ def format_result(result: ScoreResult) -> str:
             if values is not None:
                 lines.append(f"  {split + ':':<8} {values[name]!r}")
     lines += _by_type_lines(result)
+    skipped = "left out" if result.options.format == "trec" else "no relevant item"
     lines.append(
-        f"Users: {result.n_scored:,} scored, {result.n_skipped:,} skipped (no relevant item), "
+        f"Users: {result.n_scored:,} scored, {result.n_skipped:,} skipped ({skipped}), "
         f"{result.n_ignored:,} ignored; {result.n_users:,} in the solution"
     )
     if result.warnings:
