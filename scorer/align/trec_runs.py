@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 from scorer.align.fingerprints import print_key, span_prints
 from scorer.align.joins import byte_order_codes, sorted_first_index
 from scorer.align.judgements import Distinct, FlatHits, Judgements, NonRelevant
-from scorer.arrays import to_arrow, to_numpy
+from scorer.arrays import CHUNK_ROWS, on_two_cores, to_arrow, to_numpy
 from scorer.errors import Finding, smallest_values
 from scorer.options import WHOLE_ROW
 from scorer.read.trec import TextSpans, TrecFile
@@ -143,9 +143,13 @@ def judge_run(qrels: TrecFile, run: TrecFile, rules: TrecRules) -> TrecJudged:
         lines = np.flatnonzero(users >= 0)
         users, docnos, scores = users[lines], docnos.take(lines), scores[lines]
         del lines
-    ranking = _Ranking(users, scores, docnos, n_queries)
-    del scores
-    pair_keys = _pair_keys(users, _prints(docnos, key))
+    # The docnos' prints on one core while the other sorts the lines' keys.
+    ranking, prints = on_two_cores(
+        lambda make: make(),
+        [lambda: _Ranking(users, scores, docnos, n_queries), lambda: _prints(docnos, key)],
+    )
+    pair_keys = _pair_keys(users, prints)
+    del prints
     problems = [*run_problems, *_repeated_docnos(pair_keys, ranking, rules, truth.queries)]
     lines, grades = _judged_lines(truth, pair_keys, users, docnos)
     del pair_keys
@@ -206,7 +210,8 @@ def _pair_keys(users: np.ndarray, prints: np.ndarray) -> np.ndarray:
     """One int64 key per (query, docno print), made in ``prints``' place: equal pairs,
     equal keys (unequal pairs almost never share one, and every match is confirmed)."""
     keys = prints.view(np.uint64)
-    keys ^= users.astype(np.uint64) * _MIX
+    for part in _chunks(len(keys)):
+        keys[part] ^= users[part].astype(np.uint64) * _MIX
     return keys.view(np.int64)
 
 
@@ -245,19 +250,17 @@ class _Ranking:
     ) -> None:
         self.users, self.scores, self.docnos = users, scores, docnos
         shift = np.uint64(64 - max(n_queries - 1, 1).bit_length())
-        keys = (scores + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0
-        flip = keys.view(np.int64) >> 63  # all ones for a negative score
-        np.invert(flip, out=flip)
-        flip &= np.int64(2**63 - 1)
-        keys ^= flip.view(np.uint64)  # now larger scores have smaller keys
-        del flip
-        keys >>= np.uint64(64) - shift
-        high = users.astype(np.uint64)
-        high <<= shift
-        keys |= high
-        del high
-        keys ^= np.uint64(2**63)  # unsigned order as signed
-        self.keys = keys.view(np.int64)
+        self.keys = np.empty(len(users), dtype=np.int64)
+        for part in _chunks(len(users)):  # a chunk at a time: small temporaries
+            keys = (scores[part] + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0
+            flip = keys.view(np.int64) >> 63  # all ones for a negative score
+            np.invert(flip, out=flip)
+            flip &= np.int64(2**63 - 1)
+            keys ^= flip.view(np.uint64)  # now larger scores have smaller keys
+            keys >>= np.uint64(64) - shift
+            keys |= users[part].astype(np.uint64) << shift
+            keys ^= np.uint64(2**63)  # unsigned order as signed
+            self.keys[part] = keys.view(np.int64)
         self.sorted = np.sort(self.keys)
         firsts = np.arange(n_queries + 1, dtype=np.uint64) << shift
         self.firsts = np.searchsorted(self.sorted, (firsts ^ np.uint64(2**63)).view(np.int64))
@@ -294,8 +297,17 @@ class _Ranking:
 
 
 def _prints(docnos: TextSpans, key: tuple[int, int]) -> np.ndarray:
-    """The docnos' keyed prints."""
-    return span_prints(docnos.data, docnos.starts, docnos.starts + docnos.lengths, key)
+    """The docnos' keyed prints (a chunk at a time: small temporaries)."""
+    prints = np.empty(len(docnos), dtype=np.int64)
+    for part in _chunks(len(docnos)):
+        starts = docnos.starts[part]
+        prints[part] = span_prints(docnos.data, starts, starts + docnos.lengths[part], key)
+    return prints
+
+
+def _chunks(n: int) -> list[slice]:
+    """Slices of at most :data:`~scorer.arrays.CHUNK_ROWS` rows covering ``0 .. n - 1``."""
+    return [slice(start, start + CHUNK_ROWS) for start in range(0, n, CHUNK_ROWS)]
 
 
 def _repeated_docnos(
@@ -339,7 +351,13 @@ def _judged_lines(
     mask = np.int64((1 << bits) - 1)
     table = np.zeros(1 << bits, dtype=bool)
     table[truth.keys & mask] = True
-    lines = np.flatnonzero(table[pair_keys & mask])
+    lines = np.concatenate(
+        [
+            np.flatnonzero(table[pair_keys[part] & mask]) + part.start
+            for part in _chunks(len(pair_keys))
+        ]
+        or [np.zeros(0, dtype=np.int64)]
+    )
     position = np.minimum(np.searchsorted(truth.keys, pair_keys[lines]), len(truth.keys) - 1)
     found = truth.keys[position] == pair_keys[lines]
     lines, pairs = lines[found], position[found]
