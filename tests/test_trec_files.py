@@ -87,7 +87,7 @@ def test_lines_split_as_trec_eval_splits_them(text, kind):
     expected = reference_parse(text, kind)
     parsed = parse_trec(text, kind)
     assert parsed.qids.take(pa.array(parsed.qid_codes())).to_pylist() == expected["qids"]
-    assert parsed.docnos.strings().to_pylist() == expected["docnos"]
+    assert parsed.docnos.to_pylist() == expected["docnos"]
     assert parsed.values.tolist() == expected["values"]
     assert parsed.run_id == expected["run_id"]
     records = {record.kind: record for record in parsed.problems}
@@ -105,7 +105,7 @@ def test_blocks_of_lines_join_without_losing_a_line(monkeypatch):
     monkeypatch.setattr(trec, "_BLOCK_BYTES", 7)
     text = b"".join(b"q%d Q0 d%d 1 %d.5 t\n" % (i // 3, i, i) for i in range(50)) + b"q9 Q0"
     parsed = parse_trec(text, "run")
-    assert parsed.docnos.strings().to_pylist() == [f"d{i}" for i in range(50)]
+    assert parsed.docnos.to_pylist() == [f"d{i}" for i in range(50)]
     assert parsed.values.tolist() == [i + 0.5 for i in range(50)]
     assert np.diff(parsed.qid_ends, prepend=0).sum() == 50
     (record,) = parsed.problems

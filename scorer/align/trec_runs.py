@@ -13,7 +13,7 @@ Everything works on whole arrays: the queries are found by sorting the runs of e
 qids (a run lists a query's lines together: millions of lines, thousands of runs),
 lines are ordered by one sort of (query, score) and only tied lines compare their
 docnos, and docnos are matched through keyed 64-bit prints
-(:func:`~scorer.align.fingerprints.span_prints`), every match confirmed string for
+(:func:`~scorer.align.fingerprints.string_prints`), every match confirmed string for
 string: no hash of a participant's string, O(n log n) whatever the files hold.
 """
 
@@ -25,13 +25,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.align.fingerprints import print_key, span_prints
+from scorer.align.fingerprints import print_key, string_prints
 from scorer.align.joins import byte_order_codes, sorted_first_index
 from scorer.align.judgements import Distinct, FlatHits, Judgements, NonRelevant
 from scorer.arrays import CHUNK_ROWS, on_two_cores, to_arrow, to_numpy
 from scorer.errors import Finding, smallest_values
 from scorer.options import WHOLE_ROW
-from scorer.read.trec import TextSpans, TrecFile
+from scorer.read.trec import TrecFile
 
 #: The judgement of a ranked document not in the qrels (trec_eval's RELVALUE_NONPOOL),
 #: and of one whose qrels line has a negative ``rel`` (RELVALUE_UNJUDGED).
@@ -105,7 +105,7 @@ class _Qrels:
     keys: np.ndarray  # pair keys, sorted, distinct
     users: np.ndarray  # each pair's query
     grades: np.ndarray  # each pair's rel (the largest given), UNJUDGED when negative
-    docnos: TextSpans  # each pair's docno
+    docnos: pa.ChunkedArray  # each pair's docno
     n_repeated: np.ndarray  # per query
     n_unjudged_lines: int
 
@@ -141,7 +141,7 @@ def judge_run(qrels: TrecFile, run: TrecFile, rules: TrecRules) -> TrecJudged:
     del run  # its columns are freed as they are replaced (the caller keeps no reference)
     if (users < 0).any():  # lines of queries the qrels lack are set aside
         lines = np.flatnonzero(users >= 0)
-        users, docnos, scores = users[lines], docnos.take(lines), scores[lines]
+        users, docnos, scores = users[lines], docnos.take(to_arrow(lines)), scores[lines]
         del lines
     # The docnos' prints on one core while the other sorts the lines' keys.
     ranking, prints = on_two_cores(
@@ -189,7 +189,8 @@ def _judged_pairs(qrels: TrecFile, key: tuple[int, int]) -> _Qrels:
     docnos = qrels.docnos
     keys = _pair_keys(users, _prints(docnos, key))
     order = np.lexsort((-qrels.values, keys))  # by pair key, the largest rel first
-    keys, users, grades, docnos = keys[order], users[order], qrels.values[order], docnos.take(order)
+    keys, users, grades = keys[order], users[order], qrels.values[order]
+    docnos = docnos.take(to_arrow(order))
     repeat = _same_pairs(keys, users, docnos)
     first = np.flatnonzero(~repeat)
     n_repeated = np.bincount(users[repeat], minlength=len(queries)).astype(np.int64)
@@ -200,7 +201,7 @@ def _judged_pairs(qrels: TrecFile, key: tuple[int, int]) -> _Qrels:
         keys[first],
         users[first],
         np.where(grades < 0, UNJUDGED, grades),
-        docnos.take(first),
+        docnos.take(to_arrow(first)),
         n_repeated,
         n_unjudged,
     )
@@ -215,7 +216,7 @@ def _pair_keys(users: np.ndarray, prints: np.ndarray) -> np.ndarray:
     return keys.view(np.int64)
 
 
-def _same_pairs(keys: np.ndarray, users: np.ndarray, docnos: TextSpans) -> np.ndarray:
+def _same_pairs(keys: np.ndarray, users: np.ndarray, docnos: pa.ChunkedArray) -> np.ndarray:
     """For pairs sorted by key, whether each equals the one before it (same key, query
     and docno: the docnos compared as strings)."""
     same = np.zeros(len(keys), dtype=bool)
@@ -223,7 +224,7 @@ def _same_pairs(keys: np.ndarray, users: np.ndarray, docnos: TextSpans) -> np.nd
         return same
     candidate = np.flatnonzero((keys[1:] == keys[:-1]) & (users[1:] == users[:-1])) + 1
     if len(candidate):
-        equal = pc.equal(docnos.strings(candidate), docnos.strings(candidate - 1))
+        equal = pc.equal(_strings(docnos, candidate), _strings(docnos, candidate - 1))
         same[candidate] = to_numpy(equal, fill=False)
     return same
 
@@ -246,7 +247,7 @@ class _Ranking:
     """
 
     def __init__(
-        self, users: np.ndarray, scores: np.ndarray, docnos: TextSpans, n_queries: int
+        self, users: np.ndarray, scores: np.ndarray, docnos: pa.ChunkedArray, n_queries: int
     ) -> None:
         self.users, self.scores, self.docnos = users, scores, docnos
         shift = np.uint64(64 - max(n_queries - 1, 1).bit_length())
@@ -261,7 +262,9 @@ class _Ranking:
             keys |= users[part].astype(np.uint64) << shift
             keys ^= np.uint64(2**63)  # unsigned order as signed
             self.keys[part] = keys.view(np.int64)
-        self.sorted = np.sort(self.keys)
+        # A stable sort, which runs already in order (a file's queries) make near-linear.
+        self.order = np.argsort(self.keys, kind="stable")
+        self.sorted = self.keys[self.order]
         firsts = np.arange(n_queries + 1, dtype=np.uint64) << shift
         self.firsts = np.searchsorted(self.sorted, (firsts ^ np.uint64(2**63)).view(np.int64))
         self.firsts[-1] = len(self.sorted)
@@ -281,28 +284,33 @@ class _Ranking:
         """For lines whose key others share: how many of those come before each, by
         score descending, then docno descending."""
         shared = np.unique(self.keys[lines])
-        position = np.minimum(np.searchsorted(shared, self.keys), len(shared) - 1)
-        members = np.flatnonzero(shared[position] == self.keys)  # every line of those keys
-        group = position[members]
+        lefts = np.searchsorted(self.sorted, shared)
+        sizes = np.searchsorted(self.sorted, shared, side="right") - lefts
+        group = np.repeat(np.arange(len(shared)), sizes)
+        positions = np.repeat(lefts - np.cumsum(sizes) + sizes, sizes) + np.arange(len(group))
+        members = self.order[positions]  # every line of those keys, grouped by key
         table = pa.table(
             {"group": to_arrow(group), "score": to_arrow(self.scores[members] + 0.0)}
-            | {"docno": self.docnos.strings(members)}
+            | {"docno": _strings(self.docnos, members)}
         )
         sort_keys = [("group", "ascending"), ("score", "descending"), ("docno", "descending")]
         order = to_numpy(pc.sort_indices(table, sort_keys)).astype(np.int64)
-        ordered_groups = group[order]
         before = np.empty(len(members), dtype=np.int64)
-        before[order] = np.arange(len(order)) - np.searchsorted(ordered_groups, ordered_groups)
-        return before[np.searchsorted(members, lines)]
+        before[order] = np.arange(len(order)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        by_line = np.argsort(members)
+        return before[by_line[np.searchsorted(members[by_line], lines)]]
 
 
-def _prints(docnos: TextSpans, key: tuple[int, int]) -> np.ndarray:
-    """The docnos' keyed prints (a chunk at a time: small temporaries)."""
-    prints = np.empty(len(docnos), dtype=np.int64)
-    for part in _chunks(len(docnos)):
-        starts = docnos.starts[part]
-        prints[part] = span_prints(docnos.data, starts, starts + docnos.lengths[part], key)
-    return prints
+def _prints(docnos: pa.ChunkedArray, key: tuple[int, int]) -> np.ndarray:
+    """The docnos' keyed prints, a chunk of them at a time."""
+    found = [string_prints(chunk, key) for chunk in docnos.chunks]
+    return np.concatenate([np.zeros(0, dtype=np.int64), *found])
+
+
+def _strings(docnos: pa.ChunkedArray, lines: np.ndarray) -> pa.Array:
+    """The docnos of ``lines``, as one array."""
+    taken = docnos.take(to_arrow(lines))
+    return taken.combine_chunks() if isinstance(taken, pa.ChunkedArray) else taken
 
 
 def _chunks(n: int) -> list[slice]:
@@ -328,7 +336,7 @@ def _repeated_docnos(
         lines = lines[ranking.ranks(lines) < rules.max_ranked]
     lines = lines[np.argsort(pair_keys[lines], kind="stable")]
     users = ranking.users[lines]
-    repeat = _same_pairs(pair_keys[lines], users, ranking.docnos.take(lines))
+    repeat = _same_pairs(pair_keys[lines], users, ranking.docnos.take(to_arrow(lines)))
     if not repeat.any():
         return []
     flagged = np.zeros(len(queries), dtype=bool)
@@ -338,7 +346,7 @@ def _repeated_docnos(
 
 
 def _judged_lines(
-    truth: _Qrels, pair_keys: np.ndarray, users: np.ndarray, docnos: TextSpans
+    truth: _Qrels, pair_keys: np.ndarray, users: np.ndarray, docnos: pa.ChunkedArray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The lines whose (query, docno) the qrels hold, and each one's ``rel`` (or
     :data:`UNJUDGED`); every other line is :data:`NOT_IN_POOL`. The keys are first
@@ -362,7 +370,7 @@ def _judged_lines(
     found = truth.keys[position] == pair_keys[lines]
     lines, pairs = lines[found], position[found]
     same = users[lines] == truth.users[pairs]
-    same &= to_numpy(pc.equal(docnos.strings(lines), truth.docnos.strings(pairs)), fill=False)
+    same &= to_numpy(pc.equal(_strings(docnos, lines), _strings(truth.docnos, pairs)), fill=False)
     return lines[same], truth.grades[pairs[same]]
 
 

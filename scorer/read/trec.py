@@ -55,44 +55,6 @@ _WHOLE = r"^[+-]?[0-9]{1,18}$"
 
 
 @dataclass(frozen=True)
-class TextSpans:
-    """Strings as byte ranges of a text they were cut from (no copy made).
-
-    Attributes
-    ----------
-    data : ndarray of uint8
-        The text.
-    starts : ndarray of int64
-        Where each string starts in ``data``.
-    lengths : ndarray of int32
-        Each string's length in bytes.
-
-    Examples
-    --------
-    >>> spans = TextSpans(np.frombuffer(b"ab cde", np.uint8), np.array([3, 0]), np.array([3, 2]))
-    >>> spans.strings().to_pylist(), spans.strings(np.array([1])).to_pylist()
-    (['cde', 'ab'], ['ab'])
-    """
-
-    data: np.ndarray
-    starts: np.ndarray
-    lengths: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.starts)
-
-    def strings(self, chosen: np.ndarray | None = None) -> pa.Array:
-        """The strings (those at the indices ``chosen``), copied out as a string array."""
-        starts = self.starts if chosen is None else self.starts[chosen]
-        lengths = self.lengths if chosen is None else self.lengths[chosen]
-        return _copied(self.data, starts, starts + lengths)
-
-    def take(self, chosen: np.ndarray) -> TextSpans:
-        """The spans at the indices ``chosen``."""
-        return TextSpans(self.data, self.starts[chosen], self.lengths[chosen])
-
-
-@dataclass(frozen=True)
 class TrecFile:
     """A trec_eval file's well-formed lines, in file order.
 
@@ -103,8 +65,8 @@ class TrecFile:
         qid: a block of lines ends a run).
     qid_ends : ndarray of int64
         Where each run ends (exclusive), counted in well-formed lines.
-    docnos : TextSpans
-        Each line's docno, in the file's text.
+    docnos : pyarrow.ChunkedArray
+        Each line's docno (``large_string``, a chunk per block of lines).
     values : ndarray
         Each line's ``rel`` (int64) or ``score`` (float64); 0 where it is no number.
     run_id : str
@@ -115,7 +77,7 @@ class TrecFile:
 
     qids: pa.Array
     qid_ends: np.ndarray
-    docnos: TextSpans
+    docnos: pa.ChunkedArray
     values: np.ndarray
     run_id: str
     problems: tuple[Finding, ...]
@@ -155,7 +117,7 @@ def read_trec(
     >>> with open(path, "w") as handle:
     ...     _ = handle.write("q1 Q0 d2 1 0.5 tag\\n# a comment\\n\\nq1 Q0 d1 2 0.25 tag\\n")
     >>> run = read_trec(path, "run", ParticipantVisibleError)
-    >>> run.qids.to_pylist(), run.docnos.strings().to_pylist(), run.values.tolist(), run.run_id
+    >>> run.qids.to_pylist(), run.docnos.to_pylist(), run.values.tolist(), run.run_id
     (['q1'], ['d2', 'd1'], [0.5, 0.25], 'tag')
     """
     n_fields = TREC_LAYOUTS[kind][0]
@@ -169,7 +131,7 @@ def parse_trec(text: Text, kind: TrecKind, start: int = 0) -> TrecFile:
     Examples
     --------
     >>> qrels = parse_trec(b"q1 0 d1 2\\nq1 0 d2 -1\\n q2\\t0 d3  -0 \\r\\nq3 0 d4\\n", "qrels")
-    >>> qrels.qids.to_pylist(), qrels.docnos.strings().to_pylist(), qrels.values.tolist()
+    >>> qrels.qids.to_pylist(), qrels.docnos.to_pylist(), qrels.values.tolist()
     (['q1', 'q2'], ['d1', 'd2', 'd3'], [2, -1, 0])
     >>> qrels.problems
     (Finding(kind='malformed_lines', counts=(('lines', 1),), examples=("4: 'q3 0 d4'",), \
@@ -181,33 +143,16 @@ values=('qrels',)),)
         stop = _block_end(text, begin)
         bounds.append((begin, stop))
         begin = stop
-    # Each block's lines go to their place in arrays made once (the lines counted first):
-    # no block's columns are held beside the joined ones.
+    # Each block's numbers go to their place in an array made once (the lines counted
+    # first): no block's are held beside the joined ones.
     counts = on_two_cores(lambda span: _count_lines(view[span[0] : span[1]]), bounds)
     firsts = np.cumsum([0, *counts])
-    columns = _Columns.empty(int(firsts[-1]), kind)
+    values = np.empty(int(firsts[-1]), dtype=np.int64 if kind == "qrels" else np.float64)
     blocks = on_two_cores(
-        lambda index: _Block.cut(view, *bounds[index], int(firsts[index]), kind, columns),
+        lambda index: _Block.cut(view, *bounds[index], int(firsts[index]), kind, values),
         range(len(bounds)),
     )
-    return _joined(view, blocks, firsts, columns, kind)
-
-
-@dataclass(frozen=True)
-class _Columns:
-    """A file's docno spans and numbers, one slot per line (blocks fill theirs)."""
-
-    docno_starts: np.ndarray
-    docno_lengths: np.ndarray
-    values: np.ndarray
-
-    @classmethod
-    def empty(cls, n_lines: int, kind: TrecKind) -> _Columns:
-        values = np.empty(n_lines, dtype=np.int64 if kind == "qrels" else np.float64)
-        return cls(np.empty(n_lines, np.int64), np.empty(n_lines, np.int32), values)
-
-    def taken(self, lines: np.ndarray) -> _Columns:
-        return _Columns(self.docno_starts[lines], self.docno_lengths[lines], self.values[lines])
+    return _joined(blocks, firsts, values, kind)
 
 
 def _count_lines(block: np.ndarray) -> int:
@@ -225,16 +170,23 @@ class _Block:
     n_kept: int
     qids: pa.Array
     qid_ends: np.ndarray
+    docnos: pa.Array
     run_id: str | None
     malformed: _Lines  # lines of too few (or, in qrels, too many) fields
     invalid: _Lines  # lines whose number is none
 
     @classmethod
     def cut(
-        cls, text: np.ndarray, begin: int, end: int, first_line: int, kind: TrecKind, out: _Columns
+        cls,
+        text: np.ndarray,
+        begin: int,
+        end: int,
+        first_line: int,
+        kind: TrecKind,
+        out: np.ndarray,
     ) -> _Block:
-        """Cut the lines of ``text[begin:end]``, writing each kept line's docno span and
-        number to ``out`` from ``first_line`` on."""
+        """Cut the lines of ``text[begin:end]``, writing each kept line's number to
+        ``out`` from ``first_line`` on."""
         n_fields, more_allowed, (qid, docno, number) = TREC_LAYOUTS[kind]
         block = text[begin:end]
         edges = _edges(block)  # each field's start and end, one after the other
@@ -252,10 +204,7 @@ class _Block:
         spans = _rows(edges, first[good], 2 * number + 2)  # each kept line's edges to its number's
         kept = slice(first_line, first_line + len(good))
         numbers = _between(block, spans[:, 2 * number : 2 * number + 2])
-        out.values[kept], invalid = _numbers(numbers, kind)
-        starts, ends = spans[:, 2 * docno], spans[:, 2 * docno + 1]
-        np.subtract(ends, starts, out=out.docno_lengths[kept], casting="unsafe")
-        np.add(starts, begin, out=out.docno_starts[kept])
+        out[kept], invalid = _numbers(numbers, kind)
         run_id = None
         if kind == "run" and len(good):
             last = first[good[-1]] + 10
@@ -265,6 +214,7 @@ class _Block:
             len(good),
             _between(block, spans[run_starts, 2 * qid : 2 * qid + 2]),
             np.append(run_starts[1:], len(good)).astype(np.int64),
+            _between(block, spans[:, 2 * docno : 2 * docno + 2]),
             run_id,
             _Lines.of(malformed, lambda line: _line_text(block, newlines, line)),
             _Lines.of(good[invalid], lambda line: str(numbers[int(np.searchsorted(good, line))])),
@@ -320,26 +270,6 @@ def _between(text: np.ndarray, ranges: np.ndarray) -> pa.Array:
     return spans.take(to_arrow(np.arange(0, len(offsets), 2, dtype=np.int64)))
 
 
-def _copied(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
-    """The strings ``text[starts[i]:ends[i]]`` (fields: spans that never partly overlap)
-    as a string array: one Arrow array whose values are the strings in text order and
-    the gaps between them, of which every other value is taken (Arrow copies them out:
-    none keeps the text)."""
-    if len(starts) == 0:
-        return to_strings([])
-    taken = None
-    if np.any(starts[1:] <= starts[:-1]):  # not in text order: each distinct span once
-        starts, first, inverse = np.unique(starts, return_index=True, return_inverse=True)
-        ends, taken = ends[first], 2 * inverse.reshape(-1)
-    offsets = np.ascontiguousarray(np.stack([starts, ends], axis=1).reshape(-1), np.int64)
-    spans = pa.Array.from_buffers(
-        pa.large_string(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(text)]
-    )
-    if taken is None:
-        taken = np.arange(0, len(offsets), 2, dtype=np.int64)
-    return spans.take(to_arrow(taken))
-
-
 def _run_starts(block: np.ndarray, ranges: np.ndarray) -> np.ndarray:
     """Where each run of equal adjacent strings (the qids of successive lines, rows of
     start and end) starts: each compared with the next by Arrow as strings (the qids
@@ -392,15 +322,15 @@ def _block_end(text: Text, begin: int) -> int:
 
 
 def _joined(
-    text: np.ndarray, blocks: list[_Block], firsts: np.ndarray, columns: _Columns, kind: TrecKind
+    blocks: list[_Block], firsts: np.ndarray, values: np.ndarray, kind: TrecKind
 ) -> TrecFile:
-    """The blocks as one file: runs joined, the columns closed up where a block kept
-    fewer lines than it holds (blank, comment or malformed ones), problems numbered by
-    line in the whole file."""
+    """The blocks as one file: runs and docnos joined, the numbers closed up where a
+    block kept fewer lines than it holds (blank, comment or malformed ones), problems
+    numbered by line in the whole file."""
     kept = np.cumsum([0] + [block.n_kept for block in blocks])
     if kept[-1] < firsts[-1]:
         lines = [np.arange(f, f + b.n_kept) for f, b in zip(firsts[:-1], blocks, strict=True)]
-        columns = columns.taken(_joined_arrays(lines, np.int64))
+        values = values[_joined_arrays(lines, np.int64)]
     problems = []
     for name, finding_kind in (("malformed", "malformed_lines"), ("invalid", "invalid_numbers")):
         found = [(getattr(b, name), first) for b, first in zip(blocks, firsts[:-1], strict=True)]
@@ -418,8 +348,8 @@ def _joined(
     return TrecFile(
         pa.concat_arrays([to_strings([])] + [block.qids for block in blocks]),
         _joined_arrays([b.qid_ends + k for b, k in zip(blocks, kept[:-1], strict=True)], np.int64),
-        TextSpans(text, columns.docno_starts, columns.docno_lengths),
-        columns.values,
+        pa.chunked_array([block.docnos for block in blocks], pa.large_string()),
+        values,
         run_ids[-1] if run_ids else "",
         tuple(problems),
     )
