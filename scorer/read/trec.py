@@ -143,52 +143,28 @@ values=('qrels',)),)
         stop = _block_end(text, begin)
         bounds.append((begin, stop))
         begin = stop
-    # Each block's numbers go to their place in an array made once (the lines counted
-    # first): no block's are held beside the joined ones.
-    counts = on_two_cores(lambda span: _count_lines(view[span[0] : span[1]]), bounds)
-    firsts = np.cumsum([0, *counts])
-    values = np.empty(int(firsts[-1]), dtype=np.int64 if kind == "qrels" else np.float64)
-    blocks = on_two_cores(
-        lambda index: _Block.cut(view, *bounds[index], int(firsts[index]), kind, values),
-        range(len(bounds)),
-    )
-    return _joined(blocks, firsts, values, kind)
-
-
-def _count_lines(block: np.ndarray) -> int:
-    """A block's lines: its newlines, and its last line if it has none."""
-    return int(np.count_nonzero(block == _NEWLINE)) + int(
-        bool(len(block)) and block[-1] != _NEWLINE
-    )
+    blocks = on_two_cores(lambda span: _Block.cut(view[span[0] : span[1]], kind), bounds)
+    return _joined(blocks, kind)
 
 
 @dataclass(frozen=True)
 class _Block:
-    """What one block of whole lines holds besides its columns: its runs of qids, its
-    kept lines and its problems by line (in the block)."""
+    """What one block of whole lines holds: its runs of qids, its docnos and numbers,
+    and its problems by line (in the block)."""
 
-    n_kept: int
+    n_lines: int
     qids: pa.Array
     qid_ends: np.ndarray
     docnos: pa.Array
+    values: np.ndarray
     run_id: str | None
     malformed: _Lines  # lines of too few (or, in qrels, too many) fields
     invalid: _Lines  # lines whose number is none
 
     @classmethod
-    def cut(
-        cls,
-        text: np.ndarray,
-        begin: int,
-        end: int,
-        first_line: int,
-        kind: TrecKind,
-        out: np.ndarray,
-    ) -> _Block:
-        """Cut the lines of ``text[begin:end]``, writing each kept line's number to
-        ``out`` from ``first_line`` on."""
+    def cut(cls, block: np.ndarray, kind: TrecKind) -> _Block:
+        """Cut a block of whole lines."""
         n_fields, more_allowed, (qid, docno, number) = TREC_LAYOUTS[kind]
-        block = text[begin:end]
         edges = _edges(block)  # each field's start and end, one after the other
         newlines = np.flatnonzero(block == _NEWLINE)
         if len(block) and block[-1] != _NEWLINE:
@@ -202,19 +178,19 @@ class _Block:
         malformed = np.flatnonzero(content & ~fits)
         good = np.flatnonzero(content & fits)
         spans = _rows(edges, first[good], 2 * number + 2)  # each kept line's edges to its number's
-        kept = slice(first_line, first_line + len(good))
         numbers = _between(block, spans[:, 2 * number : 2 * number + 2])
-        out[kept], invalid = _numbers(numbers, kind)
+        values, invalid = _numbers(numbers, kind)
         run_id = None
         if kind == "run" and len(good):
             last = first[good[-1]] + 10
             run_id = bytes(block[edges[last] : edges[last + 1]]).decode()
         run_starts = _run_starts(block, spans[:, 2 * qid : 2 * qid + 2])
         return cls(
-            len(good),
+            len(newlines),
             _between(block, spans[run_starts, 2 * qid : 2 * qid + 2]),
             np.append(run_starts[1:], len(good)).astype(np.int64),
             _between(block, spans[:, 2 * docno : 2 * docno + 2]),
+            values,
             run_id,
             _Lines.of(malformed, lambda line: _line_text(block, newlines, line)),
             _Lines.of(good[invalid], lambda line: str(numbers[int(np.searchsorted(good, line))])),
@@ -321,16 +297,11 @@ def _block_end(text: Text, begin: int) -> int:
     return len(text) if newline < 0 else newline + 1
 
 
-def _joined(
-    blocks: list[_Block], firsts: np.ndarray, values: np.ndarray, kind: TrecKind
-) -> TrecFile:
-    """The blocks as one file: runs and docnos joined, the numbers closed up where a
-    block kept fewer lines than it holds (blank, comment or malformed ones), problems
-    numbered by line in the whole file."""
-    kept = np.cumsum([0] + [block.n_kept for block in blocks])
-    if kept[-1] < firsts[-1]:
-        lines = [np.arange(f, f + b.n_kept) for f, b in zip(firsts[:-1], blocks, strict=True)]
-        values = values[_joined_arrays(lines, np.int64)]
+def _joined(blocks: list[_Block], kind: TrecKind) -> TrecFile:
+    """The blocks as one file: runs, docnos and numbers joined, problems numbered by
+    line in the whole file."""
+    firsts = np.cumsum([0] + [block.n_lines for block in blocks])
+    kept = np.cumsum([0] + [len(block.values) for block in blocks])
     problems = []
     for name, finding_kind in (("malformed", "malformed_lines"), ("invalid", "invalid_numbers")):
         found = [(getattr(b, name), first) for b, first in zip(blocks, firsts[:-1], strict=True)]
@@ -345,11 +316,12 @@ def _joined(
                 Finding(finding_kind, (("lines", count),), tuple(examples[:MAX_EXAMPLES]), (kind,))
             )
     run_ids = [block.run_id for block in blocks if block.run_id is not None]
+    value_type = np.int64 if kind == "qrels" else np.float64
     return TrecFile(
         pa.concat_arrays([to_strings([])] + [block.qids for block in blocks]),
         _joined_arrays([b.qid_ends + k for b, k in zip(blocks, kept[:-1], strict=True)], np.int64),
         pa.chunked_array([block.docnos for block in blocks], pa.large_string()),
-        values,
+        _joined_arrays([block.values for block in blocks], value_type),
         run_ids[-1] if run_ids else "",
         tuple(problems),
     )
