@@ -10,13 +10,14 @@ too), ``-c`` (a query the run lacks counts 0), ``-J`` (judged documents only), `
 (relevance level), ``-M N`` (documents counted per query) and ``-n`` (no summary). So is
 the output: one line per measure and query, ``measure<TAB>qid<TAB>value``, the name
 padded to 22 characters, values as ``%6.4f`` and counts as integers, measures in
-trec_eval's order, each query's lines in qid byte order, then the summary (``all``),
-``runid`` and ``num_q`` among them when asked. The summary's value is trec_eval's: the
-sum of the queries' values in that order, divided by the number of queries.
-``--precision full`` prints every value with all its digits, the summary being the
-correctly rounded mean; ``--json`` prints the same as one JSON object. Scoring goes
-through :func:`scorer.evaluate` with ``format="trec"``: what differs from trec_eval is
-listed in docs/trec-eval.md.
+trec_eval's order (:func:`scorer.measures.trec_eval_measures`), each query's lines in qid
+byte order, then the summary (``all``), ``runid`` among it when asked. A mean's summary
+is trec_eval's: the sum of the queries' values in that order, divided by the number of
+queries; a count's is its sum, a geometric mean's the correctly rounded one.
+``--precision full`` prints every value with all its digits (the summary of a mean is
+then the correctly rounded mean); ``--json`` prints the same as one JSON object. Scoring
+goes through :func:`scorer.evaluate` with ``format="trec"``; what differs from trec_eval
+is listed in docs/trec-eval.md.
 """
 
 from __future__ import annotations
@@ -31,132 +32,16 @@ import scorer
 from scorer.adapters.cli import add_read_limits, read_limits
 from scorer.adapters.output import emit
 from scorer.errors import HostVisibleError
+from scorer.measures import Measure, trec_eval_measures
+from scorer.measures.names import TREC_MEASURES, TREC_NICKNAMES, TREC_PRINTED_ONLY
 from scorer.result import ScoreResult
 
-#: The measures this command prints itself (not the registry's): trec_eval's ``runid``
-#: (the run's tag) and ``num_q`` (the queries averaged over).
-RUNID, NUM_Q = "runid", "num_q"
-_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-
-
-@dataclass(frozen=True)
-class TrecName:
-    """One of trec_eval's measures and the registry's measure(s) it is.
-
-    Attributes
-    ----------
-    name : str
-        trec_eval's name (``ndcg_cut``).
-    template : str
-        The registry's name, ``{}`` standing for a cut-off (``nDCG(gain=linear)@{}``).
-    cutoffs : tuple of int
-        trec_eval's default cut-offs; empty for a measure that takes none.
-    """
-
-    name: str
-    template: str
-    cutoffs: tuple[int, ...] = ()
-
-    def printed(self, params: str | None) -> list[tuple[str, str]]:
-        """The (trec_eval name, registry name) of each measure ``-m name.params`` asks
-        for, cut-offs ascending (trec_eval's defaults without ``params``)."""
-        if not self.cutoffs:
-            if params is not None:
-                raise HostVisibleError(
-                    f"trec_eval's {self.name} takes no parameters. Got -m {self.name}.{params}."
-                )
-            return [(self.name, self.template)]
-        cutoffs = self.cutoffs if params is None else _cutoffs(self.name, params)
-        return [(f"{self.name}_{c}", self.template.format(c)) for c in cutoffs]
-
-
-def _cutoffs(name: str, params: str) -> tuple[int, ...]:
-    """``-m name.5,10``'s cut-offs, ascending: positive whole numbers, each once."""
-    texts = params.split(",")
-    if not all(text.isdigit() and len(text) <= 18 for text in texts):
-        raise HostVisibleError(
-            f"trec_eval's {name} takes cut-offs, whole numbers separated by commas (e.g. "
-            f"-m {name}.5,10). Got -m {name}.{params}."
-        )
-    cutoffs = sorted(int(text) for text in texts)
-    if cutoffs[0] <= 0 or len(set(cutoffs)) < len(cutoffs):
-        raise HostVisibleError(
-            f"trec_eval's {name} takes positive cut-offs, each once. Got -m {name}.{params}."
-        )
-    return tuple(cutoffs)
-
-
-#: trec_eval 10's measures this command computes, in the order trec_eval prints them.
-TREC_NAMES: tuple[TrecName, ...] = (
-    TrecName(RUNID, RUNID),
-    TrecName(NUM_Q, NUM_Q),
-    TrecName("map", "MAP(norm=relevant)"),
-    TrecName("Rprec", "RPrec"),
-    TrecName("recip_rank", "MRR"),
-    TrecName("P", "P@{}", _CUTOFFS),
-    TrecName("recall", "R@{}", _CUTOFFS),
-    TrecName("ndcg", "nDCG(gain=linear)"),
-    TrecName("ndcg_cut", "nDCG(gain=linear)@{}", _CUTOFFS),
-    TrecName("map_cut", "MAP(norm=relevant)@{}", _CUTOFFS),
-    TrecName("success", "HitRate@{}", (1, 5, 10)),
-    TrecName("set_P", "SetP"),
-    TrecName("set_recall", "SetR"),
-    TrecName("set_F", "SetF"),
-)
-#: trec_eval's names for sets of measures, as its measures.c lists them.
-_COUNTS = (RUNID, NUM_Q, "num_ret", "num_rel", "num_rel_ret")
-TREC_NICKNAMES: dict[str, tuple[str, ...]] = {
-    "official": (*_COUNTS, "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"),
-    "set": (*_COUNTS, "utility", "set_P", "set_recall", "set_relative_P", "set_map", "set_F"),
-    "all_trec": (
-        *_COUNTS, "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P",
-        "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility",
-        "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut",
-        "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
-        "set_F", "num_nonrel_judged_ret",
-    ),
-}  # fmt: skip
-_BY_NAME = {measure.name: measure for measure in TREC_NAMES}
-
-
-def requested(arguments: list[str] | None) -> list[tuple[str, str]]:
-    """The (trec_eval name, registry name) of every measure the ``-m`` arguments ask
-    for, in trec_eval's order. As trec_eval reads them: a name is exact (case counts),
-    a nickname marks its measures, a measure asked twice is computed once, with the
-    parameters of the first ``-m`` that gives some; none means ``-m official``.
-
-    Examples
-    --------
-    >>> requested(["P.10,5", "map", "P.20", "ndcg_cut.10"])
-    [('map', 'MAP(norm=relevant)'), ('P_5', 'P@5'), ('P_10', 'P@10'), \
-('ndcg_cut_10', 'nDCG(gain=linear)@10')]
-    """
-    marked: dict[str, str | None] = {}
-    for argument in arguments or ["official"]:
-        name, dot, params = argument.partition(".")
-        if name in TREC_NICKNAMES:
-            names = TREC_NICKNAMES[name]
-        elif name in _BY_NAME or name in TREC_NICKNAMES["all_trec"]:
-            names = (name,)
-        else:
-            raise HostVisibleError(
-                f"trec_eval has no measure {name!r} (-m {argument}): name one of "
-                f"{[m.name for m in TREC_NAMES]}, or official, all_trec or set. trec_eval's "
-                "names are case-sensitive; parameters follow a dot (-m P.5,10)."
-            )
-        for each in names:
-            if marked.get(each) is None:
-                marked[each] = params if dot and each == name else None
-    missing = [name for name in marked if name not in _BY_NAME]
-    if missing:
-        raise HostVisibleError(
-            f"trec_eval's {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not "
-            "computed by this version: name the measures with -m (e.g. -m map -m P.10)."
-        )
-    return [
-        pair for measure in TREC_NAMES if measure.name in marked
-        for pair in measure.printed(marked[measure.name])
-    ]  # fmt: skip
+#: The run's tag, which trec_eval prints among the summary when asked (by name or by a
+#: set of measures: every one of trec_eval's sets names it).
+RUNID = "runid"
+_WITH_RUNID = (RUNID, "official", "all_trec", "set")
+#: trec_eval prints these in the summary only (no line per query).
+SUMMARY_ONLY = ("num_q", "gm_map", "gm_bpref")
 
 
 def trec_eval_parser() -> argparse.ArgumentParser:
@@ -208,26 +93,56 @@ def trec_eval_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def requested(arguments: list[str] | None) -> tuple[list[tuple[str, Measure]], bool]:
+    """The measures the ``-m`` arguments ask for, as trec_eval reads them (``official``
+    without any), and whether ``runid`` is among them. trec_eval's ``relstring`` (the
+    first ranks' judgements as text) is not printed.
+
+    Examples
+    --------
+    >>> measures, runid = requested(["P.10,5", "map", "P.20", "runid"])
+    >>> [name for name, _ in measures], runid
+    (['map', 'P_5', 'P_10'], True)
+    """
+    arguments = arguments or ["official"]
+    names = [argument.strip().partition(".")[0] for argument in arguments]
+    known = [m.name for m in TREC_MEASURES] + list(TREC_PRINTED_ONLY)
+    for argument, name in zip(arguments, names, strict=True):
+        if name.lower() not in {n.lower() for n in [*known, *TREC_NICKNAMES]}:
+            raise HostVisibleError(
+                f"trec_eval has no measure {name!r} (-m {argument}). Its measures: "
+                f"{', '.join(known)}; its sets: {', '.join(TREC_NICKNAMES)}."
+            )
+    if "relstring" in (name.lower() for name in names):
+        raise HostVisibleError(
+            "trec_eval's relstring (the first ranks' judgements as text) is not printed by "
+            "scorer trec-eval: leave it out of -m."
+        )
+    return trec_eval_measures(arguments), any(name in _WITH_RUNID for name in names)
+
+
 def trec_eval_command(args: argparse.Namespace) -> None:
     """Score the run and print trec_eval's lines (or JSON)."""
-    measures = requested(args.measure)
-    names = [name for _, name in measures if name not in (RUNID, NUM_Q)]
-    if args.level_for_rel < 1:
-        raise HostVisibleError(
-            f"-l must be at least 1 (the smallest rel that is relevant). Got {args.level_for_rel}."
-        )
+    measures, runid = requested(args.measure)
+    most = args.Max_retrieved_per_topic
+    for flag, value, meaning in [
+        ("-l", args.level_for_rel, "the smallest rel that is relevant"),
+        ("-M", 1 if most is None else most, "the documents counted per query"),
+    ]:
+        if value < 1:
+            raise HostVisibleError(f"{flag} must be at least 1 ({meaning}). Got {value}.")
     result = scorer.evaluate(
         args.qrels,
         args.run,
         format="trec",
-        metrics=names or None,  # runid and num_q alone: any measure scores the run
-        k=args.Max_retrieved_per_topic,
+        metrics=[measure for _, measure in measures] or None,  # runid alone: any measure
+        k=most,
         missing_rows="empty" if args.complete_rel_info_wanted else "skip",
         unjudged="drop" if args.Judged_docs_only else "keep",
         relevance_threshold=args.level_for_rel,
         limits=read_limits(args),
     )
-    table = TrecTable.of(result, measures)
+    table = TrecTable.of(result, measures, runid)
     if args.json:
         emit(json.dumps(table.as_json(args.query_eval_wanted), indent=2, allow_nan=False))
     else:
@@ -241,85 +156,98 @@ class TrecTable:
 
     Attributes
     ----------
-    printed : list of str
-        trec_eval's names, in its order (``runid`` and ``num_q`` included when asked).
-    qids : ndarray of str
+    names : list of str
+        trec_eval's printed names, in its order.
+    counts : ndarray of bool
+        Whether each measure is a count (printed as an integer, summed overall).
+    qids : ndarray of object
         The scored queries.
-    values : ndarray of float64, shape (len(qids), measures)
-        Each scored query's value of each measure (without ``runid`` and ``num_q``).
+    values : ndarray of float64, shape (len(qids), len(names))
+        Each scored query's value of each measure.
     summary : ndarray of float64
-        trec_eval's summary of each measure: the sum of the queries' values in qid order,
-        over the number of queries.
+        trec_eval's summary of each measure: a mean's as trec_eval computes it (the
+        queries' values summed in qid order, over their number), a count's sum, a
+        geometric mean's correctly rounded value.
     means : ndarray of float64
-        The correctly rounded mean of each measure.
-    run_id : str
+        Each measure's run value as :func:`scorer.evaluate` gives it (a mean's
+        correctly rounded).
+    run_id : str or None
+        The run's tag, when asked for.
     """
 
-    printed: list[str]
+    names: list[str]
+    counts: np.ndarray
     qids: np.ndarray
     values: np.ndarray
     summary: np.ndarray
     means: np.ndarray
-    run_id: str
+    run_id: str | None
 
     @classmethod
-    def of(cls, result: ScoreResult, measures: list[tuple[str, str]]) -> TrecTable:
+    def of(cls, result: ScoreResult, measures: list[tuple[str, Measure]], runid: bool) -> TrecTable:
         scored = np.asarray(result.user_scored)
-        names = [name for _, name in measures if name not in (RUNID, NUM_Q)]
-        columns = [np.asarray(result.user_values[_computed(result, n)])[scored] for n in names]
-        values = np.stack(columns, axis=1) if columns else np.zeros((int(scored.sum()), 0))
+        names = [name for name, _ in measures]
+        columns = [np.asarray(result.user_values[str(m)], dtype=np.float64) for _, m in measures]
+        values = np.stack(columns, axis=1)[scored] if columns else np.zeros((scored.sum(), 0))
+        counts = np.array([m.family.summed for _, m in measures], dtype=bool)
+        means = np.array([result.metrics[str(m)] for _, m in measures], dtype=np.float64)
         # trec_eval adds the queries' values one after the other, in qid order.
         totals = np.cumsum(values, axis=0)[-1] if len(values) else np.zeros(len(names))
-        qids = np.array(result.row_ids.to_pylist(), dtype=object)[scored]  # type: ignore[union-attr]
-        return cls(
-            [printed for printed, _ in measures],
-            qids,
-            values,
-            totals / max(len(values), 1),
-            np.array([result.metrics[_computed(result, n)] for n in names]),
-            result.run_id or "",
+        arithmetic = np.array(
+            [
+                not m.family.summed and dict(m.params).get("mean") != "geometric"
+                for _, m in measures
+            ],
+            dtype=bool,
         )
+        summary = np.where(arithmetic, totals / max(len(values), 1), means)
+        qids = np.array(result.row_ids.to_pylist(), dtype=object)[scored]  # type: ignore[union-attr]
+        run_id = (result.run_id or "") if runid else None
+        return cls(names, counts, qids, values, summary, means, run_id)
 
     def text(self, per_query: bool, summary: bool, full: bool) -> str:
         """trec_eval's lines: each query's (with ``per_query``), then the summary."""
-        names = [name for name in self.printed if name not in (RUNID, NUM_Q)]
         lines: list[str] = []
-        if per_query and names and len(self.qids):
-            cells = _formatted(self.values, full)
+        shown = [name not in SUMMARY_ONLY for name in self.names]
+        if per_query and any(shown) and len(self.qids):
+            cells = self._formatted(self.values[:, shown], full, self.counts[shown])
+            names = [name for name, keep in zip(self.names, shown, strict=True) if keep]
             labels = np.char.ljust(np.array(names, dtype=str), 22)
             qids = np.char.add(np.char.add("\t", self.qids.astype(str)), "\t")[:, None]
-            rows = np.char.add(np.char.add(labels[None, :], qids), cells)
-            lines += rows.ravel().tolist()
+            lines += np.char.add(np.char.add(labels[None, :], qids), cells).ravel().tolist()
         if summary:
-            shown = _formatted(self.means if full else self.summary, full)
-            overall = dict(zip(names, shown.tolist(), strict=True))
-            overall[RUNID], overall[NUM_Q] = self.run_id, str(len(self.qids))
-            lines += [f"{name:<22}\tall\t{overall[name]}" for name in self.printed]
+            if self.run_id is not None:
+                lines.append(f"{RUNID:<22}\tall\t{self.run_id}")
+            overall = self._formatted(self.means if full else self.summary, full, self.counts)
+            lines += [
+                f"{name:<22}\tall\t{value}"
+                for name, value in zip(self.names, overall.tolist(), strict=True)
+            ]
         return "\n".join(lines)
 
     def as_json(self, per_query: bool) -> dict:
-        """The run id, the number of queries, each measure's correctly rounded mean and,
-        with ``per_query``, each query's values."""
-        names = [name for name in self.printed if name not in (RUNID, NUM_Q)]
-        data: dict = {RUNID: self.run_id, NUM_Q: len(self.qids)}
-        data["all"] = {name: float(value) for name, value in zip(names, self.means, strict=True)}
+        """The run id (when asked), each measure's run value (a mean correctly rounded)
+        and, with ``per_query``, each query's values."""
+        data: dict = {} if self.run_id is None else {RUNID: self.run_id}
+        data["all"] = {
+            name: int(value) if count else float(value)
+            for name, value, count in zip(self.names, self.means, self.counts, strict=True)
+        }
         if per_query:
             data["queries"] = {
-                qid: dict(zip(names, row, strict=True))
+                qid: {
+                    name: value
+                    for name, value in zip(self.names, row, strict=True)
+                    if name not in SUMMARY_ONLY
+                }
                 for qid, row in zip(self.qids.tolist(), self.values.tolist(), strict=True)
             }
         return data
 
-
-def _computed(result: ScoreResult, name: str) -> str:
-    """The canonical name ``result`` holds ``name``'s values under."""
-    from scorer.measures import parse
-
-    return str(parse(name, None, result.options.normalization))
-
-
-def _formatted(values: np.ndarray, full: bool) -> np.ndarray:
-    """Values as trec_eval prints them (``%6.4f``), or with every digit."""
-    if full:
-        return values.astype(str)
-    return np.char.mod("%6.4f", values)
+    @staticmethod
+    def _formatted(values: np.ndarray, full: bool, counts: np.ndarray) -> np.ndarray:
+        """Values as trec_eval prints them (``%6.4f``, counts as integers), or with every
+        digit."""
+        text = values.astype(str) if full else np.char.mod("%6.4f", values)
+        whole = np.char.mod("%d", np.round(values).astype(np.int64))
+        return np.where(counts, whole, text)

@@ -239,6 +239,10 @@ class Judgements:
         The judged, non-relevant items (from grades below the threshold or from the
         candidates): the pair measures' other side. ``None`` when the solution judges
         none (binary relevance without candidates).
+    pooled_unjudged : (ndarray of int64, ndarray of int64), optional
+        The users and 0-based ranks of the ranked items in the pool but not judged (a
+        trec_eval qrels line with a negative ``rel``), sorted by user then rank:
+        ``infAP`` counts them. ``None`` where no solution marks any.
     scored_order : ndarray of int64, optional
         With scored predictions (one ``label confidence`` per row, read for ``GAP``):
         the rows with a prediction in the global order, confidence descending, then
@@ -265,6 +269,7 @@ class Judgements:
     distinct: Distinct | None = None
     non_relevant: NonRelevant | None = None
     scored_order: np.ndarray | None = None
+    pooled_unjudged: tuple[np.ndarray, np.ndarray] | None = None
     _n_hits: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -396,6 +401,11 @@ class Judgements:
         ...                distinct=Distinct(first))
         >>> [part.tolist() for part in j.ranked_misses()]
         [[0, 0], [1, 3]]
+        >>> flat = FlatHits(np.array([1]), np.array([1]), None, None, width=3)
+        >>> j = Judgements(None, np.array([0, 1]), k=3, flat=flat,
+        ...                distinct=Distinct(lengths=np.array([1, 3])))
+        >>> [part.tolist() for part in j.ranked_misses()]
+        [[0, 1, 1], [0, 0, 2]]
         """
         if self.distinct is None:
             raise ValueError("these judgements hold no first occurrences")
@@ -403,6 +413,12 @@ class Judgements:
             users, ranks = np.nonzero(self.distinct.first & ~self._matrix)
             return users.astype(np.int64), ranks.astype(np.int64)
         users, ranks = self.distinct.users, self.distinct.ranks
+        if self.distinct.lengths is not None:  # every rank of each row, none repeated
+            lengths = self.distinct.lengths
+            users = np.repeat(np.arange(self.n_users, dtype=np.int64), lengths)
+            ranks = np.arange(len(users), dtype=np.int64) - np.repeat(
+                np.cumsum(lengths) - lengths, lengths
+            )
         hit_users, hit_ranks = self.flat.hit_entries(self.width) if self.flat else ([], [])
         width = max(self.width, 1)
         keys = np.asarray(users, np.int64) * width + ranks

@@ -397,6 +397,7 @@ def _judgements(
     pair_users, pair_grades = truth.users[judged], truth.grades[judged]
     relevant = pair_grades >= level
     below = (grades >= 0) & (grades < level)
+    pooled = grades == UNJUDGED
     return Judgements(
         None,
         np.bincount(pair_users[relevant], minlength=n_queries).astype(np.int64),
@@ -412,4 +413,5 @@ def _judgements(
             ranks[below],
             np.bincount(pair_users[~relevant], minlength=n_queries).astype(np.int64),
         ),
+        pooled_unjudged=(users[pooled], ranks[pooled]),
     )

@@ -82,10 +82,13 @@ def inferred_average_precision(j: Judgements, cutoff: int) -> Floats:
     users, ranks = hit_entries(j)
     judged_users, judged_ranks, _ = non_relevant_entries(j)
     above = count_before(users, ranks, judged_users, judged_ranks).astype(np.float64)
+    pooled = np.zeros(len(users))
+    if j.pooled_unjudged is not None:  # in the pool, not judged: counted above, not judged
+        pooled = count_before(users, ranks, *j.pooled_unjudged).astype(np.float64)
     before = (ordinals(users) - 1).astype(np.float64)
     rank = ranks.astype(np.float64)
     safe = np.maximum(rank, 1.0)
-    terms = 1.0 / (rank + 1.0) + (rank / (rank + 1.0)) * ((before + above) / safe) * (
+    terms = 1.0 / (rank + 1.0) + (rank / (rank + 1.0)) * ((before + above + pooled) / safe) * (
         (before + INFAP_EPSILON) / (before + above + 2 * INFAP_EPSILON)
     )
     terms = np.where(ranks == 0, 1.0, terms)
