@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from scorer.constraints import CheckedWhereUsed
-from scorer.options import DEFAULTS, Option, row_bound, takes_options
+from scorer.options import DEFAULTS, Option, format_defaults, row_bound, takes_options
 from scorer.pipeline import (
     Inputs,
     align,
@@ -89,10 +89,10 @@ def _with_recipe(given: dict[str, Any]) -> tuple[dict[str, Any], str | None, int
     naming the options given that replaced the recipe's, and their count."""
     recipe = given.pop("recipe", None)
     if recipe is None:
-        return {**DEFAULTS, **given}, None, 0
+        return {**DEFAULTS, **format_defaults(given)}, None, 0
     settings, overrides = apply_recipe(recipe, given)
     message = override_message(find_recipe(recipe).name, overrides) if overrides else None
-    return {**DEFAULTS, **settings}, message, len(overrides)
+    return {**DEFAULTS, **format_defaults(settings)}, message, len(overrides)
 
 
 def _evaluate(

@@ -20,6 +20,8 @@ from scorer.arrays import to_arrow
 MAX_EXAMPLES = 5
 ROW_IDS = "row ids"
 ROW_NUMBERS = "row numbers, 1 = first data row"
+#: Examples that are line numbers, each with the line's text (a headerless file).
+LINES = "lines"
 _MAX_EXAMPLE_CHARS = 80
 
 
@@ -287,7 +289,7 @@ class Problem:
         """
         lines = [self.title, f"   expected: {self.expected}", f"   found:    {self.found}"]
         if self.examples:
-            show = str if self.example_label == ROW_NUMBERS else format_example
+            show = str if self.example_label in (ROW_NUMBERS, LINES) else format_example
             shown = ", ".join(show(e) for e in self.examples[:MAX_EXAMPLES])
             lines.append(f"   examples ({self.example_label}): {shown}")
         lines.append(f"   fix:      {self.fix}")

@@ -16,7 +16,7 @@ import functools
 import inspect
 import re
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, make_dataclass
 from typing import Any, Literal
 
@@ -31,7 +31,7 @@ Layout = Literal["wide", "long"]
 InputFormat = Literal["table", "trec"]
 CandidateRule = Literal["none", "permutation", "subset"]
 Unjudged = Literal["keep", "drop"]
-MissingRows = Literal["error", "empty"]
+MissingRows = Literal["error", "empty", "skip"]
 Dialect = Literal["kaggle", "trec", "ir_measures"]
 
 #: ``k`` when the host does not give it and no measure's cut-off is larger.
@@ -52,6 +52,35 @@ def row_bound(k: int | None) -> int:
     (12, True)
     """
     return WHOLE_ROW if k is None else k
+
+
+#: The options' defaults under ``format="trec"``, trec_eval's rules (an option given
+#: wins): a qrels query missing from the run is left out of the mean, a query with no
+#: relevant document is scored, a run query the qrels lack is ignored, and with ``k``
+#: only each query's first ``k`` documents count (``-M``). Without ``k``, every
+#: retrieved document counts.
+TREC_DEFAULTS: dict[str, str] = {
+    "missing_rows": "skip",
+    "empty_ground_truth": "zero",
+    "unknown_row_ids": "ignore",
+    "extra_predictions": "truncate",
+}
+
+
+def format_defaults(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The keywords given, with the defaults of the format they name (:data:`TREC_DEFAULTS`
+    for ``format="trec"``) for those not given.
+
+    Examples
+    --------
+    >>> format_defaults({"format": "trec", "missing_rows": "empty"})["missing_rows"]
+    'empty'
+    >>> format_defaults({"format": "trec"})["empty_ground_truth"], format_defaults({})
+    ('zero', {})
+    """
+    if given.get("format") != "trec":
+        return dict(given)
+    return {**TREC_DEFAULTS, **given}
 
 
 @dataclass(frozen=True)
@@ -238,8 +267,9 @@ OPTIONS: tuple[Option, ...] = (
         Choices(MissingRows),
         "error",
         "a row id (or row id and target type) missing from the submission is invalid (the "
-        "Kaggle rule), or scored as an empty ranking (OTTO's reference code, trec_eval `-c`); "
-        "their count is a warning",
+        "Kaggle rule), scored as an empty ranking (OTTO's reference code, trec_eval `-c`), or "
+        'left out of the mean (trec_eval\'s default; `format="trec"` only, and its default '
+        "there); their count is a warning",
         ("--missing-rows",),
     ),
     Option(

@@ -47,7 +47,8 @@ from scorer.check.findings import (
     problems,
     raise_findings,
 )
-from scorer.check.shapes import TREC_GRADES, TREC_ROW_ID, read_solution
+from scorer.check.shapes import read_solution
+from scorer.check.trec import qrels_queries
 from scorer.check.validate import (
     SOLUTION,
     SUBMISSION,
@@ -65,7 +66,7 @@ from scorer.errors import (
 )
 from scorer.measures import Measure, parse_all
 from scorer.measures.exact_means import ExactSums, MicroRatios, MicroSums
-from scorer.options import DEFAULTS, Options, row_bound, takes_options
+from scorer.options import DEFAULTS, Options, format_defaults, row_bound, takes_options
 from scorer.pipeline import (
     Inputs,
     Means,
@@ -749,7 +750,7 @@ def _inconsistencies(partial: Partial) -> Iterator[str]:
     """What in the partial no part can give, one phrase each."""
     settings, counts = partial.settings, partial.counts
     options = Options(**settings["options"])
-    measures = parse_all(settings["measures"], row_bound(options.k))
+    measures = parse_all(settings["measures"], _name_bound(options))
     words = Wording(**settings["wording"])
     check_settings(settings["resamples"] or 1, 0.95, settings["seed"])
     names = [str(m) for m in measures]
@@ -945,7 +946,7 @@ def score_part(
     >>> finish(merge(*partials)).score == scorer.evaluate(solution, submission, "id", k=2).score
     True
     """
-    given = {**DEFAULTS, **options}
+    given = {**DEFAULTS, **format_defaults(options)}
     row_id_column_name, limits = given["row_id_column_name"], given["limits"]
     option_values, measures = options_and_measures(given)
     _refuse_whole_data(measures)
@@ -1100,8 +1101,8 @@ def _wording(solution: Any, row_id_column_name: str | None, options: Options) ->
     them: a trec_eval file's own, else the solution's but its type and candidates
     columns (taken out before it is checked)."""
     if options.format == "trec":
-        names, grade_name = grade_columns(QRELS_COLUMNS, TREC_GRADES)
-        row_id_column_name = TREC_ROW_ID
+        names, grade_name = grade_columns(QRELS_COLUMNS, QRELS_COLUMNS[2])
+        row_id_column_name = QRELS_COLUMNS[0]
     else:
         taken = {options.target_type_column_name, options.candidates_column_name}
         kept = [name for name in solution.names if name not in taken]
@@ -1118,11 +1119,14 @@ def _solution_rows(
     per row id), whichever stage refused the part."""
     wide = options.format != "trec" and options.solution_layout == "wide"
     table = inputs.solution
-    if not wide:
-        try:  # a part whose grades are refused still counts its rows
+    try:  # a part refused at any stage (its grades, say) still counts its rows
+        if options.format == "trec":  # the qrels' queries are the solution's rows
+            queries = qrels_queries(inputs.solution, limits)
+            return len(queries), queries
+        if not wide:
             table = read_solution(table, options, inputs.row_id_column_name, None, limits).table
-        except ScorerError:
-            return 0, None  # the solution itself is unreadable: its error is the one raised
+    except ScorerError:
+        return 0, None  # the solution itself is unreadable: its error is the one raised
     name = inputs.row_id_column_name or next(iter(table.names), None)
     return table.n_rows, table.column(name) if name in table.names else None
 
@@ -1371,7 +1375,7 @@ def finish(partial: Partial, *, level: float = 0.95) -> ScoreResult:
         )
     # The canonical names write every parameter but the family's default: parsed back
     # with that default (not the run's normalization), they are the same measures.
-    measures = parse_all(settings["measures"], row_bound(options.k))
+    measures = parse_all(settings["measures"], _name_bound(options))
     names = [str(m) for m in measures]
     has_usage = counts.get("usage", 0) > 0
     typed = bool(options.target_type_column_name or options.row_id_type_separator)
@@ -1470,11 +1474,18 @@ def _typed_means(partial: Partial, options: Options, has_usage: bool) -> Means:
     return Means.typed(found, weights)
 
 
+def _name_bound(options: Options) -> int:
+    """The largest cut-off a measure's name may write: ``k``, unbounded for trec_eval's
+    files (where ``k`` is ``-M``, which bounds no cut-off)."""
+    return row_bound(None if options.format == "trec" else options.k)
+
+
 def _with_rows(finding: Finding, n_users: int) -> Finding:
-    """ "Missing rows" says how many rows the whole solution has: every part's."""
-    if finding.kind != "missing_rows":
+    """ "Missing rows" (or queries) says how many rows the whole solution has: every part's."""
+    if finding.kind not in ("missing_rows", "missing_queries"):
         return finding
-    counts = tuple((k, n_users if k == "solution_rows" else v) for k, v in finding.counts)
+    total = ("solution_rows", "queries")
+    counts = tuple((k, n_users if k in total else v) for k, v in finding.counts)
     return replace(finding, counts=counts)
 
 

@@ -36,14 +36,13 @@ from scorer.check.hints import (
     solution_hints,
 )
 from scorer.check.shapes import (
-    TREC_GRADES,
-    TREC_POOL,
     candidate_source,
     read_candidates,
     read_solution,
     read_submission,
     take_column,
 )
+from scorer.check.trec import check_trec
 from scorer.check.validate import (
     SOLUTION,
     SUBMISSION,
@@ -66,7 +65,7 @@ from scorer.errors import (
     smallest_values,
 )
 from scorer.measures import Judgements, Measure, UserValues, parse_all
-from scorer.options import DEFAULT_K, SETTINGS, Options, row_bound
+from scorer.options import DEFAULT_K, SETTINGS, WHOLE_ROW, Options, row_bound
 from scorer.per_user import Segments, take_segment_column
 from scorer.policy import (
     SPLITS,
@@ -79,6 +78,7 @@ from scorer.policy import (
 from scorer.read.columns import StringTable
 from scorer.read.files import ReadLimits
 from scorer.read.inputs import TableLike
+from scorer.read.trec import QRELS_COLUMNS
 from scorer.result import ScoreResult, ScoreWarning
 
 if TYPE_CHECKING:
@@ -141,6 +141,8 @@ def options_and_measures(given: Mapping[str, Any]) -> tuple[Options, tuple[Measu
     metrics = given.get("metrics")
     if options.dialect is None:
         options = replace(options, dialect="trec" if options.format == "trec" else "kaggle")
+    if options.format == "trec":  # k is -M: no bound on a cut-off; none written, the whole run
+        return options, parse_all(metrics, WHOLE_ROW, options.normalization, options.dialect)
     if options.k is None:
         options = replace(options, k=_default_k(metrics, options.dialect))
     measures = parse_all(metrics, row_bound(options.k), options.normalization, options.dialect)
@@ -211,6 +213,9 @@ class Checked:
     n_unjudged_lines: int
     typed: TargetTypes | None = None
     candidates: Candidates | None = None
+    aligned: Aligned | None = None  # trec_eval files: judged as they are read
+    run_id: str | None = None  # a trec_eval run's tag
+    row_prints: np.ndarray | None = None  # a trec_eval run's rankings' prints (copy_key)
 
 
 def read_and_check(
@@ -222,6 +227,7 @@ def read_and_check(
     keep_candidates: bool = False,
     known_types: tuple[str, ...] | None = None,
     scored: bool = False,
+    copy_key: tuple[int, int] | None = None,
 ) -> Checked:
     """Read both inputs (any shape: docs/shapes.md, "Long layout", "TREC files") and check
     them; every problem is raised here, each input's problems at once (``exponential``:
@@ -234,6 +240,8 @@ def read_and_check(
     # solution's rows, reads and checks the submission (numpy and Arrow release the
     # GIL). All are pure, so the result is the same whatever the timing. An invalid
     # solution or submission still raises here, once the encoding is done.
+    if options.format == "trec":
+        return _trec_checked(inputs, options, limits, exponential, copy_key)
     half = solution_half(inputs, options, limits, exponential, known_types)
     try:
         return checked_against(half, inputs, limits, every_quote, keep_candidates, scored)
@@ -258,6 +266,45 @@ def checked_against(
     kept = half.candidates if keep_candidates else None  # else checked against: not read again
     fields = {**vars(half), "truth": half.truth.result(), "candidates": kept}
     return Checked(**fields, submission=submission, width=width)
+
+
+def _trec_checked(
+    inputs: Inputs,
+    options: Options,
+    limits: ReadLimits | None,
+    exponential: tuple[str, ...],
+    copy_key: tuple[int, int] | None,
+) -> Checked:
+    """trec_eval's files read, checked and judged at once (docs/trec-eval.md): the
+    judgements are made as the run is read, so the result holds them (and, with
+    ``copy_key``, the prints of the run's rankings, :func:`scorer.leaderboard`'s)."""
+    if inputs.row_id_column_name is not None or options.grade_column_name is not None:
+        raise HostVisibleError(
+            "format='trec' takes the row ids, items and grades from the fields of the "
+            "qrels file (qid, docno, rel): leave row_id_column_name and "
+            f"grade_column_name out. Got {inputs.row_id_column_name!r} and "
+            f"{options.grade_column_name!r}."
+        )
+    options = trec_options(options)
+    found = check_trec(inputs.solution, inputs.submission, options, limits, exponential, copy_key)
+    judged = found.judged
+    submitted = judged.in_run.astype(np.int64)  # the warnings read the run as submitted
+    aligned = Aligned(
+        judged.judgements, found.truth, np.flatnonzero(judged.in_run), submitted, submitted, [], []
+    )
+    return Checked(
+        found.solution,
+        None,
+        found.truth,
+        judged.judgements.width,
+        None,
+        options,
+        None,
+        judged.n_unjudged_lines,
+        aligned=aligned,
+        run_id=judged.run_id,
+        row_prints=judged.row_prints,
+    )
 
 
 @dataclass
@@ -288,12 +335,7 @@ def solution_half(
     shaped = read_solution(
         inputs.solution, options, inputs.row_id_column_name, inputs.segment_column_name, limits
     )
-    table, pool_cells = shaped.table, None
-    if options.format == "trec":
-        # trec_eval's rules: its file's own columns, and queries only in the run ignored.
-        options = trec_options(options, shaped.grade_column_name)
-        table, pool_cells = take_column(table, TREC_POOL, "format")
-    table, segment_column = take_segment_column(table, inputs.segment_column_name)
+    table, segment_column = take_segment_column(shaped.table, inputs.segment_column_name)
     table, typed = _typed_solution(table, shaped.row_id_column_name, options, known_types)
     candidate_cells = None
     if candidate_column is not None:
@@ -313,7 +355,6 @@ def solution_half(
             (grade_name, columns.target_name),
             options.relevance_threshold,
             exponential,
-            pool_cells,
         )
     try:
         judged = split_lists(targets) if options.unjudged == "drop" else None
@@ -332,9 +373,7 @@ def solution_half(
         wait([truth])  # the encoding ends before the error leaves
         raise
     segments = None if segment_column is None else Segments.from_column(*segment_column)
-    return SolutionHalf(
-        solution, truth, options, judged, shaped.n_unjudged, typed, candidates, segments
-    )
+    return SolutionHalf(solution, truth, options, judged, 0, typed, candidates, segments)
 
 
 def _submission_half(
@@ -439,6 +478,8 @@ def align(checked: Checked, k: int, every_hint: bool = False) -> Aligned:
     are most of the memory per user, so they are freed once ranked (the resource
     contract, docs/formats-and-limits.md).
     """
+    if checked.aligned is not None:
+        return checked.aligned
     submission: Submission = checked.submission  # type: ignore[assignment]
     checked.submission = None
     graded = checked.truth if isinstance(checked.truth, GradedTruth) else None
@@ -518,17 +559,16 @@ def unjudged_lines_warnings(count: int) -> tuple[ScoreWarning, ...]:
     if not count:
         return ()
     message = (
-        f"The qrels hold {format_count(count, 'line')} with a negative rel (in the pool, "
-        "not judged): neither relevant nor judged, as trec_eval reads them (infAP counts "
-        "them apart)."
+        f"The qrels hold {format_count(count, 'line')} with a negative rel: in the pool but "
+        "not judged, as trec_eval reads them (never relevant, counted apart by infAP; "
+        "judged-only scoring drops them)."
     )
     return (ScoreWarning("qrels_unjudged_lines", message, count, (), "host"),)
 
 
-def trec_options(options: Options, grade_column_name: str | None = TREC_GRADES) -> Options:
-    """The options as a trec_eval run applies them: its file's own grade column, and
-    queries only in the run ignored."""
-    return replace(options, grade_column_name=grade_column_name, unknown_row_ids="ignore")
+def trec_options(options: Options) -> Options:
+    """The options as a trec_eval run applies them: its file's own grade column."""
+    return replace(options, grade_column_name=QRELS_COLUMNS[2])
 
 
 def assemble_result(
@@ -579,6 +619,7 @@ def assemble_result(
         types=() if typed is None else typed.types,
         user_type=None if typed is None else typed.row_type,
         user_bare_row_ids=None if typed is None else typed.bare_row_ids,
+        run_id=checked.run_id,
     )
 
 
@@ -658,7 +699,7 @@ def leaderboard_keys(measures: Sequence[Measure], legacy: bool) -> dict[str, str
     """Each measure's leaderboard key. Without ``metrics`` the one MAP keeps today's
     key, ``map_at_K``, whatever its ``normalization=`` (hosts' leaderboards use it)."""
     keys = {str(m): m.key for m in measures}
-    if legacy:
+    if legacy and measures[0].cutoff is not None:
         keys[str(measures[0])] = f"map_at_{measures[0].cutoff}"
     return keys
 
@@ -812,6 +853,7 @@ def score_warnings(findings: Sequence[Finding], k: int | None) -> tuple[ScoreWar
         message = sentence.format(
             rows=format_count(count, "row"),
             row_ids=format_count(count, "row id"),
+            qids=format_count(count, "qid"),
             have="has" if count == 1 else "have",
             tokens=format_count(finding.count("tokens"), "predicted item id"),
             ids=format_count(finding.count("ids"), "predicted item id"),
@@ -843,7 +885,8 @@ def _submission_findings(
     covered[user_of_row[user_of_row >= 0]] = True
     missing = _missing_rows_finding(solution, ~covered, options)
     present = lengths > 0
-    short = present & (lengths < row_bound(k)) if k is not None else np.zeros_like(present)
+    top_k = k is not None and options.format != "trec"  # a trec_eval run is no top-k list
+    short = present & (lengths < row_bound(k)) if top_k else np.zeros_like(present)
     checks: list[Hint] = [
         ("repeated_items", present & (n_first < lengths), (), ()),
         ("short_rows", short, (), ()),
@@ -860,12 +903,16 @@ def _submission_findings(
 def _missing_rows_finding(
     solution: Solution, missing: np.ndarray, options: Options
 ) -> list[Finding]:
-    """With ``missing_rows="empty"``: the solution's row ids that the submission lacks,
-    scored as empty rankings. A function of the submission and the solution's row ids
-    (public: the sample submission lists them); without example ids when the solution
-    may list only some users (``unknown_row_ids="ignore"``), as the error does."""
-    if options.missing_rows != "empty":
+    """With ``missing_rows="empty"`` (or ``"skip"``, trec_eval files): the solution's row
+    ids that the submission lacks, scored as empty rankings (or left out). A function of
+    the submission and the solution's row ids (public: the sample submission lists them,
+    or the topics a trec_eval run answers); without example ids when the solution may
+    list only some users (``unknown_row_ids="ignore"`` on tables), as the error does."""
+    if options.missing_rows == "error":
         return []
+    if options.format == "trec":  # the qrels' qids are the topics every run answers
+        code = "missing_queries_scored" if options.missing_rows == "empty" else "missing_queries"
+        return _row_finding(code, missing, solution)
     hide = options.unknown_row_ids == "ignore"
     return _row_finding("missing_rows", missing, solution, hide_examples=hide)
 

@@ -32,7 +32,8 @@ class ScoredUsers:
     Attributes
     ----------
     scored, skipped, ignored : ndarray of bool
-        ``skipped``: no relevant item, left out by ``empty_ground_truth="skip"``;
+        ``skipped``: no relevant item, left out by ``empty_ground_truth="skip"``, or left
+        out by the solution (a query a trec_eval run lacks, ``missing_rows="skip"``);
         ``ignored``: ``Usage`` is ``Ignored``. Neither is ``scored``.
     """
 
@@ -80,6 +81,8 @@ def sort_users(
     a run, which decides that once every part is in (``scorer.partial``)."""
     ignored = solution.marked("Ignored")
     skipped = (n_relevant == 0) & ~ignored & (empty_ground_truth == "skip")
+    if solution.left_out is not None:
+        skipped |= solution.left_out & ~ignored
     return ScoredUsers(~ignored & ~skipped, skipped, ignored)
 
 

@@ -217,11 +217,10 @@ RECIPES: tuple[Recipe, ...] = (
         "judge are dropped and the ranks closed up, a missing query scores 0, and so does a "
         "query with only irrelevant products. Gains 1, 0.1, 0.01, 0 become grades 100, 10, "
         "1, 0 with linear gain (nDCG is unchanged by scaling every gain). The whole ranking "
-        "counts: the cut-off 500 is above any query's products. The host's baseline "
-        "script swaps two gains: it numbers E 4, S 2, C 3, I 1 and gives trec_eval's ndcg "
-        "the gains 1=0,2=0.01,3=0.1,4=1, so a Substitute gains 0.01 and a Complement 0.1; the "
-        "recipe keeps the published gains (to reproduce the script, grade Substitute 1 and "
-        "Complement 10).",
+        "counts: the cut-off 500 is above any query's products. The host's trec_eval "
+        "command (labels E 4, S 2, C 3, I 1 with -m 'ndcg.1=0,2=0.01,3=0.1,4=1') swaps the "
+        "Substitute and Complement gains (Substitute 0.01, Complement 0.1); this recipe keeps "
+        "the documented ones: to reproduce that script, grade Substitute 1 and Complement 10.",
         _command("esci-2022"),
     ),
     Recipe(

@@ -152,6 +152,9 @@ class ScoreResult:
         when first read.
     user_bare_row_ids : pyarrow.Array or None
         Each row's row id without its type (with target types).
+    run_id : str or None
+        A trec_eval run's tag, from its last line (trec_eval's ``runid``); ``None``
+        for tables.
     intervals : dict of str to dict of str to Interval, or None
         A run scored in parts with ``resamples=`` (:func:`scorer.partial.finish`):
         per measure, its Poisson bootstrap intervals (``"score"``, and ``"public"``
@@ -200,6 +203,7 @@ class ScoreResult:
     weights: dict[str, float] | None = None
     user_type: np.ndarray | None = field(default=None, repr=False, compare=False)
     user_bare_row_ids: pa.Array | None = field(default=None, repr=False, compare=False)
+    run_id: str | None = field(default=None, repr=False, compare=False)
     intervals: dict[str, dict[str, Any]] | None = field(default=None, repr=False, compare=False)
 
     @cached_property

@@ -288,12 +288,13 @@ def test_help_lists_the_commands_before_the_options():
     lines = done.stdout.splitlines()
     assert lines[:2] == [
         "usage: scorer SOLUTION SUBMISSION [options]",
-        "       scorer {compare,report,leaderboard,codabench,recipes} ... (scorer COMMAND --help)",
+        "       scorer {compare,report,leaderboard,codabench,recipes,trec-eval} ... (scorer "
+        "COMMAND --help)",
     ]
     first_option = lines.index("options:")
-    for command in ("compare", "report", "leaderboard", "codabench", "recipes"):
+    for command in ("compare", "report", "leaderboard", "codabench", "recipes", "trec-eval"):
         (line,) = [n for n, text in enumerate(lines) if text.startswith(f"  scorer {command} ")]
-        assert line < 12 < first_option
+        assert line < 13 < first_option
 
 
 def test_help_shows_every_option_with_its_default():

@@ -342,6 +342,21 @@ def test_trec_files_rank_as_evaluate_scores_them(tmp_path: Path) -> None:
     assert board.metric == "MAP(norm=relevant)@all" and len(board.pairs) == 1
 
 
+def test_trec_runs_ranked_alike_are_copies_whatever_their_line_order(tmp_path: Path) -> None:
+    """A trec_eval run's rankings are printed as it is judged: the same documents in the
+    same order (by score) are a copy, the file's line order and rank field aside."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{q} 0 d{d} {(q + d) % 2}\n" for q in range(6) for d in range(4)))
+    lines = [f"q{q} Q0 d{d} {d} {9 - d} tag\n" for q in range(6) for d in range(5)]
+    runs = {"a": lines, "b": lines[::-1], "c": [line.replace("d4", "d9") for line in lines]}
+    paths = {}
+    for name, text in runs.items():
+        paths[name] = tmp_path / f"{name}.run"
+        paths[name].write_text("".join(text))
+    board = scorer.leaderboard(qrels, paths, resamples=50, format="trec", metrics=["map"])
+    assert board.copies.identical == (("a", "b"),)
+
+
 def test_gap_is_ranked_without_statistics() -> None:
     solution = pd.DataFrame({"id": ["a", "b", "c"], "label": ["x", "y", "z"]})
     runs = {

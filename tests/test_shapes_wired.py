@@ -272,8 +272,9 @@ def test_a_run_that_repeats_a_docno_is_invalid(tmp_path) -> None:
     assert done.returncode == 1
     assert "The submission is invalid (3 problems):" in done.stderr
     assert "1. Malformed lines" in done.stderr
-    assert "examples (row ids): 'q3'" in done.stderr  # a line's first field
+    assert "examples (lines): 5: 'q3'" in done.stderr  # the line's number and text
     assert "2. Invalid scores" in done.stderr
+    assert "examples (lines): 4: 'x'" in done.stderr
     assert "3. Documents retrieved twice for a query" in done.stderr
     assert "2 qids retrieving a docno more than once (2 extra lines)" in done.stderr
 
@@ -591,8 +592,6 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
                 "trec/run.txt",
                 "--format",
                 "trec",
-                "-k",
-                "1000",
                 "-m",
                 "MAP(norm=relevant)",
                 "-m",
@@ -606,8 +605,6 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
                 "trec/run.txt",
                 "--format",
                 "trec",
-                "-k",
-                "1000",
                 "-m",
                 "MAP(norm=relevant)",
                 "--unjudged",

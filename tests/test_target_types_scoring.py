@@ -275,7 +275,7 @@ def test_missing_rows_are_an_error_by_default_and_empty_on_request():
         ),
         ({"row_id_type_separator": "_", "type_weights": {}}, "Got {} instead"),
         ({"target_type_column_name": "kind"}, "no target type column 'kind'"),
-        ({"missing_rows": "zero"}, r"among \['error', 'empty'\]"),
+        ({"missing_rows": "zero"}, r"among \['error', 'empty', 'skip'\]"),
     ],
 )
 def test_bad_type_options_are_host_errors(options, match):

@@ -91,6 +91,11 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
     for option in OPTIONS:
         if option.flags:
             group.add_argument(*option.flags, **_argparse_settings(option))
+    add_read_limits(parser)
+
+
+def add_read_limits(parser: argparse.ArgumentParser) -> None:
+    """Add the read limits' flags (:class:`~scorer.read.files.ReadLimits`) and ``--debug``."""
     limits = parser.add_argument_group("input limits (sizes accept KiB, MiB, GiB)")
     meanings = {
         "max_input_bytes": "largest input file, as stored",
@@ -189,13 +194,18 @@ def parse_scoring_args(parser: argparse.ArgumentParser, arguments: list[str]) ->
 def evaluate_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments of :func:`scorer.evaluate` given on the command line (with
     :func:`parse_scoring_args`: only the options given, which is the same without a recipe)."""
-    limits = ReadLimits(**{item.name: getattr(args, item.name) for item in fields(ReadLimits)})
+    limits = read_limits(args)
     given = {option.name: getattr(args, option.name) for option in OPTIONS if option.flags}
     if getattr(args, "given_options", None) is not None:
         given = {name: value for name, value in given.items() if name in args.given_options}
     if given.get("type_weights") is not None:
         given["type_weights"] = _weights(given["type_weights"])
     return {**given, "limits": limits}
+
+
+def read_limits(args: argparse.Namespace) -> ReadLimits:
+    """The read limits the flags of :func:`add_read_limits` give."""
+    return ReadLimits(**{item.name: getattr(args, item.name) for item in fields(ReadLimits)})
 
 
 def _weights(pairs: list[tuple[str, float]]) -> dict[str, float]:
@@ -232,8 +242,9 @@ def format_result(result: ScoreResult) -> str:
             if values is not None:
                 lines.append(f"  {split + ':':<8} {values[name]!r}")
     lines += _by_type_lines(result)
+    skipped = "left out" if result.options.format == "trec" else "no relevant item"
     lines.append(
-        f"Users: {result.n_scored:,} scored, {result.n_skipped:,} skipped (no relevant item), "
+        f"Users: {result.n_scored:,} scored, {result.n_skipped:,} skipped ({skipped}), "
         f"{result.n_ignored:,} ignored; {result.n_users:,} in the solution"
     )
     if result.warnings:
@@ -269,6 +280,7 @@ COMMANDS = (
     ("scorer leaderboard SOLUTION SUBMISSION... [--out FILE]", "rank many: ties, intervals, tiers"),
     ("scorer codabench INPUT_DIR OUTPUT_DIR [options]", "Codabench / CodaLab scoring program"),
     ("scorer recipes [NAME] [--json]", "the real competitions' recipes (--recipe NAME)"),
+    ("scorer trec-eval [options] QRELS RUN", "trec_eval's command line and output, faster"),
 )
 
 
@@ -277,8 +289,8 @@ def _score_parser() -> argparse.ArgumentParser:
     commands = "\n".join(f"  {usage:<{width}}  {what}" for usage, what in COMMANDS)
     parser = Parser(
         prog="scorer",
-        usage="scorer SOLUTION SUBMISSION [options]\n"
-        "       scorer {compare,report,leaderboard,codabench,recipes} ... (scorer COMMAND --help)",
+        usage="scorer SOLUTION SUBMISSION [options]\n       scorer "
+        "{compare,report,leaderboard,codabench,recipes,trec-eval} ... (scorer COMMAND --help)",
         description=(
             "Validate a submission and compute MAP@K (or other measures, --metric).\n\n"
             f"commands (each has its own --help):\n{commands}\n\n"
@@ -350,6 +362,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(args, _codabench)
     if arguments[:1] in (["compare"], ["report"], ["leaderboard"]):
         return _run_statistics_command(arguments[0], arguments[1:])
+    if arguments[:1] == ["trec-eval"]:
+        from scorer.adapters.trec_eval import trec_eval_command, trec_eval_parser
+
+        args = trec_eval_parser(add_read_limits).parse_args(arguments[1:])
+        return _run(args, lambda parsed: trec_eval_command(parsed, read_limits(parsed)))
     if arguments[:1] == ["recipes"]:
         from scorer.adapters.recipes import recipes_command, recipes_parser
 

@@ -86,6 +86,8 @@ class Distinct:
         Whether the prediction at each rank is its item's first occurrence in the row.
     users, ranks : ndarray of int64, or None
         The user and 0-based rank of each first occurrence (sparse rankings).
+    lengths : ndarray of int64, or None
+        Each row's length, for rankings that never repeat an item (a trec_eval run).
 
     Examples
     --------
@@ -93,14 +95,19 @@ class Distinct:
     [1, 2]
     >>> Distinct(None, np.array([1, 1, 0]), np.array([0, 5, 0])).count(3, 3).tolist()
     [1, 1, 0]
+    >>> Distinct(lengths=np.array([4, 1, 0])).count(2, 3).tolist()
+    [2, 1, 0]
     """
 
     first: np.ndarray | None = None
     users: np.ndarray | None = None
     ranks: np.ndarray | None = None
+    lengths: np.ndarray | None = None
 
     def count(self, cutoff: int, n_users: int) -> np.ndarray:
         """Each user's distinct items within the first ``cutoff`` ranks (int64)."""
+        if self.lengths is not None:
+            return np.minimum(self.lengths, cutoff).astype(np.int64)
         if self.first is not None:
             return self.first[:, :cutoff].sum(axis=1, dtype=np.int64)
         if self.users is None or self.ranks is None:
@@ -369,6 +376,11 @@ class Judgements:
         ...                distinct=Distinct(first))
         >>> [part.tolist() for part in j.ranked_misses()]
         [[0, 0], [1, 3]]
+        >>> flat = FlatHits(np.array([1]), np.array([1]), None, None, width=3)
+        >>> j = Judgements(None, np.array([0, 1]), k=3, flat=flat,
+        ...                distinct=Distinct(lengths=np.array([1, 3])))
+        >>> [part.tolist() for part in j.ranked_misses()]
+        [[0, 1, 1], [0, 0, 2]]
         """
         if self.distinct is None:
             raise ValueError("these judgements hold no first occurrences")
@@ -376,6 +388,12 @@ class Judgements:
             users, ranks = np.nonzero(self.distinct.first & ~self._matrix)
             return users.astype(np.int64), ranks.astype(np.int64)
         users, ranks = self.distinct.users, self.distinct.ranks
+        if self.distinct.lengths is not None:  # every rank of each row, none repeated
+            lengths = self.distinct.lengths
+            users = np.repeat(np.arange(self.n_users, dtype=np.int64), lengths)
+            ranks = np.arange(len(users), dtype=np.int64) - np.repeat(
+                np.cumsum(lengths) - lengths, lengths
+            )
         hit_users, hit_ranks = self.flat.hit_entries(self.width) if self.flat else ([], [])
         width = max(self.width, 1)
         keys = np.asarray(users, np.int64) * width + ranks

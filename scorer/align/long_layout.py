@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
 
 import numpy as np
 import pyarrow as pa
@@ -40,8 +39,6 @@ from scorer.arrays import (
     to_numpy,
 )
 from scorer.errors import MAX_EXAMPLES, Finding
-
-TieOrder = Literal["ascending", "descending"]
 
 #: A rank or a grade: a whole number of at most this many digits (fits an int64),
 #: leading zeros aside.
@@ -187,7 +184,6 @@ def long_to_wide(
     item_name: str = "item",
     rank_name: str = "rank",
     score_name: str = "score",
-    ties: TieOrder = "ascending",
     find_repeats: bool = True,
     scored: bool = False,
 ) -> WideRankings:
@@ -203,12 +199,9 @@ def long_to_wide(
         within a row id is a problem.
     scores : pyarrow.Array, optional
         Finite decimal numbers as text, higher first; items with equal scores in item
-        id order (``ties``: ``"ascending"`` byte order, the scorer's rule, or
-        ``"descending"``, trec_eval's). Without ranks or scores, the file's order.
+        id order (byte order, ascending). Without ranks or scores, the file's order.
     item_name, rank_name, score_name : str
         Column names, for messages.
-    ties : {"ascending", "descending"}, default "ascending"
-        The order of items with equal scores.
     find_repeats : bool, default True
         Count the repeated (row id, item) pairs (a sort of all pairs); without, the
         wide form's own repeated-item check finds them.
@@ -253,7 +246,7 @@ def long_to_wide(
         )
     elif scores is not None:
         texts = pc.utf8_trim_whitespace(text_column(scores).take(to_arrow(rows.with_item)))
-        order, found = _score_order(rows, texts, score_name, ties)
+        order, found = _score_order(rows, texts, score_name)
         if scored:
             values = pc.binary_join_element_wise(rows.items, texts, pa.scalar(" ", texts.type))
     else:
@@ -531,7 +524,7 @@ def sort_order(*keys: np.ndarray) -> np.ndarray:
 
 
 def _score_order(
-    rows: _LongRows, scores: pa.Array, score_name: str, ties: TieOrder
+    rows: _LongRows, scores: pa.Array, score_name: str
 ) -> tuple[np.ndarray, list[Finding]]:
     """Item rows in order of row id, then score (higher first), then item id
     (``scores``: each item row's score, trimmed)."""
@@ -552,8 +545,7 @@ def _score_order(
             )
         )
     values = np.where(valid, values, 0.0)
-    tie_key = rows.item_code if ties == "ascending" else -rows.item_code
-    return np.lexsort((tie_key, -values, item_rows)), problems
+    return np.lexsort((rows.item_code, -values, item_rows)), problems
 
 
 def _one_value_each(rows: _LongRows, cells: pa.Array, name: str) -> tuple[pa.Array, list[Finding]]:

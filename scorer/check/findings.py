@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from scorer.align.long_layout import MAX_RANK_DIGITS
 from scorer.errors import (
+    LINES,
     ROW_IDS,
     Finding,
     Problem,
@@ -22,7 +23,7 @@ from scorer.errors import (
     format_example,
     format_problems,
 )
-from scorer.read.trec import TREC_FORMATS, TREC_LAYOUTS
+from scorer.read.trec import TREC_FORMATS, TREC_LAYOUTS, TREC_NUMBERS, TrecKind
 
 USAGE_VALUES: tuple[str, ...] = ("Public", "Private", "Ignored")
 #: The largest grade a solution's grade column may hold: linear gains (``gain=linear``)
@@ -361,21 +362,94 @@ def _differing_values(finding: Finding, wording: Wording) -> Problem:
 
 
 def _malformed_lines(finding: Finding, wording: Wording) -> Problem:
-    (kind,) = finding.values
+    kind = _trec_kind(finding)
     n_fields, more_allowed, _ = TREC_LAYOUTS[kind]
-    shape = f"the {n_fields} of {TREC_FORMATS[kind]}"
-    expected = (
-        f"at least {shape} (fields after the sixth are ignored)"
-        if more_allowed
-        else f"exactly {shape}"
-    )
+    shape = f"the {n_fields} fields of {TREC_FORMATS[kind]}"
+    fix = f"write each line as {TREC_FORMATS[kind]}"
+    if any(example.startswith("1: ") for example in finding.examples):
+        fix += " (a trec_eval file has no header line: remove it)"
     return Problem(
         "Malformed lines",
-        f"lines of {expected}, separated by spaces or tabs",
+        f"lines of {'at least' if more_allowed else 'exactly'} {shape}, separated by spaces "
+        "or tabs" + (" (fields after the sixth are ignored)" if more_allowed else ""),
         f"{format_count(finding.count('lines'), 'line')} with "
-        f"{'fewer' if more_allowed else 'another number of'} fields than {shape}",
-        f"write each line as {TREC_FORMATS[kind]}",
-        finding.examples,  # the row ids of a trec_eval file: its lines' first fields
+        f"{'fewer' if more_allowed else 'another number of'} fields",
+        fix,
+        finding.examples,
+        LINES,
+    )
+
+
+def _invalid_numbers(finding: Finding, wording: Wording) -> Problem:
+    kind = _trec_kind(finding)
+    name, what = TREC_NUMBERS[kind]
+    fix = (
+        "write each rel as a whole number (0 judged not relevant, a negative one in the "
+        "pool but not judged)"
+        if kind == "qrels"
+        else "write each score as a plain decimal number such as 0.25 or -1.5e-3"
+    )
+    if any(example.startswith("1: ") for example in finding.examples):
+        fix += " (a trec_eval file has no header line: remove it)"
+    return Problem(
+        f"Invalid {name}s",
+        f"each line's {name} (field {TREC_LAYOUTS[kind][2][2] + 1} of {TREC_FORMATS[kind]}) {what}",
+        f"{format_count(finding.count('lines'), 'line')} whose {name} is not {what}",
+        fix,
+        finding.examples,
+        LINES,
+    )
+
+
+def _trec_kind(finding: Finding) -> TrecKind:
+    """The trec_eval file a record is about (its first value that names one)."""
+    return next(value for value in finding.values if value in TREC_LAYOUTS)  # type: ignore[return-value]
+
+
+def _rels_too_large(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Invalid rels",
+        f"each rel at most {MAX_GRADE:,}",
+        f"{format_count(finding.count('rows'), 'line')} with a larger rel (up to "
+        f"{finding.count('max_grade'):,})",
+        f"write rels from 0 (judged, not relevant) to {MAX_GRADE:,}",
+        finding.examples,
+    )
+
+
+def _missing_queries(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Queries missing from the run",
+        f"lines for each of the {finding.count('queries'):,} queries of the qrels",
+        f"{format_count(finding.count('qids'), 'query')} of the qrels with no line in the run",
+        "retrieve at least one document for each query, or score the missing ones 0 "
+        "(missing_rows='empty', trec_eval's -c) or leave them out of the mean "
+        "(missing_rows='skip', the default for trec_eval files)",
+        finding.examples,
+    )
+
+
+def _unknown_queries(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "Queries the qrels do not hold",
+        "only queries of the qrels",
+        f"{format_count(finding.count('qids'), 'qid')} of the run that the qrels do not hold",
+        "remove their lines, or ignore them as trec_eval does (unknown_row_ids='ignore', "
+        "the default for trec_eval files)",
+        finding.examples,
+    )
+
+
+def _no_query_in_run(finding: Finding, wording: Wording) -> Problem:
+    return Problem(
+        "No query of the qrels in the run",
+        f"lines for the queries of the qrels ({finding.count('queries'):,} queries)",
+        'no line of the run names a query of the qrels (trec_eval: "No queries with '
+        'both results and relevance info")'
+        + ("; the run's qids are below" if finding.examples else "; the run has no line"),
+        "check that the run and the qrels are of the same topics, and that the qid is the "
+        "first field of each line",
+        finding.examples,
     )
 
 
@@ -389,6 +463,11 @@ PROBLEMS: dict[str, Callable[[Finding, Wording], Problem]] = {
     "stated": _stated,
     # a long or trec_eval file's pivot to one row per row id
     "malformed_lines": _malformed_lines,
+    "invalid_numbers": _invalid_numbers,
+    "rels_too_large": _rels_too_large,
+    "missing_queries": _missing_queries,
+    "unknown_queries": _unknown_queries,
+    "no_query_in_run": _no_query_in_run,
     "several_items_in_cell": _several_items_in_cell,
     "invalid_ranks": _invalid_ranks,
     "ranks_too_large": _ranks_too_large,
@@ -424,6 +503,8 @@ PROBLEMS: dict[str, Callable[[Finding, Wording], Problem]] = {
 #: Every warning code in the order a result lists them (with the records a hint is made
 #: of, ``padded_ids``, ``bare_ids`` and ``numeric_ids``, where it comes).
 WARNINGS: tuple[str, ...] = (
+    "missing_queries",
+    "missing_queries_scored",
     "repeated_items",
     "short_rows",
     "empty_rows",
@@ -453,6 +534,16 @@ WARNING_WORDS: dict[str, tuple[str, str]] = {
         "participant",
         "{row_ids} of the sample submission {have} no row in the submission; each is "
         "scored as an empty ranking (missing_rows='empty').",
+    ),
+    "missing_queries": (
+        "participant",
+        "{qids} of the qrels {have} no line in the run: left out of the mean, as trec_eval "
+        "does (-c scores them 0).",
+    ),
+    "missing_queries_scored": (
+        "participant",
+        "{qids} of the qrels {have} no line in the run: scored 0 (missing_rows='empty', "
+        "trec_eval's -c).",
     ),
     "repeated_items": (
         "participant",
@@ -541,6 +632,7 @@ _WORDED = frozenset(
         "stated",
         "exponential_grades",
         "malformed_lines",
+        "invalid_numbers",
         "several_items_in_cell",
         "invalid_ranks",
         "ranks_too_large",

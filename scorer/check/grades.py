@@ -31,15 +31,11 @@ class GradedTruth:
         The grade of each pair of ``truth`` (an item listed twice keeps its largest).
     threshold : int
         The smallest grade that counts as relevant.
-    pool : GroundTruth, optional
-        The (user, item) pairs in the pool but not judged (trec_eval's qrels lines
-        judged ``-1``), in ``truth``'s vocabulary: neither relevant nor judged.
     """
 
     truth: GroundTruth
     pair_grades: np.ndarray
     threshold: int
-    pool: GroundTruth | None = None
 
     @classmethod
     def from_columns(
@@ -50,13 +46,11 @@ class GradedTruth:
         names: tuple[str, str],
         threshold: int,
         exponential: tuple[str, ...] = (),
-        pool: pa.Array | None = None,
     ) -> GradedTruth:
         """Split, check and encode the target and grade columns.
 
         ``exponential`` names the requested measures whose gains are exponential
-        (``2^grade - 1``): with any, grades stop at 30 instead of 2^31. ``pool`` holds
-        each row's items in the pool but not judged (a pair also judged is judged).
+        (``2^grade - 1``): with any, grades stop at 30 instead of 2^31.
 
         Examples
         --------
@@ -68,10 +62,7 @@ class GradedTruth:
         lists = split_lists(targets)
         values = check_grades(split_lists(grades), lists.lengths, row_ids, *names, exponential)
         n_users = len(lists.lengths)
-        pooled = None if pool is None else split_lists(pool)
-        tokens = lists.tokens if pooled is None else pa.concat_arrays([lists.tokens, pooled.tokens])
-        codes, vocabulary = encode(tokens)
-        codes, pool_codes = codes[: len(lists.tokens)], codes[len(lists.tokens) :]
+        codes, vocabulary = encode(lists.tokens)
         size = max(len(vocabulary), 1)
         keys = lists.row_of_token * size + codes
         order = np.lexsort((-values, keys))  # by pair, the largest grade first
@@ -88,19 +79,7 @@ class GradedTruth:
             relevant,
             lists.lengths - judged,
         )
-        if pooled is None or not len(pool_codes):
-            return cls(truth, values, threshold)
-        pool_keys = np.unique(pooled.row_of_token * size + pool_codes)
-        pool_keys = pool_keys[~np.isin(pool_keys, keys)]  # judged pairs are judged
-        pool_users = pool_keys // size
-        pool_truth = GroundTruth(
-            vocabulary,
-            pool_users,
-            (pool_keys - pool_users * size).astype(np.int32),
-            np.zeros(n_users, dtype=np.int64),
-            np.zeros(n_users, dtype=np.int64),
-        )
-        return cls(truth, values, threshold, pool_truth)
+        return cls(truth, values, threshold)
 
     def judgements(
         self, rankings: Rankings | SparseRankings, first: np.ndarray, k: int
@@ -115,11 +94,6 @@ class GradedTruth:
         grades *= first  # a repeat keeps its rank and earns nothing
         below = first[users, ranks] & (self.pair_grades[pairs] < self.threshold)
         non_relevant = self._non_relevant(users[below], ranks[below])
-        pooled = None
-        if self.pool is not None:
-            users, ranks, _ = self.pool.hit_pairs(rankings)
-            kept = first[users, ranks]
-            pooled = NonRelevant.from_unsorted(users[kept], ranks[kept], self.pool.n_relevant)
         return Judgements(
             grades >= self.threshold,
             self.truth.n_relevant,
@@ -130,7 +104,6 @@ class GradedTruth:
             int(self.pair_grades.max(initial=0)),
             distinct=distinct_items(rankings, first),
             non_relevant=non_relevant,
-            pool=pooled,
         )
 
     def _non_relevant(self, users: np.ndarray, ranks: np.ndarray) -> NonRelevant:
@@ -153,12 +126,6 @@ class GradedTruth:
             grades[graded] >= self.threshold,
             width=rankings.width,
         )
-        pooled = None
-        if self.pool is not None:
-            ranked = np.flatnonzero(first & self.pool.contains(rankings.users, rankings.items))
-            pooled = NonRelevant.from_unsorted(
-                rankings.users[ranked], rankings.ranks[ranked], self.pool.n_relevant
-            )
         return Judgements(
             None,
             self.truth.n_relevant,
@@ -170,5 +137,4 @@ class GradedTruth:
             flat,
             distinct_items(rankings, first),
             non_relevant,
-            pool=pooled,
         )

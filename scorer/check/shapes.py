@@ -1,18 +1,17 @@
 """Every input shape turned into the wide one the checks take.
 
-A long table (one row per row id and item) is pivoted, a trec_eval qrels or run file
-is read and pivoted, and the candidates of a re-ranking competition are gathered as
-(solution row, item) pairs. Nothing here raises a problem found in the rows: each
-comes back as a record (:class:`~scorer.errors.Finding`, put into words once, at the
-end; a header's as a :class:`~scorer.errors.Problem`), and the caller reports it with
-every other problem of the same input at once (docs/shapes.md, "Long layout", "TREC files",
-"Candidates"). A header that stops a long table from being pivoted at all is raised
-here, with every problem of the header.
+A long table (one row per row id and item) is pivoted, and the candidates of a
+re-ranking competition are gathered as (solution row, item) pairs. Nothing here raises
+a problem found in the rows: each comes back as a record
+(:class:`~scorer.errors.Finding`, put into words once, at the end; a header's as a
+:class:`~scorer.errors.Problem`), and the caller reports it with every other problem of
+the same input at once (docs/shapes.md, "Long layout", "Candidates"). A header that
+stops a long table from being pivoted at all is raised here, with every problem of the
+header. trec_eval's files are read by :mod:`scorer.check.trec`.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,12 +45,6 @@ from scorer.options import Options
 from scorer.read.columns import StringTable
 from scorer.read.files import ReadLimits
 from scorer.read.inputs import TableLike, as_string_table
-from scorer.read.trec import QRELS_COLUMNS, TrecKind, read_trec
-
-#: The columns of a trec_eval file once pivoted: row id, items, grades; and the
-#: documents judged ``-1`` (in the pool, not judged), which the checks never see.
-TREC_ROW_ID, TREC_ITEMS, TREC_GRADES = QRELS_COLUMNS
-TREC_POOL = "unjudged"
 
 
 @dataclass(frozen=True)
@@ -65,16 +58,12 @@ class ShapedSolution:
         segments, candidates) as one value (or list) per row id.
     problems : tuple of Finding
         What the pivot found wrong (host problems, reported with the solution's others).
-    n_unjudged : int
-        trec_eval qrels lines with a negative ``rel`` (their documents: the
-        :data:`TREC_POOL` column of a trec_eval solution).
     row_id_column_name, grade_column_name : str or None
-        The columns to use (a trec_eval file's own for ``format="trec"``).
+        The columns to use.
     """
 
     table: StringTable
     problems: tuple[Finding, ...]
-    n_unjudged: int
     row_id_column_name: str | None
     grade_column_name: str | None
 
@@ -97,59 +86,10 @@ def read_solution(
     >>> [shaped.table.column(name).to_pylist() for name in shaped.table.names]
     [['u1', 'u2'], ['a b', 'c'], ['Public', 'Private']]
     """
-    if options.format == "trec":
-        if row_id_column_name is not None or options.grade_column_name is not None:
-            raise HostVisibleError(
-                "format='trec' takes the row ids, items and grades from the fields of the "
-                "qrels file (qid, docno, rel): leave row_id_column_name and "
-                f"grade_column_name out. Got {row_id_column_name!r} and "
-                f"{options.grade_column_name!r}."
-            )
-        trec = read_trec(_path(data, "solution"), "qrels", HostVisibleError, limits)
-        qids, docnos, rels = trec.table.columns
-        pool_qids, pool_docnos = trec.unjudged.columns  # type: ignore[union-attr]
-        # Every query once, those judged only -1 too: the judged documents and the
-        # pool's pivoted over the same qids, each empty where the other holds a line.
-        all_qids = pa.concat_arrays([_large(qids), _large(pool_qids)])
-        wide = long_solution_to_wide(
-            all_qids,
-            pa.concat_arrays([_large(docnos), _blank(len(pool_qids))]),
-            pa.concat_arrays([_large(rels), _blank(len(pool_qids))]),
-            item_name=TREC_ITEMS,
-            grade_name=TREC_GRADES,
-        )
-        pool = long_solution_to_wide(
-            all_qids, pa.concat_arrays([_blank(len(qids)), _large(pool_docnos)])
-        )
-        columns = (
-            wide.row_ids,
-            joined_lists(wide.items),
-            joined_lists(wide.grades),
-            joined_lists(pool.items),
-        )
-        return ShapedSolution(
-            StringTable((*QRELS_COLUMNS, TREC_POOL), columns),
-            trec.problems + wide.problems,
-            trec.n_unjudged,
-            TREC_ROW_ID,
-            TREC_GRADES,
-        )
     table = as_string_table(data, HostVisibleError, limits)
     if options.solution_layout == "wide":
-        return ShapedSolution(table, (), 0, row_id_column_name, options.grade_column_name)
+        return ShapedSolution(table, (), row_id_column_name, options.grade_column_name)
     return _pivot_solution(table, options, row_id_column_name, segment_column_name)
-
-
-def _large(column: pa.Array | pa.ChunkedArray) -> pa.Array:
-    """A column as one ``large_string`` array."""
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
-    return column.cast(pa.large_string())
-
-
-def _blank(n: int) -> pa.Array:
-    """``n`` empty strings (a row id's line with no item)."""
-    return pa.repeat(pa.scalar("", pa.large_string()), n)
 
 
 def _pivot_solution(
@@ -171,7 +111,7 @@ def _pivot_solution(
         [name for name in table.names if name not in set_aside], row_id_column_name
     )
     if grade_name is not None and grade_name not in table.names:
-        return ShapedSolution(table, (), 0, row_id_column_name, grade_name)  # reported later
+        return ShapedSolution(table, (), row_id_column_name, grade_name)  # reported later
     row_ids = table.column(columns.row_id_name)
     wide = long_solution_to_wide(
         row_ids,
@@ -200,7 +140,6 @@ def _pivot_solution(
     return ShapedSolution(
         StringTable(tuple(names), tuple(cells)),
         tuple(problems),
-        0,
         columns.row_id_name,
         grade_name,
     )
@@ -254,8 +193,6 @@ def read_submission(
         needs (every problem of the header at once).
     """
     row_id_name, target_name = solution.row_id_name, solution.target_name
-    if options.format == "trec":
-        return _read_run(data, solution, limits)
     long = options.layout == "long"
     # A long file's row ids may be read as runs: long_to_wide codes each run once.
     table = as_string_table(data, ParticipantVisibleError, limits, runs=long)
@@ -282,35 +219,6 @@ def read_submission(
     # The items stay lists: the checks take them as they are, never joined and split again.
     wide_table = StringTable((row_id_name, target_name), (wide.row_ids, wide.items))
     return wide_table, (*problems, *wide.problems)
-
-
-def _read_run(
-    data: TableLike, solution: Solution, limits: ReadLimits | None
-) -> tuple[StringTable, tuple[Problem | Finding, ...]]:
-    """A trec_eval run, ranked by score, ties by docno descending (as trec_eval)."""
-    run = read_trec(_path(data, "run"), "run", ParticipantVisibleError, limits)
-    qid, docno, score = run.table.columns
-    wide = long_to_wide(
-        qid, docno, scores=score, item_name="docno", score_name="score", ties="descending"
-    )
-    problems = list(run.problems) + list(wide.problems)
-    if wide.n_repeated_pairs:
-        repeated: np.ndarray = wide.repeated  # type: ignore[assignment]
-        counts = (("qids", int(np.count_nonzero(repeated))), ("extra", wide.n_repeated_pairs))
-        problems.append(Finding("docnos_repeated", counts, smallest_values(wide.row_ids, repeated)))
-    names = (solution.row_id_name, solution.target_name)
-    return StringTable(names, (wide.row_ids, wide.items)), tuple(problems)
-
-
-def _path(data: TableLike, kind: TrecKind) -> str | os.PathLike:
-    """A trec_eval file's path; anything else is the host's mistake."""
-    if isinstance(data, (str, os.PathLike)):
-        return data
-    raise HostVisibleError(
-        f"format='trec' reads trec_eval's own files: pass the path of the {kind} file, "
-        f"not a {type(data).__name__} (or read it into the long layout: layout='long', "
-        "score_column_name=...)."
-    )
 
 
 def take_column(table: StringTable, name: str | None, option: str) -> tuple[StringTable, pa.Array]:

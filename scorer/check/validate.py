@@ -76,6 +76,9 @@ class Solution:
         ``Usage`` column (see :meth:`marked`).
     row_id_index : StringIndex
         The row ids' hash index, which submissions are joined with.
+    left_out : ndarray of bool, optional
+        Rows left out of the mean, as unscored: a trec_eval run's missing queries
+        (``missing_rows="skip"``).
     """
 
     row_id_name: str
@@ -83,6 +86,7 @@ class Solution:
     row_ids: pa.Array
     usage: np.ndarray | None
     row_id_index: StringIndex
+    left_out: np.ndarray | None = None
 
     @property
     def n_rows(self) -> int:

@@ -29,7 +29,7 @@ from scorer import pipeline
 from scorer.arrays import one_chunk, string_bytes, string_offsets, submit, to_numpy
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.measures import parse_all
-from scorer.options import row_bound, takes_options
+from scorer.options import format_defaults, row_bound, takes_options
 from scorer.policy import users_to_score
 from scorer.read.columns import StringTable
 from scorer.read.files import DEFAULT_LIMITS
@@ -216,10 +216,11 @@ def _settings(given: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The scoring options (a recipe applied), and the note naming the options that
     replaced the recipe's."""
     if given.get("recipe") is None:
-        return {name: value for name, value in given.items() if name != "recipe"}, []
+        return format_defaults({k: v for k, v in given.items() if k != "recipe"}), []
     name = given["recipe"]
     settings, overrides = apply_recipe(name, {k: v for k, v in given.items() if k != "recipe"})
-    return settings, [override_message(find_recipe(name).name, overrides)] if overrides else []
+    notes = [override_message(find_recipe(name).name, overrides)] if overrides else []
+    return format_defaults(settings), notes
 
 
 def _sources(
@@ -426,22 +427,34 @@ class _Scorer:
             settings.get("candidates"),
         )
         self.limits = settings.get("limits")
-        exponential = tuple(str(m) for m in self.measures if m.exponential)
-        self.half = pipeline.solution_half(self.inputs, options, self.limits, exponential, None)
-        self.half.truth.result()  # raises here if the solution's items are invalid
+        self.options = options
+        self.exponential = tuple(str(m) for m in self.measures if m.exponential)
+        self.half = None  # trec_eval's files: each run read with the qrels, judged as read
+        if options.format != "trec":
+            self.half = pipeline.solution_half(
+                self.inputs, options, self.limits, self.exponential, None
+            )
+            self.half.truth.result()  # raises here if the solution's items are invalid
 
     def score(self, submission: TableLike, key: tuple[int, int]) -> tuple[ScoreResult, np.ndarray]:
-        checked = pipeline.checked_against(
-            self.half,
-            replace(self.inputs, submission=submission),
-            self.limits,
-            keep_candidates=self.keep_candidates,
-            scored=self.scored,
-        )
-        options, lists = checked.options, checked.submission
-        n_users = checked.solution.n_rows
-        prints = submit(row_prints, lists.predictions, lists.user_of_row, n_users, options.k, key)
-        del lists
+        inputs = replace(self.inputs, submission=submission)
+        if self.half is None:
+            checked = pipeline.read_and_check(
+                inputs, self.options, self.limits, self.exponential, copy_key=key
+            )
+            prints = submit(np.asarray, checked.row_prints)  # made as the run was judged
+        else:
+            checked = pipeline.checked_against(
+                self.half,
+                inputs,
+                self.limits,
+                keep_candidates=self.keep_candidates,
+                scored=self.scored,
+            )
+            lists, n_users, k = checked.submission, checked.solution.n_rows, checked.options.k
+            prints = submit(row_prints, lists.predictions, lists.user_of_row, n_users, k, key)
+            del lists
+        options = checked.options
         aligned = pipeline.align(checked, row_bound(options.k))
         values = {str(m): m.compute(aligned.judgements) for m in self.measures}
         truth = aligned.truth

@@ -1,0 +1,257 @@
+"""``scorer trec-eval``: trec_eval 10's command line and its output, line for line.
+
+::
+
+    scorer trec-eval [-q] [-m MEASURE]... [-c] [-J] [-l N] [-M N] [-n] QRELS RUN
+
+The options are trec_eval's: ``-m`` (repeatable, with trec_eval's parameter syntax:
+``-m P.5,10``, ``-m ndcg_cut.10``, ``-m official``, ``-m all_trec``), ``-q`` (each query
+too), ``-c`` (a query the run lacks counts 0), ``-J`` (judged documents only), ``-l N``
+(relevance level), ``-M N`` (documents counted per query) and ``-n`` (no summary). So is
+the output: one line per measure and query, ``measure<TAB>qid<TAB>value``, the name
+padded to 22 characters, values as ``%6.4f`` and counts as integers, measures in
+trec_eval's order (:func:`scorer.measures.trec_eval_measures`), each query's lines in qid
+byte order, then the summary (``all``), ``runid`` among it when asked. A mean's summary
+is trec_eval's: the sum of the queries' values in that order, divided by the number of
+queries; a count's is its sum, a geometric mean's the correctly rounded one.
+``--precision full`` prints every value with all its digits (the summary of a mean is
+then the correctly rounded mean); ``--json`` prints the same as one JSON object. Scoring
+goes through :func:`scorer.evaluate` with ``format="trec"``; what differs from trec_eval
+is listed in docs/trec-eval.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+import scorer
+from scorer.adapters.output import emit
+from scorer.errors import HostVisibleError
+from scorer.measures import Measure, trec_eval_measures
+from scorer.measures.names import TREC_MEASURES, TREC_NICKNAMES, TREC_PRINTED_ONLY
+from scorer.read.files import ReadLimits
+from scorer.result import ScoreResult
+
+#: The run's tag, which trec_eval prints among the summary when asked (by name or by a
+#: set of measures: every one of trec_eval's sets names it).
+RUNID = "runid"
+_WITH_RUNID = (RUNID, "official", "all_trec", "set")
+#: trec_eval prints these in the summary only (no line per query).
+SUMMARY_ONLY = ("num_q", "gm_map", "gm_bpref")
+
+
+def trec_eval_parser(
+    add_read_limits: Callable[[argparse.ArgumentParser], None],
+) -> argparse.ArgumentParser:
+    """The command's arguments: trec_eval's options (short and long spellings), the two
+    files, the output's form and the read limits (the command line's flags for them,
+    which ``add_read_limits`` adds)."""
+    parser = argparse.ArgumentParser(
+        prog="scorer trec-eval",
+        description="trec_eval 10's command line and output, line for line (docs/trec-eval.md). "
+        "Exit codes: 0 scored, 1 invalid run, 2 invalid qrels or usage, 3 internal error.",
+    )
+    parser.add_argument("qrels", help="trec_eval qrels file: qid iter docno rel")
+    parser.add_argument("run", help="trec_eval run file: qid Q0 docno rank score tag")
+    flags = (
+        ("-q", "--query_eval_wanted", "also give each query's values"),
+        ("-c", "--complete_rel_info_wanted", "average over every query of the qrels, "
+         "a query missing from the run counting 0 (default: leave it out)"),
+        ("-J", "--Judged_docs_only", "drop the documents the qrels do not judge first"),
+        ("-n", "--nosummary", "no summary (the 'all' lines)"),
+    )  # fmt: skip
+    for short, long, help_text in flags:
+        parser.add_argument(short, long, action="store_true", help=help_text)
+    parser.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        metavar="MEASURE",
+        help="a measure, repeatable, with trec_eval's parameters (-m P.5,10) or a set "
+        "(official, all_trec, set); default: official",
+    )
+    parser.add_argument(
+        "-l", "--level_for_rel", type=int, default=1, metavar="N", help="smallest relevant rel"
+    )
+    parser.add_argument(
+        "-M",
+        "--Max_retrieved_per_topic",
+        type=int,
+        metavar="N",
+        help="only each query's first N documents count (default: all)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--precision",
+        choices=("4", "full"),
+        default="4",
+        help="4 decimals as trec_eval (default), or every digit (the summary the correctly "
+        "rounded mean)",
+    )
+    add_read_limits(parser)
+    return parser
+
+
+def requested(arguments: list[str] | None) -> tuple[list[tuple[str, Measure]], bool]:
+    """The measures the ``-m`` arguments ask for, as trec_eval reads them (``official``
+    without any), and whether ``runid`` is among them. trec_eval's ``relstring`` (the
+    first ranks' judgements as text) is not printed.
+
+    Examples
+    --------
+    >>> measures, runid = requested(["P.10,5", "map", "P.20", "runid"])
+    >>> [name for name, _ in measures], runid
+    (['map', 'P_5', 'P_10'], True)
+    """
+    arguments = arguments or ["official"]
+    names = [argument.strip().partition(".")[0] for argument in arguments]
+    known = [m.name for m in TREC_MEASURES] + list(TREC_PRINTED_ONLY)
+    for argument, name in zip(arguments, names, strict=True):
+        if name.lower() not in {n.lower() for n in [*known, *TREC_NICKNAMES]}:
+            raise HostVisibleError(
+                f"trec_eval has no measure {name!r} (-m {argument}). Its measures: "
+                f"{', '.join(known)}; its sets: {', '.join(TREC_NICKNAMES)}."
+            )
+    if "relstring" in (name.lower() for name in names):
+        raise HostVisibleError(
+            "trec_eval's relstring (the first ranks' judgements as text) is not printed by "
+            "scorer trec-eval: leave it out of -m."
+        )
+    return trec_eval_measures(arguments), any(name in _WITH_RUNID for name in names)
+
+
+def trec_eval_command(args: argparse.Namespace, limits: ReadLimits) -> None:
+    """Score the run and print trec_eval's lines (or JSON)."""
+    measures, runid = requested(args.measure)
+    most = args.Max_retrieved_per_topic
+    for flag, value, meaning in [
+        ("-l", args.level_for_rel, "the smallest rel that is relevant"),
+        ("-M", 1 if most is None else most, "the documents counted per query"),
+    ]:
+        if value < 1:
+            raise HostVisibleError(f"{flag} must be at least 1 ({meaning}). Got {value}.")
+    result = scorer.evaluate(
+        args.qrels,
+        args.run,
+        format="trec",
+        metrics=[measure for _, measure in measures] or None,  # runid alone: any measure
+        k=most,
+        missing_rows="empty" if args.complete_rel_info_wanted else "skip",
+        unjudged="drop" if args.Judged_docs_only else "keep",
+        relevance_threshold=args.level_for_rel,
+        limits=limits,
+    )
+    table = TrecTable.of(result, measures, runid)
+    if args.json:
+        emit(json.dumps(table.as_json(args.query_eval_wanted), indent=2, allow_nan=False))
+    else:
+        full = args.precision == "full"
+        emit(table.text(args.query_eval_wanted, not args.nosummary, full))
+
+
+@dataclass(frozen=True)
+class TrecTable:
+    """The values trec_eval prints: per scored query (qid byte order) and overall.
+
+    Attributes
+    ----------
+    names : list of str
+        trec_eval's printed names, in its order.
+    counts : ndarray of bool
+        Whether each measure is a count (printed as an integer, summed overall).
+    qids : ndarray of object
+        The scored queries.
+    values : ndarray of float64, shape (len(qids), len(names))
+        Each scored query's value of each measure.
+    summary : ndarray of float64
+        trec_eval's summary of each measure: a mean's as trec_eval computes it (the
+        queries' values summed in qid order, over their number), a count's sum, a
+        geometric mean's correctly rounded value.
+    means : ndarray of float64
+        Each measure's run value as :func:`scorer.evaluate` gives it (a mean's
+        correctly rounded).
+    run_id : str or None
+        The run's tag, when asked for.
+    """
+
+    names: list[str]
+    counts: np.ndarray
+    qids: np.ndarray
+    values: np.ndarray
+    summary: np.ndarray
+    means: np.ndarray
+    run_id: str | None
+
+    @classmethod
+    def of(cls, result: ScoreResult, measures: list[tuple[str, Measure]], runid: bool) -> TrecTable:
+        scored = np.asarray(result.user_scored)
+        names = [name for name, _ in measures]
+        columns = [np.asarray(result.user_values[str(m)], dtype=np.float64) for _, m in measures]
+        values = np.stack(columns, axis=1)[scored] if columns else np.zeros((scored.sum(), 0))
+        counts = np.array([m.family.summed for _, m in measures], dtype=bool)
+        means = np.array([result.metrics[str(m)] for _, m in measures], dtype=np.float64)
+        # trec_eval adds the queries' values one after the other, in qid order.
+        totals = np.cumsum(values, axis=0)[-1] if len(values) else np.zeros(len(names))
+        arithmetic = np.array(
+            [
+                not m.family.summed and dict(m.params).get("mean") != "geometric"
+                for _, m in measures
+            ],
+            dtype=bool,
+        )
+        summary = np.where(arithmetic, totals / max(len(values), 1), means)
+        qids = np.array(result.row_ids.to_pylist(), dtype=object)[scored]  # type: ignore[union-attr]
+        run_id = (result.run_id or "") if runid else None
+        return cls(names, counts, qids, values, summary, means, run_id)
+
+    def text(self, per_query: bool, summary: bool, full: bool) -> str:
+        """trec_eval's lines: each query's (with ``per_query``), then the summary."""
+        lines: list[str] = []
+        shown = [name not in SUMMARY_ONLY for name in self.names]
+        if per_query and any(shown) and len(self.qids):
+            cells = self._formatted(self.values[:, shown], full, self.counts[shown])
+            names = [name for name, keep in zip(self.names, shown, strict=True) if keep]
+            labels = np.char.ljust(np.array(names, dtype=str), 22)
+            qids = np.char.add(np.char.add("\t", self.qids.astype(str)), "\t")[:, None]
+            lines += np.char.add(np.char.add(labels[None, :], qids), cells).ravel().tolist()
+        if summary:
+            if self.run_id is not None:
+                lines.append(f"{RUNID:<22}\tall\t{self.run_id}")
+            overall = self._formatted(self.means if full else self.summary, full, self.counts)
+            lines += [
+                f"{name:<22}\tall\t{value}"
+                for name, value in zip(self.names, overall.tolist(), strict=True)
+            ]
+        return "\n".join(lines)
+
+    def as_json(self, per_query: bool) -> dict:
+        """The run id (when asked), each measure's run value (a mean correctly rounded)
+        and, with ``per_query``, each query's values."""
+        data: dict = {} if self.run_id is None else {RUNID: self.run_id}
+        data["all"] = {
+            name: int(value) if count else float(value)
+            for name, value, count in zip(self.names, self.means, self.counts, strict=True)
+        }
+        if per_query:
+            data["queries"] = {
+                qid: {
+                    name: value
+                    for name, value in zip(self.names, row, strict=True)
+                    if name not in SUMMARY_ONLY
+                }
+                for qid, row in zip(self.qids.tolist(), self.values.tolist(), strict=True)
+            }
+        return data
+
+    @staticmethod
+    def _formatted(values: np.ndarray, full: bool, counts: np.ndarray) -> np.ndarray:
+        """Values as trec_eval prints them (``%6.4f``, counts as integers), or with every
+        digit."""
+        text = values.astype(str) if full else np.char.mod("%6.4f", values)
+        whole = np.char.mod("%d", np.round(values).astype(np.int64))
+        return np.where(counts, whole, text)

@@ -1,0 +1,203 @@
+"""``scorer trec-eval`` against trec_eval 10's own output (stored beside the fixtures:
+fixtures/trec/command/README.md), its options one by one and together, its other
+outputs and its errors."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from scorer.adapters.cli import main
+from scorer.adapters.trec_eval import requested
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "trec" / "command"
+SPEC = json.loads((FIXTURES / "cases.json").read_text())
+CASES = {case["name"]: case for case in SPEC["cases"]}
+
+
+def trec_eval(capsys, *args: object) -> tuple[int, str, str]:
+    """``scorer trec-eval ARGS``: the exit code, standard output and standard error."""
+    code = main(["trec-eval", *map(str, args)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def case_args(name: str) -> list[str]:
+    case = CASES[name]
+    return [*case["args"].split(), str(FIXTURES / SPEC["qrels"]), str(FIXTURES / case["run"])]
+
+
+def _alike(text: str, unlike: dict[str, str]) -> list[str]:
+    """The lines of ``text`` but those a case's ``unlike`` names (by measure, or by
+    measure and qid), each for the reason stored beside it."""
+    kept = []
+    for line in text.splitlines():
+        name, qid, _ = line.split("\t")
+        if name.strip() not in unlike and f"{name.strip()} {qid}" not in unlike:
+            kept.append(line)
+    return kept
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_output_is_trec_evals_line_for_line(capsys, name) -> None:
+    code, out, err = trec_eval(capsys, *case_args(name))
+    assert code == 0, err
+    expected = (FIXTURES / "expected" / f"{name}.txt").read_text()
+    unlike = CASES[name].get("unlike", {})
+    if not unlike:
+        assert out == expected
+    assert _alike(out, unlike) == _alike(expected, unlike)
+    assert len(_alike(expected, unlike)) > 0.9 * len(expected.splitlines())
+
+
+def test_what_differs_from_trec_eval_is_only_what_the_cases_say(capsys) -> None:
+    """all_trec: relstring is not printed; the other lines set aside are printed, with
+    the scorer's value."""
+    _, out, _ = trec_eval(capsys, *case_args("all_trec_together"))
+    expected = (FIXTURES / "expected" / "all_trec_together.txt").read_text().splitlines()
+    ours = {tuple(line.split("\t")[:2]): line for line in out.splitlines()}
+    for line in expected:
+        name, qid, _ = line.split("\t")
+        if name.strip() == "relstring":
+            assert (name, qid) not in ours
+        else:
+            assert (name, qid) in ours, line
+    num_rel = [line for line in out.splitlines() if line.startswith("num_rel ")]
+    assert num_rel[-1].endswith("\tall\t3")  # the queries' own lines summed
+    assert sum(int(line.split("\t")[2]) for line in num_rel[:-1]) == 3
+
+
+def test_every_option_has_a_case_and_the_cases_differ() -> None:
+    """Each option is seen against trec_eval, and changes the output on these files."""
+    outputs = {name: (FIXTURES / "expected" / f"{name}.txt").read_text() for name in CASES}
+    for flag, name in [("-c", "complete"), ("-J", "judged_only"), ("-l", "level_2"),
+                       ("-M", "max_3"), ("-n", "no_summary")]:  # fmt: skip
+        assert flag in CASES[name]["args"].split()
+        assert outputs[name] != outputs["per_query"], name
+    assert outputs["per_query"] != outputs["measures"]  # -q
+    assert outputs["left_out"] != outputs["complete"]  # a missing query left out, or 0
+
+
+def test_long_options_and_joined_values_are_trec_evals(capsys) -> None:
+    files = case_args("measures")[-2:]
+    short = trec_eval(capsys, "-q", "-J", "-l", "2", "-M", "3", "-m", "P.2", *files)
+    joined = trec_eval(capsys, "-qJ", "-l2", "-M3", "-mP.2", *files)
+    long = trec_eval(
+        capsys, "--query_eval_wanted", "--Judged_docs_only", "--level_for_rel", "2",
+        "--Max_retrieved_per_topic", "3", "--measure", "P.2", *files,
+    )  # fmt: skip
+    assert short == joined == long and short[0] == 0
+
+
+def test_full_precision_gives_the_correctly_rounded_mean(capsys) -> None:
+    code, out, _ = trec_eval(capsys, "--precision", "full", *case_args("per_query"))
+    assert code == 0
+    expected = (FIXTURES / "expected" / "per_query.txt").read_text().splitlines()
+    lines = out.splitlines()
+    assert [line.rsplit("\t", 1)[0] for line in lines] == [
+        line.rsplit("\t", 1)[0] for line in expected
+    ]
+    for got, four in zip(lines, expected, strict=True):
+        name, _, value = got.split("\t")
+        if name.strip() not in ("runid", "num_q"):
+            assert f"{float(value):6.4f}" == four.split("\t")[2], got
+    # P at a cut-off and success are whole fifths, halves...: exact from the 4 decimals.
+    for name in ("P_1", "P_2", "P_5", "success_1", "success_3"):
+        values = [Fraction(line.split("\t")[2]) for line in expected if line.startswith(name)]
+        per_query, summary = values[:-1], values[-1]
+        mean = sum(per_query) / len(per_query)
+        full = next(line for line in lines if line.startswith(f"{name} ") and "\tall\t" in line)
+        assert float(full.split("\t")[2]) == float(mean)
+        assert abs(summary - mean) < Fraction(1, 10**4)
+
+
+def test_json_holds_the_same_values(capsys) -> None:
+    code, out, _ = trec_eval(capsys, "--json", *case_args("per_query"))
+    assert code == 0
+    data = json.loads(out)
+    assert (data["runid"], data["all"]["num_q"]) == ("runB", 6)
+    assert all("num_q" not in values for values in data["queries"].values())
+    _, text, _ = trec_eval(capsys, "--precision", "full", *case_args("per_query"))
+    for line in text.splitlines():
+        name, qid, value = (part.strip() for part in line.split("\t"))
+        if name in ("runid", "num_q"):
+            continue
+        shown = data["all"][name] if qid == "all" else data["queries"][qid][name]
+        assert repr(float(value)) == repr(shown), line
+
+
+def test_measures_are_read_as_trec_eval_reads_them() -> None:
+    measures, runid = requested(["P.10,5", "map", "P.20"])
+    assert [(name, str(measure)) for name, measure in measures] == [
+        ("map", "MAP(norm=relevant)@all"),
+        ("P_5", "P@5"),
+        ("P_10", "P@10"),
+    ]
+    assert not runid
+    assert requested(["runid"]) == ([], True)
+    assert requested(None)[1] and requested(["set"])[1]
+    names = [name for name, _ in requested(["ndcg_cut", "success"])[0]]
+    assert names[:2] == ["ndcg_cut_5", "ndcg_cut_10"] and names[-1] == "success_10"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-m", "nothing"], r"trec_eval has no measure 'nothing' \(-m nothing\)\. Its measures: "
+         r"num_q, num_ret, .*, unj, runid, relstring; its sets: official, all_trec, set\."),
+        (["-m", "P.0"], r"trec_eval's P takes positive cut-offs without duplicates "
+         r"\(e\.g\. 'P\.5,10'\)\. Got P\.0 instead\."),
+        (["-m", "P.5,5"], r"without duplicates \(e\.g\. 'P\.5,10'\)\. Got P\.5,5 instead\."),
+        (["-m", "P.x"], r"trec_eval's P takes cutoffs such as 5 \(e\.g\. 'P\.5,10'\)\. Got P\.x"),
+        (["-m", "map.5"], r"trec_eval's map takes no parameters \(e\.g\. 'map'\)\. Got map\.5"),
+        (["-m", "relstring.5"], r"trec_eval's relstring \(the first ranks' judgements as text\) "
+         r"is not printed by scorer trec-eval: leave it out of -m\."),
+        (["-l", "0", "-m", "map"], r"-l must be at least 1 \(the smallest rel that is relevant\)"
+         r"\. Got 0\."),
+        (["-M", "0", "-m", "map"], r"-M must be at least 1 \(the documents counted per query\)"
+         r"\. Got 0\."),
+    ],
+)  # fmt: skip
+def test_usage_errors_are_exit_2(capsys, args, message) -> None:
+    code, out, err = trec_eval(capsys, *args, *case_args("measures")[-2:])
+    assert code == 2 and out == ""
+    assert re.search(message, err), err
+
+
+def _command(*args: object) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "scorer", "trec-eval", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_an_invalid_run_is_exit_1_naming_the_line_and_the_fix(tmp_path) -> None:
+    run = tmp_path / "run"
+    run.write_text("qid docno score\n101 Q0 d1 1 x tag\n")
+    done = _command("-m", "map", FIXTURES / "qrels.txt", run)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "1. Malformed lines" in done.stderr
+    assert "examples (lines): 1: 'qid docno score'" in done.stderr
+    assert "(a trec_eval file has no header line: remove it)" in done.stderr
+    assert "2. Invalid scores" in done.stderr and "examples (lines): 2: 'x'" in done.stderr
+
+
+def test_invalid_qrels_and_missing_files_are_exit_2(tmp_path) -> None:
+    qrels = tmp_path / "qrels"
+    qrels.write_text("101 0 d1\n")
+    done = _command("-m", "map", qrels, FIXTURES / "run.txt")
+    assert done.returncode == 2
+    assert "The solution is invalid" in done.stderr and "Malformed lines" in done.stderr
+    missing = _command("-m", "map", tmp_path / "nothing", FIXTURES / "run.txt")
+    assert missing.returncode == 2 and "nothing" in missing.stderr
+    usage = _command("-m", "map", FIXTURES / "qrels.txt")
+    assert usage.returncode == 2 and "the following arguments are required: run" in usage.stderr
