@@ -31,8 +31,10 @@ N_ROWS = 100_000
 N_CAPS = 12
 #: The start-up's own needs move by a few MiB from run to run (the address-space layout
 #: is randomised), and below them the interpreter itself fails (exit 120, "lost
-#: sys.stderr"): the sweep starts this far above the smallest cap that started once.
-START_MARGIN = 16 * 2**20
+#: sys.stderr", or a MemoryError loading the package's bytecode before any scorer code
+#: runs): the sweep starts this far above the smallest cap that started once (16 MiB
+#: was not always enough beside other work).
+START_MARGIN = 32 * 2**20
 MIB = 2**20
 
 
@@ -52,15 +54,22 @@ def _files(tmp_path: Path, items: str) -> tuple[Path, Path]:
     return solution, submission
 
 
+ROOT = Path(__file__).resolve().parent.parent
+#: A run that loads all a scoring run imports: the shipped example, scored.
+_EXAMPLE = [
+    str(ROOT / "fixtures" / "example" / name) for name in ("solution.csv", "submission.csv")
+]
+
+
 def _smallest_cap_that_starts() -> int:
-    """The smallest cap, to the MiB, with which the command line loads all it imports
-    (``--version``): below it the interpreter's own imports fail, before any scorer code
-    runs."""
+    """The smallest cap, to the MiB, with which the command line scores the shipped
+    example (every module a scoring run imports loaded; ``--version`` loads fewer):
+    below it the interpreter's own imports fail, before any scorer code runs."""
     low, high = 16, 1024  # MiB: fails, starts
-    assert run_capped(["--version"], cap_bytes=high * MIB).returncode == 0
+    assert run_capped(_EXAMPLE, cap_bytes=high * MIB).returncode == 0
     while high - low > 1:
         middle = (low + high) // 2
-        started = run_capped(["--version"], cap_bytes=middle * MIB).returncode == 0
+        started = run_capped(_EXAMPLE, cap_bytes=middle * MIB).returncode == 0
         low, high = (low, middle) if started else (middle, high)
     return high * MIB
 
@@ -72,11 +81,14 @@ def test_every_cap_ends_in_a_score_or_the_out_of_memory_error(tmp_path: Path, it
     bound = memory_bound(decoded_size(solution, submission))
     smallest = _smallest_cap_that_starts()
     assert smallest < bound
-    aborted_in_arrow = []
+    aborted_in_arrow, not_started = [], []
     for cap in np.linspace(smallest + START_MARGIN, bound, N_CAPS).astype(np.int64).tolist():
         run = run_capped([solution, submission, "-k", "20"], cap_bytes=cap, timeout=120)
         where = f"cap {cap / MIB:.0f} MiB: exit {run.returncode}, {run.stderr[-600:]!r}"
         assert not run.timed_out, where
+        if _did_not_start(run):  # Python's own imports fell short: below this run's start
+            not_started.append(where)
+            continue
         if run.returncode == -signal.SIGABRT and any(a in run.stderr for a in _ARROW_ABORTS):
             aborted_in_arrow.append(where)
             continue
@@ -85,6 +97,9 @@ def test_every_cap_ends_in_a_score_or_the_out_of_memory_error(tmp_path: Path, it
             assert "scorer: host error: out of memory" in run.stderr, where
         else:
             assert run.stdout.startswith("MAP@20: "), where
+    # The start-up's needs move by some MiB from run to run: a few of the lowest caps
+    # may fall below them, never most of the sweep.
+    assert len(not_started) <= 3, not_started
     if aborted_in_arrow:
         pytest.xfail(f"libarrow aborted inside pyarrow's CSV reader: {aborted_in_arrow}")
 
@@ -95,3 +110,11 @@ _ARROW_ABORTS = (
     "std::system_error'\n  what():  Resource temporarily unavailable",
     "ValueOrDie called on an error: Out of memory",
 )
+
+
+def _did_not_start(run) -> bool:
+    """Whether the run ended in the interpreter's own imports (a MemoryError or an
+    extension module it could not map, before the scorer printed anything)."""
+    stderr = run.stderr
+    short = "MemoryError" in stderr or "failed to map segment" in stderr
+    return run.returncode == 1 and stderr.startswith("Traceback") and short and not run.stdout
