@@ -353,11 +353,16 @@ class _Ids:
         """Each id's first byte (0 for an empty one)."""
         lists = self.lists
         if lists.values is not None:
-            values = lists.values
-            return _blockwise(self.count, np.uint8, lambda a, b: _first_digits(values[a:b]))
+            values, lengths = lists.values, self.count_lengths
+            scales = np.r_[1, _POWERS]  # a value of n digits over 10**(n - 1): its first
+
+            def firsts(a: int, b: int) -> np.ndarray:
+                return _ZERO + values[a:b].astype(np.int64) // scales[lengths[a:b] - 1]
+
+            return _blockwise(self.count, np.uint8, firsts)
         return _first_bytes(lists.tokens.cast(pa.large_string()), empties=False)
 
-    @property
+    @cached_property
     def second(self) -> np.ndarray:
         """Each id's second byte (0 for an id of one byte)."""
         lists = self.lists
@@ -476,18 +481,6 @@ def _digit_counts(values: np.ndarray) -> np.ndarray:
     [1, 1, 2, 3, 4]
     """
     return 1 + np.searchsorted(_POWERS, values.astype(np.int64), side="right")
-
-
-def _first_digits(values: np.ndarray) -> np.ndarray:
-    """Each non-negative value's first digit, as its byte.
-
-    Examples
-    --------
-    >>> bytes(_first_digits(np.array([0, 7, 10, 999, 4000])).astype(np.uint8))
-    b'07194'
-    """
-    scale = np.take(np.r_[1, _POWERS], _digit_counts(values) - 1)
-    return _ZERO + values.astype(np.int64) // scale
 
 
 def _first_bytes(strings: pa.Array, empties: bool = True) -> np.ndarray:
