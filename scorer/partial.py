@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 
 from scorer.align.joins import string_prints
 from scorer.align.target_types import TargetTypes
-from scorer.arrays import one_chunk, string_bytes, to_arrow
+from scorer.arrays import one_chunk, string_bytes, string_offsets, to_arrow
 from scorer.check.findings import (
     MAX_EXPONENTIAL_GRADE,
     MAX_GRADE,
@@ -319,6 +319,11 @@ def _normalised(ids: pa.Array) -> pa.Array:
     # Made large_string first (Arrow widens the offsets and keeps the bytes), so that
     # every kernel's result is one already.
     ids = ids.cast(pa.large_string())
+    offsets = string_offsets(ids)
+    if ids.offset or (offsets is not None and len(offsets) and offsets[0]):
+        # pyarrow 26's ascii_lower misreads strings whose bytes do not start the buffer
+        # (a piece of a chunk: "0" became "\x00"): a copy that starts it.
+        ids = pa.concat_arrays([ids])
     data = string_bytes(ids)
     if data is not None and (len(data) == 0 or int(data.max()) < 128):
         lower = pc.ascii_lower(ids)
