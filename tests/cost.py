@@ -5,14 +5,20 @@ of the same size, in the same test, and the two are compared as ratios of CPU ti
 absolute times, nor as wall times, which other work on the machine stretches). The cap makes a
 runaway allocation end the child instead of the test machine.
 
-The memory figure is the peak resident memory of the command line's process plus the largest
-of its own children's (the Parquet decoder), each as the kernel counts it, so neither other
-processes nor the test process's size ever count. It depends on what the run allocates, not on
-how fast the machine is: the child runs with allocators that return freed memory at once
+The memory figure is the peak of what the command line's process allocated plus the largest of
+its own children's (the Parquet decoder), so neither other processes nor the test process's size
+ever count. Each Python process of the run reports, as it exits, its peak resident memory less the
+pages it maps from files (``VmHWM`` less ``RssFile``: the interpreter's, numpy's and Arrow's code),
+which the kernel shares between processes and maps in more or fewer pages from one machine to the
+next: a CI machine mapped some 29 MiB more of them per process than the development machine, and
+two tests crossed the bound by a few MiB there alone. It depends on what the run allocates, not
+on how fast the machine is: the child runs with allocators that return freed memory at once
 (:data:`MEASURED_ENVIRONMENT`), where jemalloc's default keeps freed pages for a time and a
 loaded machine returned more of them before the peak (a strict expected failure passed under
 load), and with numpy's arrays in small pages, whose count is the arrays' size (transparent huge
-pages depend on the machine's free memory and a kernel thread's timing).
+pages depend on the machine's free memory and a kernel thread's timing). A process that ends
+without running its exit handlers (a signal, or ``os._exit`` at the decoder's cap) reports
+nothing: the kernel's peak resident memory stands for it then, code and all.
 """
 
 from __future__ import annotations
@@ -68,7 +74,7 @@ class CostRun:
     stderr: str
     seconds: float  # wall time
     cpu_seconds: float  # user and system time, the child's children's included
-    peak_rss_bytes: int  # the child's own peak plus the largest of its children's
+    peak_rss_bytes: int  # the child's own peak allocation plus the largest of its children's
     timed_out: bool
 
     @property
@@ -103,15 +109,23 @@ def run_capped(
     """
 
     with tempfile.TemporaryDirectory() as folder:
-        report = Path(folder) / "report"
+        report, peaks = Path(folder) / "report", Path(folder) / "peaks"
+        peaks.mkdir()
+        (Path(folder) / "sitecustomize.py").write_text(_PEAK_HOOK)
         command = [sys.executable, "-c", _LAUNCHER, str(cap_bytes), str(report)]
+        search_path = [folder, *filter(None, [os.environ.get("PYTHONPATH")])]
         start = time.perf_counter()
         launcher = subprocess.Popen(
             [*command, *map(str, args)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
-            env={**os.environ, **MEASURED_ENVIRONMENT},
+            env={
+                **os.environ,
+                **MEASURED_ENVIRONMENT,
+                "PYTHONPATH": os.pathsep.join(search_path),
+                _PEAKS_FOLDER: str(peaks),
+            },
             start_new_session=True,  # its own process group: a timeout stops both
         )
         killed = threading.Event()
@@ -131,11 +145,11 @@ def run_capped(
         seconds = time.perf_counter() - start
         returncode, peak_kib, cpu_seconds = launcher.returncode, 0, 0.0
         if report.exists() and not killed.is_set():
-            code, peak, cpu = report.read_text().split()
+            code, peak, cpu, child = report.read_text().split()
             returncode, peak_kib, cpu_seconds = int(code), int(peak), float(cpu)
-        own_report = report.with_suffix(".own")
-        if own_report.exists():  # the command line's own peak and its children's, added
-            peak_kib = sum(map(int, own_report.read_text().split()))
+            peak_kib = _run_peak_kib(
+                launcher.pid, int(child), peaks, report.with_suffix(".own"), peak_kib
+            )
     return CostRun(
         returncode=returncode,
         stdout=stdout.decode("utf-8", "replace"),
@@ -163,7 +177,7 @@ if pid == 0:
 _, status, usage = os.wait4(pid, 0)
 with open(report, "w") as out:
     cpu = usage.ru_utime + usage.ru_stime
-    out.write(f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss} {cpu}")
+    out.write(f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss} {cpu} {pid}")
 """
 # ``python -m scorer ARGS`` that writes, as it exits, its own peak resident memory and the
 # largest of its children's: the kernel gives a parent the larger of the two, not their sum.
@@ -181,6 +195,41 @@ sys.argv = ["scorer", *sys.argv[2:]]
 runpy.run_module("scorer", run_name="__main__", alter_sys=True)
 """
 _LAUNCHER = f"BOOTSTRAP = {_BOOTSTRAP!r}\n{_LAUNCHER}"
+
+
+#: The variable naming the folder where each process of a measured run writes its peak.
+_PEAKS_FOLDER = "SCORER_TESTS_PEAKS_FOLDER"
+# Imported by every Python process of a measured run (``sitecustomize`` on its path): as it
+# exits, it writes its peak resident memory less what it maps from files, in KiB, to a file
+# named by its process id.
+_PEAK_HOOK = f"""
+import atexit, os
+
+def _write_peak(folder=os.environ.get({_PEAKS_FOLDER!r})):
+    with open("/proc/self/status") as status:
+        fields = dict(line.split(":", 1) for line in status)
+    peak, mapped = (int(fields[name].split()[0]) for name in ("VmHWM", "RssFile"))
+    with open(os.path.join(folder, str(os.getpid())), "w") as out:
+        out.write(str(peak - mapped))
+
+if os.environ.get({_PEAKS_FOLDER!r}):
+    atexit.register(_write_peak)
+"""
+
+
+def _run_peak_kib(
+    launcher_pid: int, command_pid: int, peaks: Path, kernel_report: Path, kernel_peak: int
+) -> int:
+    """The command line's peak allocation plus its largest child's, in KiB, from the
+    processes' own reports; the kernel's figures (``kernel_report``: the command line's
+    peak and its children's largest, code included) for a process that wrote none."""
+    own, children = (
+        map(int, kernel_report.read_text().split()) if kernel_report.exists() else (kernel_peak, 0)
+    )
+    reported = {int(path.name): int(path.read_text()) for path in peaks.iterdir()}
+    reported.pop(launcher_pid, None)
+    own = reported.pop(command_pid, own)
+    return own + max(reported.values(), default=children)
 
 
 def memory_bound(decoded_input_bytes: int) -> int:
