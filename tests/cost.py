@@ -10,8 +10,9 @@ its own children's (the Parquet decoder), so neither other processes nor the tes
 ever count. Each Python process of the run reports, as it exits, its peak resident memory less the
 pages it maps from files (``VmHWM`` less ``RssFile``: the interpreter's, numpy's and Arrow's code),
 which the kernel shares between processes and maps in more or fewer pages from one machine to the
-next: a CI machine mapped some 29 MiB more of them per process than the development machine, and
-two tests crossed the bound by a few MiB there alone. It depends on what the run allocates, not
+next (56 of a started scorer's 117 MiB on the development machine): a CI machine measured the same
+runs, on the same versions, about 29 MiB higher per process, and two tests crossed the bound by a
+few MiB there alone. It depends on what the run allocates, not
 on how fast the machine is: the child runs with allocators that return freed memory at once
 (:data:`MEASURED_ENVIRONMENT`), where jemalloc's default keeps freed pages for a time and a
 loaded machine returned more of them before the peak (a strict expected failure passed under
