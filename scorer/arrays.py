@@ -9,6 +9,8 @@ layout allows, bit packing for booleans.
 
 from __future__ import annotations
 
+import errno
+import mmap
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -395,23 +397,59 @@ def text_column(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     return pc.fill_null(values, "") if values.null_count else values
 
 
+def address_space_capped() -> bool:
+    """Whether the process runs under a cap on its address space (``ulimit -v``).
+
+    Examples
+    --------
+    >>> isinstance(address_space_capped(), bool)
+    True
+    """
+    try:
+        import resource
+    except ImportError:  # not a POSIX system: no such cap
+        return False
+    return resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
+
+
 def _workers() -> int:
     """The threads the process's pool may start: one per core, none under a cap on the
     address space (``ulimit -v``), where each thread reserves megabytes of it for its
     stack and a thread the system cannot start ends some libraries (Arrow's thread
     pools) with an abort, where an allocation that fails is an error to report."""
-    try:
-        import resource
-    except ImportError:  # not a POSIX system: no such cap
-        return os.cpu_count() or 1
-    capped = resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
-    return 0 if capped else os.cpu_count() or 1
+    return 0 if address_space_capped() else os.cpu_count() or 1
 
 
 #: Threads the process's one pool runs (:func:`thread_pool`): ``os.cpu_count()``, or 0
 #: under a cap on the address space, where every task runs on the thread that asks
 #: for it. Arrow's readers take the same choice (``use_threads=WORKERS > 0``).
 WORKERS = _workers()
+
+
+def ensure_address_space(n_bytes: int) -> None:
+    """Raise :class:`MemoryError` unless the process can still map ``n_bytes`` more.
+
+    For a library call that ends the process, rather than raise, when an allocation
+    fails: pyarrow's CSV parser aborts (``ValueOrDie called on an error: Out of
+    memory``, in its block parser's data writer) when a block's buffer cannot be had
+    under a cap on the address space (``ulimit -v``). Checked before the call, that
+    shortfall is the out-of-memory error instead (exit 2 from the command line). The
+    probe maps the bytes without touching them, so it uses no memory: without a cap it
+    always passes; where the system maps no anonymous memory, it is not made.
+
+    Examples
+    --------
+    >>> ensure_address_space(1 << 20)
+    """
+    if n_bytes <= 0:
+        return
+    try:
+        probe = mmap.mmap(-1, n_bytes, flags=mmap.MAP_PRIVATE)
+    except OSError as exc:
+        if exc.errno == errno.ENOMEM:  # the address space (or the system's memory) is short
+            raise MemoryError(f"cannot map {n_bytes:,} more bytes") from None
+        return  # no anonymous maps here: nothing to probe with
+    probe.close()
 
 
 def parallel_map(function: Callable[[_Item], _Result], items: Iterable[_Item]) -> list[_Result]:

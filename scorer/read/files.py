@@ -32,7 +32,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from scorer.arrays import WORKERS, joined_strings, run_end_encoded, to_arrow, to_numpy
+from scorer.arrays import (
+    WORKERS,
+    ensure_address_space,
+    joined_strings,
+    run_end_encoded,
+    to_arrow,
+    to_numpy,
+)
 from scorer.errors import (
     MAX_EXAMPLES,
     InputIsADirectoryError,
@@ -63,6 +70,12 @@ _SNIFF_BYTES = 1 << 16
 _CHUNK_BYTES = 1 << 22
 _PARSE_BLOCK_BYTES = 1 << 22
 _MAX_PARSE_BLOCK_BYTES = (1 << 31) - 1  # the parser's block size is an int32
+#: The address space a parse must find free before it starts: twice the table (Arrow's
+#: allocator maps regions ahead of their use, each larger than the last), two blocks and
+#: the reader's own buffers. With the table and two blocks alone, pyarrow's parser still
+#: aborted at 3 of 54 caps just above the start-up's needs (tests/test_hostile_cost_memory_caps.py).
+_ADDRESS_SPACE_PER_DECODED_BYTE = 2
+_PARSER_SLACK_BYTES = 16 << 20
 _LINE_SCAN_BYTES = 1 << 23
 _LF, _CR = ord("\n"), ord("\r")
 _MiB = 1 << 20
@@ -469,9 +482,11 @@ class _Reader(FileChecks):
         # a line end inside a value: the body's quotes decide how it is parsed.
         header_end = data.find(b"\n", start)
         has_quote = data.find(b'"', start if header_end < 0 else header_end + 1) >= 0
-        self.check_decoded_size(data, start, len(header))
+        decoded = self.check_decoded_size(data, start, len(header))
         chunked = tuple(name == self.chunked for name in header)
-        columns = self.parse_columns(data, start, len(header), has_quote, container, chunked)
+        columns = self.parse_columns(
+            data, start, len(header), has_quote, container, chunked, decoded
+        )
         result = StringTable(tuple(header), columns)
         self.check_fields(result)
         return result
@@ -507,13 +522,26 @@ class _Reader(FileChecks):
         has_quote: bool,
         container: str,
         chunked: tuple[bool, ...] = (),
+        decoded: int = 0,
     ) -> tuple[pa.Array | pa.ChunkedArray, ...]:
         """Parse the lines after the header with pyarrow's CSV reader, a block at a time:
         one array per column; the parser's chunks as they are for a column flagged in
         ``chunked``; with ``runs``, a column whose first block's values come in runs of
         two lines or more on average (a long file's row ids) run-end encoded, block by
-        block, so that its repeated values are never held."""
+        block, so that its repeated values are never held.
+
+        ``decoded`` is the table's decoded size (:meth:`check_decoded_size`): the parse
+        starts only when that much address space, and two blocks beside it, can still be
+        had (:func:`~scorer.arrays.ensure_address_space`: Arrow's parser ends the process
+        when a block's buffer cannot)."""
         names = [f"column_{i}" for i in range(n_columns)]
+        block_size = min(
+            max(_PARSE_BLOCK_BYTES, 2 * self.limits.max_line_bytes), _MAX_PARSE_BLOCK_BYTES
+        )
+        blocks = 2 * min(block_size, len(data) - start)
+        ensure_address_space(
+            _ADDRESS_SPACE_PER_DECODED_BYTE * decoded + blocks + _PARSER_SLACK_BYTES
+        )
         source = _arrow_text(data, start, self.name)
         chunks: list[list[pa.Array]] = [[] for _ in names]
         as_runs: list[bool] = []
@@ -530,10 +558,7 @@ class _Reader(FileChecks):
                     # Small blocks keep the parser's working memory small: measured at
                     # H&M scale, as fast as 64 MiB blocks or one block, and with the
                     # lowest peak memory of the three.
-                    block_size=min(
-                        max(_PARSE_BLOCK_BYTES, 2 * self.limits.max_line_bytes),
-                        _MAX_PARSE_BLOCK_BYTES,
-                    ),
+                    block_size=block_size,
                 ),
                 # Without a quote character no value can hold a newline, and the
                 # parser can split blocks at any line end: a faster parse, same result.
@@ -574,16 +599,15 @@ class _Reader(FileChecks):
             for i in range(n_columns)
         )
 
-    def check_decoded_size(self, data: Text, start: int, n_columns: int) -> None:
+    def check_decoded_size(self, data: Text, start: int, n_columns: int) -> int:
         """Refuse text whose table would pass the decompressed-data limit: the text, and
         an offset of 8 bytes for each cell (the cells counted from the line ends, before
         anything is parsed or copied), as a Parquet file's cells are counted. What bounds
         a run's memory is what its inputs decode to (docs/formats-and-limits.md,
-        "Resource contract"), and a row of a few bytes decodes to many more."""
+        "Resource contract"), and a row of a few bytes decodes to many more. Returns
+        that decoded size."""
         limit = self.limits.max_decompressed_bytes
         size = len(data) - start
-        if size + OFFSET_BYTES * n_columns * size <= limit:
-            return  # no count of lines can pass the limit: the pass is not needed
         lines = _count_newlines(data, len(data)) or _count_bytes(data, _CR)
         decoded = size + OFFSET_BYTES * n_columns * lines
         if decoded > limit:
@@ -597,6 +621,7 @@ class _Reader(FileChecks):
                     ASK_FOR_A_HIGHER_LIMIT,
                 )
             )
+        return decoded
 
     def check_lines(self, data: Text) -> None:
         """Refuse any line longer than the limit (a vectorised pass, no copy of the text)."""
