@@ -30,7 +30,7 @@ def prefer_jemalloc() -> None:
     reader checks for the address space a parse needs before it starts:
     :func:`~scorer.arrays.ensure_address_space`). With jemalloc, 1 to 3 of 54 caps
     between the start-up's needs and the resource contract's bound ended in that abort;
-    with the system allocator, none of 108."""
+    with the system allocator, 1 or 2 of 108."""
     if address_space_capped():
         pa.set_memory_pool(pa.system_memory_pool())
         return
