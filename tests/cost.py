@@ -211,8 +211,11 @@ def _write_peak(folder=os.environ.get({_PEAKS_FOLDER!r})):
     with open("/proc/self/status") as status:
         fields = dict(line.split(":", 1) for line in status)
     peak, mapped = (int(fields[name].split()[0]) for name in ("VmHWM", "RssFile"))
-    with open(os.path.join(folder, str(os.getpid())), "w") as out:
+    # Written whole or not at all: a process killed while it writes leaves no report.
+    path = os.path.join(folder, str(os.getpid()))
+    with open(path + ".part", "w") as out:
         out.write(str(peak - mapped))
+    os.replace(path + ".part", path)
 
 if os.environ.get({_PEAKS_FOLDER!r}):
     atexit.register(_write_peak)
@@ -224,11 +227,14 @@ def _run_peak_kib(
 ) -> int:
     """The command line's peak allocation plus its largest child's, in KiB, from the
     processes' own reports; the kernel's figures (``kernel_report``: the command line's
-    peak and its children's largest, code included) for a process that wrote none."""
+    peak and its children's largest, code included) for a process that wrote none (one
+    killed while it wrote leaves only a ``.part`` file: the command line stops the
+    Parquet decoder once it has refused a file)."""
     own, children = (
         map(int, kernel_report.read_text().split()) if kernel_report.exists() else (kernel_peak, 0)
     )
-    reported = {int(path.name): int(path.read_text()) for path in peaks.iterdir()}
+    reports = [path for path in peaks.iterdir() if path.name.isdigit()]
+    reported = {int(path.name): int(path.read_text()) for path in reports}
     reported.pop(launcher_pid, None)
     own = reported.pop(command_pid, own)
     return own + max(reported.values(), default=children)

@@ -60,3 +60,15 @@ def test_a_process_that_wrote_no_peak_counts_as_the_kernel_saw_it(tmp_path):
     assert _run_peak_kib(7, 8, peaks, kernel, 0) == 100 + 40
     (peaks / "8").unlink()
     assert _run_peak_kib(7, 8, peaks, kernel, 0) == 300 + 40
+
+
+def test_a_report_cut_short_counts_as_none(tmp_path):
+    # A decoder killed while it wrote its report leaves a part file: not read as a peak.
+    from tests.cost import _run_peak_kib
+
+    peaks, kernel = tmp_path / "peaks", tmp_path / "own"
+    peaks.mkdir()
+    kernel.write_text("300 900")
+    (peaks / "8").write_text("100")
+    (peaks / "9.part").write_text("")
+    assert _run_peak_kib(7, 8, peaks, kernel, 0) == 100 + 900
