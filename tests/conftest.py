@@ -5,7 +5,8 @@ Hypothesis has no per-example deadline, since a first call may pay one-off set-u
 
 The ``slow`` marker: every test in a module named ``test_hostile_*`` or ``test_fuzz_*``
 (children under an address-space cap, crafted files of millions of rows, hypothesis
-over whole files) and in the modules of :data:`SLOW_MODULES`. ``pytest -m "not slow"`` is
+over whole files), in the modules of :data:`SLOW_MODULES`, and any test marked so itself
+(whole runs split into parts, drawn by hypothesis). ``pytest -m "not slow"`` is
 the quick subset for development; CI runs everything.
 """
 
@@ -18,7 +19,7 @@ settings.register_profile("default", deadline=None)
 settings.load_profile("default")
 
 SLOW_PREFIXES = ("test_hostile_", "test_fuzz_")
-SLOW_MODULES = ("test_cost_harness", "test_spark")
+SLOW_MODULES = ("test_cost_harness", "test_spark", "test_information_boundary")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -185,6 +185,7 @@ def _assert_same(expected, run, partials: list[Partial], rng: random.Random) -> 
 PART_COUNTS = st.sampled_from([1, 2, 3, 5, 8, 13, 64])
 
 
+@pytest.mark.slow
 @given(runs(), PART_COUNTS, st.integers(0, 2**32), st.randoms(use_true_random=False))
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_parts_merged_in_any_order_give_the_whole_runs_result(run, n_parts, seed, rng) -> None:
@@ -252,6 +253,7 @@ def _exact(sums: ExactSums | MicroSums) -> object:
     return sums.by_label if isinstance(sums, MicroSums) else sums.totals()
 
 
+@pytest.mark.slow
 @given(runs(), st.integers(1, 8))
 @settings(max_examples=30, deadline=None)
 def test_one_part_or_many_give_the_same_partial_sums(run, n_parts) -> None:
@@ -460,6 +462,7 @@ def _chunked(frame: pd.DataFrame, rows_per_chunk: int) -> pa.Table:
     return pa.Table.from_batches(table.to_batches(max_chunksize=rows_per_chunk), table.schema)
 
 
+@pytest.mark.slow
 @given(runs(), PART_COUNTS, st.integers(1, 7), st.integers(0, 2**32))
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_parts_split_by_part_give_the_whole_runs_result(run, n_parts, rows_per_chunk, seed):
@@ -853,6 +856,7 @@ def _shaped_largest_grade(run) -> int | None:
     return largest if largest <= MAX_EXPONENTIAL_GRADE else None
 
 
+@pytest.mark.slow
 @given(shaped_runs(), PART_COUNTS, st.integers(0, 2**32), st.randoms(use_true_random=False))
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_every_shape_in_parts_gives_the_whole_runs_result(run, n_parts, seed, rng) -> None:
