@@ -434,14 +434,15 @@ def ensure_address_space(n_bytes: int) -> None:
     memory``, in its block parser's data writer) when a block's buffer cannot be had
     under a cap on the address space (``ulimit -v``). Checked before the call, that
     shortfall is the out-of-memory error instead (exit 2 from the command line). The
-    probe maps the bytes without touching them, so it uses no memory: without a cap it
-    always passes; where the system maps no anonymous memory, it is not made.
+    probe maps the bytes without touching them, so it uses no memory; it is made under
+    such a cap only (:func:`address_space_capped`), and not where the system maps no
+    anonymous memory.
 
     Examples
     --------
     >>> ensure_address_space(1 << 20)
     """
-    if n_bytes <= 0:
+    if n_bytes <= 0 or not address_space_capped():
         return
     try:
         probe = mmap.mmap(-1, n_bytes, flags=mmap.MAP_PRIVATE)

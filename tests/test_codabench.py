@@ -17,6 +17,7 @@ import pytest
 import scorer
 from scorer.adapters.codabench import score_directories
 from scorer.errors import HostVisibleError, ParticipantVisibleError
+from tests.commands import run_scorer
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "fixtures" / "example"
@@ -36,13 +37,7 @@ def make_tree(tmp_path: Path, submission: bytes | None = None) -> tuple[Path, Pa
 
 
 def run(*args: object):
-    return subprocess.run(
-        [sys.executable, "-m", "scorer", "codabench", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_scorer("codabench", *args)
 
 
 def test_scores_json_and_nothing_else(tmp_path):

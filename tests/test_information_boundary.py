@@ -1289,3 +1289,57 @@ def test_the_numbers_hint_reads_the_submission_and_the_public_score_only() -> No
     assert SCORE_HINT not in [w.code for w in result.warnings]
     padded = submission.assign(**{TARGET: ["0706016001", "610776002", "", "5"]})
     assert SCORE_HINT not in [w.code for w in evaluate(solutions[0], padded, ROW_ID).warnings]
+
+
+def _trec_runs(rng: np.random.Generator) -> str:
+    """A run over some of the qrels' queries (and perhaps others) that may provoke every
+    run problem: a malformed line, a docno retrieved twice, a query the qrels lack."""
+    lines = []
+    for qid in rng.permutation(["q1", "q2", "q3", "q4", "q9"])[: int(rng.integers(0, 6))]:
+        docnos = rng.choice([f"d{i}" for i in range(12)], size=int(rng.integers(1, 6)))
+        lines += [f"{qid} Q0 {d} {rank} {10 - rank}.5 tag" for rank, d in enumerate(docnos)]
+    if rng.integers(0, 4) == 0:
+        lines.append("q1 Q0 d1")  # too few fields
+    return "\n".join(rng.permutation(lines).tolist()) + "\n" if lines else ""
+
+
+def test_trec_run_messages_do_not_depend_on_the_judgements(tmp_path: Path) -> None:
+    # Two qrels of the same queries whose judgements differ (which docnos, their rels,
+    # a query with no relevant document in one only): what a run's author sees (every
+    # run problem and every warning) is the same; only the score may differ.
+    qrels = [
+        "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\nq3 0 d4 0\nq4 0 d5 1\n",
+        "q1 0 d7 0\nq2 0 d3 0\nq2 0 d8 1\nq3 0 d4 1\nq3 0 d9 3\nq4 0 d1 1\n",
+    ]
+    for index, text in enumerate(qrels):
+        (tmp_path / f"qrels{index}").write_text(text)
+    problems: set[str] = set()
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        run = tmp_path / "run"
+        run.write_text(_trec_runs(rng))
+        options = {
+            "missing_rows": ["error", "skip", "empty"][seed % 3],
+            "unknown_row_ids": ["error", "ignore"][seed % 2],
+        }
+        views = []
+        for index in range(len(qrels)):
+            try:
+                result = evaluate(tmp_path / f"qrels{index}", run, format="trec", **options)
+            except ParticipantVisibleError as error:
+                views.append(invalid_view(error))
+                continue
+            warnings = [str(w) for w in result.warnings if w.audience == "participant"]
+            views.append(("scored", warnings))
+        assert views[0] == views[1], f"seed {seed}"
+        if views[0][0] == "invalid":
+            problems.update(re.findall(r"^\d+\. (.+)$", views[0][1], flags=re.MULTILINE))
+    # The property is only as good as the runs it tries.
+    assert problems == {
+        "Documents retrieved twice for a query",
+        "Empty file",
+        "Malformed lines",
+        "No query of the qrels in the run",
+        "Queries missing from the run",
+        "Queries the qrels do not hold",
+    }

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -11,16 +9,11 @@ import pytest
 
 from scorer import HostVisibleError, ParticipantVisibleError, score
 from scorer.adapters.evalai import evaluate as evalai_evaluate
+from tests.commands import run_scorer
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example"
 SOLUTION = EXAMPLE / "solution.csv"
 SUBMISSION = EXAMPLE / "submission.csv"
-
-
-def run_cli(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "scorer", *map(str, args)], capture_output=True, text=True
-    )
 
 
 @pytest.mark.parametrize("which", ["solution", "submission"])
@@ -31,7 +24,7 @@ def test_a_missing_path_is_a_usage_error_naming_the_path(tmp_path, which: str) -
         score(paths["solution"], paths["submission"])
     with pytest.raises(FileNotFoundError):
         score(paths["solution"], paths["submission"])
-    run = run_cli(paths["solution"], paths["submission"])
+    run = run_scorer(paths["solution"], paths["submission"])
     assert run.returncode == 2
     assert f"{which} path '{missing}' does not exist" in run.stderr
     assert "UTF-8" not in run.stderr
@@ -42,7 +35,7 @@ def test_a_directory_is_a_usage_error_naming_the_path(tmp_path, which: str) -> N
     paths = {"solution": SOLUTION, "submission": SUBMISSION, which: str(tmp_path) + "/"}
     with pytest.raises(IsADirectoryError, match=f"The {which} path '.*/' is a directory"):
         score(paths["solution"], paths["submission"])
-    run = run_cli(paths["solution"], paths["submission"])
+    run = run_scorer(paths["solution"], paths["submission"])
     assert run.returncode == 2
     assert f"{which} path '{tmp_path}/' is a directory" in run.stderr
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 
 from scorer.adapters.cli import main
 from scorer.adapters.trec_eval import requested
+from tests.commands import run_scorer
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "trec" / "command"
 SPEC = json.loads((FIXTURES / "cases.json").read_text())
@@ -171,13 +171,7 @@ def test_usage_errors_are_exit_2(capsys, args, message) -> None:
 
 
 def _command(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "scorer", "trec-eval", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_scorer("trec-eval", *args)
 
 
 def test_an_invalid_run_is_exit_1_naming_the_line_and_the_fix(tmp_path) -> None:

@@ -34,6 +34,7 @@ import pyarrow.csv as pacsv
 
 from scorer.arrays import (
     WORKERS,
+    address_space_capped,
     ensure_address_space,
     joined_strings,
     run_end_encoded,
@@ -608,9 +609,14 @@ class _Reader(FileChecks):
         anything is parsed or copied), as a Parquet file's cells are counted. What bounds
         a run's memory is what its inputs decode to (docs/formats-and-limits.md,
         "Resource contract"), and a row of a few bytes decodes to many more. Returns
-        that decoded size."""
+        that decoded size: counted under a cap on the address space (a parse then checks
+        for its room), else only when some count of lines could pass the limit (a bound
+        otherwise, a line a byte)."""
         limit = self.limits.max_decompressed_bytes
         size = len(data) - start
+        bound = size + OFFSET_BYTES * n_columns * size
+        if bound <= limit and not address_space_capped():
+            return bound  # no count of lines can pass the limit: the pass is not needed
         lines = _count_newlines(data, len(data)) or _count_bytes(data, _CR)
         decoded = size + OFFSET_BYTES * n_columns * lines
         if decoded > limit:
