@@ -9,8 +9,6 @@ layout allows, bit packing for booleans.
 
 from __future__ import annotations
 
-import errno
-import mmap
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -424,33 +422,6 @@ def _workers() -> int:
 #: under a cap on the address space, where every task runs on the thread that asks
 #: for it. Arrow's readers take the same choice (``use_threads=WORKERS > 0``).
 WORKERS = _workers()
-
-
-def ensure_address_space(n_bytes: int) -> None:
-    """Raise :class:`MemoryError` unless the process can still map ``n_bytes`` more.
-
-    For a library call that ends the process, rather than raise, when an allocation
-    fails: pyarrow's CSV parser aborts (``ValueOrDie called on an error: Out of
-    memory``, in its block parser's data writer) when a block's buffer cannot be had
-    under a cap on the address space (``ulimit -v``). Checked before the call, that
-    shortfall is the out-of-memory error instead (exit 2 from the command line). The
-    probe maps the bytes without touching them, so it uses no memory; it is made under
-    such a cap only (:func:`address_space_capped`), and not where the system maps no
-    anonymous memory.
-
-    Examples
-    --------
-    >>> ensure_address_space(1 << 20)
-    """
-    if n_bytes <= 0 or not address_space_capped():
-        return
-    try:
-        probe = mmap.mmap(-1, n_bytes, flags=mmap.MAP_PRIVATE)
-    except OSError as exc:
-        if exc.errno == errno.ENOMEM:  # the address space (or the system's memory) is short
-            raise MemoryError(f"cannot map {n_bytes:,} more bytes") from None
-        return  # no anonymous maps here: nothing to probe with
-    probe.close()
 
 
 def parallel_map(function: Callable[[_Item], _Result], items: Iterable[_Item]) -> list[_Result]:

@@ -26,11 +26,7 @@ def prefer_jemalloc() -> None:
     Under a cap on the address space (``ulimit -v``), the system allocator, whatever
     the environment chose: jemalloc maps regions ahead of their use, each larger than
     the last, so that an allocation of 3 MB may ask for far more address space than it
-    needs; and pyarrow's CSV parser ends the process when an allocation fails (the
-    reader checks for the address space a parse needs before it starts:
-    :func:`~scorer.arrays.ensure_address_space`). With jemalloc, 1 to 3 of 54 caps
-    between the start-up's needs and the resource contract's bound ended in that abort;
-    with the system allocator, 1 or 2 of 108."""
+    needs, and the run would run out of memory far below the cap."""
     if address_space_capped():
         pa.set_memory_pool(pa.system_memory_pool())
         return

@@ -20,12 +20,15 @@ import mmap
 import os
 import re
 import stat
+import subprocess
+import sys
 import tempfile
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+from pathlib import Path
+from typing import BinaryIO, NoReturn
 
 import numpy as np
 import pyarrow as pa
@@ -35,7 +38,6 @@ import pyarrow.csv as pacsv
 from scorer.arrays import (
     WORKERS,
     address_space_capped,
-    ensure_address_space,
     joined_strings,
     run_end_encoded,
     to_arrow,
@@ -51,6 +53,7 @@ from scorer.errors import (
     format_count,
 )
 from scorer.read.columns import StringTable, not_utf8
+from scorer.read.csv_parser import BROKEN, parse_options
 from scorer.read.limits import (
     ASK_FOR_A_HIGHER_LIMIT,
     DEFAULT_LIMITS,
@@ -71,14 +74,9 @@ _SNIFF_BYTES = 1 << 16
 _CHUNK_BYTES = 1 << 22
 _PARSE_BLOCK_BYTES = 1 << 22
 _MAX_PARSE_BLOCK_BYTES = (1 << 31) - 1  # the parser's block size is an int32
-#: The address space a parse must find free before it starts: the text Arrow is given (a
-#: copy), twice the table (room for Arrow's buffers as they grow), two blocks and the
-#: reader's own small buffers. Under a cap Arrow allocates through the system allocator,
-#: which maps what it is asked for. Without the text, the parse still aborted just above
-#: the start-up's needs; a flat 16 MiB in its place refused the shipped example under some
-#: caps where numpy's OpenBLAS had taken all but a few MiB at start-up (Python 3.13).
-_ADDRESS_SPACE_PER_DECODED_BYTE = 2
-_PARSER_SLACK_BYTES = 1 << 20
+#: The parse in a process of its own, under a cap on the address space: a script run by
+#: the interpreter running this package.
+_CSV_PARSER = Path(__file__).with_name("csv_parser.py")
 _LINE_SCAN_BYTES = 1 << 23
 _LF, _CR = ord("\n"), ord("\r")
 _MiB = 1 << 20
@@ -139,7 +137,7 @@ def read_table(
                 reader.fail(_not_parquet())
             return reader.parse_csv(*found)
         if isinstance(handle, io.BytesIO):  # a pipe: the decoder reads a copy of it
-            with _copied(handle.getvalue()) as copy:
+            with _copied(handle.getvalue(), ".parquet") as copy:
                 return read_parquet([(reader.name, copy)], error, reader.limits, keep)[0]
     return read_parquet([(reader.name, reader.name)], error, reader.limits, keep)[0]
 
@@ -213,9 +211,9 @@ def _open_input(
 
 
 @contextlib.contextmanager
-def _copied(data: bytes) -> Iterator[str]:
+def _copied(data: bytes, suffix: str) -> Iterator[str]:
     """The path of a temporary file holding ``data``, removed afterwards."""
-    descriptor, path = tempfile.mkstemp(suffix=".parquet")
+    descriptor, path = tempfile.mkstemp(suffix=suffix)
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
@@ -485,11 +483,9 @@ class _Reader(FileChecks):
         # a line end inside a value: the body's quotes decide how it is parsed.
         header_end = data.find(b"\n", start)
         has_quote = data.find(b'"', start if header_end < 0 else header_end + 1) >= 0
-        decoded = self.check_decoded_size(data, start, len(header))
+        self.check_decoded_size(data, start, len(header))
         chunked = tuple(name == self.chunked for name in header)
-        columns = self.parse_columns(
-            data, start, len(header), has_quote, container, chunked, decoded
-        )
+        columns = self.parse_columns(data, start, len(header), has_quote, container, chunked)
         result = StringTable(tuple(header), columns)
         self.check_fields(result)
         return result
@@ -525,71 +521,36 @@ class _Reader(FileChecks):
         has_quote: bool,
         container: str,
         chunked: tuple[bool, ...] = (),
-        decoded: int = 0,
     ) -> tuple[pa.Array | pa.ChunkedArray, ...]:
         """Parse the lines after the header with pyarrow's CSV reader, a block at a time:
         one array per column; the parser's chunks as they are for a column flagged in
         ``chunked``; with ``runs``, a column whose first block's values come in runs of
         two lines or more on average (a long file's row ids) run-end encoded, block by
-        block, so that its repeated values are never held.
-
-        ``decoded`` is the table's decoded size (:meth:`check_decoded_size`): the parse
-        starts only when that much address space, and two blocks beside it, can still be
-        had (:func:`~scorer.arrays.ensure_address_space`: Arrow's parser ends the process
-        when a block's buffer cannot)."""
-        names = [f"column_{i}" for i in range(n_columns)]
+        block, so that its repeated values are never held."""
         block_size = min(
             max(_PARSE_BLOCK_BYTES, 2 * self.limits.max_line_bytes), _MAX_PARSE_BLOCK_BYTES
         )
-        text, blocks = len(data) - start, 2 * min(block_size, len(data) - start)
-        # The text as Arrow gets it (a copy of text held in memory), the table, two blocks.
-        ensure_address_space(
-            text + _ADDRESS_SPACE_PER_DECODED_BYTE * decoded + blocks + _PARSER_SLACK_BYTES
-        )
-        source = _arrow_text(data, start, self.name)
-        chunks: list[list[pa.Array]] = [[] for _ in names]
-        as_runs: list[bool] = []
+        options = (n_columns, block_size, has_quote)
+        text: Text | pa.Buffer = data
         try:
-            # The whole parse, then its blocks one at a time: Arrow's streaming reader
-            # (open_csv) hangs when an allocation fails on its read-ahead thread (under
-            # a cap on the address space: tests/test_hostile_cost_memory_caps.py).
-            table = pacsv.read_csv(
-                pa.BufferReader(source),
-                read_options=pacsv.ReadOptions(
-                    use_threads=WORKERS > 0,  # no thread under a capped address space
-                    column_names=names,
-                    skip_rows=1,
-                    # Small blocks keep the parser's working memory small: measured at
-                    # H&M scale, as fast as 64 MiB blocks or one block, and with the
-                    # lowest peak memory of the three.
-                    block_size=block_size,
-                ),
-                # Without a quote character no value can hold a newline, and the
-                # parser can split blocks at any line end: a faster parse, same result.
-                parse_options=pacsv.ParseOptions(newlines_in_values=has_quote),
-                convert_options=pacsv.ConvertOptions(
-                    column_types=dict.fromkeys(names, pa.large_string()),
-                    null_values=[],
-                    strings_can_be_null=False,
-                    quoted_strings_can_be_null=False,
-                    check_utf8=True,
-                ),
-            )
-            batches = table.to_batches()[::-1]
-            del table
-            while batches:  # each block's columns kept (or encoded) and the block let go
-                batch = batches.pop()
-                as_runs = as_runs or [self.runs and _in_runs(c) for c in batch.columns]
-                for column, kept, runs in zip(batch.columns, chunks, as_runs, strict=True):
-                    kept.append(pc.run_end_encode(column, pa.int64()) if runs else column)
+            if address_space_capped():  # where Arrow's parser ends the process
+                batches = self.parsed_apart(data, start, *options)
+            else:
+                text, start = _arrow_text(data, start, self.name), 0
+                batches = pacsv.read_csv(
+                    pa.BufferReader(text), **parse_options(*options, WORKERS > 0)
+                ).to_batches()
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            text = source.to_pybytes()  # for this rare path only
-            try:
-                text.decode("utf-8")
-            except UnicodeDecodeError as bad:
-                self.fail(not_utf8(_utf8_position(text, bad)))
-            self.fail(_unreadable(str(exc).splitlines()[0], container))
-        del source
+            self.refuse_parse(exc, text, start, container)
+        del text
+        chunks: list[list[pa.Array]] = [[] for _ in range(n_columns)]
+        as_runs: list[bool] = []
+        batches.reverse()
+        while batches:  # each block's columns kept (or encoded) and the block let go
+            batch = batches.pop()
+            as_runs = as_runs or [self.runs and _in_runs(c) for c in batch.columns]
+            for column, kept, runs in zip(batch.columns, chunks, as_runs, strict=True):
+                kept.append(pc.run_end_encode(column, pa.int64()) if runs else column)
         # Joined column by column, each chunk freed once copied, so that the peak holds
         # the chunks and one column's copy, not every column twice.
         as_runs = as_runs or [False] * n_columns
@@ -603,20 +564,67 @@ class _Reader(FileChecks):
             for i in range(n_columns)
         )
 
-    def check_decoded_size(self, data: Text, start: int, n_columns: int) -> int:
+    def parsed_apart(
+        self, data: Text, start: int, n_columns: int, block_size: int, quoted: bool
+    ) -> list[pa.RecordBatch]:
+        """The parse's blocks, parsed in a process of its own
+        (:mod:`scorer.read.csv_parser`), for a run under a cap on its address space:
+        Arrow's parser ends its process when an allocation fails there, and that
+        process's end is this one's out-of-memory error. The child maps the file (text
+        in memory is written to a temporary file for it)."""
+        with contextlib.ExitStack() as stack:
+            path = self.name if isinstance(data, mmap.mmap) else None
+            if path is None:
+                path = stack.enter_context(_copied(data, ".csv"))
+            stderr = stack.enter_context(tempfile.TemporaryFile())
+            command = [sys.executable, str(_CSV_PARSER), path, str(start)]
+            command += [str(n_columns), str(block_size), str(int(quoted))]
+            try:
+                child = subprocess.Popen(
+                    command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr
+                )
+            except OSError as exc:  # out of memory or of processes: the host's machine
+                raise MemoryError(f"cannot start the CSV parser: {exc}") from None
+            with child:
+                try:
+                    batches = list(pa.ipc.open_stream(child.stdout))
+                except (pa.ArrowInvalid, OSError):  # it stopped before the stream's end
+                    batches = None
+                child.stdout.close()  # type: ignore[union-attr]
+                code = child.wait()
+            stderr.seek(0)
+            said = stderr.read().decode("utf-8", "replace").strip()
+        if code == 0 and batches is not None:
+            return batches
+        if code == BROKEN:
+            raise pa.ArrowInvalid(said)
+        last = said.splitlines()[-1] if said else f"exit code {code}"
+        raise MemoryError(f"the CSV parser ran out of memory: {last}")
+
+    def refuse_parse(
+        self, exc: Exception, data: Text | pa.Buffer, start: int, container: str
+    ) -> NoReturn:
+        """The parser's refusal of the text: where it is not UTF-8, or the parser's
+        first line."""
+        text = bytes(data[start:])  # for this rare path only
+        try:
+            text.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            self.fail(not_utf8(_utf8_position(text, bad)))
+        self.fail(_unreadable(str(exc).splitlines()[0], container))
+
+    def check_decoded_size(self, data: Text, start: int, n_columns: int) -> None:
         """Refuse text whose table would pass the decompressed-data limit: the text, and
         an offset of 8 bytes for each cell (the cells counted from the line ends, before
         anything is parsed or copied), as a Parquet file's cells are counted. What bounds
         a run's memory is what its inputs decode to (docs/formats-and-limits.md,
-        "Resource contract"), and a row of a few bytes decodes to many more. Returns
-        that decoded size: counted under a cap on the address space (a parse then checks
-        for its room), else only when some count of lines could pass the limit (a bound
-        otherwise, a line a byte)."""
+        "Resource contract"), and a row of a few bytes decodes to many more. The lines
+        are counted only when some count of them could pass the limit."""
         limit = self.limits.max_decompressed_bytes
         size = len(data) - start
         bound = size + OFFSET_BYTES * n_columns * size
-        if bound <= limit and not address_space_capped():
-            return bound  # no count of lines can pass the limit: the pass is not needed
+        if bound <= limit:
+            return  # no count of lines can pass the limit: the pass is not needed
         lines = _count_newlines(data, len(data)) or _count_bytes(data, _CR)
         decoded = size + OFFSET_BYTES * n_columns * lines
         if decoded > limit:
@@ -630,7 +638,6 @@ class _Reader(FileChecks):
                     ASK_FOR_A_HIGHER_LIMIT,
                 )
             )
-        return decoded
 
     def check_lines(self, data: Text) -> None:
         """Refuse any line longer than the limit (a vectorised pass, no copy of the text)."""
