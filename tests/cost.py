@@ -76,7 +76,7 @@ class CostRun:
     stderr: str
     seconds: float  # wall time
     cpu_seconds: float  # user and system time, the child's children's included
-    peak_rss_bytes: int  # the child's own peak allocation plus the largest of its children's
+    peak_rss_bytes: int  # the most the child and its children allocated at once (an upper bound)
     timed_out: bool
 
     @property
@@ -203,21 +203,39 @@ _LAUNCHER = f"BOOTSTRAP = {_BOOTSTRAP!r}\n{_LAUNCHER}"
 _PEAKS_FOLDER = "SCORER_TESTS_PEAKS_FOLDER"
 # Imported by every Python process of a measured run (``sitecustomize`` on its path): as it
 # exits, it writes its peak resident memory less what it maps from files, in KiB, to a file
-# named by its process id.
+# named by its process id; and, for each child it waited for, its own peak when that child
+# had ended (less the same mapped memory), to ``CHILD.parent``: the most it held while the
+# child ran, so that the two are counted together only while both lived.
 _PEAK_HOOK = f"""
-import atexit, os
+import atexit, os, subprocess
 
-def _write_peak(folder=os.environ.get({_PEAKS_FOLDER!r})):
+def _status():
     with open("/proc/self/status") as status:
         fields = dict(line.split(":", 1) for line in status)
-    peak, mapped = (int(fields[name].split()[0]) for name in ("VmHWM", "RssFile"))
+    return [int(fields[name].split()[0]) for name in ("VmHWM", "RssFile")]
+
+_at_child_end = {{}}
+_wait = subprocess.Popen.wait
+
+def _wait_and_note(self, *args, **kwargs):
+    code = _wait(self, *args, **kwargs)
+    _at_child_end.setdefault(self.pid, _status()[0])
+    return code
+
+def _write(path, kib):
     # Written whole or not at all: a process killed while it writes leaves no report.
-    path = os.path.join(folder, str(os.getpid()))
     with open(path + ".part", "w") as out:
-        out.write(str(peak - mapped))
+        out.write(str(kib))
     os.replace(path + ".part", path)
 
+def _write_peak(folder=os.environ.get({_PEAKS_FOLDER!r})):
+    peak, mapped = _status()
+    for child, held in _at_child_end.items():
+        _write(os.path.join(folder, f"{{child}}.parent"), held - mapped)
+    _write(os.path.join(folder, str(os.getpid())), peak - mapped)
+
 if os.environ.get({_PEAKS_FOLDER!r}):
+    subprocess.Popen.wait = _wait_and_note
     atexit.register(_write_peak)
 """
 
@@ -225,19 +243,24 @@ if os.environ.get({_PEAKS_FOLDER!r}):
 def _run_peak_kib(
     launcher_pid: int, command_pid: int, peaks: Path, kernel_report: Path, kernel_peak: int
 ) -> int:
-    """The command line's peak allocation plus its largest child's, in KiB, from the
-    processes' own reports; the kernel's figures (``kernel_report``: the command line's
-    peak and its children's largest, code included) for a process that wrote none (one
-    killed while it wrote leaves only a ``.part`` file: the command line stops the
-    Parquet decoder once it has refused a file)."""
+    """The most the command line and its children held at once, in KiB, from the
+    processes' own reports: the command line's peak, or a child's peak plus what the
+    command line held by the time that child ended (its whole peak when it did not say).
+    The kernel's figures (``kernel_report``: the command line's peak and its children's
+    largest, code included) stand for a process that wrote no report (one killed while it
+    wrote leaves only a ``.part`` file: the command line stops the Parquet decoder once
+    it has refused a file; one that ends with ``os._exit`` writes none)."""
     own, children = (
         map(int, kernel_report.read_text().split()) if kernel_report.exists() else (kernel_peak, 0)
     )
-    reports = [path for path in peaks.iterdir() if path.name.isdigit()]
-    reported = {int(path.name): int(path.read_text()) for path in reports}
+    files = list(peaks.iterdir())
+    reported = {int(path.name): int(path.read_text()) for path in files if path.name.isdigit()}
+    held = {int(path.stem): int(path.read_text()) for path in files if path.suffix == ".parent"}
     reported.pop(launcher_pid, None)
     own = reported.pop(command_pid, own)
-    return own + max(reported.values(), default=children)
+    # A child waited for that wrote no report: the kernel's largest child stands for it.
+    peaks_of = {**dict.fromkeys(held, children), **reported} or {0: children}
+    return max(own, *(held.get(child, own) + peak for child, peak in peaks_of.items()))
 
 
 def memory_bound(decoded_input_bytes: int) -> int:

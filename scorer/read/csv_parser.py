@@ -5,13 +5,15 @@ pyarrow's CSV parser ends the process (an abort: ``ValueOrDie called on an error
 memory``, or ``Check failed`` on a buffer's resize, in its block parser) when an
 allocation fails, where every other reader raises. An allocation fails only under a cap
 on the address space (``ulimit -v``); there :mod:`scorer.read.files` runs this file as a
-script (``python csv_parser.py PATH START COLUMNS BLOCK QUOTED``; the package imports
-its options and constants). The script parses the text of ``PATH`` from byte ``START``
-with the same options as a parse in the scorer's own process, and writes the table to
-its standard output as one Arrow IPC stream. A parse error ends it with one line on
-standard error and :data:`BROKEN`; out of memory, with :data:`OUT_OF_MEMORY` or Arrow's
-abort, which the scorer reports as its out-of-memory error. It imports only pyarrow, so
-that it starts in a fraction of the package's import time.
+script (``python csv_parser.py PATH START COLUMNS BLOCK QUOTED OUTPUT``; the package
+imports its options and constants). The script parses the text of ``PATH`` from byte
+``START`` with the same options as a parse in the scorer's own process, and writes the
+table to the file ``OUTPUT`` in Arrow's IPC file format, which the scorer maps: the
+table is held in memory once, by the page cache, not copied from one process into the
+other. A parse error ends it with one line on standard error and :data:`BROKEN`; out
+of memory, with :data:`OUT_OF_MEMORY` or Arrow's abort, which the scorer reports as its
+out-of-memory error. It imports only pyarrow, so that it starts in a fraction of the
+package's import time.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ def parse_options(
 
 
 def main(argv: list[str]) -> int:
-    path, start, n_columns, block_size, quoted = argv
+    path, start, n_columns, block_size, quoted, output = argv
     # Arrow's memory from the system allocator, which maps no address space ahead of use.
     pa.set_memory_pool(pa.system_memory_pool())
     try:
@@ -73,14 +75,13 @@ def main(argv: list[str]) -> int:
             options = parse_options(int(n_columns), int(block_size), quoted == "1", False)
             table = pacsv.read_csv(pa.BufferReader(text), **options)
         del text
-        with pa.ipc.new_stream(sys.stdout.buffer, table.schema) as stream:
-            stream.write_table(table)
+        with pa.OSFile(output, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
     except MemoryError:  # pyarrow's ArrowMemoryError too: no word, the code
         return OUT_OF_MEMORY
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         sys.stderr.write((str(exc).splitlines() or [type(exc).__name__])[0] + "\n")
         return BROKEN
-    sys.stdout.buffer.flush()
     return 0
 
 

@@ -571,31 +571,25 @@ class _Reader(FileChecks):
         (:mod:`scorer.read.csv_parser`), for a run under a cap on its address space:
         Arrow's parser ends its process when an allocation fails there, and that
         process's end is this one's out-of-memory error. The child maps the file (text
-        in memory is written to a temporary file for it)."""
+        in memory is written to a temporary file for it) and writes the table to a
+        temporary file, mapped here."""
         with contextlib.ExitStack() as stack:
             path = self.name if isinstance(data, mmap.mmap) else None
             if path is None:
                 path = stack.enter_context(_copied(data, ".csv"))
+            output = stack.enter_context(_copied(b"", ".arrow"))
             stderr = stack.enter_context(tempfile.TemporaryFile())
             command = [sys.executable, str(_CSV_PARSER), path, str(start)]
-            command += [str(n_columns), str(block_size), str(int(quoted))]
+            command += [str(n_columns), str(block_size), str(int(quoted)), output]
             try:
-                child = subprocess.Popen(
-                    command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr
-                )
+                code = subprocess.run(command, stdin=subprocess.DEVNULL, stderr=stderr).returncode
             except OSError as exc:  # out of memory or of processes: the host's machine
                 raise MemoryError(f"cannot start the CSV parser: {exc}") from None
-            with child:
-                try:
-                    batches = list(pa.ipc.open_stream(child.stdout))
-                except (pa.ArrowInvalid, OSError):  # it stopped before the stream's end
-                    batches = None
-                child.stdout.close()  # type: ignore[union-attr]
-                code = child.wait()
+            if code == 0:  # the map outlives the file's name
+                reader = pa.ipc.open_file(pa.memory_map(output))
+                return [reader.get_batch(i) for i in range(reader.num_record_batches)]
             stderr.seek(0)
             said = stderr.read().decode("utf-8", "replace").strip()
-        if code == 0 and batches is not None:
-            return batches
         if code == BROKEN:
             raise pa.ArrowInvalid(said)
         last = said.splitlines()[-1] if said else f"exit code {code}"
