@@ -8,7 +8,7 @@ on the address space (``ulimit -v``); there :mod:`scorer.read.files` runs this f
 script (``python csv_parser.py PATH START COLUMNS BLOCK QUOTED OUTPUT``; the package
 imports its options and constants). The script parses the text of ``PATH`` from byte
 ``START`` with the same options as a parse in the scorer's own process, and writes the
-table to the file ``OUTPUT`` in Arrow's IPC file format, which the scorer maps: the
+table to the file ``OUTPUT`` as an Arrow IPC stream, which the scorer maps: the
 table is held in memory once, by the page cache, not copied from one process into the
 other. A parse error ends it with one line on standard error and :data:`BROKEN`; out
 of memory, with :data:`OUT_OF_MEMORY` or Arrow's abort, which the scorer reports as its
@@ -75,7 +75,7 @@ def main(argv: list[str]) -> int:
             options = parse_options(int(n_columns), int(block_size), quoted == "1", False)
             table = pacsv.read_csv(pa.BufferReader(text), **options)
         del text
-        with pa.OSFile(output, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        with pa.OSFile(output, "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
             writer.write_table(table)
     except MemoryError:  # pyarrow's ArrowMemoryError too: no word, the code
         return OUT_OF_MEMORY

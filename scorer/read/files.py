@@ -586,8 +586,9 @@ class _Reader(FileChecks):
             except OSError as exc:  # out of memory or of processes: the host's machine
                 raise MemoryError(f"cannot start the CSV parser: {exc}") from None
             if code == 0:  # the map outlives the file's name
-                reader = pa.ipc.open_file(pa.memory_map(output))
-                return [reader.get_batch(i) for i in range(reader.num_record_batches)]
+                # A stream: Arrow's reader of the IPC file format starts an I/O thread,
+                # for which a capped address space may have no room.
+                return list(pa.ipc.open_stream(pa.memory_map(output)))
             stderr.seek(0)
             said = stderr.read().decode("utf-8", "replace").strip()
         if code == BROKEN:
