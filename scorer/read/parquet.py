@@ -95,7 +95,8 @@ def read_parquet(
 
 class _Decoding:
     """The decoder process for some files: their streams, one after the other, and
-    why it stopped when one ends early. Leaving the context ends the process."""
+    why it stopped when one ends early. Leaving the context waits for the process to
+    end, or ends it when reading stopped early."""
 
     def __init__(self, paths: list[str], budget: int) -> None:
         self.budget = budget
@@ -116,7 +117,8 @@ class _Decoding:
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        if self.process.poll() is None:
+        # A decoder that sent every file ends of itself; one stopped early is ended here.
+        if kind is not None and self.process.poll() is None:
             self.process.kill()
         self.output.close()
         self.process.wait()
