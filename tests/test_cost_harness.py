@@ -42,10 +42,11 @@ def test_a_parquet_run_counts_its_decoder_too(tmp_path):
     as_parquet = run_capped([EXAMPLE / "solution.csv", submission, "--json"])
     assert as_csv.returncode == as_parquet.returncode == 0, as_parquet.stderr
     assert as_parquet.stdout == as_csv.stdout
-    # Under the cap each CSV file is parsed by a child too (scorer/read/csv_parser.py):
-    # the Parquet run has one more child, as large as the others.
+    # Under the cap each CSV file is parsed by a child too (scorer/read/csv_parser.py), of
+    # some 20 MiB or more: the submission's decoder stands where its CSV parser stood, at
+    # least as large (a run whose decoder went uncounted would lose a whole child).
     assert as_parquet.peak_rss_bytes > 15 * 2**20
-    assert abs(as_parquet.peak_rss_bytes - as_csv.peak_rss_bytes) < 15 * 2**20
+    assert as_parquet.peak_rss_bytes >= as_csv.peak_rss_bytes - 5 * 2**20
     assert as_csv.cpu_seconds > 0 and as_parquet.cpu_seconds > 0
 
 
