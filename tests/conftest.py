@@ -8,12 +8,37 @@ The ``slow`` marker: every test in a module named ``test_hostile_*`` or ``test_f
 over whole files), in the modules of :data:`SLOW_MODULES`, and any test marked so itself
 (whole runs split into parts, drawn by hypothesis). ``pytest -m "not slow"`` is
 the quick subset for development; CI runs everything.
+
+Every interpreter a test starts (the command line, capped children, the Parquet decoder,
+the CSV parser under a cap) keeps its compiled modules in one cache outside the source
+tree, whatever ``PYTHONDONTWRITEBYTECODE`` says: each one compiling the package again
+cost about 0.2 s of CPU, and the quick subset 29 % of its time (2 min 58 s against
+2 min 7 s with the cache). The cache is filled once as the session starts.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
 import pytest
 from hypothesis import settings
+
+import scorer
+
+_PYCACHE = Path(tempfile.gettempdir()) / f"scorer-tests-pycache-{getattr(os, 'getuid', str)()}"
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+os.environ["PYTHONPYCACHEPREFIX"] = str(_PYCACHE)
+_PACKAGE = Path(scorer.__file__).parent  # the package the children import
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):  # once, before any worker starts a test
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(_PACKAGE)], check=False)
+
 
 settings.register_profile("default", deadline=None)
 settings.load_profile("default")
