@@ -536,6 +536,8 @@ class _Reader(FileChecks):
             if address_space_capped():  # where Arrow's parser ends the process
                 batches = self.parsed_apart(data, start, *options)
             else:
+                # The whole parse, then its blocks one at a time: Arrow's streaming reader
+                # (open_csv) hangs when an allocation fails on its read-ahead thread.
                 text, start = _arrow_text(data, start, self.name), 0
                 batches = pacsv.read_csv(
                     pa.BufferReader(text), **parse_options(*options, WORKERS > 0)
