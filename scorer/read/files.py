@@ -588,6 +588,8 @@ class _Reader(FileChecks):
             except OSError as exc:  # out of memory or of processes: the host's machine
                 raise MemoryError(f"cannot start the CSV parser: {exc}") from None
             if code == 0:  # the map outlives the file's name
+                if isinstance(data, mmap.mmap):  # the checks' map, let go as in process
+                    data.close()
                 # A stream: Arrow's reader of the IPC file format starts an I/O thread,
                 # for which a capped address space may have no room.
                 return list(pa.ipc.open_stream(pa.memory_map(output)))
