@@ -266,7 +266,7 @@ def test_near_copies_are_listed_with_their_share_across_line_endings(tmp_path: P
 @settings(max_examples=30, deadline=None)
 @given(
     st.lists(
-        st.lists(st.sampled_from(["ab", "cd", "ef", "gh"]), min_size=3, max_size=3),
+        st.lists(st.sampled_from(["a", "ab", "abc", "b", "bc", "c"]), max_size=4),
         min_size=1,
         max_size=6,
     ),
@@ -287,6 +287,31 @@ def test_row_prints_are_the_same_through_any_spacing(rows: list[list[str]], k: i
     assert prints.tolist() == row_prints(spaced, users, len(rows), k, (5, 7)).tolist()
     same = [[a[:k] == b[:k] for b in rows] for a in rows]
     assert [[x == y for y in prints] for x in prints] == same
+
+
+def test_the_solution_row_id_index_is_made_once(monkeypatch) -> None:
+    """Every submission of a leaderboard probes the solution's row ids through one index,
+    its print groups made once (a single run frees them once its rows are matched)."""
+    from scorer.align import joins
+    from scorer.stats.leaderboard import _Scorer
+
+    made = []
+    original = joins._print_groups
+
+    def counted(strings, key):
+        made.append(len(strings))
+        return original(strings, key)
+
+    monkeypatch.setattr(joins, "_print_groups", counted)
+    solution, submissions = contest(40, 3, seed=4)
+    scoring = _Scorer(solution, None, {"k": 5})
+    index = scoring.half.solution.row_id_index
+    for submission in submissions.values():
+        scoring.score(submission, (3, 5))
+    assert "_groups" in vars(index)
+    # once, as the solution is checked (the submissions' own row ids, as many, are
+    # matched against it and never grouped)
+    assert made.count(len(solution)) == 1
 
 
 def test_the_statistics_need_resamples() -> None:

@@ -148,6 +148,7 @@ class StringIndex:
 
     def __init__(self, strings: pa.Array) -> None:
         self.strings = _large(strings)
+        self.kept = False  # whether :meth:`release` keeps the print groups
 
     def __len__(self) -> int:
         return len(self.strings)
@@ -199,8 +200,23 @@ class StringIndex:
         return groups.first[groups.group]
 
     def release(self) -> None:
-        """Free the print groups kept between probes; a later probe makes them again."""
-        self.__dict__.pop("_groups", None)
+        """Free the print groups kept between probes (unless :meth:`keep` was called); a
+        later probe makes them again."""
+        if not self.kept:
+            self.__dict__.pop("_groups", None)
+
+    def keep(self) -> None:
+        """Keep the print groups for good: :meth:`release` no longer frees them (an index
+        probed again and again, such as the solution's row ids in a leaderboard).
+
+        Examples
+        --------
+        >>> index = StringIndex(pa.array(["a", "b"]))
+        >>> index.keep()
+        >>> index.find(pa.array(["b"])).tolist(), index.release(), "_groups" in vars(index)
+        ([1], None, True)
+        """
+        self.kept = True
 
     def find(self, values: pa.Array | StringIndex, dtype: type = np.int64) -> np.ndarray:
         """For each value, the index of its first equal here, or -1 (a null: -1).

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from scorer.align.item_lists import SplitLists
 from scorer.align.joins import string_prints
-from scorer.arrays import string_offsets, to_arrow
+from scorer.arrays import to_arrow
 
 #: Pairs whose rankings agree in at least this share of rows are listed.
 NEAR_COPY_SHARE = 0.9
@@ -66,8 +66,10 @@ def row_prints(
     """Each solution row's print of the ranking a submission gives it (its first ``k``
     items; a row the submission lacks ranks nothing): uint64.
 
-    A row's print mixes the print of its items' bytes, one after the other, with a
-    polynomial in the key of its items' lengths (which tells ``ab c`` from ``a bc``).
+    A row's print is the keyed print (:func:`~scorer.align.joins.string_prints`) of its
+    items joined by single spaces: no item holds whitespace, so the text tells ``ab c``
+    from ``a bc``, and it is the cell as :class:`~scorer.align.item_lists.ListCells`
+    single-spaces it.
 
     Examples
     --------
@@ -78,60 +80,19 @@ def row_prints(
     (True, 4)
     """
     lengths = predictions.lengths
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    tokens = predictions.tokens.cast(pa.large_string())
+    lists = pa.LargeListArray.from_arrays(to_arrow(offsets), tokens)
     if k is not None and lengths.max(initial=0) > k:  # truncate: the first k count
-        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        tokens = predictions.tokens.cast(pa.large_string())
-        lists = pa.LargeListArray.from_arrays(to_arrow(offsets), tokens)
-        predictions = SplitLists(
-            np.minimum(lengths, k), pc.list_flatten(pc.list_slice(lists, 0, k))
-        )
-    data, ends, token_lengths = _token_bytes(predictions)
-    spans = pa.Array.from_buffers(
-        pa.large_string(), len(ends) - 1, [None, pa.py_buffer(ends), pa.py_buffer(data)]
-    )
-    bytes_prints = string_prints(spans, key).view(np.uint64)  # type: ignore[union-attr]
-    prints = _mixed(bytes_prints ^ _length_prints(predictions.lengths, token_lengths, key[0]))
+        lists = pc.list_slice(lists, 0, k)
+    texts = pc.binary_join(lists, pa.scalar(" ", pa.large_string()))
+    prints = string_prints(texts, key).view(np.uint64)  # type: ignore[union-attr]
     empty = string_prints(pa.array([""], pa.large_string()), key).view(np.uint64)  # type: ignore[union-attr]
-    found = np.full(n_users, _mixed(empty)[0], dtype=np.uint64)
+    found = np.full(n_users, empty[0], dtype=np.uint64)
     kept = user_of_row >= 0
     found[user_of_row[kept]] = prints[kept]
     return found
-
-
-def _token_bytes(lists: SplitLists) -> tuple[np.ndarray, np.ndarray, np.ndarray | int]:
-    """Every item's bytes one after the other, where each row's end there, and each
-    item's length (one width for lists of equally long items)."""
-    tokens = lists.tokens.cast(pa.large_string())
-    offsets = string_offsets(tokens)
-    buffer = tokens.buffers()[2]
-    data = np.frombuffer(buffer, dtype=np.uint8) if buffer is not None else np.zeros(1, np.uint8)
-    bounds = np.zeros(len(lists.lengths) + 1, dtype=np.int64)
-    np.cumsum(lists.lengths, out=bounds[1:])
-    return data, offsets[bounds], np.diff(offsets)  # type: ignore[index,arg-type]
-
-
-def _length_prints(
-    lengths: np.ndarray, token_lengths: np.ndarray | int, multiplier: int
-) -> np.ndarray:
-    """Per row, Σ_j (length of item j + 1) · m^(j + 1) modulo 2**64 (m the key's odd
-    multiplier): the same for the same lengths, whichever way they are held."""
-    powers = np.cumprod(np.full(int(lengths.max(initial=0)), multiplier, dtype=np.uint64))
-    if isinstance(token_lengths, int):  # every item this long: a sum of powers per row
-        sums = np.concatenate([np.zeros(1, np.uint64), np.cumsum(powers, dtype=np.uint64)])
-        return np.uint64(token_lengths + 1) * sums[lengths]
-    bounds = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=bounds[1:])
-    position = np.arange(bounds[-1]) - np.repeat(bounds[:-1], lengths)
-    terms = (token_lengths.astype(np.uint64) + np.uint64(1)) * powers[position]
-    cumulative = np.concatenate([np.zeros(1, np.uint64), np.cumsum(terms, dtype=np.uint64)])
-    return cumulative[bounds[1:]] - cumulative[bounds[:-1]]
-
-
-def _mixed(prints: np.ndarray) -> np.ndarray:
-    """Each uint64 multiplied by an odd constant and its high bits folded in."""
-    mixed = prints * np.uint64(0x9E3779B97F4A7C15)
-    return mixed ^ (mixed >> np.uint64(29))
 
 
 def ranking_digest(prints: np.ndarray) -> str:

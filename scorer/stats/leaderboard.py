@@ -435,6 +435,7 @@ class _Scorer:
                 self.inputs, options, self.limits, self.exponential, None
             )
             self.half.truth.result()  # raises here if the solution's items are invalid
+            self.half.solution.row_id_index.keep()  # every submission probes it
 
     def score(self, submission: TableLike, key: tuple[int, int]) -> tuple[ScoreResult, np.ndarray]:
         inputs = replace(self.inputs, submission=submission)
