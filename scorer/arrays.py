@@ -209,24 +209,6 @@ def empty_strings(strings: pa.Array, null_is_empty: bool = True) -> np.ndarray:
     return empty
 
 
-def rows_to_strings(rows: np.ndarray) -> pa.Array:
-    """A ``large_string`` array of the rows of an ``n x width`` byte matrix.
-
-    The bytes are shared with the matrix when it is contiguous, copied otherwise.
-
-    Examples
-    --------
-    >>> rows_to_strings(np.frombuffer(b"abcd", dtype=np.uint8).reshape(2, 2)).to_pylist()
-    ['ab', 'cd']
-    """
-    rows = np.ascontiguousarray(rows, dtype=np.uint8)
-    offsets = np.arange(len(rows) + 1, dtype=np.int64)
-    offsets *= rows.shape[1]
-    return pa.Array.from_buffers(
-        pa.large_string(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(rows.reshape(-1))]
-    )
-
-
 def to_numpy(array: pa.Array, fill: float | bool | None = None) -> np.ndarray:
     """An Arrow array of numbers or booleans as an ndarray, each null set to ``fill``.
 

@@ -726,24 +726,6 @@ def _instances(entry: TrecMeasure, measure: Measure) -> list[str]:
     return [entry.template.format(*values)] if len(values) == entry.template.count("{}") else []
 
 
-def trec_sort_key(measure: Measure) -> tuple[int, float]:
-    """trec_eval's printing order: its measures' order, cut-offs and levels ascending
-    (a measure it does not have last).
-
-    Examples
-    --------
-    >>> names = ["P.10", "map", "num_q", "P.5", "ndcg_cut.10"]
-    >>> ordered = sorted(parse_all(names, k=10, dialect="trec"), key=trec_sort_key)
-    >>> [trec_name(m) for m in ordered]
-    ['num_q', 'map', 'P_5', 'P_10', 'ndcg_cut_10']
-    """
-    entry = trec_entry(measure)
-    if entry is None:
-        return (len(TREC_MEASURES), 0.0)
-    numbers = [float(v) for _, v in measure.params if isinstance(v, Fraction)]
-    return (TREC_MEASURES.index(entry), float(measure.cutoff or (numbers[0] if numbers else 0)))
-
-
 def trec_eval_measures(arguments: Sequence[str]) -> list[tuple[str, Measure]]:
     """The measures trec_eval's ``-m`` arguments ask for, as trec_eval chooses them:
     every measure named (nicknames expanded), each with the parameters of the first
