@@ -316,3 +316,51 @@ def write_bytes(folder: Path, name: str, data: bytes) -> Path:
     path = Path(folder) / name
     path.write_bytes(data)
     return path
+
+
+#: A crafted input may take at most this many times the random one's CPU time. Both runs
+#: include the interpreter's start-up (about half a second), so a quadratic route, which
+#: takes tens of seconds on these inputs, is far above it.
+MAX_TIME_RATIO = 3.0
+#: Nor more than this many times the random input's peak memory (both include the
+#: interpreter's, about 80 MB): a crafted input costs what any input of its size costs.
+MAX_MEMORY_RATIO = 1.25
+#: A crafted run that takes this long has failed already.
+TIMEOUT_SECONDS = 60.0
+
+
+def cost_run(*args: object) -> CostRun:
+    """The command line on ``args`` under the cap, stopped at :data:`TIMEOUT_SECONDS`."""
+    return run_capped([str(a) for a in args], timeout=TIMEOUT_SECONDS)
+
+
+def assert_costs_like_random(
+    crafted: CostRun,
+    random: CostRun,
+    inputs: list[Path],
+    exit_code: int,
+    random_exit: int = -1,
+    per_cell: bool = False,
+) -> None:
+    """The documented exit, memory within the contract, CPU time comparable to random input.
+
+    The inputs' size is their bytes, at most what they decode to for these files of
+    long cells; ``per_cell`` counts the contract's decoded size instead (each cell's
+    text plus 8 bytes: :func:`tests.cost.decoded_size`), for files of many short cells."""
+    exits = (exit_code, exit_code if random_exit < 0 else random_exit)
+    for run, expected in zip((crafted, random), exits, strict=True):
+        assert not run.timed_out and not run.signalled, run.stderr[-2000:]
+        assert run.returncode == expected, run.stderr[-2000:]
+    stored = sum(path.stat().st_size for path in inputs)
+    decoded = decoded_size(*inputs) if per_cell else stored
+    assert crafted.peak_rss_bytes <= memory_bound(decoded), (
+        f"{crafted.peak_rss_bytes / 2**20:.0f} MiB for {decoded / 2**20:.1f} MiB of input"
+    )
+    memory_ratio = crafted.peak_rss_bytes / random.peak_rss_bytes
+    assert memory_ratio <= MAX_MEMORY_RATIO, (
+        f"{crafted.peak_rss_bytes / 2**20:.0f} MiB against {random.peak_rss_bytes / 2**20:.0f} MiB"
+    )
+    ratio = crafted.cpu_seconds / random.cpu_seconds
+    assert ratio <= MAX_TIME_RATIO, (
+        f"{crafted.cpu_seconds:.2f} s of CPU against {random.cpu_seconds:.2f} s"
+    )

@@ -7,7 +7,6 @@ import gzip
 import inspect
 import json
 import re
-import subprocess
 import sys
 import zipfile
 from fractions import Fraction
@@ -20,6 +19,7 @@ import scorer
 from scorer.adapters import cli
 from scorer.options import OPTION, SETTINGS
 from tests.benchmark_modules import load
+from tests.commands import run_command, run_python, run_scorer
 from tests.declared import FLAGGED, other_value
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,28 +28,13 @@ SOLUTION = EXAMPLE / "solution.csv"
 SUBMISSION = EXAMPLE / "submission.csv"
 
 
-def run(
-    *args: object,
-    command: tuple[str, ...] = (sys.executable, "-m", "scorer"),
-    stdin: str | None = None,
-):
-    return subprocess.run(
-        [*command, *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
 @pytest.fixture(scope="module")
 def expected():
     return scorer.evaluate(SOLUTION, SUBMISSION)
 
 
 def test_human_output(expected):
-    done = run(SOLUTION, SUBMISSION)
+    done = run_scorer(SOLUTION, SUBMISSION)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     lines = done.stdout.splitlines()
@@ -64,7 +49,7 @@ def test_human_output(expected):
 
 
 def test_json_output(expected):
-    done = run(SOLUTION, SUBMISSION, "--json")
+    done = run_scorer(SOLUTION, SUBMISSION, "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data == expected.to_dict()
@@ -76,7 +61,7 @@ def test_json_output(expected):
 
 
 def test_options_are_passed_through(tmp_path):
-    done = run(
+    done = run_scorer(
         SOLUTION,
         SUBMISSION,
         "--json",
@@ -136,7 +121,7 @@ def test_every_flag_gives_its_option_a_value() -> None:
 
 def test_per_user_csv(tmp_path):
     out = tmp_path / "per_user.csv"
-    done = run(SOLUTION, SUBMISSION, "--per-user", out)
+    done = run_scorer(SOLUTION, SUBMISSION, "--per-user", out)
     assert done.returncode == 0, done.stderr
     with out.open(newline="") as handle:
         rows = list(csv.reader(handle))
@@ -155,7 +140,7 @@ def test_per_user_csv(tmp_path):
 
 
 def test_per_user_unwritable_is_a_host_error(tmp_path):
-    done = run(SOLUTION, SUBMISSION, "--per-user", tmp_path / "missing" / "out.csv")
+    done = run_scorer(SOLUTION, SUBMISSION, "--per-user", tmp_path / "missing" / "out.csv")
     assert done.returncode == 2
     assert re.search(r"host error: Cannot write .*out\.csv.*No such file", done.stderr)
 
@@ -163,7 +148,7 @@ def test_per_user_unwritable_is_a_host_error(tmp_path):
 def test_invalid_submission_exits_1_with_the_message_on_stderr(tmp_path):
     bad = tmp_path / "sub.csv"
     bad.write_text("customer_id,prediction\nc01,a\nc01,b\n")
-    done = run(SOLUTION, bad)
+    done = run_scorer(SOLUTION, bad)
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.startswith("The submission is invalid")
@@ -174,7 +159,7 @@ def test_invalid_submission_exits_1_with_the_message_on_stderr(tmp_path):
 def test_json_prints_an_invalid_submission_as_a_json_error_object(tmp_path):
     bad = tmp_path / "sub.csv"
     bad.write_text("customer_id,prediction\nc01,a\nc01,b\n")
-    done = run(SOLUTION, bad, "--json")
+    done = run_scorer(SOLUTION, bad, "--json")
     assert done.returncode == 1
     error = json.loads(done.stdout)["error"]
     assert error["kind"] == "submission"
@@ -189,7 +174,7 @@ def test_json_prints_an_invalid_submission_as_a_json_error_object(tmp_path):
 def test_json_prints_a_host_error_as_a_json_error_object(tmp_path):
     solution = tmp_path / "sol.csv"
     solution.write_text("id,items,Usage\nu1,a,Secret\n")
-    done = run(solution, SUBMISSION, "--json")
+    done = run_scorer(solution, SUBMISSION, "--json")
     assert done.returncode == 2
     error = json.loads(done.stdout)["error"]
     assert error["kind"] == "host"
@@ -200,7 +185,7 @@ def test_json_prints_a_host_error_as_a_json_error_object(tmp_path):
 def test_json_prints_a_usage_error_of_compare_as_a_json_error_object(tmp_path):
     solution = tmp_path / "sol.csv"
     solution.write_text("id,items,Usage\nu1,a,Secret\n")
-    done = run("compare", solution, SUBMISSION, SUBMISSION, "--json")
+    done = run_scorer("compare", solution, SUBMISSION, SUBMISSION, "--json")
     assert done.returncode == 2
     assert json.loads(done.stdout)["error"]["kind"] == "host"
 
@@ -208,7 +193,7 @@ def test_json_prints_a_usage_error_of_compare_as_a_json_error_object(tmp_path):
 def test_host_error_exits_2(tmp_path):
     solution = tmp_path / "sol.csv"
     solution.write_text("id,items,Usage\nu1,a,Secret\n")
-    done = run(solution, SUBMISSION)
+    done = run_scorer(solution, SUBMISSION)
     assert done.returncode == 2
     assert done.stderr.startswith("scorer: host error: ")
     assert "Usage" in done.stderr
@@ -225,7 +210,7 @@ def test_host_error_exits_2(tmp_path):
 )
 def test_usage_errors_exit_2(args, message):
     extra = () if not args else (SOLUTION, SUBMISSION)
-    done = run(*extra, *args)
+    done = run_scorer(*extra, *args)
     assert done.returncode == 2
     assert re.search(message, done.stderr)
 
@@ -246,13 +231,13 @@ def test_a_misspelt_flag_or_choice_names_the_closest(command, args, meant):
     command's parser (argparse's own suggestion on Python 3.14)."""
     files = () if command == ("recipes",) else (SOLUTION, SUBMISSION)
     files = (*files, SUBMISSION) if command == ("compare",) else files
-    done = run(*command, *files, *args)
+    done = run_scorer(*command, *files, *args)
     assert done.returncode == 2
     assert re.search(rf"(did you mean|maybe you meant) '{re.escape(meant)}'\?", done.stderr)
 
 
 def test_invalid_option_value_exits_2():
-    done = run(SOLUTION, SUBMISSION, "--k", "0")
+    done = run_scorer(SOLUTION, SUBMISSION, "--k", "0")
     assert done.returncode == 2
     assert "The 'k' parameter must be an int in the range [1, inf). Got 0 instead." in done.stderr
 
@@ -267,7 +252,7 @@ INTERNAL = (
 
 
 def test_internal_error_exits_3_without_traceback():
-    done = run(SOLUTION, SUBMISSION, command=(sys.executable, "-c", INTERNAL))
+    done = run_python("-c", INTERNAL, SOLUTION, SUBMISSION)
     assert done.returncode == 3
     assert done.stderr == (
         "scorer: internal error: RuntimeError: disk on fire "
@@ -276,14 +261,14 @@ def test_internal_error_exits_3_without_traceback():
 
 
 def test_internal_error_traceback_with_debug():
-    done = run(SOLUTION, SUBMISSION, "--debug", command=(sys.executable, "-c", INTERNAL))
+    done = run_python("-c", INTERNAL, SOLUTION, SUBMISSION, "--debug")
     assert done.returncode == 3
     assert done.stderr.startswith("Traceback (most recent call last):")
     assert done.stderr.endswith("scorer: internal error: RuntimeError: disk on fire\n")
 
 
 def test_help_lists_the_commands_before_the_options():
-    done = run("--help")
+    done = run_scorer("--help")
     assert done.returncode == 0
     lines = done.stdout.splitlines()
     assert lines[:2] == [
@@ -298,7 +283,7 @@ def test_help_lists_the_commands_before_the_options():
 
 
 def test_help_shows_every_option_with_its_default():
-    done = run("--help")
+    done = run_scorer("--help")
     assert done.returncode == 0
     text = " ".join(done.stdout.split())
     parameters = inspect.signature(scorer.evaluate).parameters
@@ -327,7 +312,7 @@ def test_help_shows_every_option_with_its_default():
 
 
 def test_version():
-    done = run("--version")
+    done = run_scorer("--version")
     assert (done.returncode, done.stdout) == (0, f"scorer {scorer.__version__}\n")
 
 
@@ -347,13 +332,13 @@ def variants(tmp_path_factory):
 
 @pytest.mark.parametrize("name", ["sub.csv.gz", "sub.zip", "sub.parquet", "bom_crlf.csv"])
 def test_every_submission_format(variants, expected, name):
-    done = run(variants / "sol.csv.gz", variants / name, "--json")
+    done = run_scorer(variants / "sol.csv.gz", variants / name, "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == expected.to_dict()
 
 
 def test_submission_from_a_pipe(expected):
-    done = run(SOLUTION, "/dev/stdin", "--json", stdin=SUBMISSION.read_text())
+    done = run_scorer(SOLUTION, "/dev/stdin", "--json", input=SUBMISSION.read_text())
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == expected.to_dict()
 
@@ -363,7 +348,7 @@ def test_zip_with_two_members_exits_1(tmp_path):
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("a.csv", SUBMISSION.read_bytes())
         archive.writestr("b.csv", SUBMISSION.read_bytes())
-    done = run(SOLUTION, path)
+    done = run_scorer(SOLUTION, path)
     assert done.returncode == 1
     assert "Not exactly one file in the zip archive" in done.stderr
     assert "2 files: 'a.csv', 'b.csv'" in done.stderr
@@ -373,7 +358,7 @@ def test_zip_bomb_exits_1(tmp_path):
     path = tmp_path / "bomb.zip"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("sub.csv", b"customer_id,prediction\n" + b"c01,a\n" * 5_000_000)
-    done = run(SOLUTION, path)
+    done = run_scorer(SOLUTION, path)
     assert done.returncode == 1
     assert "Compression ratio too high" in done.stderr
 
@@ -383,14 +368,14 @@ def test_file_over_the_size_limit_exits_1(tmp_path):
     big.write_bytes(SUBMISSION.read_bytes() + b"c99,x\n" * 20)
     limit = SOLUTION.stat().st_size
     assert big.stat().st_size > limit
-    done = run(SOLUTION, big, "--max-input-bytes", limit)
+    done = run_scorer(SOLUTION, big, "--max-input-bytes", limit)
     assert done.returncode == 1
     assert "File too large" in done.stderr
     assert f"found:    {big.stat().st_size:,} bytes" in done.stderr
 
 
 def test_raised_limit_lets_the_file_through():
-    done = run(SOLUTION, SUBMISSION, "--max-input-bytes", "1KiB", "--max-line-bytes", "100")
+    done = run_scorer(SOLUTION, SUBMISSION, "--max-input-bytes", "1KiB", "--max-line-bytes", "100")
     assert done.returncode == 0, done.stderr
 
 
@@ -405,7 +390,7 @@ def test_the_command_the_docker_image_runs(expected):
     assert _dockerfile_instruction("USER") != "root"
     assert _dockerfile_instruction("FROM").startswith("python:")
     executable = Path(sys.executable).parent / entrypoint[0]
-    done = run(SOLUTION, SUBMISSION, "--json", command=(str(executable),))
+    done = run_command(executable, SOLUTION, SUBMISSION, "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == expected.to_dict()
 
@@ -421,20 +406,20 @@ def test_scoring_files_never_imports_pandas(tmp_path):
         "assert 'pandas' not in sys.modules, 'pandas was imported'\n"
     )
     for pair in ((data.solution, data.submission), (SOLUTION, SUBMISSION)):
-        done = run(*pair, "--json", command=(sys.executable, "-c", code))
+        done = run_python("-c", code, *pair, "--json")
         assert done.returncode == 0, done.stderr
     # Integer items and target types (OTTO's shape), read as values on the thread pool.
     otto = load("generate_otto")
     (tmp_path / "otto").mkdir()
     otto.write(tmp_path / "otto", otto.generate(3_000, seed=2), 3_000)
     pair = (tmp_path / "otto" / "solution.csv", tmp_path / "otto" / "submission.csv")
-    done = run(*pair, "--recipe", "otto-2023", command=(sys.executable, "-c", code))
+    done = run_python("-c", code, *pair, "--recipe", "otto-2023")
     assert done.returncode == 0, done.stderr
     (tmp_path / "in" / "ref").mkdir(parents=True)
     (tmp_path / "in" / "res").mkdir()
     (tmp_path / "in" / "ref" / "solution.csv").write_bytes(data.solution.read_bytes())
     (tmp_path / "in" / "res" / "submission.csv").write_bytes(data.submission.read_bytes())
     codabench = ("codabench", tmp_path / "in", tmp_path / "out")
-    done = run(*codabench, command=(sys.executable, "-c", code))
+    done = run_python("-c", code, *codabench)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "out" / "scores.json").exists()

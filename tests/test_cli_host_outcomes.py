@@ -14,30 +14,22 @@ import pytest
 import scorer
 from scorer.adapters import cli
 from scorer.adapters.cli import main
+from tests.commands import run_scorer
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "fixtures" / "example" / "solution.csv"
 SUBMISSION = ROOT / "fixtures" / "example" / "submission.csv"
-COMMAND = (sys.executable, "-m", "scorer")
-
-
-def run(*args: object, **options) -> subprocess.CompletedProcess:
-    if "stdout" not in options:
-        options["capture_output"] = True
-    return subprocess.run(
-        [*COMMAND, *map(str, args)], text=True, timeout=120, check=False, **options
-    )
 
 
 @pytest.mark.parametrize("size", ["1GiB", "3GiB", "1000000GiB"])
 def test_a_line_limit_of_a_gibibyte_or_more_scores(size):
-    done = run(SOLUTION, SUBMISSION, "--max-line-bytes", size)
+    done = run_scorer(SOLUTION, SUBMISSION, "--max-line-bytes", size)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("MAP@10: 0.65")
 
 
 def test_a_huge_input_limit_on_a_pipe_scores():
-    done = run(
+    done = run_scorer(
         SOLUTION,
         "/dev/stdin",
         "--max-input-bytes",
@@ -52,7 +44,7 @@ def test_a_huge_input_limit_on_a_pipe_scores():
 @pytest.mark.parametrize("json", [(), ("--json",)])
 def test_a_full_standard_output_is_a_host_error(json):
     with open("/dev/full", "w") as full:
-        done = run(SOLUTION, SUBMISSION, *json, stdout=full, stderr=subprocess.PIPE)
+        done = run_scorer(SOLUTION, SUBMISSION, *json, stdout=full, stderr=subprocess.PIPE)
     assert done.returncode == 2, done.stderr
     assert done.stderr == (
         "scorer: host error: Cannot write to standard output: No space left on device. "
@@ -62,7 +54,7 @@ def test_a_full_standard_output_is_a_host_error(json):
 
 def test_a_closed_standard_output_is_a_host_error():
     child = subprocess.Popen(
-        [*COMMAND, str(SOLUTION), str(SUBMISSION), "--json"],
+        [sys.executable, "-m", "scorer", str(SOLUTION), str(SUBMISSION), "--json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -80,7 +72,7 @@ def test_per_user_onto_an_input_is_refused_and_the_input_kept(tmp_path, role):
     inputs["submission"].write_bytes(SUBMISSION.read_bytes())
     os.link(inputs[role], tmp_path / "alias.csv")
     for target in (inputs[role], tmp_path / "." / inputs[role].name, tmp_path / "alias.csv"):
-        done = run(inputs["solution"], inputs["submission"], "--per-user", target)
+        done = run_scorer(inputs["solution"], inputs["submission"], "--per-user", target)
         assert done.returncode == 2, done.stderr
         assert f"it is the {role} file and would be replaced" in done.stderr
     assert inputs["solution"].read_bytes() == SOLUTION.read_bytes()

@@ -19,18 +19,13 @@ import pytest
 
 from scorer.measures import REGISTRY, parse
 from tests.arrow_collisions import SAFE_BYTES, colliding_ids
-from tests.cost import CostRun, decoded_size, memory_bound, run_capped
+from tests.cost import (
+    MAX_TIME_RATIO,
+    assert_costs_like_random,
+    cost_run,
+)
 from tests.test_measures import variants
 
-#: A crafted input may take at most this many times the random one's CPU time. Both runs
-#: include the interpreter's start-up (about half a second), so a quadratic route, which
-#: takes tens of seconds on these inputs, is far above it.
-MAX_TIME_RATIO = 3.0
-#: Nor more than this many times the random input's peak memory (both include the
-#: interpreter's, about 80 MB): a crafted input costs what any input of its size costs.
-MAX_MEMORY_RATIO = 1.25
-#: A crafted run that takes this long has failed already.
-TIMEOUT_SECONDS = 60.0
 HEADER = "customer_id,prediction\n"
 
 
@@ -45,42 +40,6 @@ def _random_strings(n: int, width: int, seed: int = 1) -> list[str]:
     return [bytes(row).decode("ascii") for row in rows]
 
 
-def _run(*args: object) -> CostRun:
-    return run_capped([str(a) for a in args], timeout=TIMEOUT_SECONDS)
-
-
-def _assert_bounded(
-    crafted: CostRun,
-    random: CostRun,
-    inputs: list[Path],
-    exit_code: int,
-    random_exit: int = -1,
-    per_cell: bool = False,
-) -> None:
-    """The documented exit, memory within the contract, CPU time comparable to random input.
-
-    The inputs' size is their bytes, at most what they decode to for these files of
-    long cells; ``per_cell`` counts the contract's decoded size instead (each cell's
-    text plus 8 bytes: :func:`tests.cost.decoded_size`), for files of many short cells."""
-    exits = (exit_code, exit_code if random_exit < 0 else random_exit)
-    for run, expected in zip((crafted, random), exits, strict=True):
-        assert not run.timed_out and not run.signalled, run.stderr[-2000:]
-        assert run.returncode == expected, run.stderr[-2000:]
-    stored = sum(path.stat().st_size for path in inputs)
-    decoded = decoded_size(*inputs) if per_cell else stored
-    assert crafted.peak_rss_bytes <= memory_bound(decoded), (
-        f"{crafted.peak_rss_bytes / 2**20:.0f} MiB for {decoded / 2**20:.1f} MiB of input"
-    )
-    memory_ratio = crafted.peak_rss_bytes / random.peak_rss_bytes
-    assert memory_ratio <= MAX_MEMORY_RATIO, (
-        f"{crafted.peak_rss_bytes / 2**20:.0f} MiB against {random.peak_rss_bytes / 2**20:.0f} MiB"
-    )
-    ratio = crafted.cpu_seconds / random.cpu_seconds
-    assert ratio <= MAX_TIME_RATIO, (
-        f"{crafted.cpu_seconds:.2f} s of CPU against {random.cpu_seconds:.2f} s"
-    )
-
-
 def test_row_ids_crafted_to_collide_cost_what_random_ids_cost(tmp_path: Path) -> None:
     """100,000 unknown row ids sharing Arrow's hash (and one of another width, so no
     fixed-width route applies): the duplicate check of the row ids is no hash table."""
@@ -92,9 +51,9 @@ def test_row_ids_crafted_to_collide_cost_what_random_ids_cost(tmp_path: Path) ->
         ("random", _random_strings(n_rows, 16)),
     ):
         files[name] = _write(tmp_path / f"{name}.csv", [(i, "") for i in [*ids, "x"]])
-    crafted = _run(solution, files["crafted"])
-    random = _run(solution, files["random"])
-    _assert_bounded(crafted, random, [solution, files["crafted"]], exit_code=1)
+    crafted = cost_run(solution, files["crafted"])
+    random = cost_run(solution, files["random"])
+    assert_costs_like_random(crafted, random, [solution, files["crafted"]], exit_code=1)
     assert "Unknown row ids" in crafted.stderr
     assert "100,001 rows whose row id is not in the sample submission" in crafted.stderr
 
@@ -106,8 +65,11 @@ def test_repeated_crafted_row_ids_are_found_and_shown_once_each(tmp_path: Path) 
     submission = _write(tmp_path / "submission.csv", [(i, "") for i in ["x", *ids, *ids]])
     random_ids = _random_strings(30_000, 16)
     random = _write(tmp_path / "random.csv", [(i, "") for i in ["x", *random_ids, *random_ids]])
-    crafted_run, random_run = _run(solution, submission), _run(solution, random)
-    _assert_bounded(crafted_run, random_run, [solution, submission], exit_code=1)
+    crafted_run, random_run = (
+        cost_run(solution, submission),
+        cost_run(solution, random),
+    )
+    assert_costs_like_random(crafted_run, random_run, [solution, submission], exit_code=1)
     assert "30,000 row ids repeated, 30,000 extra rows in the submission" in crafted_run.stderr
     smallest = sorted(set(ids), key=str.encode)[:5]  # the examples: the smallest, byte order
     line = next(x for x in crafted_run.stderr.splitlines() if "examples" in x and smallest[0] in x)
@@ -128,9 +90,9 @@ def test_items_crafted_to_collide_cost_what_random_items_cost(tmp_path: Path) ->
         cells = [" ".join(items[i * k : (i + 1) * k]) for i in range(n_users)]
         cells[0] = cells[0][:-1]  # one item of another width: no fixed-width route
         files[name] = _write(tmp_path / f"{name}.csv", list(zip(users, cells, strict=True)))
-    crafted = _run(solution, files["crafted"])
-    random = _run(solution, files["random"])
-    _assert_bounded(crafted, random, [solution, files["crafted"]], exit_code=0)
+    crafted = cost_run(solution, files["crafted"])
+    random = cost_run(solution, files["random"])
+    assert_costs_like_random(crafted, random, [solution, files["crafted"]], exit_code=0)
     assert crafted.stdout.startswith("MAP@10: 0.0\n")
 
 
@@ -148,8 +110,8 @@ def test_blank_cells_cost_no_token_per_space(tmp_path: Path, where: str) -> None
         tmp_path / "random.csv",
         [(u, s) for u, s in zip(users, _random_strings(n_users, 160_000), strict=True)],
     )
-    crafted_run, random_run = _run(solution, crafted), _run(solution, random)
-    _assert_bounded(crafted_run, random_run, [solution, crafted], exit_code=0)
+    crafted_run, random_run = cost_run(solution, crafted), cost_run(solution, random)
+    assert_costs_like_random(crafted_run, random_run, [solution, crafted], exit_code=0)
     expected = "MAP@10: 0.0\n" if where == "around" else "MAP@10: 1.0\n"
     assert crafted_run.stdout.startswith(expected)
 
@@ -165,8 +127,10 @@ def test_rows_over_k_are_refused_before_their_items_are_split(tmp_path: Path) ->
         tmp_path / "random.csv",
         [(u, s) for u, s in zip(users, _random_strings(n_users, 160_000), strict=True)],
     )
-    crafted_run, random_run = _run(solution, crafted), _run(solution, random)
-    _assert_bounded(crafted_run, random_run, [solution, crafted], exit_code=1, random_exit=0)
+    crafted_run, random_run = cost_run(solution, crafted), cost_run(solution, random)
+    assert_costs_like_random(
+        crafted_run, random_run, [solution, crafted], exit_code=1, random_exit=0
+    )
     assert "Too many predictions" in crafted_run.stderr
     assert "100 rows with more (up to 80,000)" in crafted_run.stderr
 
@@ -197,9 +161,9 @@ def test_one_wide_row_under_a_huge_k_stays_sparse(tmp_path: Path) -> None:
     even = " ".join(f"i{j}" for j in range(per_user // 4))
     random = _write(tmp_path / "even.csv", [(u, even) for u in users])
     measures = [part for name in WIDE_MEASURES for part in ("-m", name)]
-    crafted_run = _run(solution, crafted, "-k", 10**6, "--json", *measures)
-    random_run = _run(solution, random, "-k", 10**6, "--json", *measures)
-    _assert_bounded(crafted_run, random_run, [solution, crafted], exit_code=0)
+    crafted_run = cost_run(solution, crafted, "-k", 10**6, "--json", *measures)
+    random_run = cost_run(solution, random, "-k", 10**6, "--json", *measures)
+    assert_costs_like_random(crafted_run, random_run, [solution, crafted], exit_code=0)
     # u0000: hits at ranks 2, 8 and 60,001 of 3 relevant items; every other user 0.
     ap = (1 / 2 + 2 / 8 + 3 / 60_001) / 3
     assert f'"score": {ap / n_users!r}' in crafted_run.stdout
@@ -244,9 +208,9 @@ def test_one_wide_row_costs_what_a_random_file_costs(tmp_path: Path) -> None:
     )
     limits = ["--max-line-bytes", "4MiB", "--max-field-bytes", "4MiB", "-k", 10**6]
     measures = [part for name in WIDE_MEASURES for part in ("-m", name)]
-    crafted_run = _run(solution, crafted, *limits, *measures)
-    random_run = _run(random_solution, random, *limits, *measures)
-    _assert_bounded(crafted_run, random_run, [solution, crafted], exit_code=0)
+    crafted_run = cost_run(solution, crafted, *limits, *measures)
+    random_run = cost_run(random_solution, random, *limits, *measures)
+    assert_costs_like_random(crafted_run, random_run, [solution, crafted], exit_code=0)
     ap = Fraction(1, 2) + Fraction(2, 8) + Fraction(3, 60_001)
     assert crafted_run.stdout.startswith(f"MAP@{10**6}: {float((ap / 3 + 1) / 2)!r}\n")
     ratio = crafted_run.cpu_seconds / random_run.cpu_seconds
@@ -270,8 +234,11 @@ def test_one_wide_row_with_graded_relevance_stays_sparse(tmp_path: Path) -> None
     random = _write(tmp_path / "even.csv", [(u, even) for u in users])
     options = ["-k", 10**6, "--json", "--grade-column", "grade"]
     options += [part for name in WIDE_MEASURES for part in ("-m", name)]
-    crafted_run, random_run = _run(solution, crafted, *options), _run(solution, random, *options)
-    _assert_bounded(crafted_run, random_run, [solution, crafted], exit_code=0)
+    crafted_run, random_run = (
+        cost_run(solution, crafted, *options),
+        cost_run(solution, random, *options),
+    )
+    assert_costs_like_random(crafted_run, random_run, [solution, crafted], exit_code=0)
     means = json.loads(crafted_run.stdout)["metrics"]
     # u0000: grades 3, 1 and 2 at ranks 2, 8 and 60,001; G = 3, so Pr = 7/8, 1/8, 3/8.
     dcg = 7 / math.log2(3) + 1 / math.log2(9) + 3 / math.log2(60_002)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_hostile_cost_alignment import _assert_bounded, _run
+from tests.cost import assert_costs_like_random, cost_run
 
 N_ROWS = 1_000_000
 LONG_DIGITS = 100_000
@@ -70,9 +70,9 @@ def test_a_million_tied_confidences_cost_what_random_ones_cost(
     one_solution, one = _files(tmp_path, "tied", crafted)
     spread_solution, spread_file = _files(tmp_path, "spread", spread)
     options = ("--recipe", "landmark-recognition-2021")
-    tied = _run(one_solution, one, *options)
-    random_run = _run(spread_solution, spread_file, *options)
-    _assert_bounded(tied, random_run, [one_solution, one], exit_code=0, per_cell=True)
+    tied = cost_run(one_solution, one, *options)
+    random_run = cost_run(spread_solution, spread_file, *options)
+    assert_costs_like_random(tied, random_run, [one_solution, one], exit_code=0, per_cell=True)
     assert tied.stdout.startswith(f"GAP: {_reference_gap(crafted)!r}\n")
 
 
@@ -88,7 +88,7 @@ def test_a_cell_of_millions_of_tokens_is_counted_never_split(tmp_path: Path) -> 
     one_solution, one = _files(tmp_path, "long_cell", crafted)
     spread_solution, spread_file = _files(tmp_path, "spread", spread)
     options = ("--recipe", "landmark-recognition-2021")
-    long_cell = _run(one_solution, one, *options)
-    random_run = _run(spread_solution, spread_file, *options)
-    _assert_bounded(long_cell, random_run, [one_solution, one], exit_code=1, random_exit=0)
+    long_cell = cost_run(one_solution, one, *options)
+    random_run = cost_run(spread_solution, spread_file, *options)
+    assert_costs_like_random(long_cell, random_run, [one_solution, one], exit_code=1, random_exit=0)
     assert "Not one scored prediction" in long_cell.stderr

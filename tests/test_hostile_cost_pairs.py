@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_hostile_cost_alignment import _assert_bounded, _run
+from tests.cost import assert_costs_like_random, cost_run
 
 N_ITEMS = 1_000_000
 
@@ -40,9 +40,9 @@ def test_auc_of_a_million_candidates_in_one_row_costs_what_spread_rows_cost(
     spread_solution, spread = _files(tmp_path, 1000, "spread")
     options = ("-k", N_ITEMS, "-m", "AUC", "--grade-column", "grades")
     options += ("--layout", "long", "--solution-layout", "long")
-    crafted = _run(one_solution, one_row, *options)
-    random = _run(spread_solution, spread, *options)
+    crafted = cost_run(one_solution, one_row, *options)
+    random = cost_run(spread_solution, spread, *options)
     # A long file: a million rows of short cells, bounded by what its cells decode to.
-    _assert_bounded(crafted, random, [one_solution, one_row], exit_code=0, per_cell=True)
+    assert_costs_like_random(crafted, random, [one_solution, one_row], exit_code=0, per_cell=True)
     assert crafted.stdout.startswith("AUC: 0.0\n")  # every pair ordered wrongly
     assert random.stdout.startswith("AUC: 0.0\n")

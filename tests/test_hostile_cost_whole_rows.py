@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cost import decoded_size, memory_bound
-from tests.test_hostile_cost_alignment import (
+from tests.cost import (
     MAX_MEMORY_RATIO,
     MAX_TIME_RATIO,
-    _assert_bounded,
-    _run,
+    assert_costs_like_random,
+    cost_run,
+    decoded_size,
+    memory_bound,
 )
 
 N_ITEMS = 1_000_000
@@ -40,9 +41,9 @@ def test_a_million_items_in_one_whole_row_cost_what_spread_rows_cost(tmp_path: P
     spread_solution, spread = _files(tmp_path, 1000, "spread")
     options = ("-m", "SetF", "-m", "Jaccard", "-m", "RPrec", "--json")
     options += ("--max-line-bytes", 2**24, "--max-field-bytes", 2**24)
-    crafted = _run(one_solution, one_row, *options)
-    random = _run(spread_solution, spread, *options)
-    _assert_bounded(crafted, random, [one_solution, one_row], exit_code=0)
+    crafted = cost_run(one_solution, one_row, *options)
+    random = cost_run(spread_solution, spread, *options)
+    assert_costs_like_random(crafted, random, [one_solution, one_row], exit_code=0)
     for run in (crafted, random):
         # S: every item (a repeat counts once), R: half of them, all found.
         assert '"SetF": 0.6666666666666666' in run.stdout  # 2·|R| / (|S| + |R|) = 2/3
@@ -76,8 +77,8 @@ def test_wide_full_rows_without_k_cost_what_narrow_rows_cost(tmp_path: Path) -> 
     800 MiB at 65 MiB of input.)"""
     wide_solution, wide = _wide(tmp_path, 2000, 2000, "wide")
     narrow_solution, narrow = _wide(tmp_path, 40_000, 100, "narrow")
-    crafted = _run(wide_solution, wide, "-m", "SetF", "-m", "RPrec")
-    random = _run(narrow_solution, narrow, "-m", "SetF", "-m", "RPrec", "-k", 100)
+    crafted = cost_run(wide_solution, wide, "-m", "SetF", "-m", "RPrec")
+    random = cost_run(narrow_solution, narrow, "-m", "SetF", "-m", "RPrec", "-k", 100)
     for run in (crafted, random):
         assert not run.timed_out and run.returncode == 0, run.stderr[-2000:]
     assert crafted.peak_rss_bytes <= MAX_MEMORY_RATIO * random.peak_rss_bytes
@@ -89,7 +90,7 @@ def test_four_million_items_in_rows_of_100_stay_within_the_contract(tmp_path: Pa
     took four arrays of their number at once (about 480 MiB for 42 MiB of input, over
     the contract's 447), now one sorted copy and chunks (about 380 MiB)."""
     solution, submission = _wide(tmp_path, 40_000, 100, "narrow")
-    run = _run(solution, submission, "-m", "MAP", "-k", 100)
+    run = cost_run(solution, submission, "-m", "MAP", "-k", 100)
     assert not run.timed_out and run.returncode == 0, run.stderr[-2000:]
     decoded = decoded_size(solution, submission)
     assert run.peak_rss_bytes <= memory_bound(decoded), (

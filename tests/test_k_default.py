@@ -5,8 +5,6 @@ explicitly still bounds every row."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import scorer
 from scorer.adapters.codabench import score_directories
 from scorer.adapters.evalai import evaluate as evalai_evaluate
 from scorer.errors import HostVisibleError, ParticipantVisibleError
+from tests.commands import run_scorer
 
 TWELVE = [f"i{n:02d}" for n in range(12)]
 
@@ -123,33 +122,23 @@ def test_a_bad_name_gets_todays_message(files, name) -> None:
     assert str(without_k.value) == str(with_k.value)
 
 
-def run(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "scorer", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
 def test_command_line(files) -> None:
-    done = run(*files, "-m", "MAP@12", "--json")
+    done = run_scorer(*files, "-m", "MAP@12", "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["options"]["k"] == 12
     assert data["metrics"] == {"MAP@12": MAP_AT_12}
-    done = run(*files, "-m", "MAP@12", "--k", "10")
+    done = run_scorer(*files, "-m", "MAP@12", "--k", "10")
     assert done.returncode == 2
     assert "The cut-off of 'MAP@12' must be an int in the range [1, 10]" in done.stderr
-    done = run(*files)
+    done = run_scorer(*files)
     assert done.returncode == 1
     assert "keep only your best 10 item ids" in done.stderr
-    done = run(*files, "-m", "SetF", "--json")
+    done = run_scorer(*files, "-m", "SetF", "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["options"]["k"] is None and data["metrics"] == {"SetF": SET_F}
-    done = run(*files, "-m", "SetF", "--k", "11")
+    done = run_scorer(*files, "-m", "SetF", "--k", "11")
     assert done.returncode == 1
     assert "keep only your best 11 item ids" in done.stderr
 
@@ -158,7 +147,7 @@ def test_codabench(files, tmp_path: Path) -> None:
     values, result = score_directories(tmp_path, tmp_path / "out", metrics=["MAP@12"])
     assert values == {"map_at_12": MAP_AT_12}
     assert result.options.k == 12
-    done = run("codabench", tmp_path, tmp_path / "out2", "-m", "MAP@12")
+    done = run_scorer("codabench", tmp_path, tmp_path / "out2", "-m", "MAP@12")
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "out2" / "scores.json").read_text()) == values
 
@@ -166,7 +155,7 @@ def test_codabench(files, tmp_path: Path) -> None:
 def test_codabench_reads_whole_rows(files, tmp_path: Path) -> None:
     values, result = score_directories(tmp_path, tmp_path / "out", metrics=["SetF"])
     assert values == {"setf": SET_F} and result.options.k is None
-    done = run("codabench", tmp_path, tmp_path / "out2", "-m", "SetF")
+    done = run_scorer("codabench", tmp_path, tmp_path / "out2", "-m", "SetF")
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "out2" / "scores.json").read_text()) == values
 

@@ -11,8 +11,6 @@ import json
 import math
 import os
 import re
-import subprocess
-import sys
 from fractions import Fraction
 from html.parser import HTMLParser
 from pathlib import Path
@@ -27,6 +25,7 @@ import scorer
 from scorer.options import OPTIONS
 from scorer.stats.copies import NEAR_COPY_SHARE
 from scorer.stats.ranking import competition_ranks, holm
+from tests.commands import run_scorer
 from tests.reference import (
     reference_ap,
     reference_holm,
@@ -34,7 +33,6 @@ from tests.reference import (
     reference_sign_flip_p,
     reference_tiers,
 )
-from tests.test_stats_cli import run
 
 ITEMS = [f"i{j}" for j in range(12)]
 
@@ -204,14 +202,7 @@ def test_the_same_leaderboard_whatever_the_threads(tmp_path: Path) -> None:
         names = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
         env = {**os.environ, **dict.fromkeys(names, threads)}
         args = [tmp_path / "solution.csv", *(tmp_path / f"{n}.csv" for n in submissions)]
-        done = subprocess.run(
-            [sys.executable, "-m", "scorer", "leaderboard", *map(str, args), "-k", "5", "--json"],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=300,
-            check=False,
-        )
+        done = run_scorer("leaderboard", *args, "-k", "5", "--json", env=env, timeout=300)
         assert done.returncode == 0, done.stderr
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1]
@@ -544,7 +535,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_command_ranks_a_directory_as_the_api_does(files: Path) -> None:
-    done = run("leaderboard", files / "solution.csv", files / "runs", "-k", "5", "--json")
+    done = run_scorer("leaderboard", files / "solution.csv", files / "runs", "-k", "5", "--json")
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     expected = scorer.leaderboard(files / "solution.csv", files / "runs", k=5)
@@ -555,7 +546,7 @@ def test_the_command_ranks_a_directory_as_the_api_does(files: Path) -> None:
 def test_the_command_reads_a_manifest_with_teams(files: Path, tmp_path: Path) -> None:
     out = tmp_path / "board.csv"
     args = ["--manifest", files / "manifest.csv", "-k", "5", "--out", out]
-    done = run("leaderboard", files / "solution.csv", *args)
+    done = run_scorer("leaderboard", files / "solution.csv", *args)
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"Leaderboard written to {out} (3 submissions, 0 invalid)\n"
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
@@ -566,7 +557,9 @@ def test_the_command_reads_a_manifest_with_teams(files: Path, tmp_path: Path) ->
 @pytest.mark.parametrize("suffix", [".csv", ".json", ".md", ".tex", ".html"])
 def test_the_command_writes_each_format(files: Path, tmp_path: Path, suffix: str) -> None:
     out = tmp_path / f"board{suffix}"
-    done = run("leaderboard", files / "solution.csv", files / "runs", "-k", "5", "--out", out)
+    done = run_scorer(
+        "leaderboard", files / "solution.csv", files / "runs", "-k", "5", "--out", out
+    )
     assert done.returncode == 0, done.stderr
     board = scorer.leaderboard(files / "solution.csv", files / "runs", k=5)
     assert out.read_text() == board.render(suffix)
@@ -584,14 +577,16 @@ def test_the_command_writes_each_format(files: Path, tmp_path: Path, suffix: str
 )
 def test_the_command_refuses_with_a_host_error(files: Path, args: list, message: str) -> None:
     paths = [files / a if not a.startswith("-") and a != "board.txt" else a for a in args]
-    done = run("leaderboard", files / "solution.csv", *paths, "-k", "5")
+    done = run_scorer("leaderboard", files / "solution.csv", *paths, "-k", "5")
     assert done.returncode == 2
     assert message in done.stderr
 
 
 def test_compare_with_more_than_two_submissions_gives_every_pair(files: Path) -> None:
     runs = [files / "runs" / f"s{i}.csv" for i in range(3)]
-    done = run("compare", files / "solution.csv", *runs, "-k", "5", "--json", "--resamples", 500)
+    done = run_scorer(
+        "compare", files / "solution.csv", *runs, "-k", "5", "--json", "--resamples", 500
+    )
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)["metrics"]["MAP@5"]
     assert [(p["a"], p["b"]) for p in found["pairs"]] == [("1", "2"), ("1", "3"), ("2", "3")]
@@ -605,12 +600,12 @@ def test_compare_with_more_than_two_submissions_gives_every_pair(files: Path) ->
     assert [s["tier"] for s in found["submissions"]] == [
         {row.entry: row.tier for row in expected.table()}[label] for label in "123"
     ]
-    human = run("compare", files / "solution.csv", *runs, "-k", "5", "--resamples", 500)
+    human = run_scorer("compare", files / "solution.csv", *runs, "-k", "5", "--resamples", 500)
     assert "pair   B - A" in human.stdout and "Holm" in human.stdout
 
 
 def test_compare_refuses_an_invalid_submission_among_many(files: Path) -> None:
     runs = [files / "runs" / "s0.csv", files / "runs" / "s1.csv", files / "runs" / "bad.csv"]
-    done = run("compare", files / "solution.csv", *runs, "-k", "5")
+    done = run_scorer("compare", files / "solution.csv", *runs, "-k", "5")
     assert done.returncode == 1
     assert done.stderr.startswith("Submission 3 (")

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from scorer.adapters.codabench import scores
 from scorer.adapters.evalai import to_evalai
 from scorer.measures import REGISTRY, parse, parse_all
 from scorer.measures.registry import Example, canonical_names
+from tests.commands import run_scorer
 from tests.declared import MEASURES, written_values
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "measures"
@@ -363,13 +362,8 @@ def test_cli_metric_option_json_and_human_output(tmp_path: Path) -> None:
     solution, submission = tmp_path / "solution.csv", tmp_path / "submission.csv"
     USAGE_SOLUTION.to_csv(solution, index=False)
     USAGE_SUBMISSION.to_csv(submission, index=False)
-    command = [sys.executable, "-m", "scorer", str(solution), str(submission), "-k", "2"]
-    done = subprocess.run(
-        [*command, "-m", "mrr@1", "--metric", "MAP", "--json"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    command = [solution, submission, "-k", "2"]
+    done = run_scorer(*command, "-m", "mrr@1", "--metric", "MAP", "--json")
     assert done.returncode == 0, done.stderr
     output = json.loads(done.stdout)
     assert output["metric"] == "mrr_at_1"
@@ -377,16 +371,14 @@ def test_cli_metric_option_json_and_human_output(tmp_path: Path) -> None:
     assert output["metrics"] == {"MRR@1": 0.5, "MAP@2": 0.75}
     assert output["public_metrics"] == {"MRR@1": 1.0, "MAP@2": 1.0}
     assert output["private_metrics"] == {"MRR@1": 0.0, "MAP@2": 0.5}
-    done = subprocess.run(
-        [*command, "-m", "MRR@1", "-m", "MAP"], capture_output=True, text=True, check=False
-    )
+    done = run_scorer(*command, "-m", "MRR@1", "-m", "MAP")
     assert done.stdout.startswith(
         "MRR@1: 0.5\n  Public:  1.0\n  Private: 0.0\nMAP@2: 0.75\n  Public:  1.0\n  Private: 0.5\n"
     )
-    done = subprocess.run([*command, "-m", "nope"], capture_output=True, text=True, check=False)
+    done = run_scorer(*command, "-m", "nope")
     assert done.returncode == 2
     assert f"must name a measure among {canonical_names()}" in done.stderr
-    help_text = subprocess.run([*command[:3], "--help"], capture_output=True, text=True).stdout
+    help_text = run_scorer("--help").stdout
     for family in REGISTRY:
         assert family.name in help_text
 
@@ -405,12 +397,8 @@ def test_codabench_command_writes_every_measure(tmp_path: Path) -> None:
         folder.mkdir(parents=True)
     (ref / "solution.csv").write_bytes((example / "solution.csv").read_bytes())
     (res / "submission.csv").write_bytes((example / "submission.csv").read_bytes())
-    command = [sys.executable, "-m", "scorer", "codabench", str(tmp_path / "in"), str(out)]
-    done = subprocess.run(
-        [*command, "-m", "MAP", "-m", "nDCG(gain=linear)@5", "--public-only"],
-        capture_output=True,
-        text=True,
-        check=False,
+    done = run_scorer(
+        "codabench", tmp_path / "in", out, "-m", "MAP", "-m", "nDCG(gain=linear)@5", "--public-only"
     )
     assert done.returncode == 0, done.stderr
     written = json.loads((out / "scores.json").read_text())

@@ -10,8 +10,6 @@ with every problem of an input in one message.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -25,16 +23,7 @@ import scorer
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate, stats
 from scorer.adapters import evalai
 from scorer.adapters.codabench import score_directories
-
-
-def run(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "scorer", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+from tests.commands import run_scorer
 
 
 def exact_map(solution: dict[str, list[str]], rankings: dict[str, list[str]], k: int) -> Fraction:
@@ -248,7 +237,7 @@ def test_trec_files_through_the_command_line_equal_trec_eval(tmp_path, seed) -> 
         .evaluate(run_)
     )
     metrics = [arg for name in TREC_PAIRS.values() for arg in ("--metric", name)]
-    done = run(qrels_path, run_path, "--format", "trec", "-k", "1000", *metrics, "--json")
+    done = run_scorer(qrels_path, run_path, "--format", "trec", "-k", "1000", *metrics, "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     result = evaluate(
@@ -268,7 +257,7 @@ def test_a_run_that_repeats_a_docno_is_invalid(tmp_path) -> None:
     (tmp_path / "run").write_text(
         "q1 Q0 d1 1 2.0 t\nq1 Q0 d1 2 1.0 t\nq2 Q0 d2 1 1 t\nq2 Q0 d2 1 x t\nq3\n"
     )
-    done = run(tmp_path / "qrels", tmp_path / "run", "--format", "trec")
+    done = run_scorer(tmp_path / "qrels", tmp_path / "run", "--format", "trec")
     assert done.returncode == 1
     assert "The submission is invalid (3 problems):" in done.stderr
     assert "1. Malformed lines" in done.stderr
@@ -447,7 +436,7 @@ LONG_OPTIONS = {
 
 def test_long_and_candidates_through_the_command_line_with_intervals(long_case) -> None:
     result = evaluate(long_case["solution"], long_case["a"], "id", **LONG_OPTIONS)
-    done = run(
+    done = run_scorer(
         long_case["solution"],
         long_case["a"],
         *LONG_FLAGS,
@@ -472,7 +461,7 @@ def test_long_and_candidates_through_compare_and_report(long_case, tmp_path) -> 
     a = evaluate(long_case["solution"], long_case["a"], "id", **LONG_OPTIONS)
     b = evaluate(long_case["solution"], long_case["b"], "id", **LONG_OPTIONS)
     expected = stats.compare(a, b, n_resamples=300, seed=1)
-    done = run(
+    done = run_scorer(
         "compare",
         long_case["solution"],
         long_case["a"],
@@ -489,7 +478,7 @@ def test_long_and_candidates_through_compare_and_report(long_case, tmp_path) -> 
     assert (data["a"], data["b"], data["p_value"]) == (expected.a, expected.b, expected.p_value)
     pytest.importorskip("matplotlib")
     out = tmp_path / "report.html"
-    done = run(
+    done = run_scorer(
         "report",
         long_case["solution"],
         long_case["a"],
@@ -517,7 +506,7 @@ def test_long_and_candidates_through_codabench_and_evalai(long_case, tmp_path) -
         long_case["solution"], long_case["a"], "test", row_id_column_name="id", **LONG_OPTIONS
     )
     assert shown["submission_result"] == {"map_at_6": expected.public_score}
-    done = run("codabench", tmp_path / "in", tmp_path / "out2", *LONG_FLAGS)
+    done = run_scorer("codabench", tmp_path / "in", tmp_path / "out2", *LONG_FLAGS)
     assert done.returncode == 0, done.stderr
 
 
@@ -532,7 +521,7 @@ def test_long_and_candidates_through_codabench_and_evalai(long_case, tmp_path) -
     ],
 )
 def test_a_malformed_value_is_a_usage_error(flag, value) -> None:
-    done = run("a.csv", "b.csv", flag, value)
+    done = run_scorer("a.csv", "b.csv", flag, value)
     assert done.returncode == 2
     assert f"argument {flag}: invalid choice: '{value}'" in done.stderr
 
@@ -616,7 +605,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 )
 def test_the_readme_examples(args, expected) -> None:
     paths = [FIXTURES / a if a.endswith((".csv", ".txt")) else a for a in args]
-    done = run(*paths, "--json")
+    done = run_scorer(*paths, "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["metrics"] == {k: float(v) for k, v in expected.items()}
 

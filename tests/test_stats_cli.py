@@ -7,8 +7,6 @@ import io
 import json
 import os
 import re
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -19,22 +17,13 @@ import pytest
 import scorer
 from scorer import stats
 from scorer.stats.report import MISSING_MATPLOTLIB
+from tests.commands import run_python, run_scorer
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "fixtures" / "example"
 SOLUTION = EXAMPLE / "solution.csv"
 SUBMISSION = EXAMPLE / "submission.csv"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def run(*args: object, prefix: tuple[str, ...] = ("-m", "scorer")):
-    return subprocess.run(
-        [sys.executable, *prefix, *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +47,7 @@ def invalid(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_ci_human_output_and_json_equal_the_api() -> None:
     result = scorer.evaluate(SOLUTION, SUBMISSION)
     expected = stats.bootstrap(result, n_resamples=500, seed=3)
-    done = run(SOLUTION, SUBMISSION, "--ci", "--resamples", 500, "--seed", 3)
+    done = run_scorer(SOLUTION, SUBMISSION, "--ci", "--resamples", 500, "--seed", 3)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     start = lines.index("95% intervals (percentile bootstrap over users, 500 resamples, seed 3):")
@@ -72,16 +61,16 @@ def test_ci_human_output_and_json_equal_the_api() -> None:
         f"{private.high:.6f}]",
     ]
     data = json.loads(
-        run(SOLUTION, SUBMISSION, "--ci", "--resamples", 500, "--seed", 3, "--json").stdout
+        run_scorer(SOLUTION, SUBMISSION, "--ci", "--resamples", 500, "--seed", 3, "--json").stdout
     )
     assert data["intervals"] == {
         "MAP@10": {split: [i.low, i.high] for split, i in expected.items()}
     }
-    assert "intervals" not in json.loads(run(SOLUTION, SUBMISSION, "--json").stdout)
+    assert "intervals" not in json.loads(run_scorer(SOLUTION, SUBMISSION, "--json").stdout)
 
 
 def test_ci_settings_are_a_usage_error() -> None:
-    done = run(SOLUTION, SUBMISSION, "--ci", "--resamples", 0)
+    done = run_scorer(SOLUTION, SUBMISSION, "--ci", "--resamples", 0)
     assert done.returncode == 2
     assert "number of resamples must be an int >= 1, not 0" in done.stderr
 
@@ -91,7 +80,7 @@ def test_compare_table_and_json_equal_the_api(better: Path) -> None:
     b = scorer.evaluate(SOLUTION, better)
     expected = stats.compare(a, b, n_resamples=2000, seed=1)
     assert expected.exact and expected.wins == 2 and expected.losses == 0
-    done = run("compare", SOLUTION, SUBMISSION, better, "--resamples", 2000, "--seed", 1)
+    done = run_scorer("compare", SOLUTION, SUBMISSION, better, "--resamples", 2000, "--seed", 1)
     assert done.returncode == 0, done.stderr
     row = next(line for line in done.stdout.splitlines() if line.startswith("MAP@10"))
     assert row.split() == [
@@ -108,7 +97,9 @@ def test_compare_table_and_json_equal_the_api(better: Path) -> None:
         "/",
         "0",
     ]
-    done = run("compare", SOLUTION, SUBMISSION, better, "--resamples", 2000, "--seed", 1, "--json")
+    done = run_scorer(
+        "compare", SOLUTION, SUBMISSION, better, "--resamples", 2000, "--seed", 1, "--json"
+    )
     data = json.loads(done.stdout)["metrics"]["MAP@10"]
     assert data == {
         "a": expected.a,
@@ -148,35 +139,35 @@ def test_the_report_and_compare_give_one_p_value_by_default(tmp_path) -> None:
     assert float(cells[6][0]) == expected.p_value
     assert "10,000 resamples and sign patterns" in out.read_text(encoding="utf-8")
     assert "users within each split, 1,000 resamples" in out.read_text(encoding="utf-8")
-    done = run("compare", tmp_path / "solution.csv", *paths, "--json")
+    done = run_scorer("compare", tmp_path / "solution.csv", *paths, "--json")
     found = json.loads(done.stdout)
     assert found["metrics"]["MAP@10"]["p_value"] == expected.p_value
     assert found["n_resamples"] == 10_000
 
 
 def test_compare_with_itself_on_the_command_line() -> None:
-    done = run("compare", SOLUTION, SUBMISSION, SUBMISSION, "--json")
+    done = run_scorer("compare", SOLUTION, SUBMISSION, SUBMISSION, "--json")
     data = json.loads(done.stdout)["metrics"]["MAP@10"]
     assert (data["difference"], data["interval"], data["p_value"]) == (0.0, [0.0, 0.0], 1.0)
     assert (data["wins"], data["ties"], data["losses"]) == (0, 5, 0)
 
 
 def test_compare_names_the_invalid_submission(invalid: Path, better: Path) -> None:
-    done = run("compare", SOLUTION, invalid, better)
+    done = run_scorer("compare", SOLUTION, invalid, better)
     assert done.returncode == 1
     assert done.stderr.startswith(f"Submission A ({invalid}): The submission is invalid")
     assert "Submission B" not in done.stderr
-    done = run("compare", SOLUTION, better, invalid)
+    done = run_scorer("compare", SOLUTION, better, invalid)
     assert done.returncode == 1
     assert done.stderr.startswith(f"Submission B ({invalid}): The submission is invalid")
-    done = run("compare", SOLUTION, invalid, invalid)
+    done = run_scorer("compare", SOLUTION, invalid, invalid)
     assert done.returncode == 1
     assert "Submission A (" in done.stderr and "Submission B (" in done.stderr
 
 
 def test_compare_unknown_measure_is_a_usage_error(better: Path) -> None:
     # An explicit k bounds every cut-off (without one, nDCG@11 would raise k to 11).
-    done = run("compare", SOLUTION, SUBMISSION, better, "--metric", "nDCG@11", "--k", "10")
+    done = run_scorer("compare", SOLUTION, SUBMISSION, better, "--metric", "nDCG@11", "--k", "10")
     assert done.returncode == 2
     assert "'nDCG@11'" in done.stderr and "cut-off" in done.stderr
 
@@ -222,7 +213,7 @@ def test_report_is_self_contained_and_its_numbers_are_the_apis(tmp_path, better)
     pytest.importorskip("matplotlib")
     out = tmp_path / "report.html"
     figures = tmp_path / "figures"
-    done = run(
+    done = run_scorer(
         "report", SOLUTION, SUBMISSION, better, "--out", out, "--resamples", 300,
         "--seed", 2, "--figures-dir", figures,
     )  # fmt: skip
@@ -306,7 +297,9 @@ def test_report_of_one_submission_with_segments(tmp_path) -> None:
         "\n".join(f"{line},{s}" for line, s in zip(lines, segments, strict=True)) + "\n"
     )
     out = tmp_path / "one.html"
-    done = run("report", solution, SUBMISSION, "--out", out, "--segment-column-name", "country")
+    done = run_scorer(
+        "report", solution, SUBMISSION, "--out", out, "--segment-column-name", "country"
+    )
     assert done.returncode == 0, done.stderr
     report = parse_report(out)
     result = scorer.evaluate(solution, SUBMISSION, segment_column_name="country")
@@ -330,7 +323,7 @@ def test_report_without_matplotlib_says_how_to_install_it(tmp_path) -> None:
         "from scorer.adapters.cli import main; sys.exit(main(sys.argv[1:]))"
     )
     out = tmp_path / "report.html"
-    done = run("report", SOLUTION, SUBMISSION, "--out", out, prefix=("-c", blocker))
+    done = run_python("-c", blocker, "report", SOLUTION, SUBMISSION, "--out", out)
     assert done.returncode == 2
     assert done.stderr == f"scorer: host error: {MISSING_MATPLOTLIB}\n"
     assert 'pip install "rankscore[report]"' in done.stderr
@@ -361,7 +354,7 @@ def test_report_never_replaces_an_input(tmp_path, target) -> None:
     else:
         out = {"solution": solution, "submission": submission}[target]
     before = (solution.read_bytes(), submission.read_bytes())
-    done = run("report", solution, submission, "--out", out, "--figures-dir", figures)
+    done = run_scorer("report", solution, submission, "--out", out, "--figures-dir", figures)
     assert done.returncode == 2, done.stderr
     flag = "--figures-dir" if target == "figure" else "--out"
     assert re.search(
@@ -396,7 +389,7 @@ def test_report_sections_are_one_per_submission_whatever_their_names(tmp_path) -
         paths.append(tmp_path / folder / name)
         paths[-1].write_bytes(SUBMISSION.read_bytes())
     out = tmp_path / "report.html"
-    done = run("report", SOLUTION, *paths, "--out", out, "--resamples", 50)
+    done = run_scorer("report", SOLUTION, *paths, "--out", out, "--resamples", 50)
     assert done.returncode == 0, done.stderr
     report = parse_report(out)
     assert len(report.images) == 6

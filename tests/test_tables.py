@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.commands import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOL = ROOT / "tools" / "tables.py"
@@ -16,14 +16,8 @@ tables = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(tables)
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(TOOL), *args], capture_output=True, text=True, check=False
-    )
-
-
 def test_the_pages_are_up_to_date() -> None:
-    done = run("--check")
+    done = run_python(TOOL, "--check")
     assert (done.returncode, done.stderr) == (0, "")
 
 
@@ -37,12 +31,12 @@ def test_every_stale_section_is_named_and_rewritten(tmp_path: Path) -> None:
     for name, (page_name, _) in tables.SECTIONS.items():
         page = tmp_path / page_name
         page.write_text(tables.rewrite(page.read_text(), name, f"| stale {name} |"))
-    done = run("--check", "--root", str(tmp_path))
+    done = run_python(TOOL, "--check", "--root", str(tmp_path))
     assert done.returncode == 1
     for name, (page_name, _) in tables.SECTIONS.items():
         assert f"section {name!r} differs" in done.stderr
         assert f"| stale {name} |" in (tmp_path / page_name).read_text()  # --check changes nothing
-    assert run("--root", str(tmp_path)).returncode == 0
+    assert run_python(TOOL, "--root", str(tmp_path)).returncode == 0
     for page_name, target in tables.SECTIONS.values():
         page = (tmp_path / page_name).read_text()
         assert page == (ROOT / page_name).read_text()
@@ -52,7 +46,7 @@ def test_every_stale_section_is_named_and_rewritten(tmp_path: Path) -> None:
 def test_missing_markers_are_an_error(tmp_path: Path) -> None:
     _copy_pages(tmp_path)
     (tmp_path / tables.SECTIONS["options"][0]).write_text("# no generated sections\n")
-    done = run("--check", "--root", str(tmp_path))
+    done = run_python(TOOL, "--check", "--root", str(tmp_path))
     assert done.returncode == 1
     assert "must hold the markers of section 'options'" in done.stderr
 
