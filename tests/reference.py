@@ -1,11 +1,14 @@
-"""A deliberately slow, obviously correct MAP@K: the definition of AP@K
-(docs/getting-started.md#what-it-computes) read literally, in Fractions.
+"""Deliberately slow, obviously correct references, in Fractions: MAP@K (the definition
+of AP@K, docs/getting-started.md#what-it-computes, read literally), and the exact
+bootstrap distribution of a mean and sign-flip p-value (every resample, every sign).
 
 Nothing here is shared with the package: the point is an independent second opinion.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from fractions import Fraction
 
 
@@ -109,3 +112,37 @@ def reference_tiers(values: dict[str, Fraction], rejected: set) -> dict[str, int
             if not any(worse(name, leader) for leader in best):
                 tiers[name] = tier
     return tiers
+
+
+def inverted_cdf(distribution: dict[Fraction, Fraction], share: Fraction):
+    """The smallest value whose CDF reaches ``share``, and how far the CDF steps are
+    from ``share`` (the room a Monte-Carlo estimate has to land on the same value)."""
+    cumulative = Fraction(0)
+    for value in sorted(distribution):
+        before = cumulative
+        cumulative += distribution[value]
+        if cumulative >= share:
+            return value, min(share - before, cumulative - share)
+    raise AssertionError("shares are at most 1")
+
+
+def mean_distribution(values: list[Fraction]) -> dict[Fraction, Fraction]:
+    """The exact bootstrap distribution of the mean: all n^n resamples."""
+    n = len(values)
+    counts: dict[Fraction, int] = {}
+    for draw in itertools.product(values, repeat=n):
+        mean = sum(draw, Fraction(0)) / n
+        counts[mean] = counts.get(mean, 0) + 1
+    return {value: Fraction(c, n**n) for value, c in counts.items()}
+
+
+def brute_force_p(differences: list[Fraction]) -> Fraction:
+    """Every sign pattern, in exact integers (the differences over a common denominator)."""
+    scale = math.lcm(*(d.denominator for d in differences)) if differences else 1
+    integers = [int(d * scale) for d in differences]
+    observed = abs(sum(integers))
+    extreme = sum(
+        abs(sum(s * d for s, d in zip(signs, integers, strict=True))) >= observed
+        for signs in itertools.product((1, -1), repeat=len(integers))
+    )
+    return Fraction(extreme, 2 ** len(integers))

@@ -170,7 +170,7 @@ def test_an_evalai_host_error_quotes_nothing_of_the_solution(tmp_path: Path, bro
 def test_the_property_cases_show_the_same_text_against_a_permuted_solution() -> None:
     """The non-interference cases (every warning and submission error, both options),
     against the same solution with its rows in another order."""
-    from tests.test_information_boundary import make_case, participant_view
+    from tests.boundary_cases import make_case, participant_view
 
     for seed in range(100):
         case = make_case(seed)

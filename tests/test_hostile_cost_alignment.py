@@ -24,7 +24,7 @@ from tests.cost import (
     assert_costs_like_random,
     cost_run,
 )
-from tests.test_measures import variants
+from tests.declared import variants
 
 HEADER = "customer_id,prediction\n"
 

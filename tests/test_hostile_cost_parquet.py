@@ -17,15 +17,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from tests import container_cases
 from tests import parquet_craft as craft
-from tests.cost import DECODED_BYTES_PER_CELL, write_bytes
-from tests.test_hostile_cost_containers import (
+from tests.container_cases import (
     assert_bounded,
     assert_refused_at_the_limit,
     capped,
     random_parquet,
-    solution,  # noqa: F401 - a fixture
 )
+from tests.cost import DECODED_BYTES_PER_CELL, write_bytes
+
+solution = container_cases.solution  # the fixture, for this module's tests
 
 
 def crafted_and_random(tmp_path, data: bytes):
@@ -34,7 +36,7 @@ def crafted_and_random(tmp_path, data: bytes):
     return crafted, baseline
 
 
-def test_row_groups_sharing_one_large_page_header(tmp_path, solution):  # noqa: F811
+def test_row_groups_sharing_one_large_page_header(tmp_path, solution):
     # 1,000 row groups whose column chunks are all the same bytes: one page whose
     # header is 1 MiB long. Walked per row group, that is 1 GB of header parsing.
     data = craft.shared_pages_file([b"u1", b"u2"], row_groups=1_000, padding=1 << 20)
@@ -66,7 +68,7 @@ DECODER_CAP = "pages that need more than the 335,544,320 bytes"
 CAPPED_OR_READ = (DECODER_CAP, "1. Missing columns")
 
 
-def test_dictionary_of_millions_of_empty_values(tmp_path, solution):  # noqa: F811
+def test_dictionary_of_millions_of_empty_values(tmp_path, solution):
     # 12 million empty values (48 MB of lengths) compressed to a few kilobytes: once
     # walked a value at a time in Python. Arrow's decoder holds 24 bytes for each.
     data = craft.dictionary_file((12_000_000, 0), [(1_000, 0)])
@@ -74,14 +76,14 @@ def test_dictionary_of_millions_of_empty_values(tmp_path, solution):  # noqa: F8
     assert_dictionary_bounded(solution, crafted, baseline, CAPPED_OR_READ)
 
 
-def test_dictionary_of_millions_of_short_values(tmp_path, solution):  # noqa: F811
+def test_dictionary_of_millions_of_short_values(tmp_path, solution):
     # 10 million one-byte values and one more (50 MB): the same, with values to measure.
     data = craft.dictionary_file([b"u"] * 10_000_000 + [b"u1"], [(1_000, 10_000_000)])
     crafted, baseline = crafted_and_random(tmp_path, data)
     assert_dictionary_bounded(solution, crafted, baseline, CAPPED_OR_READ)
 
 
-def test_dictionary_bomb_is_refused_at_the_decoders_cap(tmp_path, solution):  # noqa: F811
+def test_dictionary_bomb_is_refused_at_the_decoders_cap(tmp_path, solution):
     # 60 million empty values: Arrow's decoder would hold 24 bytes for each, 1.4 GB,
     # past what the decoder may hold (the limit and 64 MiB).
     data = craft.dictionary_file((60_000_000, 0), [(1_000, 0)])
@@ -89,7 +91,7 @@ def test_dictionary_bomb_is_refused_at_the_decoders_cap(tmp_path, solution):  # 
     assert_dictionary_bounded(solution, crafted, baseline, DECODER_CAP)
 
 
-def test_dictionary_with_one_long_unused_value(tmp_path, solution):  # noqa: F811
+def test_dictionary_with_one_long_unused_value(tmp_path, solution):
     # A 4 MiB value no row uses, beside 3 million rows of one short value: once, every
     # batch was sized for rows of 4 MiB, one row at a time. Only the decoder holds it.
     long_value = np.random.default_rng(0).integers(97, 123, 4 << 20, np.uint8).tobytes()
@@ -98,7 +100,7 @@ def test_dictionary_with_one_long_unused_value(tmp_path, solution):  # noqa: F81
     assert_refused_at_the_limit(solution, crafted, baseline, "Duplicated row ids")
 
 
-def test_one_long_plain_cell(tmp_path, solution):  # noqa: F811
+def test_one_long_plain_cell(tmp_path, solution):
     # One 3 MiB random cell among 200,000 short ones: once, every batch was one row.
     rng = np.random.default_rng(0)
     ids = [f"u{i}" for i in range(200_000)]
@@ -119,7 +121,7 @@ def item_list_file(values: np.ndarray) -> bytes:
     return sink.getvalue()
 
 
-def test_item_lists_of_twenty_million_small_integers(tmp_path, solution):  # noqa: F811
+def test_item_lists_of_twenty_million_small_integers(tmp_path, solution):
     # One row of 20 million int8 items (a file of 5 KB): read under the default limit,
     # joined a bounded number of items at a time, then refused as a cell over the limit.
     # Its baseline holds as many random items: a file of 20 MB. A list's values are
@@ -138,7 +140,7 @@ def test_item_lists_of_twenty_million_small_integers(tmp_path, solution):  # noq
     )
 
 
-def test_item_lists_of_two_million_small_integers_within_the_bound(tmp_path, solution):  # noqa: F811
+def test_item_lists_of_two_million_small_integers_within_the_bound(tmp_path, solution):
     # The same at a tenth of the items: little decoded, so the contract's constant
     # dominates the bound (it peaked at 402 MiB against 332 when decoded in-process).
     n_items = 2_000_000
@@ -152,7 +154,7 @@ def test_item_lists_of_two_million_small_integers_within_the_bound(tmp_path, sol
     )
 
 
-def test_an_unused_long_dictionary_value_beside_a_few_rows(tmp_path, solution):  # noqa: F811
+def test_an_unused_long_dictionary_value_beside_a_few_rows(tmp_path, solution):
     # 4 MiB that no row uses, 1,000 rows: next to nothing decoded, so the bound is about
     # the contract's constant (it peaked at 274 MiB against 256 when decoded in-process).
     long_value = np.random.default_rng(0).integers(97, 123, 4 << 20, np.uint8).tobytes()
@@ -164,7 +166,7 @@ def test_an_unused_long_dictionary_value_beside_a_few_rows(tmp_path, solution): 
     )
 
 
-def test_page_header_of_deeply_nested_lists(tmp_path, solution):  # noqa: F811
+def test_page_header_of_deeply_nested_lists(tmp_path, solution):
     # 100,000 lists, each holding the next, in an unknown field of a page header.
     data = craft.plain_file([b"u1"], extra=craft.nested_lists(100_000))
     crafted, baseline = crafted_and_random(tmp_path, data)

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from scorer import ParticipantVisibleError, evaluate
 from scorer.align.long_layout import long_solution_to_wide, long_to_wide
 from scorer.check.findings import Wording, problems
+from tests.long_cases import RANKS, ROW_IDS, grouped_ranked_rows, rows_strategy
 
 
 def words(records):
@@ -25,10 +26,6 @@ def words(records):
     return problems(records, Wording())
 
 
-ROW_IDS = ["a", "b", "B", "é", "a b", "10", "9", "ß"]
-ITEMS = ["x", "y", "X", "é", "z1", "", "  ", " x ", "x y", "\u3000y"]
-ONE_ITEM = ["x", "y", "X", "é", "z1", " x "]  # one item in each cell
-RANKS = ["1", "2", "3", "10", "01", "0", "-1", "1.5", " 2", "", "x", "999999999999999999"]
 SCORES = ["0", "1", "-1", "0.5", "1e308", "-1e308", "1e-320", "4.9e-324", "-0", "+2", ".5", "5."]
 BAD_SCORES = ["nan", "NaN", "inf", "-inf", "1e999", "abc", "", "0x10", "1_0"]
 DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
@@ -92,11 +89,6 @@ def fast(rows, mode):
     return wide
 
 
-def rows_strategy(values):
-    row = st.tuples(st.sampled_from(ROW_IDS), st.sampled_from(ITEMS), st.sampled_from(values))
-    return st.lists(row, max_size=40)
-
-
 def _check(rows, mode):
     expected_ids, expected_lists, expected_problems = reference_long_to_wide(rows, mode)
     wide = fast(rows, mode)
@@ -110,24 +102,6 @@ def _check(rows, mode):
             zip(expected_ids, expected_lists, strict=True)
         )
     return wide
-
-
-@st.composite
-def grouped_ranked_rows(draw):
-    """A long file as most are written: each row id's rows together, ranks rising."""
-    ids = draw(st.lists(st.sampled_from(ROW_IDS), unique=True, max_size=len(ROW_IDS)))
-    rows = []
-    for row_id in ids:
-        n_items = draw(st.integers(1, 5))
-        ranks = sorted(
-            draw(st.lists(st.integers(1, 30), min_size=n_items, max_size=n_items, unique=True))
-        )
-        padded = draw(st.booleans())
-        for rank in ranks:
-            rows.append(
-                (row_id, draw(st.sampled_from(ONE_ITEM)), f"{rank:03d}" if padded else str(rank))
-            )
-    return rows
 
 
 @settings(max_examples=300, deadline=None)

@@ -23,7 +23,7 @@ from scorer.arrays import run_end_encoded
 from scorer.errors import ParticipantVisibleError
 from scorer.read import files
 from scorer.read.limits import ReadLimits
-from tests.test_long_layout import RANKS, grouped_ranked_rows, rows_strategy
+from tests.long_cases import RANKS, grouped_ranked_rows, rows_strategy
 
 
 def _read(data: bytes, runs: bool) -> tuple:

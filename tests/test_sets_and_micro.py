@@ -14,7 +14,7 @@ import pytest
 
 from scorer import HostVisibleError, evaluate, stats
 from scorer.measures import REGISTRY, parse
-from tests.test_stats import inverted_cdf
+from tests.reference import inverted_cdf
 
 
 def one_row(truth: str, prediction: str, **options):

@@ -17,7 +17,7 @@ from scorer.measures import graded as graded_measures
 from scorer.measures import parse
 from scorer.measures.exact_means import Ratios
 from tests.declared import MEASURES, binary_names, choices
-from tests.test_measures import evaluate_or_none, expected_means, frames, users
+from tests.measure_cases import evaluate_or_none, expected_means, frames, users
 
 WIDE_ITEMS = [f"i{n}" for n in range(30)]
 

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import HostVisibleError, evaluate, stats
+from tests.reference import brute_force_p, inverted_cdf, mean_distribution
 
 K = 5
 
@@ -45,40 +46,6 @@ def ranked_result(ranks, usage=None, k=K, order=None, segments=None, **options):
 
 def exact_ap(rank: int) -> Fraction:
     return Fraction(1, rank) if rank else Fraction(0)
-
-
-def inverted_cdf(distribution: dict[Fraction, Fraction], share: Fraction):
-    """The smallest value whose CDF reaches ``share``, and how far the CDF steps are
-    from ``share`` (the room a Monte-Carlo estimate has to land on the same value)."""
-    cumulative = Fraction(0)
-    for value in sorted(distribution):
-        before = cumulative
-        cumulative += distribution[value]
-        if cumulative >= share:
-            return value, min(share - before, cumulative - share)
-    raise AssertionError("shares are at most 1")
-
-
-def mean_distribution(values: list[Fraction]) -> dict[Fraction, Fraction]:
-    """The exact bootstrap distribution of the mean: all n^n resamples."""
-    n = len(values)
-    counts: dict[Fraction, int] = {}
-    for draw in itertools.product(values, repeat=n):
-        mean = sum(draw, Fraction(0)) / n
-        counts[mean] = counts.get(mean, 0) + 1
-    return {value: Fraction(c, n**n) for value, c in counts.items()}
-
-
-def brute_force_p(differences: list[Fraction]) -> Fraction:
-    """Every sign pattern, in exact integers (the differences over a common denominator)."""
-    scale = math.lcm(*(d.denominator for d in differences)) if differences else 1
-    integers = [int(d * scale) for d in differences]
-    observed = abs(sum(integers))
-    extreme = sum(
-        abs(sum(s * d for s, d in zip(signs, integers, strict=True))) >= observed
-        for signs in itertools.product((1, -1), repeat=len(integers))
-    )
-    return Fraction(extreme, 2 ** len(integers))
 
 
 # --- the sign-flip test ---------------------------------------------------------------

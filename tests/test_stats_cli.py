@@ -7,7 +7,6 @@ import io
 import json
 import os
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +17,7 @@ import scorer
 from scorer import stats
 from scorer.stats.report import MISSING_MATPLOTLIB
 from tests.commands import run_python, run_scorer
+from tests.reports import Report, parse_report
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "fixtures" / "example"
@@ -170,43 +170,6 @@ def test_compare_unknown_measure_is_a_usage_error(better: Path) -> None:
     done = run_scorer("compare", SOLUTION, SUBMISSION, better, "--metric", "nDCG@11", "--k", "10")
     assert done.returncode == 2
     assert "'nDCG@11'" in done.stderr and "cut-off" in done.stderr
-
-
-class _Report(HTMLParser):
-    """Collects images and the ``data-value`` cells of each table, row by row."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.images: list[str] = []
-        self.tables: list[list[list[tuple[str | None, str]]]] = []
-        self._cell: list | None = None
-
-    def handle_starttag(self, tag, attrs):
-        attributes = dict(attrs)
-        if tag == "img":
-            self.images.append(attributes["src"])
-        elif tag == "table":
-            self.tables.append([])
-        elif tag == "tr":
-            self.tables[-1].append([])
-        elif tag in ("td", "th"):
-            self._cell = [attributes.get("data-value"), ""]
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell[1] += data
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th") and self._cell is not None:
-            self.tables[-1][-1].append(tuple(self._cell))
-            self._cell = None
-
-
-def parse_report(path: Path) -> _Report:
-    parser = _Report()
-    parser.feed(path.read_text(encoding="utf-8"))
-    parser.close()
-    return parser
 
 
 def test_report_is_self_contained_and_its_numbers_are_the_apis(tmp_path, better) -> None:
@@ -438,7 +401,7 @@ def test_report_of_rows_read_whole_shows_the_first_ten_thousand_ranks(tmp_path) 
     assert "k=none (whole rows)" in (tmp_path / "report.html").read_text()
 
 
-def _report_html(results: dict, tmp_path: Path) -> _Report:
+def _report_html(results: dict, tmp_path: Path) -> Report:
     from scorer.stats import report
 
     out = tmp_path / "report.html"

@@ -9,15 +9,21 @@ from __future__ import annotations
 import itertools
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from scorer import HostVisibleError, evaluate, stats
+from tests.commands import run_scorer
+from tests.reference import brute_force_p, inverted_cdf, mean_distribution
 from tests.reference_measures import reference_value
-from tests.test_stats import brute_force_p, inverted_cdf, mean_distribution
-from tests.test_stats_cli import SOLUTION, SUBMISSION, parse_report, run
+from tests.reports import parse_report
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example"
+SOLUTION = EXAMPLE / "solution.csv"
+SUBMISSION = EXAMPLE / "submission.csv"
 
 K = 5
 
@@ -254,7 +260,9 @@ def test_breakdowns_of_ndcg_are_the_reference_means() -> None:
 
 
 def test_ci_gives_intervals_for_every_measure() -> None:
-    done = run(SOLUTION, SUBMISSION, "--ci", "-m", "P@5", "-m", "map@5", "--json", "--seed", 2)
+    done = run_scorer(
+        SOLUTION, SUBMISSION, "--ci", "-m", "P@5", "-m", "map@5", "--json", "--seed", 2
+    )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert list(data["intervals"]) == ["P@5", "MAP@5"]
@@ -263,14 +271,16 @@ def test_ci_gives_intervals_for_every_measure() -> None:
         found = stats.bootstrap(result, name, seed=2)
         assert splits == {split: [i.low, i.high] for split, i in found.items()}
     assert data["intervals"]["P@5"] != data["intervals"]["MAP@5"]
-    human = run(SOLUTION, SUBMISSION, "--ci", "-m", "P@5", "-m", "MAP@5").stdout
+    human = run_scorer(SOLUTION, SUBMISSION, "--ci", "-m", "P@5", "-m", "MAP@5").stdout
     assert "  P@5     overall " in human and "  MAP@5   overall " in human
 
 
 def test_compare_compares_every_measure_named(tmp_path) -> None:
     better = tmp_path / "better.csv"
     better.write_text(SUBMISSION.read_text().replace("c06,\n", "c06,0399223001\n"))
-    done = run("compare", SOLUTION, SUBMISSION, better, "-m", "MRR", "-m", "ndcg@3", "--json")
+    done = run_scorer(
+        "compare", SOLUTION, SUBMISSION, better, "-m", "MRR", "-m", "ndcg@3", "--json"
+    )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)["metrics"]
     assert list(data) == ["MRR@10", "nDCG@3"]
@@ -285,7 +295,7 @@ def test_compare_compares_every_measure_named(tmp_path) -> None:
 def test_report_tabulates_every_measure(tmp_path) -> None:
     pytest.importorskip("matplotlib")
     out = tmp_path / "report.html"
-    done = run("report", SOLUTION, SUBMISSION, "--out", out, "-m", "MAP", "-m", "R@5")
+    done = run_scorer("report", SOLUTION, SUBMISSION, "--out", out, "-m", "MAP", "-m", "R@5")
     assert done.returncode == 0, done.stderr
     report = parse_report(out)
     headline = report.tables[0]
