@@ -216,3 +216,21 @@ def test_every_name_in_the_layers_is_a_module() -> None:
         if pattern.removesuffix(".*") not in names
     ]
     assert stale == [], f"LAYERS names modules that do not exist: {stale}"
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared test code lives in the helper modules of ``tests/`` (docs/contributing.md,
+    "Test helpers"), never in a test module that others import."""
+    tests = Path(__file__).resolve().parent
+    found = []
+    for path in sorted(tests.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            if any(name.startswith("tests.test_") for name in names):
+                found.append(f"{path.name}:{node.lineno}")
+    assert found == [], f"test modules imported by other modules: {found}"
