@@ -325,3 +325,25 @@ def test_the_results_repr_is_one_short_line_and_to_dict_holds_the_rest() -> None
     assert details["options"]["k"] == 10 and "short_rows" in [
         w["code"] for w in details["warnings"]
     ]
+
+
+def test_nothing_of_a_run_outlives_it() -> None:
+    """Once ``evaluate`` returns, no list of the submission's items is left in memory (a
+    cache on a method of the hints once kept every run's items for the process's life,
+    whenever some item was not all digits: a process scoring submission after
+    submission, an EvalAI worker, grew with each)."""
+    import gc
+
+    from scorer.align.item_lists import SplitLists
+
+    solution = pd.DataFrame({"id": ["u1", "u2"], "items": ["a b", "c"]})
+    submission = pd.DataFrame({"id": ["u1", "u2"], "items": ["a x,y 7.5", "c"]})
+
+    def alive() -> int:
+        gc.collect()
+        return sum(isinstance(found, SplitLists) for found in gc.get_objects())
+
+    before = alive()
+    for _ in range(3):
+        evaluate(solution, submission)
+    assert alive() == before

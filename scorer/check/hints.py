@@ -28,7 +28,6 @@ function they could predict.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from functools import cached_property
 
@@ -303,6 +302,7 @@ class _Ids:
         self.lists = lists
         self.user_of_row = user_of_row
         self.count = int(lists.lengths.sum())
+        self._held: dict[bytes, np.ndarray] = {}  # holding()'s, for this instance only
 
     @cached_property
     def _ends(self) -> np.ndarray:
@@ -435,9 +435,15 @@ class _Ids:
             found[positions] = to_numpy(matches, fill=False)
         return found
 
-    @functools.cache  # noqa: B019 (an _Ids lives for one call of the hints)
     def holding(self, characters: bytes) -> np.ndarray:
-        """Whether each id holds one of these ASCII characters."""
+        """Whether each id holds one of these ASCII characters (made once for each
+        ``characters``, kept with this instance: a cache on the method would keep every
+        instance, and its lists, for the process's life)."""
+        if characters not in self._held:
+            self._held[characters] = self._holding(characters)
+        return self._held[characters]
+
+    def _holding(self, characters: bytes) -> np.ndarray:
         found = np.zeros(self.count, dtype=bool)
         low, high = self._range
         wanted = np.frombuffer(characters, dtype=np.uint8)

@@ -400,6 +400,8 @@ def _scored(
             yield digest.result(), exc
             continue
         yield digest.result(), found
+        # The caller keeps what it needs of it: let it go before the next is scored.
+        del found, data
 
 
 class _Scorer:
