@@ -305,6 +305,34 @@ def test_the_solution_row_id_index_is_made_once(monkeypatch) -> None:
     assert made.count(len(solution)) == 1
 
 
+def test_one_submission_in_memory_at_a_time(monkeypatch) -> None:
+    """While a submission is scored, the result of the one before it is gone (zip() once
+    held each result while the next was scored: docs/leaderboard.md, "Memory")."""
+    import gc
+    import weakref
+
+    from scorer.stats import leaderboard as board_module
+
+    results: list[weakref.ref] = []
+    alive_at_start: list[int] = []
+    add, score = board_module._Kept.add, board_module._Scorer.score
+
+    def kept(self, index, result, prints):
+        results.append(weakref.ref(result))
+        add(self, index, result, prints)
+
+    def scored(self, submission, key):
+        gc.collect()
+        alive_at_start.append(sum(found() is not None for found in results))
+        return score(self, submission, key)
+
+    monkeypatch.setattr(board_module._Kept, "add", kept)
+    monkeypatch.setattr(board_module._Scorer, "score", scored)
+    solution, submissions = contest(50, 4, seed=6)
+    scorer.leaderboard(solution, submissions, k=5, resamples=0)
+    assert alive_at_start == [0, 0, 0, 0]
+
+
 def test_the_statistics_need_resamples() -> None:
     solution, submissions = contest(30, 2, seed=2)
     board = scorer.leaderboard(solution, submissions, k=5, resamples=0)

@@ -185,7 +185,10 @@ def _score_all(
     kept = _Kept(len(sources), every_measure)
     records = []
     outcomes = _scored(solution, sources, row_id_column_name, settings, key)
-    for index, (source, (digest, found)) in enumerate(zip(sources, outcomes, strict=True)):
+    for index, source in enumerate(sources):
+        # One at a time, and not through zip(): zip keeps its last tuple, and with it
+        # this submission's result, until it has the next one, scored meanwhile.
+        digest, found = next(outcomes)
         if isinstance(found, ParticipantVisibleError):
             records.append(
                 Submission(source.name, source.team, source.label, digest, {}, str(found))
