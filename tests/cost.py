@@ -318,6 +318,12 @@ def write_bytes(folder: Path, name: str, data: bytes) -> Path:
     return path
 
 
+def assert_ended(run: CostRun, exit_code: int) -> None:
+    """The run ended by itself (no timeout, no signal) with ``exit_code``."""
+    assert not run.timed_out and not run.signalled, run.stderr[-2000:]
+    assert run.returncode == exit_code, run.stderr[-2000:]
+
+
 #: A crafted input may take at most this many times the random one's CPU time. Both runs
 #: include the interpreter's start-up (about half a second), so a quadratic route, which
 #: takes tens of seconds on these inputs, is far above it.
@@ -349,8 +355,7 @@ def assert_costs_like_random(
     text plus 8 bytes: :func:`tests.cost.decoded_size`), for files of many short cells."""
     exits = (exit_code, exit_code if random_exit < 0 else random_exit)
     for run, expected in zip((crafted, random), exits, strict=True):
-        assert not run.timed_out and not run.signalled, run.stderr[-2000:]
-        assert run.returncode == expected, run.stderr[-2000:]
+        assert_ended(run, expected)
     stored = sum(path.stat().st_size for path in inputs)
     decoded = decoded_size(*inputs) if per_cell else stored
     assert crafted.peak_rss_bytes <= memory_bound(decoded), (

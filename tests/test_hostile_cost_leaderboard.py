@@ -20,7 +20,7 @@ import pytest
 from tests.cost import (
     MAX_MEMORY_RATIO,
     MAX_TIME_RATIO,
-    CostRun,
+    assert_ended,
     cost_run,
     decoded_size,
     memory_bound,
@@ -79,8 +79,8 @@ def test_a_board_of_crafted_submissions_costs_one_run_and_what_it_keeps(tmp_path
     out = tmp_path / "board.csv"
     single = cost_run(solution, submissions[0], "--json")
     board = cost_run("leaderboard", solution, *submissions, "--resamples", 0, "--out", out)
-    _assert_ended(single, single_exit)
-    _assert_ended(board, 0)
+    assert_ended(single, single_exit)
+    assert_ended(board, 0)
     rows = [row for row in _board_rows(out) if row["split"] == "overall"]
     assert len(rows) == SUBMISSIONS
     assert all(bool(row["error"]) == (entry == "invalid") for row in rows), rows
@@ -95,8 +95,3 @@ def test_a_board_of_crafted_submissions_costs_one_run_and_what_it_keeps(tmp_path
     assert board.cpu_seconds <= MAX_TIME_RATIO * SUBMISSIONS * single.cpu_seconds, (
         f"{board.cpu_seconds:.2f} s of CPU against {single.cpu_seconds:.2f} s"
     )
-
-
-def _assert_ended(run: CostRun, exit_code: int) -> None:
-    assert not run.timed_out and not run.signalled, run.stderr[-2000:]
-    assert run.returncode == exit_code, run.stderr[-2000:]

@@ -17,6 +17,7 @@ import pytest
 
 from tests.cost import (
     MEMORY_PER_INPUT_BYTE,
+    assert_ended,
     decoded_size,
     memory_bound,
     run_capped,
@@ -143,8 +144,7 @@ def _run_within_contract(
     solution_path = write_bytes(tmp_path, "sol.csv", solution)
     submission_path = write_bytes(tmp_path, "sub.csv", submission)
     run = run_capped([solution_path, submission_path])
-    assert not run.timed_out and not run.signalled, run.stderr[-2000:]
-    assert run.returncode == code, run.stderr[-2000:]
+    assert_ended(run, code)
     assert text in run.stdout + run.stderr
     decoded = decoded_size(solution_path, submission_path)
     assert run.peak_rss_bytes <= memory_bound(decoded), (

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.align.item_lists import SplitLists
+from scorer.align.item_lists import SplitLists, joined_lists
 from scorer.align.joins import string_prints
 from scorer.arrays import to_arrow
 
@@ -86,7 +86,7 @@ def row_prints(
     lists = pa.LargeListArray.from_arrays(to_arrow(offsets), tokens)
     if k is not None and lengths.max(initial=0) > k:  # truncate: the first k count
         lists = pc.list_slice(lists, 0, k)
-    texts = pc.binary_join(lists, pa.scalar(" ", pa.large_string()))
+    texts = joined_lists(lists)
     prints = string_prints(texts, key).view(np.uint64)  # type: ignore[union-attr]
     empty = string_prints(pa.array([""], pa.large_string()), key).view(np.uint64)  # type: ignore[union-attr]
     found = np.full(n_users, empty[0], dtype=np.uint64)
