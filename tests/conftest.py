@@ -7,7 +7,9 @@ The ``slow`` marker: every test in a module named ``test_hostile_*`` or ``test_f
 (children under an address-space cap, crafted files of millions of rows, hypothesis
 over whole files), in the modules of :data:`SLOW_MODULES`, and any test marked so itself
 (whole runs split into parts, drawn by hypothesis). ``pytest -m "not slow"`` is
-the quick subset for development; CI runs everything.
+the quick subset for development; CI runs everything. The slow tests run first: with
+``--dist worksteal`` (pyproject.toml) the two workers then end together on quick ones, where
+a slow test left to the end kept one core idle for minutes.
 
 Every interpreter a test starts (the command line, capped children, the Parquet decoder,
 the CSV parser under a cap) keeps its compiled modules in one cache outside the source
@@ -52,3 +54,5 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         module = item.path.stem
         if module.startswith(SLOW_PREFIXES) or module in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+    # The slow tests first, so that the workers end together on quick ones.
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
