@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib
 import os
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -16,6 +15,7 @@ import pytest
 
 import scorer
 from scorer.errors import ScorerError
+from tests.paths import DOCS
 
 #: Set by CI (.ci/run): an engine that cannot run there fails its tests instead of
 #: skipping them, so that a missing package or Java never passes unnoticed.
@@ -137,7 +137,7 @@ def engine_outcome(evaluate: Any, *args: Any, **kwargs: Any) -> Any:
 def readme_examples() -> list[str]:
     """The Python blocks of docs/beyond-one-machine.md, "On Spark and Dask": the Dask
     example, then the Spark one (which reuses the Dask example's frames)."""
-    page = Path(__file__).resolve().parents[1] / "docs" / "beyond-one-machine.md"
+    page = DOCS / "beyond-one-machine.md"
     section = page.read_text(encoding="utf-8")
     section = section[section.index("## On Spark and Dask") : section.index("**Which route.**")]
     return [block.split("```", 1)[0] for block in section.split("```python\n")[1:]]

@@ -4,7 +4,6 @@ against the reference."""
 from __future__ import annotations
 
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,9 +17,9 @@ from scorer.align.occurrences import first_occurrence
 from scorer.measures.average_precision import EXACT_MAX_WIDTH, average_precision
 from scorer.measures.exact_means import _sums_by_denominator
 from tests.declared import choices
+from tests.paths import FIXTURES
 from tests.reference import reference_ap
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 TOLERANCE = 1e-12
 
 

@@ -21,9 +21,8 @@ from scorer.options import OPTION, SETTINGS
 from tests.benchmark_modules import load
 from tests.commands import run_command, run_python, run_scorer
 from tests.declared import FLAGGED, other_value
+from tests.paths import EXAMPLE, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "fixtures" / "example"
 SOLUTION = EXAMPLE / "solution.csv"
 SUBMISSION = EXAMPLE / "submission.csv"
 

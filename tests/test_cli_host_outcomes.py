@@ -7,7 +7,6 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -15,10 +14,10 @@ import scorer
 from scorer.adapters import cli
 from scorer.adapters.cli import main
 from tests.commands import run_scorer
+from tests.paths import EXAMPLE
 
-ROOT = Path(__file__).resolve().parent.parent
-SOLUTION = ROOT / "fixtures" / "example" / "solution.csv"
-SUBMISSION = ROOT / "fixtures" / "example" / "submission.csv"
+SOLUTION = EXAMPLE / "solution.csv"
+SUBMISSION = EXAMPLE / "submission.csv"
 
 
 @pytest.mark.parametrize("size", ["1GiB", "3GiB", "1000000GiB"])

@@ -18,9 +18,8 @@ import scorer
 from scorer.adapters.codabench import score_directories
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from tests.commands import run_scorer
+from tests.paths import EXAMPLE, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "fixtures" / "example"
 METADATA = ROOT / "examples" / "codabench" / "scoring_program" / "metadata.yaml"
 
 

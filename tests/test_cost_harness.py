@@ -1,10 +1,7 @@
 """The capped child-process harness of the hostile-cost tests measures what it says."""
 
-from pathlib import Path
-
 from tests.cost import memory_bound, run_capped
-
-EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example"
+from tests.paths import EXAMPLE
 
 
 def test_a_capped_run_scores_and_reports_its_own_peak_memory():

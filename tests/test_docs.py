@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from scorer.measures.registry import REGISTRY, RUNNING
+from tests.paths import EXAMPLE, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.glob("*.md"))
 
@@ -340,7 +340,7 @@ def test_the_codabench_scores_sample_is_what_the_command_writes(
     ref, res = tmp_path / "input" / "ref", tmp_path / "input" / "res"
     for folder in (ref, res, tmp_path / "output"):
         folder.mkdir(parents=True)
-    example = ROOT / "fixtures" / "example"
+    example = EXAMPLE
     (ref / "solution.csv").write_bytes((example / "solution.csv").read_bytes())
     (res / "submission.csv").write_bytes((example / "submission.csv").read_bytes())
     assert main(["codabench", str(tmp_path / "input"), str(tmp_path / "output")]) == 0
@@ -366,7 +366,7 @@ def test_the_recipes_pages_warning_sample_is_the_warning() -> None:
     import scorer
     from scorer.adapters.cli import format_result
 
-    example = ROOT / "fixtures" / "example"
+    example = EXAMPLE
     result = scorer.evaluate(
         example / "solution.csv",
         example / "submission.csv",

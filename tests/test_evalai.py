@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import partial
-from pathlib import Path
 
 import pytest
 
 import scorer
 from scorer.adapters.evalai import evaluate
 from scorer.errors import HostVisibleError, ParticipantVisibleError
+from tests.paths import EXAMPLE
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example"
 SOLUTION = EXAMPLE / "solution.csv"
 SUBMISSION = EXAMPLE / "submission.csv"
 

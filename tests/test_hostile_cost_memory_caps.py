@@ -30,6 +30,7 @@ import scorer.read.files as files
 from scorer.errors import ParticipantVisibleError
 from scorer.read.files import read_table
 from tests.cost import decoded_size, memory_bound, run_capped, write_bytes
+from tests.paths import EXAMPLE
 
 N_ROWS = 100_000
 #: Caps tried between the smallest that starts and the bound (both included).
@@ -59,11 +60,8 @@ def _files(tmp_path: Path, items: str) -> tuple[Path, Path]:
     return solution, submission
 
 
-ROOT = Path(__file__).resolve().parent.parent
 #: A run that loads all a scoring run imports: the shipped example, scored.
-_EXAMPLE = [
-    str(ROOT / "fixtures" / "example" / name) for name in ("solution.csv", "submission.csv")
-]
+_EXAMPLE = [str(EXAMPLE / name) for name in ("solution.csv", "submission.csv")]
 
 
 def _smallest_cap_that_starts() -> int:

@@ -25,6 +25,7 @@ from tests.hostile import (
     frames,
     submission_bytes,
 )
+from tests.paths import ROOT
 from tests.seams import collide_prints, small_blocks
 
 # Derandomized: CI sees the same examples on every run; fuzz/fuzz_submission.py explores.
@@ -142,7 +143,7 @@ def test_the_missing_header_hint_names_a_row_id_only_when_row_ids_are_public(
 def test_the_fuzzer_starts_and_stops_on_time(capsys: pytest.CaptureFixture[str]) -> None:
     import importlib.util
 
-    path = Path(__file__).resolve().parent.parent / "fuzz" / "fuzz_submission.py"
+    path = ROOT / "fuzz" / "fuzz_submission.py"
     spec = importlib.util.spec_from_file_location("fuzz_submission", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

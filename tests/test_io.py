@@ -20,9 +20,8 @@ from hypothesis import strategies as st
 import scorer
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.read.files import DEFAULT_LIMITS, ReadLimits, read_table, write_atomic
+from tests.paths import EXAMPLE
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-EXAMPLE = FIXTURES / "example"
 CSV = b"id,items\nNA,null nan\n007,\n u3 ,a  b\n"
 EXPECTED = (("id", "items"), [["NA", "007", " u3 "], ["null nan", "", "a  b"]])
 

@@ -11,7 +11,9 @@ import ast
 from collections.abc import Iterable
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "scorer"
+from tests.paths import ROOT
+
+PACKAGE = ROOT / "scorer"
 
 # The layer order, lowest first. "scorer.read.*" is the sub-package and every module in
 # it; a name without ".*" is one module ("scorer" alone is the package's __init__).

@@ -21,8 +21,8 @@ import pytest
 
 import scorer
 from scorer import HostVisibleError, ParticipantVisibleError, evaluate
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 GALLERY = ROOT / "fixtures" / "malformed"
 MANIFEST = json.loads((GALLERY / "cases.json").read_text(encoding="utf-8"))
 CASES: list[dict] = MANIFEST["cases"]

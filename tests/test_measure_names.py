@@ -19,10 +19,12 @@ from scorer.adapters.codabench import scores
 from scorer.adapters.evalai import to_evalai
 from scorer.measures import REGISTRY, parse, parse_all
 from scorer.measures.registry import Example, canonical_names
+from tests import paths
 from tests.commands import run_scorer
 from tests.declared import MEASURES, written_values
+from tests.paths import DOCS
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "measures"
+FIXTURES = paths.FIXTURES / "measures"
 #: Each fixture folder's ranking, written as the registry's examples write theirs; the
 #: values come from the registry, the one place they are written.
 CASES = json.loads((FIXTURES / "cases.json").read_text())
@@ -386,7 +388,7 @@ def test_cli_metric_option_json_and_human_output(tmp_path: Path) -> None:
 def test_the_docs_table_is_the_registrys() -> None:
     from scorer.measures.registry import markdown_table
 
-    page = (Path(__file__).resolve().parent.parent / "docs" / "measures.md").read_text()
+    page = (DOCS / "measures.md").read_text()
     assert markdown_table() in page
 
 

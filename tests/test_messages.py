@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
 from scorer import HostVisibleError, ParticipantVisibleError, score
 from scorer.adapters.evalai import evaluate as evalai_evaluate
 from tests.commands import run_scorer
+from tests.paths import EXAMPLE
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example"
 SOLUTION = EXAMPLE / "solution.csv"
 SUBMISSION = EXAMPLE / "submission.csv"
 

@@ -19,8 +19,8 @@ from scorer.constraints import CheckedWhereUsed, Choices
 from scorer.errors import HostVisibleError
 from scorer.options import OPTION, OPTIONS, Options, markdown_table
 from tests.declared import other_value
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DECLARED = [option.name for option in OPTIONS]
 
 

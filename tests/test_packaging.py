@@ -8,10 +8,8 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "fixtures" / "example"
+from tests.paths import EXAMPLE, ROOT
 
 
 def test_the_codabench_program_runs_where_pandas_cannot_be_imported(tmp_path) -> None:

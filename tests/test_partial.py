@@ -26,6 +26,7 @@ from scorer.measures.exact_means import ExactSums, MicroSums
 from scorer.measures.registry import REGISTRY
 from scorer.partial import Partial, finish, merge, partition, score_part, split_by_part
 from tests.declared import choices, param_values
+from tests.paths import DOCS
 
 ITEMS = [f"i{j}" for j in range(1, 30)]
 
@@ -620,9 +621,8 @@ def test_a_solutions_problems_name_its_columns_from_any_part() -> None:
 
 def test_the_readmes_example_runs() -> None:
     """docs/beyond-one-machine.md, "Beyond one machine": its example asserts what it shows."""
-    from pathlib import Path
 
-    page = Path(__file__).resolve().parents[1] / "docs" / "beyond-one-machine.md"
+    page = DOCS / "beyond-one-machine.md"
     section = page.read_text(encoding="utf-8")
     start = section.index("```python") + len("```python")
     code = section[start : section.index("```\n\n", start)]

@@ -24,6 +24,7 @@ from scorer import HostVisibleError, ParticipantVisibleError, evaluate, stats
 from scorer.adapters import evalai
 from scorer.adapters.codabench import score_directories
 from tests.commands import run_scorer
+from tests.paths import FIXTURES
 
 
 def exact_map(solution: dict[str, list[str]], rankings: dict[str, list[str]], k: int) -> Fraction:
@@ -536,8 +537,6 @@ def test_score_takes_every_shape() -> None:
 
 
 # --- the documentation's examples -----------------------------------------------------------
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 @pytest.mark.parametrize(

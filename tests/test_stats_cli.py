@@ -17,10 +17,9 @@ import scorer
 from scorer import stats
 from scorer.stats.report import MISSING_MATPLOTLIB
 from tests.commands import run_python, run_scorer
+from tests.paths import EXAMPLE, ROOT
 from tests.reports import Report, parse_report
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "fixtures" / "example"
 SOLUTION = EXAMPLE / "solution.csv"
 SUBMISSION = EXAMPLE / "submission.csv"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

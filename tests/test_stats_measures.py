@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import json
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,11 +16,11 @@ import pytest
 
 from scorer import HostVisibleError, evaluate, stats
 from tests.commands import run_scorer
+from tests.paths import EXAMPLE
 from tests.reference import brute_force_p, inverted_cdf, mean_distribution
 from tests.reference_measures import reference_value
 from tests.reports import parse_report
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example"
 SOLUTION = EXAMPLE / "solution.csv"
 SUBMISSION = EXAMPLE / "submission.csv"
 

@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 from tests.commands import run_python
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 TOOL = ROOT / "tools" / "tables.py"
 _spec = importlib.util.spec_from_file_location("tables", TOOL)
 assert _spec is not None and _spec.loader is not None

@@ -7,7 +7,6 @@ import contextlib
 import io
 import json
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,6 +21,7 @@ from scorer.adapters.codabench import scores
 from scorer.adapters.evalai import to_evalai
 from scorer.partial import finish, score_part
 from scorer.stats import bootstrap, compare, shake_up
+from tests.paths import DOCS
 
 TYPES = ("clicks", "carts", "orders")
 OTTO_WEIGHTS = {"clicks": 0.1, "carts": 0.3, "orders": 0.6}
@@ -614,7 +614,7 @@ def test_score_takes_the_type_options():
 
 
 def test_the_readme_example_prints_what_it_says(capsys):
-    readme = (Path(__file__).resolve().parent.parent / "docs" / "shapes.md").read_text()
+    readme = (DOCS / "shapes.md").read_text()
     section = readme.split("## Several targets per row id", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     exec(compile(code, "docs/shapes.md", "exec"), {})

@@ -8,15 +8,15 @@ import json
 import re
 import subprocess
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
 from scorer.adapters.cli import main
 from scorer.adapters.trec_eval import requested
+from tests import paths
 from tests.commands import run_scorer
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "trec" / "command"
+FIXTURES = paths.FIXTURES / "trec" / "command"
 SPEC = json.loads((FIXTURES / "cases.json").read_text())
 CASES = {case["name"]: case for case in SPEC["cases"]}
 

@@ -25,8 +25,9 @@ import pytest
 from scorer import evaluate
 from scorer.measures import Measure, trec_eval_measures
 from scorer.measures.names import TREC_PRINTED_ONLY
+from tests import paths
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "trec" / "parity"
+FIXTURES = paths.FIXTURES / "trec" / "parity"
 #: Each output's run file and evaluate's options, as trec_eval's flag sets them.
 VARIANTS = {
     "": ("run", {}),
