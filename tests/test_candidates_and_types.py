@@ -25,12 +25,14 @@ from scorer.align.candidates import (
 )
 from scorer.align.item_lists import split_lists
 from scorer.align.target_types import (
+    TypedRows,
+    rows_by_type,
     solution_types,
     split_row_id_types,
-    tables_by_type,
     typed_by_column,
 )
 from scorer.check.findings import Wording, problems
+from scorer.errors import Problem
 from scorer.read.columns import StringTable
 
 ITEMS = ["a", "b", "c", "B", "é", "z"]
@@ -185,6 +187,30 @@ def test_row_ids_split_at_their_last_separator(row_ids, separator, chunks):
         key=str.encode,
     )
     assert [p.examples for p in typed.problems] == ([tuple(bad[:5])] if bad else [])
+
+
+def tables_by_type(
+    table: StringTable,
+    row_id_name: str,
+    typed: TypedRows,
+    known: tuple[str, ...],
+    type_column: str | None = None,
+) -> tuple[dict[str, StringTable], list[Problem]]:
+    """The table's rows of each known type, their row-id column holding the bare row
+    id (and without ``type_column``), and a problem naming rows of an unknown type:
+    each type's part of a run, to be scored alone (the reference for typed runs)."""
+    positions, problems = rows_by_type(typed.types, known, typed.row_ids)
+    kept = [
+        (name, typed.row_ids if name == row_id_name else column)
+        for name, column in zip(table.names, table.columns, strict=True)
+        if name != type_column
+    ]
+    names = tuple(name for name, _ in kept)
+    tables = {
+        kind: StringTable(names, tuple(column.take(pa.array(rows)) for _, column in kept))
+        for kind, rows in positions.items()
+    }
+    return tables, problems
 
 
 def test_target_type_messages_are_exact():

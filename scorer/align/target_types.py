@@ -248,39 +248,6 @@ def typed_by_column(row_ids: pa.Array, types: pa.Array, column: str = "type") ->
     return TypedRows(ids, types, tuple(problems))
 
 
-def tables_by_type(
-    table: StringTable,
-    row_id_name: str,
-    typed: TypedRows,
-    known: Sequence[str],
-    type_column: str | None = None,
-) -> tuple[dict[str, StringTable], list[Problem]]:
-    """The table's rows of each known type, their row-id column holding the bare row
-    id (and without ``type_column``), and a problem naming rows of an unknown type.
-
-    Examples
-    --------
-    >>> ids, items = pa.array(["1_b", "1_a", "2_a"]), pa.array(["x", "y", "z"])
-    >>> table = StringTable(("id", "items"), (ids, items))
-    >>> typed = split_row_id_types(table.column("id"), "_")
-    >>> tables, problems = tables_by_type(table, "id", typed, ("a", "b"))
-    >>> [(t, s.column("id").to_pylist(), s.column("items").to_pylist()) for t, s in tables.items()]
-    [('a', ['1', '2'], ['y', 'z']), ('b', ['1'], ['x'])]
-    """
-    positions, problems = rows_by_type(typed.types, known, typed.row_ids)
-    kept = [
-        (name, typed.row_ids if name == row_id_name else column)
-        for name, column in zip(table.names, table.columns, strict=True)
-        if name != type_column
-    ]
-    names = tuple(name for name, _ in kept)
-    tables = {
-        kind: StringTable(names, tuple(column.take(to_arrow(rows)) for _, column in kept))
-        for kind, rows in positions.items()
-    }
-    return tables, problems
-
-
 #: What joins a row id and its target type into one key when the types are a column of
 #: their own: the first of these that no solution type holds (the key then splits
 #: uniquely at its last joiner, so two (row id, type) pairs never share a key).
