@@ -982,6 +982,7 @@ def score_part(
             keep_candidates=pairs,
             every_quote=True,
             known_types=known_types,
+            part=True,
         )
     except ScorerError as error:
         if not error.findings:

@@ -228,6 +228,7 @@ def read_and_check(
     known_types: tuple[str, ...] | None = None,
     scored: bool = False,
     copy_key: tuple[int, int] | None = None,
+    part: bool = False,
 ) -> Checked:
     """Read both inputs (any shape: docs/shapes.md, "Long layout", "TREC files") and check
     them; every problem is raised here, each input's problems at once (``exponential``:
@@ -235,7 +236,8 @@ def read_and_check(
     ``every_quote``: :func:`~scorer.check.validate.check_submission`'s;
     ``keep_candidates``: keep them for the pair measures' non-relevant items; ``known_types``:
     the whole solution's target types, for a part of a run; ``scored``: each submission
-    cell is one ``label confidence`` pair, for ``GAP``)."""
+    cell is one ``label confidence`` pair, for ``GAP``; ``part``: the inputs are a part of
+    a run, whose solution may have no row)."""
     # The solution's lists are encoded on the thread pool while this thread checks the
     # solution's rows, reads and checks the submission (numpy and Arrow release the
     # GIL). All are pure, so the result is the same whatever the timing. An invalid
@@ -244,9 +246,27 @@ def read_and_check(
         return _trec_checked(inputs, options, limits, exponential, copy_key)
     half = solution_half(inputs, options, limits, exponential, known_types)
     try:
+        if not part:
+            refuse_empty_solution(half)
         return checked_against(half, inputs, limits, every_quote, keep_candidates, scored)
     finally:
         wait([half.truth])  # an error raised here waits for the encoding to end
+
+
+def refuse_empty_solution(half: SolutionHalf) -> None:
+    """A whole run's solution without a row is the host's error (else every submission
+    row would be an unknown row id, blamed on the participant); a part of a run may
+    have none."""
+    if len(half.solution.row_ids) == 0:
+        raise_if_any([_NO_SOLUTION_ROWS], HostVisibleError, SOLUTION)
+
+
+_NO_SOLUTION_ROWS = Problem(
+    "No rows",
+    "one row per row id after the header",
+    "a header and no row",
+    "write the solution's rows (is it the right file?)",
+)
 
 
 def checked_against(

@@ -11,6 +11,8 @@ import json
 import math
 import os
 import re
+import unicodedata
+from dataclasses import replace
 from fractions import Fraction
 from html.parser import HTMLParser
 from pathlib import Path
@@ -601,6 +603,10 @@ def test_the_command_writes_each_format(files: Path, tmp_path: Path, suffix: str
         (["runs", "--manifest", "manifest.csv"], "as files or as --manifest, not both"),
         ([], "No submission: give submission files"),
         (["runs", "--out", "solution.csv"], "it is the solution file and would be replaced"),
+        (["runs/s0.csv", "runs/s1.csv", "--out", "runs/s0.csv"], "s0.csv file and would be"),
+        (["runs", "--out", "runs/board.csv"], "it is in the folder of the submissions"),
+        (["runs/s0.csv", "runs"], "1 submission paths are not files: 'runs'"),
+        (["--manifest", "nowhere.csv"], "The manifest '"),
     ],
 )
 def test_the_command_refuses_with_a_host_error(files: Path, args: list, message: str) -> None:
@@ -637,3 +643,159 @@ def test_compare_refuses_an_invalid_submission_among_many(files: Path) -> None:
     done = run_scorer("compare", files / "solution.csv", *runs, "-k", "5")
     assert done.returncode == 1
     assert done.stderr.startswith("Submission 3 (")
+
+
+def test_options_may_come_between_the_submissions(files: Path) -> None:
+    runs = [files / "runs" / f"s{i}.csv" for i in range(2)]
+    done = run_scorer("leaderboard", files / "solution.csv", "-k", "5", *runs, "--json")
+    assert done.returncode == 0, done.stderr
+    expected = scorer.leaderboard(files / "solution.csv", runs, k=5)
+    assert json.loads(done.stdout)["rows"] == json.loads(expected.to_json())["rows"]
+
+
+def test_compare_of_many_invalid_submissions_gives_their_messages(files: Path) -> None:
+    bad = files / "runs" / "bad.csv"
+    done = run_scorer("compare", files / "solution.csv", bad, bad, bad, "-k", "5")
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.count("Missing rows") == 3 and "internal error" not in done.stderr
+
+
+def test_a_broken_link_among_the_submissions_is_refused_by_name(tmp_path: Path) -> None:
+    solution, submissions = contest(10, 1, seed=5)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    submissions["s0"].to_csv(runs / "s0.csv", index=False)
+    (runs / "gone.csv").symlink_to(tmp_path / "nowhere.csv")
+    refused = re.escape("1 submission files do not exist: 'gone.csv'")
+    with pytest.raises(scorer.HostVisibleError, match=refused):
+        scorer.leaderboard(solution, runs, k=5)
+
+
+#: Names a participant controls (a file's name), hostile in some format: line breaks, a
+#: Markdown fence, LaTeX, a right-to-left override, an undecodable byte.
+HOSTILE_NAMES = ["a\rb", "x\n```\n<img>\n\\input{secret}", "evil\u202etxt.csv", "b\udcff.csv"]
+
+
+def test_names_are_shown_as_one_line_of_visible_characters() -> None:
+    solution, submissions = contest(30, 4, seed=6)
+    runs = dict(zip(HOSTILE_NAMES, submissions.values(), strict=True))
+    board = scorer.leaderboard(solution, runs, k=5, resamples=50)
+    shown = {"a\\x0db", "x\\x0a```\\x0a<img>\\x0a\\input{secret}", "evil\\u202etxt.csv"}
+    assert {row.entry for row in board.rows} == shown | {"b\\udcff.csv"}
+    for suffix in (".csv", ".json", ".md", ".tex", ".html"):
+        text = board.render(suffix) if suffix != ".html" else board.to_html()
+        text.encode("utf-8")  # no lone surrogate left
+        assert "\r" not in text and "\u202e" not in text
+    rows = list(csv.DictReader(io.StringIO(board.to_csv())))
+    assert len(rows) == len(board.rows)
+    markdown = board.to_markdown()
+    assert markdown.count("```") == 2  # the audit's fence, closed only by itself
+    latex = board.to_latex()
+    head = latex[: latex.index("\\begin{table}")].splitlines()
+    assert all(line.startswith("% ") for line in head if line)  # no name ends a comment
+
+
+def test_names_that_show_alike_are_refused() -> None:
+    solution, submissions = contest(10, 2, seed=7)
+    runs = dict(zip(["a\rb", "a\\x0db"], submissions.values(), strict=True))
+    with pytest.raises(scorer.HostVisibleError, match="2 submission names show alike"):
+        scorer.leaderboard(solution, runs, k=5)
+
+
+@given(st.text())
+def test_printable_leaves_no_hidden_character(text: str) -> None:
+    from scorer.stats.leaderboard import printable
+
+    hidden = {"Cc", "Cf", "Zl", "Zp", "Cs"}
+    shown = printable(text)
+    assert not any(unicodedata.category(c) in hidden for c in shown)
+    if not any(unicodedata.category(c) in hidden for c in text):
+        assert shown == text
+
+
+def test_teams_are_named_without_surrounding_spaces_and_must_be_a_mapping() -> None:
+    solution, submissions = contest(20, 2, seed=8)
+    board = scorer.leaderboard(solution, submissions, teams={"s0": "Red", "s1": " Red "})
+    assert {row.entry for row in board.rows} == {"Red"}
+    with pytest.raises(scorer.HostVisibleError, match="teams maps each submission's name"):
+        scorer.leaderboard(solution, submissions, teams=["Red"])
+    with pytest.raises(scorer.HostVisibleError, match="teams must be non-empty strings"):
+        scorer.leaderboard(solution, submissions, teams={"s0": "Red", "s1": "  "})
+
+
+def test_runs_over_different_queries_are_ranked_without_statistics(tmp_path: Path) -> None:
+    """trec_eval's default leaves a run's missing queries out of its mean: two runs then
+    average over different users, which no paired statistic compares."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{q} 0 d{q} 1\n" for q in range(30)))
+    full, partial = tmp_path / "full.run", tmp_path / "partial.run"
+    full.write_text("".join(f"q{q} Q0 d{q if q % 2 else 99} 1 9 r\n" for q in range(30)))
+    partial.write_text("".join(f"q{q} Q0 d{q} 1 9 r\n" for q in range(0, 30, 3)))
+    options = {"format": "trec", "metrics": ["map"]}
+    board = scorer.leaderboard(qrels, [full, partial], resamples=200, **options)
+    for row in board.rows:
+        assert row.value == scorer.evaluate(qrels, tmp_path / row.entry, **options).score
+        assert (row.value_low, row.rank_low, row.tier) == (None, None, None)
+    assert board.pairs == () and "not scored over the same users" in board.notes[0]
+    json.loads(board.to_json())  # no NaN anywhere
+    complete = scorer.leaderboard(
+        qrels, [full, partial], resamples=200, missing_rows="empty", **options
+    )
+    assert all(row.tier is not None for row in complete.rows) and complete.notes == ()
+
+
+def test_the_measure_is_named_as_the_options_name_it_when_no_submission_is_valid(
+    tmp_path: Path,
+) -> None:
+    qrels, good, bad = tmp_path / "qrels.txt", tmp_path / "good.run", tmp_path / "bad.run"
+    qrels.write_text("q1 0 d1 1\n")
+    good.write_text("q1 Q0 d1 1 9 r\n")
+    bad.write_text("junk\n")
+    for options in (
+        {"format": "trec", "metrics": ["map"]},
+        {"format": "trec", "metrics": ["nDCG@5"], "dialect": "ir_measures"},
+    ):
+        named = scorer.leaderboard(qrels, [good], resamples=0, **options).metric
+        assert scorer.leaderboard(qrels, [bad], resamples=0, **options).metric == named
+
+
+@pytest.mark.parametrize(("alpha", "level"), [(0.025, "97.5%"), (0.001, "99.9%"), (0.05, "95%")])
+def test_the_interval_level_is_printed_as_given(board_and_inputs, alpha, level) -> None:
+    board = replace(board_and_inputs[0], audit=replace(board_and_inputs[0].audit, alpha=alpha))
+    assert f"| {level} interval |" in board.to_markdown()
+    assert level.replace("%", r"\%") + " interval" in board.to_latex()
+
+
+def test_notes_are_in_every_format() -> None:
+    solution, submissions = contest(20, 2, seed=10)
+    board = scorer.leaderboard(solution, submissions, k=5, resamples=0)
+    (note,) = board.notes
+    assert f"## Notes\n\n- {note}" in board.to_markdown()
+    assert f"% note: {note}" in board.to_latex()
+    rows = list(csv.DictReader(io.StringIO(board.to_csv())))
+    assert all(json.loads(row["notes"]) == [note] for row in rows)
+
+
+def test_too_few_resamples_for_the_pairs_is_noted(board_and_inputs) -> None:
+    _, solution, submissions = board_and_inputs
+    valid = {name: submissions[name] for name in ("s0", "s1", "s2", "s3")}  # 6 pairs
+    few = scorer.leaderboard(solution, valid, k=5, resamples=100)
+    assert not any(pair.exact for pair in few.pairs)
+    assert any("Give at least 120 resamples" in note for note in few.notes)
+    enough = scorer.leaderboard(solution, valid, k=5, resamples=119)
+    assert not any("resamples" in note for note in enough.notes)
+
+
+def test_a_solution_without_rows_is_the_hosts_error() -> None:
+    solution = pd.DataFrame({"id": [], "items": []}, dtype=str)
+    submission = pd.DataFrame({"id": ["u1"], "items": ["a"]})
+    with pytest.raises(scorer.HostVisibleError, match="No rows"):
+        scorer.evaluate(solution, submission)
+    with pytest.raises(scorer.HostVisibleError, match="No rows"):
+        scorer.leaderboard(solution, {"s": submission})
+
+
+def test_alpha_may_be_a_numpy_float() -> None:
+    solution, submissions = contest(20, 2, seed=11)
+    board = scorer.leaderboard(solution, submissions, k=5, resamples=50, alpha=np.float32(0.1))
+    assert board.audit.alpha == np.float32(0.1)

@@ -173,14 +173,17 @@ _NOT_GIVEN = object()
 
 
 def parse_scoring_args(parser: argparse.ArgumentParser, arguments: list[str]) -> argparse.Namespace:
-    """``parser.parse_args(arguments)``, noting in ``given_options`` the scoring options
-    given on the command line: with ``--recipe`` only those are passed on, and win over
-    the recipe's even when equal to the default (``--empty-ground-truth skip``)."""
+    """``parser.parse_intermixed_args(arguments)``, noting in ``given_options`` the
+    scoring options given on the command line: with ``--recipe`` only those are passed
+    on, and win over the recipe's even when equal to the default
+    (``--empty-ground-truth skip``)."""
     flagged = [option for option in OPTIONS if option.flags]
     # A repeatable flag appends to what the namespace holds: it starts from its default,
     # None, which no flag can give.
     unset = {option.name: _NOT_GIVEN for option in flagged if not option.repeatable}
-    args = parser.parse_args(arguments, argparse.Namespace(**unset))
+    # Options may come between the positional arguments, as with `scorer SOLUTION -k 5
+    # SUBMISSION`: also where a positional takes several values (`scorer leaderboard`).
+    args = parser.parse_intermixed_args(arguments, argparse.Namespace(**unset))
     args.given_options = set()
     for option in flagged:
         value = getattr(args, option.name)

@@ -546,12 +546,9 @@ def leaderboard_command(args: argparse.Namespace, kwargs: dict[str, Any]) -> Non
                 f"--out names the format by its suffix, one of {', '.join(SUFFIXES)}; "
                 f"got {args.out!r}."
             )
-        inputs = {"solution": args.solution}
-        if args.manifest is not None:
-            inputs["manifest"] = args.manifest
-        if isinstance(submissions, dict):
-            inputs.update({f"submission {n}": p for n, p in submissions.items()})
-        refuse_overwriting_inputs(args.out, inputs, "the leaderboard", "--out")
+        refuse_overwriting_inputs(
+            args.out, _inputs(args, submissions, kwargs), "the leaderboard", "--out"
+        )
     board = leaderboard(
         args.solution,
         submissions,
@@ -573,6 +570,31 @@ def leaderboard_command(args: argparse.Namespace, kwargs: dict[str, Any]) -> Non
         f"Leaderboard written to {args.out} ({len(board.submissions):,} submissions, "
         f"{invalid:,} invalid)"
     )
+
+
+def _inputs(
+    args: argparse.Namespace, submissions: dict[str, str] | list[str] | str, kwargs: dict
+) -> dict[str, str]:
+    """Every file the leaderboard reads, by role; a folder of submissions refused as the
+    output's folder (the next leaderboard of that folder would read the output)."""
+    inputs = {"solution": args.solution}
+    if args.manifest is not None:
+        inputs["manifest"] = args.manifest
+    if isinstance(kwargs.get("candidates"), str):
+        inputs["candidates"] = kwargs["candidates"]
+    if isinstance(submissions, dict):
+        inputs.update({f"submission {n}": p for n, p in submissions.items()})
+    elif isinstance(submissions, list):
+        inputs.update({f"submission {p}": p for p in submissions})
+    elif os.path.realpath(os.path.dirname(os.path.abspath(args.out))) == os.path.realpath(
+        submissions
+    ):
+        raise HostVisibleError(
+            f"Cannot write the leaderboard to {args.out!r}: it is in the folder of the "
+            "submissions, and the next leaderboard of that folder would read it as one. "
+            "Choose a path outside it for --out."
+        )
+    return inputs
 
 
 def leaderboard_inputs(
@@ -597,6 +619,11 @@ def read_manifest(path: str) -> tuple[dict[str, str], dict[str, str]]:
     """The submissions (name -> path) and teams (name -> team) a manifest lists: columns
     ``submission`` (a path, relative to the manifest's folder), ``team`` and optionally
     ``name`` (by default the file name, :func:`submission_names`)."""
+    if not os.path.isfile(path):
+        raise HostVisibleError(
+            f"The manifest {path!r} {'is not a file' if os.path.exists(path) else 'does not exist'}"
+            f". Check the path and the working directory ({os.getcwd()!r})."
+        )
     table = as_string_table(path, HostVisibleError)
     columns = {name: table.column(name).to_pylist() for name in table.names}
     problems = []

@@ -12,8 +12,11 @@ its participant message.
 from __future__ import annotations
 
 import hashlib
+import math
+import numbers
 import os
 import platform
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, is_dataclass, replace
@@ -28,7 +31,6 @@ import pyarrow.compute as pc
 from scorer import pipeline
 from scorer.arrays import one_chunk, string_bytes, string_offsets, submit, to_numpy
 from scorer.errors import HostVisibleError, ParticipantVisibleError
-from scorer.measures import parse_all
 from scorer.options import format_defaults, row_bound, takes_options
 from scorer.policy import users_to_score
 from scorer.read.columns import StringTable
@@ -140,7 +142,8 @@ def leaderboards(
     """A :func:`leaderboard` ranked by each measure in turn, from one scoring pass (for
     ``scorer compare`` with more than two submissions): measure name -> leaderboard."""
     scoring = _score_all(solution, submissions, None, (resamples, seed, alpha), options, True)
-    return {measure: _ranked(scoring, measure) for measure in scoring.kept.measures}
+    measures = scoring.kept.measures or (scoring.metric,)  # none valid: the options' first
+    return {measure: _ranked(scoring, measure) for measure in measures}
 
 
 @dataclass(frozen=True)
@@ -153,14 +156,12 @@ class _Scoring:
     kept: _Kept
     audit: Audit
     notes: tuple[str, ...]
+    first_measure: str  # as the options name it (a valid submission's name is the same)
 
     @property
     def metric(self) -> str:
-        """The leaderboard measure (named from the options when no submission is valid)."""
-        if self.kept.measures:
-            return self.kept.measures[0]
-        options = self.audit.options
-        return str(parse_all(options.get("metrics"), row_bound(options.get("k") or 10))[0])
+        """The leaderboard measure."""
+        return self.kept.measures[0] if self.kept.measures else self.first_measure
 
 
 def _score_all(
@@ -200,7 +201,8 @@ def _score_all(
         del found, result, prints  # one submission's result in memory at a time
     resamples, seed, alpha = statistics
     audit = Audit(inputs, _versions(), _jsonable(settings), seed, resamples, alpha)
-    return _Scoring(sources, records, kept, audit, tuple(notes))
+    first_measure = str(pipeline.options_and_measures(settings)[1][0])
+    return _Scoring(sources, records, kept, audit, tuple(notes), first_measure)
 
 
 def _check_settings(resamples: Any, seed: Any, alpha: Any) -> None:
@@ -209,7 +211,7 @@ def _check_settings(resamples: Any, seed: Any, alpha: Any) -> None:
         problems.append(f"resamples must be an int >= 0, not {resamples!r}")
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         problems.append(f"seed must be an int >= 0, not {seed!r}")
-    if isinstance(alpha, bool) or not isinstance(alpha, float | int) or not 0 < alpha < 1:
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
         problems.append(f"alpha must be a number strictly between 0 and 1, not {alpha!r}")
     if problems:
         raise HostVisibleError("Invalid leaderboard settings: " + "; ".join(problems) + ".")
@@ -252,27 +254,85 @@ def _sources(
         named = dict(zip(submission_names(paths), paths, strict=True))
     if not named:
         raise HostVisibleError("No submission to rank: give at least one.")
-    missing = sorted(
-        name
-        for name, data in named.items()
-        if isinstance(data, str | os.PathLike) and not os.path.exists(data)
-    )
-    if missing:
-        raise HostVisibleError(
-            f"{len(missing):,} submission files do not exist: "
-            + ", ".join(f"{name!r} ({os.fspath(named[name])!r})" for name in missing[:5])
-            + ". Check the paths."
-        )
+    _refuse_unreadable_paths(named)
+    shown = _printable_names(named)
     team_of = _teams(sorted(named), teams)
-    return [_Source(name, team_of[name], named[name]) for name in sorted(named)]
+    return [
+        _Source(shown[name], printable(team_of[name]), named[name])
+        for name in sorted(named, key=shown.__getitem__)
+    ]
+
+
+def _refuse_unreadable_paths(named: dict[str, Any]) -> None:
+    """Refuse, before any is scored, submission paths that are missing or not files (a
+    folder among the files, a broken link)."""
+    for what, bad in (
+        ("submission files do not exist", lambda path: not os.path.exists(path)),
+        (
+            "submission paths are not files",
+            lambda path: os.path.exists(path) and not os.path.isfile(path),
+        ),
+    ):
+        found = sorted(
+            name
+            for name, data in named.items()
+            if isinstance(data, str | os.PathLike) and bad(data)
+        )
+        if found:
+            raise HostVisibleError(
+                f"{len(found):,} {what}: "
+                + ", ".join(f"{name!r} ({os.fspath(named[name])!r})" for name in found[:5])
+                + ". Check the paths: each submission is one file."
+            )
+
+
+def printable(text: str) -> str:
+    r"""``text`` as every output shows it: each control or format character, line
+    separator and undecodable byte (a file name's, read as a lone surrogate) written as
+    its escape, so that a name is one line of visible characters in every format.
+
+    Examples
+    --------
+    >>> printable("team\ra\u202e"), printable("équipe 1")
+    ('team\\x0da\\u202e', 'équipe 1')
+    """
+    return "".join(
+        character
+        if unicodedata.category(character) not in _HIDDEN_CATEGORIES
+        else f"\\x{ord(character):02x}"
+        if ord(character) < 0x100
+        else f"\\u{ord(character):04x}"
+        for character in text
+    )
+
+
+#: Control and format characters, line and paragraph separators, lone surrogates.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+
+
+def _printable_names(named: dict[str, Any]) -> dict[str, str]:
+    """Each submission's name as shown (:func:`printable`); two that would show alike are
+    refused."""
+    shown = {name: printable(name) for name in named}
+    seen = Counter(shown.values())
+    alike = sorted(name for name in named if seen[shown[name]] > 1)
+    if alike:
+        raise HostVisibleError(
+            f"{len(alike):,} submission names show alike once their invisible characters "
+            f"are escaped: {alike[:5]!r}. Rename the files, or name them (a mapping, or "
+            "the manifest's column name)."
+        )
+    return shown
 
 
 def _directory(folder: str | os.PathLike) -> dict[str, str]:
-    """A folder's files by name (hidden files and sub-folders left out)."""
+    """A folder's files by name (hidden files and sub-folders left out; a broken link
+    kept, to be refused by name)."""
     names = sorted(
         entry.name
         for entry in os.scandir(folder)
-        if not entry.name.startswith(".") and entry.is_file()
+        if not entry.name.startswith(".")
+        and (entry.is_file() or (entry.is_symlink() and not os.path.exists(entry.path)))
     )
     return {name: os.path.join(folder, name) for name in names}
 
@@ -303,8 +363,15 @@ def submission_names(paths: Sequence[str | os.PathLike]) -> list[str]:
 
 
 def _teams(names: list[str], teams: Mapping[str, str] | None) -> dict[str, str]:
+    """Each submission's team, its surrounding whitespace removed (``"Red "`` is
+    ``"Red"``)."""
     if teams is None:
         return {name: name for name in names}
+    if not isinstance(teams, Mapping):
+        raise HostVisibleError(
+            f"teams maps each submission's name to its team; got a {type(teams).__name__}."
+        )
+    teams = {name: team.strip() if isinstance(team, str) else team for name, team in teams.items()}
     without = [name for name in names if name not in teams]
     unknown = sorted(set(teams) - set(names))
     bad = sorted(name for name, team in teams.items() if not isinstance(team, str) or not team)
@@ -440,6 +507,7 @@ class _Scorer:
                 self.inputs, options, self.limits, self.exponential, None
             )
             self.half.truth.result()  # raises here if the solution's items are invalid
+            pipeline.refuse_empty_solution(self.half)
             self.half.solution.row_id_index.keep()  # every submission probes it
 
     def score(self, submission: TableLike, key: tuple[int, int]) -> tuple[ScoreResult, np.ndarray]:
@@ -495,6 +563,10 @@ class _Kept:
         self.panels: dict[str, Panel | None] = {}
         self.units: list[np.ndarray] = []
         self.measures: tuple[str, ...] = ()
+        #: Each ranked measure's scored users (row ids and masks), as the first valid
+        #: submission has them; and the measures whose submissions differ there.
+        self.users: dict[str, tuple[pa.Array, dict[str, np.ndarray]]] = {}
+        self.unpaired: set[str] = set()
 
     def add(self, index: int, result: ScoreResult, prints: np.ndarray) -> None:
         self.measures = result.measures
@@ -515,6 +587,11 @@ class _Kept:
             if measure not in self.panels:
                 whole = whole_data_values(result, measure) is not None
                 self.panels[measure] = None if whole else self._empty_panel(result, measure)
+                if not whole:
+                    self.users[measure] = (result.row_ids, result.measure_values(measure).masks())
+            elif self.panels[measure] is not None and not self._same_users(result, measure):
+                self.panels[measure] = None  # no paired statistics over different users
+                self.unpaired.add(measure)
             panel = self.panels[measure]
             if panel is not None:
                 _fill(panel, self.units, index, result, measure)
@@ -523,8 +600,24 @@ class _Kept:
         panel, self.units = _empty_panel(result, measure, self.n_submissions)
         return panel
 
+    def _same_users(self, result: ScoreResult, measure: str) -> bool:
+        """Whether ``result`` scores ``measure`` over the first submission's users."""
+        row_ids, masks = self.users[measure]
+        found = result.measure_values(measure).masks()
+        return result.row_ids.equals(row_ids) and all(
+            np.array_equal(found[label], mask) for label, mask in masks.items()
+        )
+
     def notes(self, measure: str, resamples: int) -> list[str]:
         """What the host should know about the statistics of ``measure``."""
+        if measure in self.unpaired:
+            return [
+                f"The submissions are not scored over the same users for {measure} (rows "
+                "left out, with missing_rows='skip', the default for trec_eval files): the "
+                "leaderboard gives its values and ranks, without intervals, paired tests "
+                "or tiers. Score a missing row as 0 (missing_rows='empty', trec_eval's -c) "
+                "for those."
+            ]
         if measure in self.panels and self.panels[measure] is None:
             return [
                 f"{measure} is not a mean over rows: the leaderboard gives its values and "
@@ -605,7 +698,7 @@ def _ranked(scoring: _Scoring, metric: str) -> Leaderboard:
     names = [sources[i].name for i in valid]
     prints = np.zeros((0, 0), np.uint32) if kept.rows is None else kept.rows[valid]
     copies = find_copies(names, [kept.digests[i] for i in valid], prints)
-    notes = (*scoring.notes, *kept.notes(metric, audit.resamples))
+    notes = (*scoring.notes, *kept.notes(metric, audit.resamples), *_few_resamples(pairs, audit))
     return Leaderboard(
         metric,
         kept.measures or (metric,),
@@ -616,6 +709,24 @@ def _ranked(scoring: _Scoring, metric: str) -> Leaderboard:
         audit,
         notes,
     )
+
+
+def _few_resamples(pairs: list[Pair], audit: Audit) -> list[str]:
+    """A note when no Monte-Carlo p-value can pass Holm's first step: with ``R``
+    resamples it is at least ``1 / (R + 1)``, and among ``m`` pairs the smallest must be
+    at most ``alpha / m``."""
+    counts = Counter(pair.split for pair in pairs)
+    sampled = {pair.split for pair in pairs if not pair.exact}
+    most = max((counts[split] for split in sampled), default=0)
+    if most == 0 or most / (audit.resamples + 1) <= audit.alpha:
+        return []
+    return [
+        f"With {audit.resamples:,} resamples a Monte-Carlo p-value is at least "
+        f"1/{audit.resamples + 1:,}, and {most:,} times that is above alpha "
+        f"{audit.alpha}: Holm's correction may find no pair significant, and the tiers then "
+        f"do not separate entries that differ. Give at least "
+        f"{math.ceil(most / audit.alpha):,} resamples."
+    ]
 
 
 def _split_rows(

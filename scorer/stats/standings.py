@@ -254,7 +254,8 @@ SUFFIXES = (".csv", ".json", ".md", ".tex", ".html")
 
 
 def _level(board: Leaderboard) -> str:
-    return f"{1 - board.audit.alpha:.0%}"
+    """The intervals' level as a percentage, exactly as given (97.5%, not 98%)."""
+    return f"{round(100 * (1 - board.audit.alpha), 10):g}%"
 
 
 def _number(value: float | None) -> str:
@@ -287,8 +288,14 @@ def _audit_lines(board: Leaderboard) -> list[str]:
         "options: " + json.dumps(audit.options, sort_keys=True, ensure_ascii=False),
     ]
     lines += [f"sha256 {role}: {digest}" for role, digest in audit.inputs.items()]
-    lines += [f"sha256 submission {s.name}: {s.sha256}" for s in board.submissions]
+    lines += [f"sha256 submission {_quoted(s.name)}: {s.sha256}" for s in board.submissions]
     return lines
+
+
+def _quoted(name: str) -> str:
+    """A name in the audit's lines: a JSON string, with no line break and no backquote
+    (a Markdown fence or a LaTeX comment line holds it whatever it is)."""
+    return json.dumps(name, ensure_ascii=False).replace("`", "\\u0060")
 
 
 def to_csv(board: Leaderboard) -> str:
@@ -304,6 +311,7 @@ def to_csv(board: Leaderboard) -> str:
         "solution_sha256": audit.inputs.get("solution", ""),
         "versions": json.dumps(audit.versions, sort_keys=True),
         "options": json.dumps(audit.options, sort_keys=True, ensure_ascii=False),
+        "notes": json.dumps(list(board.notes), ensure_ascii=False),
     }
     header = [
         "split",
@@ -388,6 +396,8 @@ def _markdown_sections(board: Leaderboard) -> list[str]:
         lines += ["## Invalid submissions", ""]
         lines += [f"- {_markdown(s.name)}: {_markdown(s.error or '')}" for s in invalid]
         lines.append("")
+    if board.notes:
+        lines += ["## Notes", "", *(f"- {_markdown(note)}" for note in board.notes), ""]
     return [*lines, "## Audit", "", "```text", *_audit_lines(board), "```"]
 
 
@@ -402,17 +412,21 @@ _LATEX_SPECIAL = {
     "_": r"\_",
     "%": r"\%",
     "~": r"\textasciitilde{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
 }
 
 
 def _latex(text: str) -> str:
-    """Text in a LaTeX table cell, its special characters escaped."""
-    return "".join(_LATEX_SPECIAL.get(character, character) for character in text)
+    """Text in a LaTeX table cell: one line, its special characters escaped."""
+    return "".join(_LATEX_SPECIAL.get(character, character) for character in " ".join(text.split()))
 
 
 def to_latex(board: Leaderboard) -> str:
     """:meth:`Leaderboard.to_latex`."""
-    lines = [f"% {line}" for line in ["rankscore leaderboard", *_audit_lines(board)]]
+    notes = [f"note: {' '.join(note.split())}" for note in board.notes]
+    lines = [f"% {line}" for line in ["rankscore leaderboard", *_audit_lines(board), *notes]]
     level = _latex(_level(board))
     for split in board.splits:
         lines += [
