@@ -799,3 +799,27 @@ def test_alpha_may_be_a_numpy_float() -> None:
     solution, submissions = contest(20, 2, seed=11)
     board = scorer.leaderboard(solution, submissions, k=5, resamples=50, alpha=np.float32(0.1))
     assert board.audit.alpha == np.float32(0.1)
+
+
+@pytest.mark.parametrize("measure", ["NumRet", "map(mean=geometric)"])
+def test_sums_and_geometric_means_are_ranked_without_statistics(
+    tmp_path: Path, measure: str
+) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{q} 0 d{q} 1\n" for q in range(6)))
+    runs = []
+    for shift in range(3):
+        run = tmp_path / f"r{shift}.run"
+        run.write_text("".join(f"q{q} Q0 d{q + shift * (q % 2)} 1 9 r\n" for q in range(6 - shift)))
+        runs.append(run)
+    options = {"format": "trec", "metrics": [measure], "missing_rows": "empty"}
+    board = scorer.leaderboard(qrels, runs, resamples=100, **options)
+    for row in board.rows:
+        assert row.value == scorer.evaluate(qrels, tmp_path / row.entry, **options).score
+        assert (row.rank_low, row.tier) == (None, None)
+    assert "is not a mean over rows" in board.notes[0]
+    done = run_scorer(
+        "compare", qrels, *runs, "--format", "trec", "-m", measure, "--missing-rows", "empty"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "None" not in done.stdout and "is not a mean over rows" in done.stdout

@@ -91,9 +91,8 @@ def format_intervals(
     95% intervals (percentile bootstrap over users, 1,000 resamples, seed 0):
       MAP@10  overall  0.500000  [0.250000, 0.750000]
     """
-    lines = [
-        f"{args.level:.0%} intervals ({method}, {args.resamples:,} resamples, seed {args.seed}):"
-    ]
+    level = stats.format_level(args.level)
+    lines = [f"{level} intervals ({method}, {args.resamples:,} resamples, seed {args.seed}):"]
     width = max(7, *(len(name) for name in found))
     for name, splits in found.items():
         for position, (split, i) in enumerate(splits.items()):
@@ -215,7 +214,7 @@ def format_comparisons(comparisons: list[stats.Comparison], args: argparse.Names
         "A",
         "B",
         "B - A",
-        f"{args.level:.0%} interval",
+        f"{stats.format_level(args.level)} interval",
         "p-value",
         "B wins / ties / loses",
     )
@@ -418,6 +417,7 @@ def _compared(board: Leaderboard, labels: list[str]) -> dict[str, Any]:
             for label in labels
         ],
         "pairs": pairs,
+        "notes": list(board.notes),
     }
 
 
@@ -426,8 +426,9 @@ def format_many(
 ) -> str:
     """The readable tables of ``scorer compare`` with more than two submissions."""
     lines = [f"{label}: {path}" for label, path in zip(labels, args.submissions, strict=True)]
+    level = stats.format_level(args.level)
     for name, table in found.items():
-        ranks = [("submission", "value", "rank", f"{args.level:.0%} rank interval", "tier")]
+        ranks = [("submission", "value", "rank", f"{level} rank interval", "tier")]
         for s in table["submissions"]:
             low, high = s["rank_interval"]
             ranks.append(
@@ -435,11 +436,18 @@ def format_many(
                     s["submission"],
                     f"{s['value']:.6f}",
                     str(s["rank"]),
-                    f"{low}-{high}",
-                    str(s["tier"]),
+                    "" if low is None else f"{low}-{high}",
+                    "" if s["tier"] is None else str(s["tier"]),
                 )
             )
-        header = ("pair", "B - A", f"{args.level:.0%} interval", "p-value", "Holm", "")
+        header = (
+            "pair",
+            "B - A",
+            f"{level} interval",
+            "p-value",
+            "Holm",
+            "",
+        )
         rows = [header]
         for p in table["pairs"]:
             low, high = p["interval"]
@@ -453,7 +461,8 @@ def format_many(
                     "significant" if p["significant"] else "",
                 )
             )
-        lines += ["", name, *_aligned(ranks), "", *_aligned(rows)]
+        pairs = _aligned(rows) if table["pairs"] else []
+        lines += ["", name, *_aligned(ranks), "", *pairs, *table["notes"]]
     lines.append(
         f"\nTiers: tier 1 holds every submission not significantly worse than the best, at "
         f"a family-wise level of {alpha:g} (Holm's step-down over every pair); then the "

@@ -14,7 +14,7 @@ The modules, by concern: :mod:`~scorer.stats.intervals` (bootstrap),
 :mod:`~scorer.stats.resampling`, and the HTML :mod:`~scorer.stats.report`.
 """
 
-from scorer.stats.comparison import Comparison, compare, format_p_value
+from scorer.stats.comparison import Comparison, compare, format_level, format_p_value
 from scorer.stats.diagnostics import (
     RELEVANT_BUCKETS,
     Breakdown,
@@ -62,6 +62,7 @@ __all__ = [
     "check_paired",
     "compare",
     "fair_coin_heads",
+    "format_level",
     "format_p_value",
     "hit_rate_by_rank",
     "percentile_interval",

@@ -68,6 +68,18 @@ class Comparison:
 SMALLEST_P_VALUE_SHOWN = 1e-4
 
 
+def format_level(level: float) -> str:
+    """An interval's level as a percentage, exactly as given (not rounded to a whole
+    percent), the same in every output.
+
+    Examples
+    --------
+    >>> format_level(0.95), format_level(0.975), format_level(0.999)
+    ('95%', '97.5%', '99.9%')
+    """
+    return f"{round(100 * level, 10):g}%"
+
+
 def format_p_value(p_value: float) -> str:
     """A p-value for people, the same in ``scorer compare`` and the report.
 

@@ -279,7 +279,7 @@ def _headline(results: Mapping[str, ScoreResult], measures: list[str], settings:
             for split, interval in stats.bootstrap(result, measure, **settings).items():
                 numbers = [pages.number(v) for v in (interval.value, interval.low, interval.high)]
                 rows.append([pages.name(name), pages.text(measure), SPLIT_NAMES[split], *numbers])
-    level = f"{settings['level']:.0%}"
+    level = stats.format_level(settings["level"])
     header = ["submission", "measure", "split", "value", f"{level} low", f"{level} high"]
     return pages.table(header, rows)
 
@@ -291,7 +291,7 @@ def _comparisons(results: Mapping[str, ScoreResult], measures: list[str], settin
     for name in names[1:]:
         for measure in measures:
             rows.append(_comparison_row(name, baseline, results[name], measure, settings))
-    level = f"{settings['level']:.0%}"
+    level = stats.format_level(settings["level"])
     header = ["measure", "B", "A value", "B value", "B - A", f"{level} interval"]
     baseline_note = f'<p class="note">A, the baseline of every row: {pages.text(names[0])}.</p>'
     note = (

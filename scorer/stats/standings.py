@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from scorer.stats import pages
+from scorer.stats.comparison import format_level
 from scorer.stats.copies import NEAR_COPY_SHARE, Copies
 
 #: The splits in the order every output lists them.
@@ -255,7 +256,7 @@ SUFFIXES = (".csv", ".json", ".md", ".tex", ".html")
 
 def _level(board: Leaderboard) -> str:
     """The intervals' level as a percentage, exactly as given (97.5%, not 98%)."""
-    return f"{round(100 * (1 - board.audit.alpha), 10):g}%"
+    return format_level(1 - board.audit.alpha)
 
 
 def _number(value: float | None) -> str:
