@@ -607,6 +607,7 @@ def test_the_command_writes_each_format(files: Path, tmp_path: Path, suffix: str
         (["runs", "--out", "runs/board.csv"], "it is in the folder of the submissions"),
         (["runs/s0.csv", "runs"], "1 submission paths are not files: 'runs'"),
         (["--manifest", "nowhere.csv"], "The manifest '"),
+        (["runs", "--json", "--out", "board.json"], "Give --json (the JSON on standard"),
     ],
 )
 def test_the_command_refuses_with_a_host_error(files: Path, args: list, message: str) -> None:
@@ -823,3 +824,10 @@ def test_sums_and_geometric_means_are_ranked_without_statistics(
     )
     assert done.returncode == 0, done.stderr
     assert "None" not in done.stdout and "is not a mean over rows" in done.stdout
+
+
+def test_the_same_file_twice_is_refused_by_its_path(files: Path) -> None:
+    path = files / "runs" / "s0.csv"
+    shown = os.path.normpath(os.path.abspath(path))
+    with pytest.raises(scorer.HostVisibleError, match=re.escape(f"given twice: [{shown!r}]")):
+        scorer.leaderboard(files / "solution.csv", [path, files / "runs" / "." / "s0.csv"], k=5)

@@ -548,6 +548,11 @@ def leaderboard_command(args: argparse.Namespace, kwargs: dict[str, Any]) -> Non
     """Run ``scorer leaderboard``."""
     submissions, teams = leaderboard_inputs(args)
     suffix = None
+    if args.out is not None and args.json:
+        raise HostVisibleError(
+            "Give --json (the JSON on standard output) or --out FILE (the format its suffix "
+            "names, .json for JSON), not both."
+        )
     if args.out is not None:
         suffix = os.path.splitext(args.out)[1].lower()
         if suffix not in SUFFIXES:

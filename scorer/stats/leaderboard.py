@@ -350,7 +350,7 @@ def submission_names(paths: Sequence[str | os.PathLike]) -> list[str]:
     parts = [Path(os.path.normpath(os.path.abspath(path))).parts for path in paths]
     seen = Counter(parts)
     if len(seen) < len(parts):
-        repeated = sorted({"/".join(p) for p in parts if seen[p] > 1})
+        repeated = sorted({str(Path(*p)) for p in parts if seen[p] > 1})
         raise HostVisibleError(f"The same submission file is given twice: {repeated[:5]!r}.")
     depth = [1] * len(parts)
     while True:  # at most one pass per folder level
