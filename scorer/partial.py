@@ -76,6 +76,7 @@ from scorer.pipeline import (
     leaderboard_keys,
     options_and_measures,
     read_and_check,
+    refuse_empty_solution,
     row_findings,
     run_findings,
     score_warnings,
@@ -1355,14 +1356,16 @@ def finish(partial: Partial, *, level: float = 0.95) -> ScoreResult:
     words = Wording(**settings["wording"])
     if options.format == "trec":
         options = trec_options(options)
-    if partial.stage:
-        if partial.stage == _SUBMISSION:
-            findings = [
-                _with_rows(f, partial.counts.get("n_users", 0))
-                for f in merge_findings(partial.problems, partial.notes)
-            ]
-            raise_findings(findings, ParticipantVisibleError, SUBMISSION, words)
+    if partial.stage and partial.stage != _SUBMISSION:
         raise_findings(partial.problems, HostVisibleError, SOLUTION, words)
+    if options.format != "trec":  # as the whole run: after the solution's own problems
+        refuse_empty_solution(partial.counts.get("n_users", 0))
+    if partial.stage == _SUBMISSION:
+        findings = [
+            _with_rows(f, partial.counts.get("n_users", 0))
+            for f in merge_findings(partial.problems, partial.notes)
+        ]
+        raise_findings(findings, ParticipantVisibleError, SUBMISSION, words)
     if len(partial.max_grades) > 1:
         largest = max(partial.max_grades)
         raise HostVisibleError(

@@ -247,17 +247,17 @@ def read_and_check(
     half = solution_half(inputs, options, limits, exponential, known_types)
     try:
         if not part:
-            refuse_empty_solution(half)
+            refuse_empty_solution(len(half.solution.row_ids))
         return checked_against(half, inputs, limits, every_quote, keep_candidates, scored)
     finally:
         wait([half.truth])  # an error raised here waits for the encoding to end
 
 
-def refuse_empty_solution(half: SolutionHalf) -> None:
-    """A whole run's solution without a row is the host's error (else every submission
-    row would be an unknown row id, blamed on the participant); a part of a run may
-    have none."""
-    if len(half.solution.row_ids) == 0:
+def refuse_empty_solution(n_rows: int) -> None:
+    """A whole run's solution without a row (``n_rows`` 0) is the host's error (else
+    every submission row would be an unknown row id, blamed on the participant); a part
+    of a run may have none, the parts together may not."""
+    if n_rows == 0:
         raise_if_any([_NO_SOLUTION_ROWS], HostVisibleError, SOLUTION)
 
 

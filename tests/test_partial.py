@@ -1221,3 +1221,21 @@ def test_any_text_ends_in_a_partial_or_a_host_error(text: str) -> None:
     text: from_json gives a partial or a HostVisibleError, finish a result in range or a
     ScorerError, and a partial merged with itself is refused (fuzz/partials.py)."""
     check_partial_text(text)
+
+
+@pytest.mark.parametrize("submission_rows", [0, 2])
+def test_a_solution_without_rows_is_the_hosts_error_in_parts_too(submission_rows: int) -> None:
+    """A part may have no solution row; the parts together may not, as a whole run."""
+    solution = pd.DataFrame({"id": [], "items": []}, dtype=str)
+    submission = pd.DataFrame(
+        {"id": ["u1", "u2"][:submission_rows], "items": ["a", "b"][:submission_rows]}
+    )
+    with pytest.raises(HostVisibleError, match="No rows") as whole:
+        scorer.evaluate(solution, submission)
+    parts = [
+        score_part(solution, submission, "id"),
+        score_part(solution, submission.iloc[:0], "id"),
+    ]
+    with pytest.raises(HostVisibleError) as merged:
+        finish(merge(*parts))
+    assert str(merged.value) == str(whole.value)

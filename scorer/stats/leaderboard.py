@@ -508,7 +508,7 @@ class _Scorer:
                 self.inputs, options, self.limits, self.exponential, None
             )
             self.half.truth.result()  # raises here if the solution's items are invalid
-            pipeline.refuse_empty_solution(self.half)
+            pipeline.refuse_empty_solution(len(self.half.solution.row_ids))
             self.half.solution.row_id_index.keep()  # every submission probes it
 
     def score(self, submission: TableLike, key: tuple[int, int]) -> tuple[ScoreResult, np.ndarray]:
