@@ -195,3 +195,33 @@ def test_invalid_qrels_and_missing_files_are_exit_2(tmp_path) -> None:
     assert missing.returncode == 2 and "nothing" in missing.stderr
     usage = _command("-m", "map", FIXTURES / "qrels.txt")
     assert usage.returncode == 2 and "the following arguments are required: run" in usage.stderr
+
+
+def test_a_cut_past_every_document_is_no_cut(capsys) -> None:
+    """trec_eval takes any -M; one past what an int64 holds counts every document."""
+    _, every, _ = trec_eval(capsys, "-q", *case_args(next(iter(CASES)))[-2:])
+    code, out, err = trec_eval(capsys, "-q", "-M", 10**20, *case_args(next(iter(CASES)))[-2:])
+    assert (code, out) == (0, every), err
+
+
+def test_nothing_to_print_prints_nothing(capsys) -> None:
+    assert trec_eval(capsys, "-n", *case_args(next(iter(CASES)))[-2:])[:2] == (0, "")
+
+
+def test_the_lines_are_printed_a_block_of_queries_at_a_time(capsys, monkeypatch) -> None:
+    import scorer.adapters.trec_eval as command
+
+    files = case_args(next(iter(CASES)))[-2:]
+    _, whole, _ = trec_eval(capsys, "-q", "-m", "all_trec", *files)
+    monkeypatch.setattr(command, "QUERIES_PER_BLOCK", 2)
+    emitted = []
+    monkeypatch.setattr(command, "emit", emitted.append)
+    trec_eval(capsys, "-q", "-m", "all_trec", *files)
+    assert len(emitted) > 2 and "".join(block + "\n" for block in emitted) == whole
+
+
+def test_the_command_answers_to_the_programs_own_name_too(capsys) -> None:
+    files = case_args(next(iter(CASES)))[-2:]
+    _, dashed, _ = trec_eval(capsys, "-q", *files)
+    assert main(["trec_eval", "-q", *files]) == 0
+    assert capsys.readouterr().out == dashed

@@ -365,7 +365,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(args, _codabench)
     if arguments[:1] in (["compare"], ["report"], ["leaderboard"]):
         return _run_statistics_command(arguments[0], arguments[1:])
-    if arguments[:1] == ["trec-eval"]:
+    if arguments[:1] in (["trec-eval"], ["trec_eval"]):  # the program's own name too
         from scorer.adapters.trec_eval import trec_eval_command, trec_eval_parser
 
         args = trec_eval_parser(add_read_limits).parse_args(arguments[1:])

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -129,6 +129,8 @@ def trec_eval_command(args: argparse.Namespace, limits: ReadLimits) -> None:
     """Score the run and print trec_eval's lines (or JSON)."""
     measures, runid = requested(args.measure)
     most = args.Max_retrieved_per_topic
+    if most is not None and most > MAX_RANKED:
+        most = None  # more documents than any query can have: every one counts
     for flag, value, meaning in [
         ("-l", args.level_for_rel, "the smallest rel that is relevant"),
         ("-M", 1 if most is None else most, "the documents counted per query"),
@@ -151,7 +153,14 @@ def trec_eval_command(args: argparse.Namespace, limits: ReadLimits) -> None:
         emit(json.dumps(table.as_json(args.query_eval_wanted), indent=2, allow_nan=False))
     else:
         full = args.precision == "full"
-        emit(table.text(args.query_eval_wanted, not args.nosummary, full))
+        for block in table.blocks(args.query_eval_wanted, not args.nosummary, full):
+            emit(block)
+
+
+#: A -M past this is every document: no query can hold more (int64 counts).
+MAX_RANKED = 2**62
+#: Queries whose lines are made and printed at a time.
+QUERIES_PER_BLOCK = 4096
 
 
 @dataclass(frozen=True)
@@ -211,23 +220,30 @@ class TrecTable:
 
     def text(self, per_query: bool, summary: bool, full: bool) -> str:
         """trec_eval's lines: each query's (with ``per_query``), then the summary."""
-        lines: list[str] = []
+        return "\n".join(self.blocks(per_query, summary, full))
+
+    def blocks(self, per_query: bool, summary: bool, full: bool) -> Iterator[str]:
+        """:meth:`text` a block of queries at a time (each block its lines, without the
+        last line end), so that the lines of every query are never all held: trec_eval
+        prints as it goes. Nothing at all when there is no line to print."""
         shown = [name not in SUMMARY_ONLY for name in self.names]
         if per_query and any(shown) and len(self.qids):
-            cells = self._formatted(self.values[:, shown], full, self.counts[shown])
             names = [name for name, keep in zip(self.names, shown, strict=True) if keep]
-            labels = np.char.ljust(np.array(names, dtype=str), 22)
-            qids = np.char.add(np.char.add("\t", self.qids.astype(str)), "\t")[:, None]
-            lines += np.char.add(np.char.add(labels[None, :], qids), cells).ravel().tolist()
+            labels = np.char.ljust(np.array(names, dtype=str), 22)[None, :]
+            for start in range(0, len(self.qids), QUERIES_PER_BLOCK):
+                block = slice(start, start + QUERIES_PER_BLOCK)
+                cells = self._formatted(self.values[block][:, shown], full, self.counts[shown])
+                qids = np.char.add(np.char.add("\t", self.qids[block].astype(str)), "\t")
+                yield "\n".join(np.char.add(np.char.add(labels, qids[:, None]), cells).ravel())
         if summary:
-            if self.run_id is not None:
-                lines.append(f"{RUNID:<22}\tall\t{self.run_id}")
+            lines = [] if self.run_id is None else [f"{RUNID:<22}\tall\t{self.run_id}"]
             overall = self._formatted(self.means if full else self.summary, full, self.counts)
             lines += [
                 f"{name:<22}\tall\t{value}"
                 for name, value in zip(self.names, overall.tolist(), strict=True)
             ]
-        return "\n".join(lines)
+            if lines:
+                yield "\n".join(lines)
 
     def as_json(self, per_query: bool) -> dict:
         """The run id (when asked), each measure's run value (a mean correctly rounded)
