@@ -1337,8 +1337,11 @@ def _merged_types(a: dict[str, TypeSums], b: dict[str, TypeSums]) -> dict[str, T
 _LARGEST = frozenset({"width", "usage"})
 
 
-def finish(partial: Partial, *, level: float = 0.95) -> ScoreResult:
+def finish(partial: Partial, *, level: float = 0.95, whole: bool = True) -> ScoreResult:
     """The result of the whole run, as :func:`scorer.evaluate` gives it.
+
+    ``whole=False`` finishes what is not the whole run (an engine's probe of the inputs'
+    empty forms, for the problems every part would have): its solution may have no row.
 
     The per-user arrays (``user_values``, ``per_user`` and the like) are not part of a
     partial: they stay empty. Partials scored with ``resamples`` fill
@@ -1358,7 +1361,7 @@ def finish(partial: Partial, *, level: float = 0.95) -> ScoreResult:
         options = trec_options(options)
     if partial.stage and partial.stage != _SUBMISSION:
         raise_findings(partial.problems, HostVisibleError, SOLUTION, words)
-    if options.format != "trec":  # as the whole run: after the solution's own problems
+    if whole and options.format != "trec":  # as a whole run: after the solution's problems
         refuse_empty_solution(partial.counts.get("n_users", 0))
     if partial.stage == _SUBMISSION:
         findings = [

@@ -131,7 +131,7 @@ def run(
     """
     empty = score_part(empty_solution, empty_submission, row_id, **options)
     if row_id not in _names(empty_submission):
-        return finish(empty)  # raises the submission's missing row-id column
+        return finish(empty, whole=False)  # raises the submission's missing row-id column
     merged = merge(empty, *map(_partial_of, score_parts(options)))
     if not merged.stage and len(merged.max_grades) > 1:
         options = {**options, "max_grade": max(merged.max_grades)}
