@@ -1,4 +1,5 @@
-"""The command line, end to end through a subprocess: output, exit codes, formats."""
+"""The command line, end to end: output, exit codes, formats (``main()`` in the test's
+process, as tests.commands.run_scorer runs it, and ``python -m scorer`` the same)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import scorer
 from scorer.adapters import cli
 from scorer.options import OPTION, SETTINGS
 from tests.benchmark_modules import load
-from tests.commands import run_command, run_python, run_scorer
+from tests.commands import run_command, run_python, run_scorer, run_scorer_process
 from tests.declared import FLAGGED, other_value
 from tests.paths import EXAMPLE, ROOT
 
@@ -30,6 +31,35 @@ SUBMISSION = EXAMPLE / "submission.csv"
 @pytest.fixture(scope="module")
 def expected():
     return scorer.evaluate(SOLUTION, SUBMISSION)
+
+
+#: Runs that end each way, with their exit codes: a score, an invalid submission, host
+#: errors, usage errors, help and the version.
+_ENDINGS = [
+    ((SOLUTION, SUBMISSION, "--json"), 0),
+    ((SOLUTION, EXAMPLE / "missing.csv"), 2),
+    ((SOLUTION, SOLUTION), 1),
+    ((SOLUTION, SUBMISSION, "-k", "0"), 2),
+    ((SOLUTION, SUBMISSION, "--no-such-flag"), 2),
+    (("--help",), 0),
+    (("trec-eval", "--help"), 0),
+    (("leaderboard", SOLUTION), 2),
+    (("--version",), 0),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "code"), _ENDINGS, ids=[" ".join(map(str, args))[-40:] for args, _ in _ENDINGS]
+)
+def test_a_run_in_the_tests_process_is_the_commands_own(args, code):
+    # What the tests read of main() in their own process is what `python -m scorer` does.
+    here, apart = run_scorer(*args), run_scorer_process(*args)
+    assert (here.returncode, here.stdout, here.stderr) == (
+        apart.returncode,
+        apart.stdout,
+        apart.stderr,
+    )
+    assert here.returncode == code, here.stderr
 
 
 def test_human_output(expected):
