@@ -207,3 +207,21 @@ def test_leaderboard_benchmarks_submissions(dataset) -> None:
     assert list(copy["customer_id"]) != list(fourth["customer_id"])
     board = scorer.leaderboard(dataset.solution, folder, resamples=0)
     assert board.copies.identical == (("team_03.csv", "team_05.csv"),)
+
+
+def test_the_trec_eval_benchmarks_judged_qrels(tmp_path: Path) -> None:
+    bench = load("trec_eval")
+    qrels, run_file = bench.generate(tmp_path, queries=20, depth=10, seed=3, judged=8)
+    judged = [line.split() for line in qrels.read_text().splitlines()]
+    retrieved = [line.split() for line in run_file.read_text().splitlines()]
+    assert len(judged) == 20 * 8 and {rel for *_, rel in judged} <= {"0", "1", "2"}
+    for qid in {line[0] for line in retrieved}:
+        docs = [doc for q, _, doc, _ in judged if q == qid]
+        ranked = {doc for q, _, doc, *_ in retrieved if q == qid}
+        assert len(set(docs)) == 8 and len(ranked.intersection(docs)) == 4
+    # The lines compared leave rbp's out (trec_eval 10 reads uninitialised variables).
+    printed = {"stdout": "map\tall\t0.5\nrbp\tall\t0.1\n"}
+    other_rbp = {"stdout": "map\tall\t0.5\nrbp\tall\t0.9\n"}
+    bench.check({"scorer": printed, "trec_eval": other_rbp}, {})
+    with pytest.raises(AssertionError, match="print different lines"):
+        bench.check({"scorer": printed, "trec_eval": {"stdout": "map\tall\t0.4\n"}}, {})

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import HostVisibleError, evaluate
+from scorer.align.judgements import Judgements
 from scorer.measures import REGISTRY, parse
 from tests.declared import MEASURES, binary_names, choices, judged_by, refused_by_the_data, variants
 from tests.measure_cases import evaluate_or_none, expected_means, frames, users
@@ -193,3 +194,33 @@ def test_a_sampled_value_the_data_refuses_is_refused_in_its_own_words(name, para
     submission = pd.DataFrame({"id": ["u"], "items": ["a"]})
     with pytest.raises(HostVisibleError, match=rf"^The {param!r} parameter"):
         evaluate(solution, submission, "id", metrics=[name], grade_column_name="g")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(-1, 3)), max_size=30),
+    st.lists(st.integers(0, 6), min_size=1, max_size=5),
+)
+def test_the_ideal_ranking_is_each_users_grades_in_descending_order(pairs, cutoffs):
+    # Made once per run and cut at each cut-off, asked in any order.
+    users = np.array([user for user, _ in pairs], dtype=np.int64)
+    grades = np.array([grade for _, grade in pairs], dtype=np.int64)
+    n_users = 4
+    j = Judgements(
+        np.zeros((n_users, 1), bool),
+        np.bincount(users[grades > 0], minlength=n_users),
+        k=1,
+        grades=np.zeros((n_users, 1), np.int64),
+        pair_users=users,
+        pair_grades=grades,
+        max_grade=3,
+    )
+    for cutoff in cutoffs:
+        expected = [
+            (user, rank, grade)
+            for user in range(n_users)
+            for rank, grade in enumerate(sorted(grades[users == user].tolist(), reverse=True))
+            if rank < cutoff and grade > 0
+        ]
+        found = zip(*(part.tolist() for part in j.ideal_entries(cutoff)), strict=True)
+        assert list(found) == expected

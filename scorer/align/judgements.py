@@ -13,9 +13,13 @@ or per user, however wide a row a file makes.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
+
+_Derived = TypeVar("_Derived")
 
 
 @dataclass(frozen=True)
@@ -249,7 +253,28 @@ class Judgements:
     non_relevant: NonRelevant | None = None
     scored_order: np.ndarray | None = None
     pool: NonRelevant | None = None
-    _n_hits: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    _derived: dict[Hashable, object] = field(default_factory=dict, repr=False, compare=False)
+
+    def derived(self, key: Hashable, make: Callable[[], _Derived]) -> _Derived:
+        """What ``make()`` derives from these judgements, made once and kept under
+        ``key``: several measures (and cut-offs) read the same counts, orders and
+        entries, and each is a pure function of the judgements. The arrays made are
+        read-only: every reader shares them.
+
+        Examples
+        --------
+        >>> j = Judgements(np.array([[True]]), np.array([1]), k=1)
+        >>> made = []
+        >>> [j.derived("twice", lambda: made.append(1) or 2) for _ in range(2)], made
+        ([2, 2], [1])
+        """
+        if key not in self._derived:
+            made = make()
+            for array in made if isinstance(made, tuple) else (made,):
+                if isinstance(array, np.ndarray):
+                    array.flags.writeable = False
+            self._derived[key] = made
+        return self._derived[key]  # type: ignore[return-value]
 
     @property
     def width(self) -> int:
@@ -283,14 +308,14 @@ class Judgements:
         array([1, 1])
         """
         cutoff = min(cutoff, self.width)
-        if cutoff not in self._n_hits:
+
+        def count() -> np.ndarray:
             if self.flat is not None:
                 users, _ = self.flat.hit_entries(cutoff)
-                total = np.bincount(users, minlength=self.n_users).astype(np.int64)
-            else:
-                total = self.hits_at(cutoff).sum(axis=1, dtype=np.int64)
-            self._n_hits[cutoff] = total
-        return self._n_hits[cutoff]
+                return np.bincount(users, minlength=self.n_users).astype(np.int64)
+            return self.hits_at(cutoff).sum(axis=1, dtype=np.int64)
+
+        return self.derived(("n_hits", cutoff), count)
 
     def hit_entries(self, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
         """Users and 0-based ranks of the credited hits within the first ``cutoff``
@@ -320,10 +345,8 @@ class Judgements:
         """
         if self.distinct is None:
             raise ValueError("these judgements hold no first occurrences (a set measure's |S|)")
-        key = -1 - min(cutoff, self.width)  # negative keys: beside n_hits' cut-offs
-        if key not in self._n_hits:
-            self._n_hits[key] = self.distinct.count(-1 - key, self.n_users)
-        return self._n_hits[key]
+        distinct, cutoff = self.distinct, min(cutoff, self.width)
+        return self.derived(("n_distinct", cutoff), lambda: distinct.count(cutoff, self.n_users))
 
     def n_hits_within(self, depths: np.ndarray) -> np.ndarray:
         """Credited hits within each user's own first ``depths[u]`` ranks.
@@ -439,8 +462,18 @@ class Judgements:
             starts = np.cumsum(counts) - counts
             ranks = np.arange(len(users), dtype=np.int64) - starts[users]
             return users, ranks, np.ones(len(users), dtype=np.int64)
+        users, ranks, grades = self.derived("ideal", self._graded_ideal)
+        kept = ranks < cutoff
+        return users[kept], ranks[kept], grades[kept]
+
+    def _graded_ideal(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The whole ideal ranking of graded judgements, as entries of grade above 0."""
+        if self.pair_users is None or self.pair_grades is None:
+            raise ValueError("these judgements hold no graded pairs")
         order = np.lexsort((-self.pair_grades, self.pair_users))
         users = self.pair_users[order]
         starts = np.searchsorted(users, np.arange(self.n_users))
         ranks = np.arange(len(users)) - starts[users]
-        return graded_entries(users, ranks, self.pair_grades[order], cutoff)
+        grades = self.pair_grades[order]
+        kept = grades > 0
+        return users[kept], ranks[kept], grades[kept]

@@ -41,10 +41,14 @@ def unjudged_entries(j: Judgements) -> Entries:
     >>> [part.tolist() for part in unjudged_entries(j)]
     [[0], [2]]
     """
-    users, ranks = j.ranked_misses()
-    judged_users, judged_ranks, _ = non_relevant_entries(j)
-    kept = ~contains(users, ranks, judged_users, judged_ranks)
-    return users[kept], ranks[kept]
+
+    def found() -> Entries:
+        users, ranks = j.ranked_misses()
+        judged_users, judged_ranks, _ = non_relevant_entries(j)
+        kept = ~contains(users, ranks, judged_users, judged_ranks)
+        return users[kept], ranks[kept]
+
+    return j.derived(unjudged_entries, found)  # several measures read them
 
 
 def retrieved(j: Judgements) -> np.ndarray:
