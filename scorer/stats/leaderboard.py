@@ -31,14 +31,13 @@ import pyarrow.compute as pc
 from scorer import pipeline
 from scorer.arrays import one_chunk, string_bytes, string_offsets, submit, to_numpy
 from scorer.errors import HostVisibleError, ParticipantVisibleError
-from scorer.measures.aggregates import GeometricMean, Total
 from scorer.options import format_defaults, row_bound, takes_options
 from scorer.policy import users_to_score
 from scorer.read.columns import StringTable
 from scorer.read.files import DEFAULT_LIMITS
 from scorer.read.inputs import TableLike, as_string_table
 from scorer.recipes import apply_recipe, find_recipe, override_message
-from scorer.result import ScoreResult, whole_data_values
+from scorer.result import ScoreResult, is_a_mean
 from scorer.stats.copies import copy_key, find_copies, ranking_digest, row_prints
 from scorer.stats.ranking import (
     Panel,
@@ -550,15 +549,6 @@ def _record(source: _Source, digest: str, result: ScoreResult) -> Submission:
     return Submission(source.name, source.team, source.label, digest, values, None, warnings)
 
 
-def _not_a_mean(result: ScoreResult, measure: str) -> bool:
-    """Whether ``measure``'s value is no mean of per-row values (GAP, a sum, a geometric
-    mean): it is ranked without statistics."""
-    exact = result.exact_values.get(measure)
-    return whole_data_values(result, measure) is not None or isinstance(
-        exact, Total | GeometricMean
-    )
-
-
 class _Kept:
     """What is kept of each valid submission: every measure's values per split, its
     parts of the ranked measures (one :class:`Panel` each), and its rows' prints (their
@@ -595,7 +585,7 @@ class _Kept:
         self.digests[index] = ranking_digest(prints)
         for measure in result.measures if self.every_measure else result.measures[:1]:
             if measure not in self.panels:
-                whole = _not_a_mean(result, measure)
+                whole = not is_a_mean(result, measure)
                 self.panels[measure] = None if whole else self._empty_panel(result, measure)
                 if not whole:
                     self.users[measure] = (result.row_ids, result.measure_values(measure).masks())
