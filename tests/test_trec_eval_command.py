@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -225,3 +226,10 @@ def test_the_command_answers_to_the_programs_own_name_too(capsys) -> None:
     _, dashed, _ = trec_eval(capsys, "-q", *files)
     assert main(["trec_eval", "-q", *files]) == 0
     assert capsys.readouterr().out == dashed
+
+
+def test_the_run_dash_is_standard_input(capsys):
+    *options, run = case_args(SPEC["cases"][0]["name"])
+    expected = trec_eval(capsys, *options, run)
+    piped = run_scorer("trec-eval", *options, "-", input=Path(run).read_text())
+    assert (piped.returncode, piped.stdout, piped.stderr) == expected

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -57,7 +58,9 @@ def trec_eval_parser(
         "Exit codes: 0 scored, 1 invalid run, 2 invalid qrels or usage, 3 internal error.",
     )
     parser.add_argument("qrels", help="trec_eval qrels file: qid iter docno rel")
-    parser.add_argument("run", help="trec_eval run file: qid Q0 docno rank score tag")
+    parser.add_argument(
+        "run", help="trec_eval run file: qid Q0 docno rank score tag ('-': standard input)"
+    )
     flags = (
         ("-q", "--query_eval_wanted", "also give each query's values"),
         ("-c", "--complete_rel_info_wanted", "average over every query of the qrels, "
@@ -139,7 +142,7 @@ def trec_eval_command(args: argparse.Namespace, limits: ReadLimits) -> None:
             raise HostVisibleError(f"{flag} must be at least 1 ({meaning}). Got {value}.")
     result = scorer.evaluate(
         args.qrels,
-        args.run,
+        run_path(args.run),
         format="trec",
         metrics=[measure for _, measure in measures] or None,  # runid alone: any measure
         k=most,
@@ -155,6 +158,23 @@ def trec_eval_command(args: argparse.Namespace, limits: ReadLimits) -> None:
         full = args.precision == "full"
         for block in table.blocks(args.query_eval_wanted, not args.nosummary, full):
             emit(block)
+
+
+#: Where a process reads its standard input as a file (trec_eval's run ``-``).
+STDIN = "/dev/stdin"
+
+
+def run_path(path: str) -> str:
+    """The run's path: ``-`` is standard input, as for trec_eval (read as a pipe,
+    within the read limits), where the system names it :data:`STDIN`."""
+    if path != "-":
+        return path
+    if not os.path.exists(STDIN):
+        raise HostVisibleError(
+            f"The run '-' (standard input) needs {STDIN}, which this system lacks: "
+            "give the run's path."
+        )
+    return STDIN
 
 
 #: A -M past this is every document: no query can hold more (int64 counts).
