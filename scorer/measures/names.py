@@ -742,6 +742,8 @@ def trec_eval_measures(arguments: Sequence[str]) -> list[tuple[str, Measure]]:
     --------
     >>> [name for name, _ in trec_eval_measures(["P.10", "map", "ndcg_cut.5,10", "P"])]
     ['map', 'P_10', 'ndcg_cut_5', 'ndcg_cut_10']
+    >>> [name for name, _ in trec_eval_measures(["set_F.1.0", "rbp.p=0.80", "rbp_resid"])]
+    ['set_F_1.0', 'rbp_p=0.80', 'rbp_resid']
     >>> len(trec_eval_measures(["all_trec"]))
     98
     """
@@ -760,8 +762,12 @@ def trec_eval_measures(arguments: Sequence[str]) -> list[tuple[str, Measure]]:
     found = []
     for entry in TREC_MEASURES:
         if entry.name in chosen:
-            for measure in _trec(entry.name, chosen[entry.name], 10**100, "trec"):
-                found.append((entry.printed(measure), measure))
+            given = chosen[entry.name]
+            for measure in _trec(entry.name, given, 10**100, "trec"):
+                single = given is not None and entry.kind in ("value", "pairs")
+                found.append(
+                    (f"{entry.name}_{given}" if single else entry.printed(measure), measure)
+                )
     return found
 
 
