@@ -95,6 +95,8 @@ def reference_value(
         return value / ideal if ideal else Fraction(0)
     if name == "DCG":
         return discounted_gain(earned, params)
+    if name == "IDCG":  # nDCG's ideal, whatever is ranked
+        return discounted_gain(sorted(grades.values(), reverse=True)[:cutoff], params)
     if name == "AUC":
         return reference_auc(predictions, grades, threshold)
     if name in MICRO:
@@ -322,6 +324,16 @@ def _rndcg(levels, grades, threshold, cutoff, params):
     return total / len(values)
 
 
+def _yaap(levels, grades, threshold, cutoff, params):
+    n_relevant = sum(1 for g in grades.values() if g >= threshold)
+    total, found = 0.0, 0
+    for i, level in enumerate(levels):
+        if level is not None and level >= threshold:
+            found += 1
+            total += found / (i + 1)
+    return math.log((1.0 + total) / (1.0 + n_relevant - total))
+
+
 def _rbp(levels, grades, threshold, cutoff, params):
     p = float(Fraction(params.get("p", "0.9")))
     top = max(1, max(grades.values(), default=0))
@@ -412,6 +424,7 @@ TREC_REFERENCES = {
     "nDCGRel": _ndcg_rel,
     "RnDCG": _rndcg,
     "RBP": _rbp,
+    "YAAP": _yaap,
     "RBPResidual": _rbp_residual,
     "Unjudged": _unjudged,
     "Judged": _judged,

@@ -137,24 +137,44 @@ def ndcg(
     0.919720789148
     """
     n_ranks = min(cutoff, j.width)
-    if ideal == "hits":
-        ideal_counts = j.n_hits(n_ranks) if j.pair_grades is None else None
-        ideal_entries = None if j.pair_grades is None else _hit_entries_by_grade(j, n_ranks)
-        ideal_ranks = n_ranks
-    elif j.pair_grades is None:  # binary: the ideal is min(|R|, K) ones
-        ideal_ranks = min(cutoff, int(j.n_relevant.max(initial=0)))
-        ideal_counts, ideal_entries = np.minimum(j.n_relevant, ideal_ranks), None
+    dcg = _retrieved_dcg(j, n_ranks, _discounts(n_ranks, discount), gain)
+    if ideal == "truth":
+        best = _truth_ideal(j, cutoff, gain, discount)
+    elif j.pair_grades is None:  # the hits within K, ones
+        best = _binary_ideal(j.n_hits(n_ranks), _discounts(n_ranks, discount))
     else:
-        ideal_counts, ideal_entries = None, j.ideal_entries(cutoff)
-        ideal_ranks = int(ideal_entries[1].max(initial=-1)) + 1
-    discounts = _discounts(max(n_ranks, ideal_ranks), discount)
-    dcg = _retrieved_dcg(j, n_ranks, discounts, gain)
-    if ideal_counts is not None:
-        best = _binary_ideal(ideal_counts, discounts)
-    else:
-        best = _flat_dcg(ideal_entries, j.n_users, discounts, gain)  # type: ignore[arg-type]
+        best = _flat_dcg(
+            _hit_entries_by_grade(j, n_ranks), j.n_users, _discounts(n_ranks, discount), gain
+        )
     safe = np.where(best > 0, best, 1.0)
     return Floats(np.where(best > 0, dcg / safe, 0.0))
+
+
+def _truth_ideal(j: Judgements, cutoff: int, gain: str, discount: str) -> np.ndarray:
+    """Each user's IDCG@K: the DCG of the full ground truth sorted by grade, cut at K
+    (binary: ``min(|R|, K)`` ones)."""
+    if j.pair_grades is None:
+        ideal_ranks = min(cutoff, int(j.n_relevant.max(initial=0)))
+        counts = np.minimum(j.n_relevant, ideal_ranks)
+        return _binary_ideal(counts, _discounts(ideal_ranks, discount))
+    entries = j.ideal_entries(cutoff)
+    ideal_ranks = int(entries[1].max(initial=-1)) + 1
+    return _flat_dcg(entries, j.n_users, _discounts(ideal_ranks, discount), gain)
+
+
+def ideal_dcg(
+    j: Judgements, cutoff: int, gain: str = "exp", discount: str = "log2_i_plus_1"
+) -> Floats:
+    """IDCG@K: the DCG of the ideal ordering of the full ground truth (every judged
+    item by grade, best first), cut at K: nDCG's denominator, whatever was ranked.
+
+    Examples
+    --------
+    >>> j = Judgements(np.array([[1, 0, 1]], bool), np.array([4]), k=3)
+    >>> float(ideal_dcg(j, 3).mean())  # 1 + 1/log2(3) + 1/2
+    2.1309297535714578
+    """
+    return Floats(_truth_ideal(j, cutoff, gain, discount))
 
 
 def _by_ordinal(users: np.ndarray) -> list[np.ndarray]:

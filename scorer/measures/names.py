@@ -183,6 +183,8 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("11pt_avg", "IPrecAvg"),
     TrecMeasure("binG", "BinG"),
     TrecMeasure("G", "G"),
+    TrecMeasure("dcg", "DCG(gain=linear)@all", at_cutoff="DCG(gain=linear)@{}"),
+    TrecMeasure("ideal_dcg", "IDCG(gain=linear)@all", at_cutoff="IDCG(gain=linear)@{}"),
     TrecMeasure("ndcg", "nDCG(gain=linear)@all", at_cutoff="nDCG(gain=linear)@{}"),
     TrecMeasure("ndcg_rel", "nDCGRel"),
     TrecMeasure("Rndcg", "RnDCG"),
@@ -196,6 +198,7 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("set_map", "SetAP"),
     TrecMeasure("set_F", "SetF(beta2={})", "value", ("1",)),
     TrecMeasure("num_nonrel_judged_ret", "NumNonRelJudgedRet"),
+    TrecMeasure("yaap", "YAAP"),
     TrecMeasure("rbp", "RBP(p={})", "pairs", ("p=0.9",)),
     TrecMeasure("rbp_resid", "RBPResidual(p={})", "pairs", ("p=0.9",)),
     TrecMeasure("unj", "Unjudged@{}", "cutoffs", ("5", "10", "20")),
@@ -207,7 +210,8 @@ TREC_NICKNAMES: dict[str, tuple[str, ...]] = {
         *("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref"),
         *("recip_rank", "iprec_at_recall", "P"),
     ),
-    "all_trec": tuple(m.name for m in TREC_MEASURES),
+    # trec_eval's all_trec: every measure but these three (given by name only).
+    "all_trec": tuple(m.name for m in TREC_MEASURES if m.name not in ("dcg", "ideal_dcg", "yaap")),
     "set": (
         *("num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall"),
         *("set_relative_P", "set_map", "set_F"),

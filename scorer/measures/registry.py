@@ -340,6 +340,28 @@ REGISTRY: tuple[Family, ...] = (
         ),
     ),
     Family(
+        "IDCG",
+        ("ideal_dcg",),
+        graded.ideal_dcg,
+        (GAIN, DISCOUNT),
+        exact=False,
+        bounded=False,
+        uses_grades=True,
+        exponential=_exponential_gain,
+        perfect=Perfect(
+            "IDCG@K, whatever is ranked: Σ_{i≤min(|R|,K)} 1 / log2(i+1) (binary)",
+            _perfect_dcg,
+        ),
+        definition="the DCG@K of the ideal ordering of the full ground truth (every judged "
+        "item by grade, best first), whatever is ranked: nDCG's denominator",
+        examples=(
+            Example("IDCG@3", RUNNING, 4, 2.130929753571, 1e-12),
+            Example("IDCG(discount=log2_i)@3", RUNNING, 4, 2.630929753571, 1e-12),
+            Example("IDCG@3", GRADED, 3, 9.392789260714, 1e-12),
+            Example("IDCG(gain=linear)@3", GRADED, 3, 4.761859507143, 1e-12),
+        ),
+    ),
+    Family(
         "SetP",
         ("set_p", "set_precision"),
         sets.set_precision,
@@ -487,6 +509,24 @@ REGISTRY: tuple[Family, ...] = (
             Example("infAP", RUNNING, 4, 0.770833041668, 1e-12, judged_zeros=True),
             Example("infAP", "0 1", 1, 0.5000049999, 1e-10, judged_zeros=True),
         ),
+    ),
+    Family(
+        "YAAP",
+        (),
+        trec.yet_another_average_precision,
+        has_cutoff=False,
+        reads="each user's whole ranking",
+        exact=False,
+        bounded=False,
+        perfect=Perfect(
+            "log((1 + min(|R|,k)) / (1 + |R| - min(|R|,k)))",
+            lambda relevant, cutoff: math.log(
+                (1 + min(relevant, cutoff)) / (1 + relevant - min(relevant, cutoff))
+            ),
+        ),
+        definition="Robertson's smoothed AP in trec_eval's operations: log((1 + S) / (1 + |R| "
+        "- S)), S the sum over the relevant items ranked of the hits so far / rank (yaap)",
+        examples=(Example("YAAP", RUNNING, 4, 0.756326082181, 1e-12),),
     ),
     Family(
         "IPrec",

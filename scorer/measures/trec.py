@@ -157,6 +157,23 @@ def interpolated_precision_mean(j: Judgements, cutoff: int) -> Ratios:
     )
 
 
+def yet_another_average_precision(j: Judgements, cutoff: int) -> Floats:
+    """trec_eval's ``yaap`` (Robertson's smoothed AP): log((1 + S) / (1 + |R| - S)), S the
+    sum over the relevant items ranked of (the hits so far) / rank, added in rank order
+    as trec_eval adds it.
+
+    Examples
+    --------
+    >>> j = Judgements(np.array([[1, 0, 1]], bool), np.array([4]), k=3)
+    >>> S = 1 + 2 / 3
+    >>> bool(yet_another_average_precision(j, 3).mean() == math.log((1 + S) / (1 + 4 - S)))
+    True
+    """
+    users, ranks = j.hit_entries(j.width)
+    total = per_user_sum(ordinals(users) / (ranks + 1.0), users, j.n_users)
+    return Floats(np.log((1.0 + total) / (1.0 + j.n_relevant - total)))
+
+
 def binary_gain(j: Judgements, cutoff: int) -> Floats:
     """trec_eval's ``binG``: each relevant item ranked adds 1 / log2(2 + the items above
     it that are not relevant); the sum over |R|.
