@@ -518,6 +518,7 @@ REGISTRY: tuple[Family, ...] = (
         reads="each user's whole ranking",
         exact=False,
         bounded=False,
+        signed=True,
         perfect=Perfect(
             "log((1 + min(|R|,k)) / (1 + |R| - min(|R|,k)))",
             lambda relevant, cutoff: math.log(
