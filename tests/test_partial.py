@@ -25,7 +25,7 @@ from scorer.errors import HostVisibleError, ParticipantVisibleError, ScorerError
 from scorer.measures.exact_means import ExactSums, MicroSums
 from scorer.measures.registry import REGISTRY
 from scorer.partial import Partial, finish, merge, partition, score_part, split_by_part
-from tests.declared import choices, param_values
+from tests.declared import choices, param_values, variants
 from tests.paths import DOCS
 
 ITEMS = [f"i{j}" for j in range(1, 30)]
@@ -329,7 +329,14 @@ def _graded_run() -> dict:
     return {"solution": solution, "submission": submission, "options": options}
 
 
-@pytest.mark.parametrize("metric", ["num_rel", "gm_map", "Utility"])
+#: Every family whose run value is a sum or whose values may be negative, and a geometric
+#: mean: the parts' sums (natural numbers, added) carry none of them.
+_NOT_IN_PARTS = [
+    variants(family)[0].name for family in REGISTRY if family.summed or family.signed
+] + ["gm_map"]
+
+
+@pytest.mark.parametrize("metric", _NOT_IN_PARTS)
 def test_sums_geometric_means_and_signed_values_are_refused_in_parts(metric) -> None:
     table = pd.DataFrame({"id": ["u1"], "items": ["a"]})
     with pytest.raises(HostVisibleError, match=r"cannot be scored in parts yet: its value is"):
