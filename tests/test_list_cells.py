@@ -199,17 +199,19 @@ def test_an_object_whose_str_raises_is_a_clear_error() -> None:
 
 
 def test_a_wide_frame_is_refused_before_any_column_is_read() -> None:
-    """Time is independent of the width: 50,000 columns cost what 200 cost."""
+    """Time is independent of the width: 50,000 columns cost what 200 cost (this
+    process's CPU time, the least of five runs: never wall time, which other work
+    stretches)."""
     solution = pd.DataFrame({"id": ["u1"], "items": ["a"]})
 
     def seconds(n_columns: int) -> float:
         wide = pd.DataFrame(np.zeros((2, n_columns), dtype=object))
         best = float("inf")
         for _ in range(5):
-            start = time.perf_counter()
+            start = time.process_time()
             with pytest.raises(ParticipantVisibleError, match=f"{n_columns:,} columns"):
                 score(solution, wide, "id")
-            best = min(best, time.perf_counter() - start)
+            best = min(best, time.process_time() - start)
         return best
 
     narrow, wide = seconds(200), seconds(50_000)
@@ -217,16 +219,21 @@ def test_a_wide_frame_is_refused_before_any_column_is_read() -> None:
 
 
 def test_a_wide_frame_within_a_raised_limit_is_read_in_linear_time() -> None:
-    """With the limit raised, the column checks stay near-linear (no count per name)."""
+    """With the limit raised, the column checks stay near-linear (no count per name).
+    Measured as this process's CPU time, the least of three runs: wall time stretched
+    past the bound when other work shared the machine."""
     solution = pd.DataFrame({"id": ["u1"], "items": ["a"]})
 
     def seconds(n_columns: int) -> float:
         names = ["id", "items", *(f"extra{i}" for i in range(n_columns - 2))]
         wide = pa.table({name: ["x"] for name in names})
-        start = time.perf_counter()
-        with pytest.raises(ParticipantVisibleError, match="extra columns"):
-            score(solution, wide, "id", limits=ReadLimits(max_columns=10**6))
-        return time.perf_counter() - start
+        taken = []
+        for _ in range(3):
+            start = time.process_time()
+            with pytest.raises(ParticipantVisibleError, match="extra columns"):
+                score(solution, wide, "id", limits=ReadLimits(max_columns=10**6))
+            taken.append(time.process_time() - start)
+        return min(taken)
 
     small, large = seconds(2_000), seconds(20_000)
     assert large < 30 * small  # 10 times the columns; quadratic would be 100 times
