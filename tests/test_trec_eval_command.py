@@ -233,3 +233,16 @@ def test_the_run_dash_is_standard_input(capsys):
     expected = trec_eval(capsys, *options, run)
     piped = run_scorer("trec-eval", *options, "-", input=Path(run).read_text())
     assert (piped.returncode, piped.stdout, piped.stderr) == expected
+
+
+def test_the_qrels_dash_is_refused_as_trec_eval_refuses_it(capsys):
+    *options, _, run = case_args(SPEC["cases"][0]["name"])
+    code, out, err = trec_eval(capsys, *options, "-", run)
+    assert (code, out) == (2, "")
+    assert "trec_eval reads standard input for the run only" in err
+
+
+def test_a_measure_of_several_values_shows_all_of_them_as_its_example(capsys):
+    code, _, err = trec_eval(capsys, "-m", "utility.1,-1", *case_args("official")[1:])
+    assert code == 2
+    assert "takes 4 value(s) (e.g. 'utility.1,-1,0,0'). Got utility.1,-1 instead." in err

@@ -134,6 +134,11 @@ def trec_eval_command(args: argparse.Namespace, limits: ReadLimits) -> None:
     most = args.Max_retrieved_per_topic
     if most is not None and most > MAX_RANKED:
         most = None  # more documents than any query can have: every one counts
+    if args.qrels == "-":
+        raise HostVisibleError(
+            "The qrels '-': trec_eval reads standard input for the run only (scorer "
+            "trec-eval QRELS -). Give the qrels' path."
+        )
     for flag, value, meaning in [
         ("-l", args.level_for_rel, "the smallest rel that is relevant"),
         ("-M", 1 if most is None else most, "the documents counted per query"),

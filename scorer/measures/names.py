@@ -144,7 +144,9 @@ def _trec_number(measure: TrecMeasure, value: str, pattern: str) -> str:
 
 
 def _trec_error(measure: TrecMeasure, params: str | None, why: str) -> HostVisibleError:
-    example = ",".join(measure.defaults[:2])
+    # A list of cut-offs or levels is shown by its first two; values filling the
+    # template together, all of them.
+    example = ",".join(measure.defaults if measure.kind == "value" else measure.defaults[:2])
     spelled = f"{measure.name}.{example}" if example else measure.name
     return HostVisibleError(
         f"trec_eval's {measure.name} {why} (e.g. {spelled!r}). Got {measure.name}.{params} instead."
