@@ -66,9 +66,7 @@ def run_scorer(*args: object, **options) -> subprocess.CompletedProcess:
             try:
                 code = main(argv)
             except SystemExit as exc:  # argparse: --help, --version, a usage error
-                code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
-                if exc.code is not None and not isinstance(exc.code, int):
-                    print(exc.code, file=sys.stderr)
+                code = int(exc.code or 0)  # argparse exits with a number
     finally:
         pa.set_memory_pool(pool)
     return subprocess.CompletedProcess(

@@ -22,6 +22,17 @@ import numpy as np
 _Derived = TypeVar("_Derived")
 
 
+def _ideal_order(
+    users: np.ndarray, grades: np.ndarray, n_users: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every user's judged items by grade, best first, as entries of grade above 0:
+    users, 0-based ranks in that order and grades (the whole ideal ranking)."""
+    order = np.lexsort((-grades, users))
+    users = users[order]
+    ranks = np.arange(len(users)) - np.searchsorted(users, np.arange(n_users))[users]
+    return graded_entries(users, ranks, grades[order], len(users))
+
+
 @dataclass(frozen=True)
 class FlatHits:
     """Credited first occurrences one entry each, sorted by user then rank.
@@ -462,18 +473,6 @@ class Judgements:
             starts = np.cumsum(counts) - counts
             ranks = np.arange(len(users), dtype=np.int64) - starts[users]
             return users, ranks, np.ones(len(users), dtype=np.int64)
-        users, ranks, grades = self.derived("ideal", self._graded_ideal)
-        kept = ranks < cutoff
-        return users[kept], ranks[kept], grades[kept]
-
-    def _graded_ideal(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The whole ideal ranking of graded judgements, as entries of grade above 0."""
-        if self.pair_users is None or self.pair_grades is None:
-            raise ValueError("these judgements hold no graded pairs")
-        order = np.lexsort((-self.pair_grades, self.pair_users))
-        users = self.pair_users[order]
-        starts = np.searchsorted(users, np.arange(self.n_users))
-        ranks = np.arange(len(users)) - starts[users]
-        grades = self.pair_grades[order]
-        kept = grades > 0
-        return users[kept], ranks[kept], grades[kept]
+        users, grades = self.pair_users, self.pair_grades
+        ideal = self.derived("ideal", lambda: _ideal_order(users, grades, self.n_users))
+        return graded_entries(*ideal, cutoff)

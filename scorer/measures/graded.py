@@ -137,15 +137,14 @@ def ndcg(
     0.919720789148
     """
     n_ranks = min(cutoff, j.width)
-    dcg = _retrieved_dcg(j, n_ranks, _discounts(n_ranks, discount), gain)
+    discounts = _discounts(n_ranks, discount)
+    dcg = _retrieved_dcg(j, n_ranks, discounts, gain)
     if ideal == "truth":
         best = _truth_ideal(j, cutoff, gain, discount)
     elif j.pair_grades is None:  # the hits within K, ones
-        best = _binary_ideal(j.n_hits(n_ranks), _discounts(n_ranks, discount))
+        best = _binary_ideal(j.n_hits(n_ranks), discounts)
     else:
-        best = _flat_dcg(
-            _hit_entries_by_grade(j, n_ranks), j.n_users, _discounts(n_ranks, discount), gain
-        )
+        best = _flat_dcg(_hit_entries_by_grade(j, n_ranks), j.n_users, discounts, gain)
     safe = np.where(best > 0, best, 1.0)
     return Floats(np.where(best > 0, dcg / safe, 0.0))
 

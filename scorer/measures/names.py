@@ -72,6 +72,8 @@ class TrecMeasure:
     at_cutoff : str
         For a measure over the whole ranking, the same cut at ``@K`` (``map@10`` is
         ``map_cut.10`` in the ``trec`` dialect); empty when a cut-off is refused.
+    in_all_trec : bool
+        Whether trec_eval's ``all_trec`` asks for it (else only by its name).
     """
 
     name: str
@@ -79,6 +81,7 @@ class TrecMeasure:
     kind: str = "fixed"
     defaults: tuple[str, ...] = ()
     at_cutoff: str = ""
+    in_all_trec: bool = True
 
     def measures(self, params: str | None) -> list[str]:
         """The canonical names of the measures ``name.params`` asks for (trec_eval's
@@ -185,8 +188,13 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("11pt_avg", "IPrecAvg"),
     TrecMeasure("binG", "BinG"),
     TrecMeasure("G", "G"),
-    TrecMeasure("dcg", "DCG(gain=linear)@all", at_cutoff="DCG(gain=linear)@{}"),
-    TrecMeasure("ideal_dcg", "IDCG(gain=linear)@all", at_cutoff="IDCG(gain=linear)@{}"),
+    TrecMeasure("dcg", "DCG(gain=linear)@all", at_cutoff="DCG(gain=linear)@{}", in_all_trec=False),
+    TrecMeasure(
+        "ideal_dcg",
+        "IDCG(gain=linear)@all",
+        at_cutoff="IDCG(gain=linear)@{}",
+        in_all_trec=False,
+    ),
     TrecMeasure("ndcg", "nDCG(gain=linear)@all", at_cutoff="nDCG(gain=linear)@{}"),
     TrecMeasure("ndcg_rel", "nDCGRel"),
     TrecMeasure("Rndcg", "RnDCG"),
@@ -200,7 +208,7 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("set_map", "SetAP"),
     TrecMeasure("set_F", "SetF(beta2={})", "value", ("1",)),
     TrecMeasure("num_nonrel_judged_ret", "NumNonRelJudgedRet"),
-    TrecMeasure("yaap", "YAAP"),
+    TrecMeasure("yaap", "YAAP", in_all_trec=False),
     TrecMeasure("rbp", "RBP(p={})", "pairs", ("p=0.9",)),
     TrecMeasure("rbp_resid", "RBPResidual(p={})", "pairs", ("p=0.9",)),
     TrecMeasure("unj", "Unjudged@{}", "cutoffs", ("5", "10", "20")),
@@ -212,8 +220,7 @@ TREC_NICKNAMES: dict[str, tuple[str, ...]] = {
         *("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref"),
         *("recip_rank", "iprec_at_recall", "P"),
     ),
-    # trec_eval's all_trec: every measure but these three (given by name only).
-    "all_trec": tuple(m.name for m in TREC_MEASURES if m.name not in ("dcg", "ideal_dcg", "yaap")),
+    "all_trec": tuple(m.name for m in TREC_MEASURES if m.in_all_trec),
     "set": (
         *("num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall"),
         *("set_relative_P", "set_map", "set_F"),
@@ -769,11 +776,10 @@ def trec_eval_measures(arguments: Sequence[str]) -> list[tuple[str, Measure]]:
     for entry in TREC_MEASURES:
         if entry.name in chosen:
             given = chosen[entry.name]
+            as_written = given is not None and entry.kind in ("value", "pairs")  # one value
             for measure in _trec(entry.name, given, 10**100, "trec"):
-                single = given is not None and entry.kind in ("value", "pairs")
-                found.append(
-                    (f"{entry.name}_{given}" if single else entry.printed(measure), measure)
-                )
+                printed = f"{entry.name}_{given}" if as_written else entry.printed(measure)
+                found.append((printed, measure))
     return found
 
 
