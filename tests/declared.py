@@ -5,6 +5,7 @@ iterates these, without editing a test."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 
 import pandas as pd
@@ -43,10 +44,12 @@ class Variant(NamedTuple):
         return f"{self.name}@{cutoff}" if self.family.has_cutoff else self.name
 
 
+@functools.cache
 def _taken(family: Family, name: str) -> bool:
     """Whether a run whose solution holds :data:`LARGEST_GRADE` (and a judged,
     non-relevant item) takes the measure ``name``; a value it refuses must be refused
-    in the parameter's own words (:func:`refused_by_the_data`)."""
+    in the parameter's own words (:func:`refused_by_the_data`). Each name is run once
+    per test process (the tests' collection asks for most of them several times)."""
     solution = pd.DataFrame({"id": ["u"], "items": ["a b"], "g": [f"{LARGEST_GRADE} 0"]})
     submission = pd.DataFrame({"id": ["u"], "items": ["a"]})
     try:

@@ -16,6 +16,7 @@ each 54 caps ended in that abort.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import os
 import re
@@ -64,13 +65,20 @@ def _files(tmp_path: Path, items: str) -> tuple[Path, Path]:
 _EXAMPLE = [str(EXAMPLE / name) for name in ("solution.csv", "submission.csv")]
 
 
+#: How close to the smallest cap that starts the search comes: far finer than
+#: :data:`START_MARGIN`, which the sweep adds to it.
+CAP_RESOLUTION = 4 * MIB
+
+
+@functools.cache
 def _smallest_cap_that_starts() -> int:
-    """The smallest cap, to the MiB, with which the command line scores the shipped
-    example (every module a scoring run imports loaded; ``--version`` loads fewer):
-    below it the interpreter's own imports fail, before any scorer code runs."""
+    """The smallest cap, to :data:`CAP_RESOLUTION`, with which the command line scores
+    the shipped example (every module a scoring run imports loaded; ``--version`` loads
+    fewer): below it the interpreter's own imports fail, before any scorer code runs.
+    Searched once per test process."""
     low, high = 16, 1024  # MiB: fails, starts
     assert run_capped(_EXAMPLE, cap_bytes=high * MIB).returncode == 0
-    while high - low > 1:
+    while high - low > CAP_RESOLUTION // MIB:
         middle = (low + high) // 2
         started = run_capped(_EXAMPLE, cap_bytes=middle * MIB).returncode == 0
         low, high = (low, middle) if started else (middle, high)

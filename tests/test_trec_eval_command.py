@@ -156,6 +156,10 @@ def test_measures_are_read_as_trec_eval_reads_them() -> None:
          r"\(e\.g\. 'P\.5,10'\)\. Got P\.0 instead\."),
         (["-m", "P.5,5"], r"without duplicates \(e\.g\. 'P\.5,10'\)\. Got P\.5,5 instead\."),
         (["-m", "P.x"], r"trec_eval's P takes cutoffs such as 5 \(e\.g\. 'P\.5,10'\)\. Got P\.x"),
+        # The whole of what was written, and the piece refused in it.
+        (["-m", "P.5,"], r"takes cutoffs such as 5 \(e\.g\. 'P\.5,10'\)\. Got P\.5, instead "
+         r"\(not one: ''\)\."),
+        (["-m", "ndcg_cut.5,x"], r"Got ndcg_cut\.5,x instead \(not one: 'x'\)\."),
         (["-m", "map.5"], r"trec_eval's map takes no parameters \(e\.g\. 'map'\)\. Got map\.5"),
         (["-m", "relstring.5"], r"trec_eval's relstring \(the first ranks' judgements as text\) "
          r"is not printed by scorer trec-eval: leave it out of -m\."),

@@ -92,12 +92,12 @@ class TrecMeasure:
                 raise _trec_error(self, params, "takes no parameters")
             return [self.template]
         if self.kind == "cutoffs":
-            cutoffs = [_trec_number(self, value, r"\d{1,100}") for value in values]
+            cutoffs = [_trec_number(self, params, value, r"\d{1,100}") for value in values]
             if min(map(int, cutoffs)) <= 0 or len(set(map(int, cutoffs))) < len(cutoffs):
                 raise _trec_error(self, params, "takes positive cut-offs without duplicates")
             return [self.template.format(c) for c in sorted(cutoffs, key=int)]
         if self.kind == "levels":
-            levels = [Fraction(_trec_number(self, value, _DECIMAL)) for value in values]
+            levels = [Fraction(_trec_number(self, params, value, _DECIMAL)) for value in values]
             if len(set(levels)) < len(levels):
                 raise _trec_error(self, params, "takes levels without duplicates")
             return [self.template.format(decimal_text(level)) for level in sorted(levels)]
@@ -109,10 +109,12 @@ class TrecMeasure:
                 )
             return [
                 self.template.format(
-                    decimal_text(Fraction(_trec_number(self, found[0][2], _DECIMAL)))
+                    decimal_text(Fraction(_trec_number(self, params, found[0][2], _DECIMAL)))
                 )
             ]
-        written = [decimal_text(Fraction(_trec_number(self, value, _DECIMAL))) for value in values]
+        written = [
+            decimal_text(Fraction(_trec_number(self, params, value, _DECIMAL))) for value in values
+        ]
         if len(written) != self.template.count("{}"):
             raise _trec_error(self, params, f"takes {self.template.count('{}')} value(s)")
         return [self.template.format(*written)]
@@ -140,19 +142,26 @@ def _square(values: dict[str, Any]) -> Fraction:
     return values["beta"] ** 2 if values.get("beta2") is None else values["beta2"]
 
 
-def _trec_number(measure: TrecMeasure, value: str, pattern: str) -> str:
+def _trec_number(measure: TrecMeasure, params: str | None, value: str, pattern: str) -> str:
+    """``value``, one piece of ``params`` (the parameters as written), if it matches."""
     if not re.fullmatch(pattern, value.strip()):
-        raise _trec_error(measure, value, f"takes {measure.kind} such as {measure.defaults[0]}")
+        why = f"takes {measure.kind} such as {measure.defaults[0]}"
+        raise _trec_error(measure, params, why, None if value == params else value)
     return value.strip()
 
 
-def _trec_error(measure: TrecMeasure, params: str | None, why: str) -> HostVisibleError:
+def _trec_error(
+    measure: TrecMeasure, params: str | None, why: str, piece: str | None = None
+) -> HostVisibleError:
     # A list of cut-offs or levels is shown by its first two; values filling the
-    # template together, all of them.
+    # template together, all of them. The parameters as written, and the piece of them
+    # refused when there are several.
     example = ",".join(measure.defaults if measure.kind == "value" else measure.defaults[:2])
     spelled = f"{measure.name}.{example}" if example else measure.name
+    which = "" if piece is None else f" (not one: {piece!r})"
     return HostVisibleError(
-        f"trec_eval's {measure.name} {why} (e.g. {spelled!r}). Got {measure.name}.{params} instead."
+        f"trec_eval's {measure.name} {why} (e.g. {spelled!r}). "
+        f"Got {measure.name}.{params} instead{which}."
     )
 
 
