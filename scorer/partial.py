@@ -1056,24 +1056,24 @@ def _replicates(
 
 
 def _refuse_whole_data(measures: Sequence[Measure]) -> None:
-    """Refuse a measure that is no sum over rows (GAP): no part's sums merge into it;
-    and one whose run value is no mean (trec_eval's sums and geometric means) or whose
-    values may be negative (the parts' sums are natural numbers)."""
+    """Refuse a measure whose run value is no mean of the rows' values
+    (:attr:`~scorer.measures.Measure.is_a_mean`): no part's sums merge into a measure of
+    the whole test set (GAP), a sum or a geometric mean; nor into values that may be
+    negative (the parts' sums are natural numbers)."""
     for measure in measures:
-        family = measure.family
-        if family.summed or family.signed or dict(measure.params).get("mean") == "geometric":
-            raise HostVisibleError(
-                f"{measure} cannot be scored in parts yet: its value is the sum or the "
-                "geometric mean of the rows' values, or may be negative, which the parts' "
-                "sums do not carry. Score it in one run (scorer.evaluate, or the command line "
-                "on whole files)."
-            )
         if measure.family.scored:
             raise HostVisibleError(
                 f"{measure} cannot be scored in parts: it ranks every row's prediction "
                 "against every other row's across the whole test set, so a part's sums "
                 "cannot merge into the whole run's value. Score it in one run "
                 "(scorer.evaluate, or the command line on whole files)."
+            )
+        if not measure.is_a_mean or measure.family.signed:
+            raise HostVisibleError(
+                f"{measure} cannot be scored in parts yet: its value is the sum or the "
+                "geometric mean of the rows' values, or may be negative, which the parts' "
+                "sums do not carry. Score it in one run (scorer.evaluate, or the command line "
+                "on whole files)."
             )
 
 

@@ -437,17 +437,6 @@ def whole_data_values(result: ScoreResult, metric: object = None) -> tuple[str, 
     return (name, exact) if isinstance(exact, GlobalPrecision) else None
 
 
-def is_a_mean(result: ScoreResult, metric: object = None) -> bool:
-    """Whether ``metric``'s value is a mean of per-row values, which paired statistics
-    add up: not a sum or a geometric mean (:mod:`~scorer.measures.aggregates`), nor
-    GAP (:func:`whole_data_values`)."""
-    from scorer.measures.aggregates import GeometricMean, Total
-
-    exact = result.exact_values.get(measure_name(result, metric))
-    whole = whole_data_values(result, metric) is not None
-    return not whole and not isinstance(exact, (Total, GeometricMean))
-
-
 def require_arrays(result: ScoreResult) -> None:
     """Raise a :class:`HostVisibleError` unless the result keeps its per-user arrays."""
     if result.user_scored is None or result.row_ids is None:

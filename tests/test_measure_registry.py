@@ -12,6 +12,8 @@ import pytest
 from scorer import evaluate
 from scorer.constraints import Choices
 from scorer.measures import REGISTRY, parse
+from scorer.measures.aggregates import GeometricMean, Total
+from scorer.measures.global_precision import GlobalPrecision
 from scorer.measures.registry import Example, Family
 from tests.declared import MEASURES, binary_names
 
@@ -129,6 +131,33 @@ def test_declared_bounds_and_exactness_hold_on_the_running_examples() -> None:
             assert ((values >= 0) & (values <= 1)).all(), example.measure
         measure = parse(example.measure, k=k)
         assert hasattr(result.exact_values[example.measure], "exact_mean") == measure.exact
+
+
+def test_a_measure_is_declared_a_mean_exactly_when_its_value_averages_the_rows() -> None:
+    """``Measure.is_a_mean`` (what parts, the leaderboard's statistics and trec_eval's
+    summary read: one declaration) agrees with the values every worked example computes: a sum, a
+    geometric mean and GAP's whole-set ranking are the only values that are no mean."""
+    kinds = set()
+    for family, example in EXAMPLES:
+        solution, submission, k = example_frames(example)
+        result = evaluate(
+            solution,
+            submission,
+            "id",
+            k=k,
+            metrics=[example.measure],
+            grade_column_name="grades" if example.graded() else None,
+            empty_ground_truth=example.empty_ground_truth,
+        )
+        value = result.exact_values[example.measure]
+        averaged = not isinstance(value, (Total, GeometricMean, GlobalPrecision))
+        assert parse(example.measure, k=k).is_a_mean == averaged, example.measure
+        kinds.add((averaged, type(value).__name__))
+    assert {name for averaged, name in kinds if not averaged} == {
+        "Total",
+        "GeometricMean",
+        "GlobalPrecision",
+    }
 
 
 def test_families_that_ignore_grades_see_only_the_threshold() -> None:

@@ -231,13 +231,7 @@ class TrecTable:
         means = np.array([result.metrics[str(m)] for _, m in measures], dtype=np.float64)
         # trec_eval adds the queries' values one after the other, in qid order.
         totals = np.cumsum(values, axis=0)[-1] if len(values) else np.zeros(len(names))
-        arithmetic = np.array(
-            [
-                not m.family.summed and dict(m.params).get("mean") != "geometric"
-                for _, m in measures
-            ],
-            dtype=bool,
-        )
+        arithmetic = np.array([m.is_a_mean for _, m in measures], dtype=bool)
         summary = np.where(arithmetic, totals / max(len(values), 1), means)
         qids = np.array(result.row_ids.to_pylist(), dtype=object)[scored]  # type: ignore[union-attr]
         run_id = (result.run_id or "") if runid else None

@@ -887,6 +887,22 @@ class Measure:
         return self.family.perfect.value(relevant, cutoff, **params)
 
     @property
+    def is_a_mean(self) -> bool:
+        """Whether the run's value is the mean of the rows' values, which parts and
+        paired statistics add up: not a sum (trec_eval's counts), not a geometric mean,
+        nor a measure of the whole test set at once (GAP ranks every row's prediction
+        against every other row's).
+
+        Examples
+        --------
+        >>> from scorer.measures import parse
+        >>> [parse(name).is_a_mean for name in ("MAP@10", "MAP(mean=geometric)", "NumRet", "GAP")]
+        [True, False, False, False]
+        """
+        geometric = dict(self.params).get(MEAN.name) == "geometric"
+        return not (self.family.summed or self.family.scored or geometric)
+
+    @property
     def exponential(self) -> bool:
         """Whether the gains are ``2^grade - 1`` (grades then stop at 30)."""
         return self.family.exponential(**dict(self.params))

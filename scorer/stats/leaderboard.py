@@ -37,7 +37,7 @@ from scorer.read.columns import StringTable
 from scorer.read.files import DEFAULT_LIMITS
 from scorer.read.inputs import TableLike, as_string_table
 from scorer.recipes import apply_recipe, find_recipe, override_message
-from scorer.result import ScoreResult, is_a_mean
+from scorer.result import ScoreResult
 from scorer.stats.copies import copy_key, find_copies, ranking_digest, row_prints
 from scorer.stats.ranking import (
     Panel,
@@ -183,7 +183,8 @@ def _score_all(
     inputs = {"solution": solution_digest}
     if settings.get("candidates") is not None:
         inputs["candidates"] = input_sha256(settings["candidates"], limits)
-    kept = _Kept(len(sources), every_measure)
+    measures = pipeline.options_and_measures(settings)[1]
+    kept = _Kept(len(sources), every_measure, {str(m): m.is_a_mean for m in measures})
     records = []
     outcomes = _scored(solution, sources, row_id_column_name, settings, key)
     for index, source in enumerate(sources):
@@ -201,7 +202,7 @@ def _score_all(
         del found, result, prints  # one submission's result in memory at a time
     resamples, seed, alpha = statistics
     audit = Audit(inputs, _versions(), _jsonable(settings), seed, resamples, alpha)
-    first_measure = str(pipeline.options_and_measures(settings)[1][0])
+    first_measure = str(measures[0])
     return _Scoring(sources, records, kept, audit, tuple(notes), first_measure)
 
 
@@ -554,9 +555,10 @@ class _Kept:
     parts of the ranked measures (one :class:`Panel` each), and its rows' prints (their
     low 32 bits) and rankings' digest for the copies."""
 
-    def __init__(self, n_submissions: int, every_measure: bool) -> None:
+    def __init__(self, n_submissions: int, every_measure: bool, means: dict[str, bool]) -> None:
         self.n_submissions = n_submissions
         self.every_measure = every_measure
+        self.means = means  # each measure's name: whether its value is a mean of the rows'
         self.metrics: dict[int, dict[str, dict[str, float]]] = {}
         self.digests: dict[int, str] = {}
         self.rows: np.ndarray | None = None
@@ -585,7 +587,7 @@ class _Kept:
         self.digests[index] = ranking_digest(prints)
         for measure in result.measures if self.every_measure else result.measures[:1]:
             if measure not in self.panels:
-                whole = not is_a_mean(result, measure)
+                whole = not self.means[measure]
                 self.panels[measure] = None if whole else self._empty_panel(result, measure)
                 if not whole:
                     self.users[measure] = (result.row_ids, result.measure_values(measure).masks())
