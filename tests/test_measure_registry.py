@@ -138,7 +138,7 @@ def test_a_measure_is_declared_a_mean_exactly_when_its_value_averages_the_rows()
     summary read: one declaration) agrees with the values every worked example computes: a sum, a
     geometric mean and GAP's whole-set ranking are the only values that are no mean."""
     kinds = set()
-    for family, example in EXAMPLES:
+    for _, example in EXAMPLES:
         solution, submission, k = example_frames(example)
         result = evaluate(
             solution,
