@@ -7,15 +7,19 @@
 0.8333333333333334
 """
 
+from typing import TYPE_CHECKING, Any
+
 from scorer.api import evaluate, score
 from scorer.errors import HostVisibleError, ParticipantVisibleError, Problem
 from scorer.options import Options
 from scorer.read.files import ReadLimits
 from scorer.recipes import list_recipes
 from scorer.result import ScoreResult, ScoreWarning
-from scorer.stats.leaderboard import leaderboard
-from scorer.stats.standings import Leaderboard
 from scorer.version import __version__
+
+if TYPE_CHECKING:  # imported when first asked for (:func:`__getattr__`)
+    from scorer.stats.leaderboard import leaderboard
+    from scorer.stats.standings import Leaderboard
 
 __all__ = [
     "HostVisibleError",
@@ -32,3 +36,21 @@ __all__ = [
     "list_recipes",
     "score",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``leaderboard`` and ``Leaderboard``, imported when first asked for: scoring one
+    submission needs neither, and importing them was a fifth of a small file's run."""
+    if name == "leaderboard":
+        from scorer.stats.leaderboard import leaderboard
+
+        return leaderboard
+    if name == "Leaderboard":
+        from scorer.stats.standings import Leaderboard
+
+        return Leaderboard
+    raise AttributeError(f"module 'scorer' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -33,13 +33,13 @@ import pyarrow as pa
 import scorer
 from scorer.adapters.commands import add_ci_options, format_intervals, intervals, intervals_json
 from scorer.adapters.output import Parser, emit, refuse_overwriting_inputs, write_output
-from scorer.adapters.parts import DEFAULT_PART_MEMORY, evaluate_parts
 from scorer.adapters.process import prefer_jemalloc
 from scorer.constraints import Choices, Interval, Weights
 from scorer.errors import HostVisibleError, ParticipantVisibleError, Problem, withheld
 from scorer.measures.registry import describe
 from scorer.options import OPTIONS, Option
 from scorer.read.files import DEFAULT_LIMITS, ReadLimits
+from scorer.read.limits import DEFAULT_PART_MEMORY
 from scorer.result import ScoreResult
 from scorer.stats import INTERVAL_RESAMPLES
 
@@ -410,6 +410,8 @@ def _score_parts(args: argparse.Namespace) -> None:
         raise HostVisibleError("--per-user is not available when the inputs are scored in parts.")
     if args.parts is not None and args.parts < 1:
         raise HostVisibleError(f"--parts must be at least 1. Got {args.parts} instead.")
+    from scorer.adapters.parts import evaluate_parts  # only here: a file scored whole needs none
+
     result = evaluate_parts(
         args.solution,
         args.submission,

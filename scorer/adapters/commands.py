@@ -14,15 +14,19 @@ import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scorer import stats
 from scorer.adapters.output import Parser, emit, refuse_overwriting_inputs, write_output
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.read.inputs import as_string_table
 from scorer.result import SPLIT_NAMES, ScoreResult
-from scorer.stats.leaderboard import input_sha256, leaderboard, leaderboards, submission_names
-from scorer.stats.standings import SUFFIXES, Leaderboard
+
+if TYPE_CHECKING:
+    from scorer.stats.standings import Leaderboard
+
+# The leaderboard's modules are imported by the commands that use them: the score
+# command, which imports this module for --ci, needs none of them.
 
 DEFAULT_LEVEL = 0.95
 
@@ -350,6 +354,8 @@ def compare_many(args: argparse.Namespace, kwargs: dict[str, Any]) -> None:
     """``scorer compare`` with more than two submissions: for every measure, each
     submission's rank and tier and every pair (B - A in the order given) with its
     interval, p-value and Holm's adjustment, over the scored users."""
+    from scorer.stats.leaderboard import leaderboards
+
     labels = submission_labels(len(args.submissions))
     boards = leaderboards(
         args.solution,
@@ -483,6 +489,8 @@ def _aligned(rows: list[tuple[str, ...]]) -> list[str]:
 
 
 def leaderboard_parser(add_scoring_options) -> argparse.ArgumentParser:
+    from scorer.stats.standings import SUFFIXES
+
     parser = argparse.ArgumentParser(
         prog="scorer leaderboard",
         usage="scorer leaderboard SOLUTION (SUBMISSION... | DIR | --manifest CSV) "
@@ -546,6 +554,9 @@ def leaderboard_parser(add_scoring_options) -> argparse.ArgumentParser:
 
 def leaderboard_command(args: argparse.Namespace, kwargs: dict[str, Any]) -> None:
     """Run ``scorer leaderboard``."""
+    from scorer.stats.leaderboard import input_sha256, leaderboard
+    from scorer.stats.standings import SUFFIXES
+
     submissions, teams = leaderboard_inputs(args)
     suffix = None
     if args.out is not None and args.json:
@@ -633,6 +644,8 @@ def read_manifest(path: str) -> tuple[dict[str, str], dict[str, str]]:
     """The submissions (name -> path) and teams (name -> team) a manifest lists: columns
     ``submission`` (a path, relative to the manifest's folder), ``team`` and optionally
     ``name`` (by default the file name, :func:`submission_names`)."""
+    from scorer.stats.leaderboard import submission_names
+
     if not os.path.isfile(path):
         raise HostVisibleError(
             f"The manifest {path!r} {'is not a file' if os.path.exists(path) else 'does not exist'}"

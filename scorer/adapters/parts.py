@@ -28,10 +28,9 @@ from scorer.errors import (
 from scorer.partial import finish, merge, partition, score_part
 from scorer.read.columns import StringTable
 from scorer.read.files import ReadLimits, read_parquet_files, read_table
+from scorer.read.limits import DEFAULT_PART_MEMORY
 from scorer.result import ScoreResult
 
-#: The memory one part may take by default (``--part-memory``).
-DEFAULT_PART_MEMORY = 2 * 2**30
 #: Bytes a scorer process holds per stored byte of Parquet input: 3.6 measured at H&M
 #: scale (1,090 MiB for 307 MB; docs/beyond-one-machine.md, "Beyond one machine"), rounded up. The
 #: parts are chosen so that one part's share stays within the budget.

@@ -30,6 +30,9 @@ _MiB = 1 << 20
 _GiB = 1 << 30
 #: What a cell adds to the decoded size beside its text: its offset in the table.
 OFFSET_BYTES = 8
+#: The memory one part of a partitioned input may take when the number of parts is
+#: chosen from the inputs' sizes (``--part-memory``: :mod:`scorer.adapters.parts`).
+DEFAULT_PART_MEMORY = 2 * _GiB
 #: The fix of every "too large" problem.
 ASK_FOR_A_HIGHER_LIMIT = (
     "check that this is the right file; if it is, ask the host to raise the limit"
