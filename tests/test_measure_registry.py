@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scorer import evaluate
+from scorer import ScoreResult, evaluate
 from scorer.constraints import Choices
 from scorer.measures import REGISTRY, parse
 from scorer.measures.aggregates import GeometricMean, Total
@@ -55,19 +55,10 @@ def example_frames(example: Example) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     ("family", "example"), EXAMPLES, ids=[f"{e.measure}:{e.ranked}" for _, e in EXAMPLES]
 )
 def test_every_worked_example_holds(family: Family, example: Example) -> None:
-    solution, submission, k = example_frames(example)
+    result, k = _evaluated(example)
     measure = parse(example.measure, k=k)
     assert measure.family is family, "an example belongs to its own family"
     assert str(measure) == example.measure, "examples are written canonically"
-    result = evaluate(
-        solution,
-        submission,
-        "id",
-        k=k,
-        metrics=[example.measure],
-        grade_column_name="grades" if example.graded() else None,
-        empty_ground_truth=example.empty_ground_truth,
-    )
     if measure.exact:
         assert isinstance(example.value, Fraction) and example.tolerance == 0
         assert result.exact_values[example.measure].exact_mean() == example.value
@@ -111,53 +102,40 @@ def test_a_perfect_ranking_scores_the_registrys_value(relevant: int, k: int) -> 
             assert abs(result.metrics[name] - float(expected)) <= 1e-12 * expected, name
 
 
-def test_declared_bounds_and_exactness_hold_on_the_running_examples() -> None:
+def test_declared_bounds_exactness_and_means_hold_on_the_running_examples() -> None:
     """Bounded families stay in [0, 1] on every example; exact families give exact
-    fractions (float64 only past their declared depth)."""
+    fractions (float64 only past their declared depth); ``Measure.is_a_mean`` (what
+    parts, the leaderboard's statistics and trec_eval's summary read: one declaration)
+    holds exactly where the values are averaged: a sum, a geometric mean and GAP's
+    whole-set ranking are the only values that are no mean."""
+    not_means = set()
     for family, example in EXAMPLES:
-        solution, submission, k = example_frames(example)
-        graded = "grades" if example.graded() else None
-        result = evaluate(
-            solution,
-            submission,
-            "id",
-            k=k,
-            metrics=[example.measure],
-            grade_column_name=graded,
-            empty_ground_truth=example.empty_ground_truth,
-        )
+        result, k = _evaluated(example)
         values = result.user_values[example.measure]
         if family.bounded:
             assert ((values >= 0) & (values <= 1)).all(), example.measure
         measure = parse(example.measure, k=k)
-        assert hasattr(result.exact_values[example.measure], "exact_mean") == measure.exact
+        exact = result.exact_values[example.measure]
+        assert hasattr(exact, "exact_mean") == measure.exact
+        averaged = not isinstance(exact, (Total, GeometricMean, GlobalPrecision))
+        assert measure.is_a_mean == averaged, example.measure
+        not_means |= set() if averaged else {type(exact).__name__}
+    assert not_means == {"Total", "GeometricMean", "GlobalPrecision"}
 
 
-def test_a_measure_is_declared_a_mean_exactly_when_its_value_averages_the_rows() -> None:
-    """``Measure.is_a_mean`` (what parts, the leaderboard's statistics and trec_eval's
-    summary read: one declaration) agrees with the values every worked example computes: a sum, a
-    geometric mean and GAP's whole-set ranking are the only values that are no mean."""
-    kinds = set()
-    for _, example in EXAMPLES:
-        solution, submission, k = example_frames(example)
-        result = evaluate(
-            solution,
-            submission,
-            "id",
-            k=k,
-            metrics=[example.measure],
-            grade_column_name="grades" if example.graded() else None,
-            empty_ground_truth=example.empty_ground_truth,
-        )
-        value = result.exact_values[example.measure]
-        averaged = not isinstance(value, (Total, GeometricMean, GlobalPrecision))
-        assert parse(example.measure, k=k).is_a_mean == averaged, example.measure
-        kinds.add((averaged, type(value).__name__))
-    assert {name for averaged, name in kinds if not averaged} == {
-        "Total",
-        "GeometricMean",
-        "GlobalPrecision",
-    }
+def _evaluated(example: Example) -> tuple[ScoreResult, int]:
+    """The worked example scored, and its ``k``."""
+    solution, submission, k = example_frames(example)
+    result = evaluate(
+        solution,
+        submission,
+        "id",
+        k=k,
+        metrics=[example.measure],
+        grade_column_name="grades" if example.graded() else None,
+        empty_ground_truth=example.empty_ground_truth,
+    )
+    return result, k
 
 
 def test_families_that_ignore_grades_see_only_the_threshold() -> None:
