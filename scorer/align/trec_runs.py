@@ -205,8 +205,7 @@ def _judged_pairs(qrels: TrecFile, key: tuple[int, int]) -> _Qrels:
     keys = _pair_keys(users, _prints(docnos, key))
     order = np.lexsort((-qrels.values, keys))  # by pair key, the largest rel first
     keys, users, grades = keys[order], users[order], qrels.values[order]
-    docnos = docnos.take(to_arrow(order))
-    repeat = _same_pairs(keys, users, docnos)
+    repeat = _same_pairs(keys, users, docnos, order)
     first = np.flatnonzero(~repeat)
     n_repeated = np.bincount(users[repeat], minlength=len(queries)).astype(np.int64)
     grades = grades[first]
@@ -216,7 +215,7 @@ def _judged_pairs(qrels: TrecFile, key: tuple[int, int]) -> _Qrels:
         keys[first],
         users[first],
         np.where(grades < 0, UNJUDGED, grades),
-        docnos.take(to_arrow(first)),
+        docnos.take(to_arrow(order[first])),
         n_repeated,
         n_unjudged,
     )
@@ -231,15 +230,19 @@ def _pair_keys(users: np.ndarray, prints: np.ndarray) -> np.ndarray:
     return keys.view(np.int64)
 
 
-def _same_pairs(keys: np.ndarray, users: np.ndarray, docnos: pa.ChunkedArray) -> np.ndarray:
+def _same_pairs(
+    keys: np.ndarray, users: np.ndarray, docnos: pa.ChunkedArray, lines: np.ndarray
+) -> np.ndarray:
     """For pairs sorted by key, whether each equals the one before it (same key, query
-    and docno: the docnos compared as strings)."""
+    and docno: the docnos compared as strings, the few that share a key and a query
+    taken from their ``lines`` in ``docnos``, never the whole column reordered)."""
     same = np.zeros(len(keys), dtype=bool)
     if len(keys) < 2:
         return same
     candidate = np.flatnonzero((keys[1:] == keys[:-1]) & (users[1:] == users[:-1])) + 1
     if len(candidate):
-        equal = pc.equal(_strings(docnos, candidate), _strings(docnos, candidate - 1))
+        pairs = (_strings(docnos, lines[candidate]), _strings(docnos, lines[candidate - 1]))
+        equal = pc.equal(*pairs)
         same[candidate] = to_numpy(equal, fill=False)
     return same
 
@@ -371,7 +374,7 @@ def _repeated_docnos(
         lines = lines[ranking.ranks(lines) < rules.max_ranked]
     lines = lines[np.argsort(pair_keys[lines], kind="stable")]
     users = ranking.users[lines]
-    repeat = _same_pairs(pair_keys[lines], users, ranking.docnos.take(to_arrow(lines)))
+    repeat = _same_pairs(pair_keys[lines], users, ranking.docnos, lines)
     if not repeat.any():
         return []
     flagged = np.zeros(len(queries), dtype=bool)
