@@ -3,10 +3,10 @@
 One route for every join (row ids against the solution's, items against its items,
 candidates, hints): each string gets a keyed 64-bit print (:func:`string_prints`, its
 key drawn at random for each index), the indexed strings' prints are sorted and
-grouped, a probe's prints are sorted a block at a time and searched among them, and
-every match is confirmed string for string. Equal prints of different strings (which
-nobody can aim at: whoever chose the strings cannot know the key) send the join to an
-exact stable sort of the strings themselves. Either way O(n log n) comparisons whatever
+grouped, a probe's prints are ordered a block at a time by their leading bits and
+searched among them, and every match is confirmed string for string. Equal prints of
+different strings (which nobody can aim at: whoever chose the strings cannot know the
+key) send the join to an exact stable sort of the strings themselves. Either way O(n log n) comparisons whatever
 the strings are, where a hash table of crafted strings can take O(n**2): Arrow's hash
 kernels hash short strings and integers with fixed multipliers, so a submission's
 strings never reach them. Only the solution's own items, which the host wrote, are
@@ -288,8 +288,9 @@ def _print_groups(
 def _looked_up(values: pa.Array, candidates: pa.Array, groups: _PrintGroups) -> np.ndarray | None:
     """The values (no nulls) looked up among the candidates' print groups: the first
     equal candidate of each, or -1; None on a collision. A block of values at a time on
-    the thread pool, each block's prints sorted and searched in that order (a search
-    that starts where the last one ended, several times faster than random probes)."""
+    the thread pool, each block's prints ordered by their leading bits and searched in
+    that order (a search that starts near where the last one ended, several times faster
+    than random probes); which value is searched first changes nothing found."""
     found = np.full(len(values), -1, dtype=np.int32 if len(candidates) < 2**31 else np.int64)
     if len(groups.distinct) == 0:
         return found
@@ -297,7 +298,10 @@ def _looked_up(values: pa.Array, candidates: pa.Array, groups: _PrintGroups) -> 
 
     def look_up(start: int) -> None:
         prints = string_prints(values.slice(start, BLOCK_ROWS), groups.key)
-        order = np.argsort(prints)
+        # In the order of their leading 16 bits (a radix sort, linear time): the searches
+        # then step through the sorted prints almost in order, as fast as in full order
+        # (a full sort of the prints cost three times the searches).
+        order = np.argsort((prints >> 48).astype(np.int16), kind="stable")
         prints = prints[order]
         position = np.searchsorted(groups.distinct, prints)
         np.minimum(position, last, out=position)
