@@ -6,11 +6,11 @@ key drawn at random for each index), the indexed strings' prints are sorted and
 grouped, a probe's prints are ordered a block at a time by their leading bits and
 searched among them, and every match is confirmed string for string. Equal prints of
 different strings (which nobody can aim at: whoever chose the strings cannot know the
-key) send the join to an exact stable sort of the strings themselves. Either way O(n log n) comparisons whatever
-the strings are, where a hash table of crafted strings can take O(n**2): Arrow's hash
-kernels hash short strings and integers with fixed multipliers, so a submission's
-strings never reach them. Only the solution's own items, which the host wrote, are
-dictionary-encoded by Arrow (:func:`encode`).
+key) send the join to an exact stable sort of the strings themselves. Either way
+O(n log n) comparisons whatever the strings are, where a hash table of crafted strings
+can take O(n**2): Arrow's hash kernels hash short strings and integers with fixed
+multipliers, so a submission's strings never reach them. Only the solution's own items,
+which the host wrote, are dictionary-encoded by Arrow (:func:`encode`).
 """
 
 from __future__ import annotations
