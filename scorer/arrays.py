@@ -406,6 +406,25 @@ def _workers() -> int:
 WORKERS = _workers()
 
 
+def search_sorted(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(haystack, needles)`` for int64 needles spread over their whole
+    range (keyed prints): the needles are searched in the order of their leading 16 bits
+    (numpy's stable sort of an int16 is a radix sort, linear time), so that each search
+    starts near where the last one ended. Three to four times faster than searching them
+    in the order given, and as fast as in sorted order, whose sort costs three times the
+    searches; the order changes no position found.
+
+    Examples
+    --------
+    >>> search_sorted(np.array([-5, 0, 7]), np.array([7, -9, 1, 0])).tolist()
+    [2, 0, 2, 1]
+    """
+    order = np.argsort((needles >> 48).astype(np.int16), kind="stable")
+    positions = np.empty(len(needles), dtype=np.intp)
+    positions[order] = np.searchsorted(haystack, needles[order])
+    return positions
+
+
 def parallel_map(function: Callable[[_Item], _Result], items: Iterable[_Item]) -> list[_Result]:
     """``function`` of each item, in order, spread over the process's one thread pool
     (:func:`thread_pool`: a worker per core).

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import scorer.arrays
-from scorer.arrays import holds_any_byte, to_arrow, to_numpy, to_strings
+from scorer.arrays import holds_any_byte, search_sorted, to_arrow, to_numpy, to_strings
 
 
 @given(st.lists(st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1))), st.integers(0, 5))
@@ -127,3 +127,18 @@ def test_a_thread_the_system_cannot_start_is_out_of_memory(monkeypatch) -> None:
     monkeypatch.setattr(scorer.arrays, "thread_pool", NoThreads)
     with pytest.raises(MemoryError, match="no memory for a thread"):
         scorer.arrays.parallel_map(abs, [1, 2])
+
+
+#: int64 values that reach every 16-bit leading part, the extremes and equal neighbours.
+_WIDE = st.integers(-(2**63), 2**63 - 1) | st.sampled_from([-(2**63), -1, 0, 1, 2**63 - 1])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_WIDE, max_size=40), st.lists(_WIDE, max_size=40))
+def test_search_sorted_finds_what_searchsorted_finds(haystack: list[int], needles: list[int]):
+    """Needles searched in the order of their leading bits land where numpy's search
+    puts them in the order given, for any needles, repeated ones and extremes included."""
+    sorted_values = np.sort(np.array(haystack, dtype=np.int64))
+    found = np.array(needles, dtype=np.int64)
+    expected = np.searchsorted(sorted_values, found)
+    assert search_sorted(sorted_values, found).tolist() == expected.tolist()

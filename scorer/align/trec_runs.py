@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 
 from scorer.align.joins import StringIndex, byte_order_codes, print_key, string_prints
 from scorer.align.judgements import Distinct, FlatHits, Judgements, NonRelevant
-from scorer.arrays import BLOCK_ROWS, parallel_map, to_arrow, to_numpy
+from scorer.arrays import BLOCK_ROWS, parallel_map, search_sorted, to_arrow, to_numpy
 from scorer.errors import Finding, smallest_values
 from scorer.options import WHOLE_ROW
 from scorer.read.trec import TrecFile
@@ -394,7 +394,7 @@ def _judged_lines(
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
 
     def found_in(part: slice) -> tuple[np.ndarray, np.ndarray]:
-        position = np.searchsorted(truth.keys, pair_keys[part])
+        position = search_sorted(truth.keys, pair_keys[part])
         np.minimum(position, len(truth.keys) - 1, out=position)
         found = np.flatnonzero(truth.keys[position] == pair_keys[part])
         return found + part.start, position[found]
