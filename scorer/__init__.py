@@ -7,6 +7,7 @@
 0.8333333333333334
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from scorer.api import evaluate, score
@@ -17,7 +18,7 @@ from scorer.recipes import list_recipes
 from scorer.result import ScoreResult, ScoreWarning
 from scorer.version import __version__
 
-if TYPE_CHECKING:  # imported when first asked for (:func:`__getattr__`)
+if TYPE_CHECKING:  # imported when first asked for (:data:`_LAZY`)
     from scorer.stats.leaderboard import leaderboard
     from scorer.stats.standings import Leaderboard
 
@@ -38,17 +39,14 @@ __all__ = [
 ]
 
 
+#: Names imported when first asked for, and their modules: scoring one submission needs
+#: none of them, and importing them was a fifth of a small file's run.
+_LAZY = {"leaderboard": "scorer.stats.leaderboard", "Leaderboard": "scorer.stats.standings"}
+
+
 def __getattr__(name: str) -> Any:
-    """``leaderboard`` and ``Leaderboard``, imported when first asked for: scoring one
-    submission needs neither, and importing them was a fifth of a small file's run."""
-    if name == "leaderboard":
-        from scorer.stats.leaderboard import leaderboard
-
-        return leaderboard
-    if name == "Leaderboard":
-        from scorer.stats.standings import Leaderboard
-
-        return Leaderboard
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'scorer' has no attribute {name!r}")
 
 
