@@ -13,14 +13,15 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from scorer.align import joins
+from scorer.align import joins, trec_runs
 
 
 def collide_prints(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make every keyed print the joins draw equal (``string_prints`` gives 0 for every
-    string), so that every join of different strings meets a collision and takes the
-    exact sort of the strings: the route that chance alone, once in 2**64 pairs, sends
-    a join to."""
+    """Make every keyed print the joins and trec-eval's judging draw equal
+    (``string_prints`` gives 0 for every string), so that every join of different
+    strings meets a collision and takes the exact sort of the strings, and every docno
+    of a query shares its pair key with the others: what chance alone, once in 2**64
+    pairs, does."""
     real = joins.string_prints
 
     def equal_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray | None:
@@ -28,6 +29,7 @@ def collide_prints(monkeypatch: pytest.MonkeyPatch) -> None:
         return None if prints is None else np.zeros_like(prints)
 
     monkeypatch.setattr(joins, "string_prints", equal_prints)
+    monkeypatch.setattr(trec_runs, "string_prints", equal_prints)
 
 
 def small_blocks(monkeypatch: pytest.MonkeyPatch, rows: int) -> None:

@@ -21,6 +21,7 @@ from scorer.check.findings import Wording, problems
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.read.files import ReadLimits
 from scorer.read.trec import parse_trec, read_trec
+from tests.seams import collide_prints
 
 pytrec_eval = pytest.importorskip(
     "pytrec_eval", reason="the test extra installs pytrec-eval-terrier"
@@ -220,12 +221,18 @@ def judged_files(draw):
 
 
 @settings(max_examples=300, deadline=None)
-@given(judged_files())
-def test_a_run_is_judged_as_trec_eval_judges_it(files):
+@given(judged_files(), st.booleans())
+def test_a_run_is_judged_as_trec_eval_judges_it(files, collide):
+    """Also with every docno's print equal (every pair of a query then shares its key,
+    which chance alone does once in 2**64 pairs): every pair is still told apart by its
+    string."""
     qrels, run, rules = files
     qrels_text = "".join(f"{q} 0 {d} {r}\n" for q, d, r in qrels).encode()
     run_text = "".join(f"{q} Q0 {d} 0 {s!r} tag\n" for q, d, s in run).encode()
-    judged = judge_run(parse_trec(qrels_text, "qrels"), parse_trec(run_text, "run"), rules)
+    with pytest.MonkeyPatch.context() as patch:
+        if collide:
+            collide_prints(patch)
+        judged = judge_run(parse_trec(qrels_text, "qrels"), parse_trec(run_text, "run"), rules)
     expected = reference_judged(qrels, run, rules)
     assert judged.queries.to_pylist() == list(expected)
     assert judged.lengths.tolist() == [len(grades) for grades in expected.values()]
@@ -255,7 +262,10 @@ def _largest(qrels: list[tuple], qid: str) -> dict[str, int]:
     return found
 
 
-def test_a_docno_retrieved_twice_is_found_whatever_its_scores():
+@pytest.mark.parametrize("collide", [False, True])
+def test_a_docno_retrieved_twice_is_found_whatever_its_scores(collide, monkeypatch):
+    if collide:  # a, b and a share one key: the repeat is still found by its string
+        collide_prints(monkeypatch)
     qrels = parse_trec(b"q1 0 a 1\nq2 0 b 1\n", "qrels")
     run = parse_trec(b"q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq1 Q0 a 3 1 t\nq2 Q0 b 1 1 t\n", "run")
     (record,) = judge_run(qrels, run, TrecRules()).run_problems

@@ -14,8 +14,9 @@ qids (a run lists a query's lines together: millions of lines, thousands of runs
 lines are ordered by one sort of (query, score) and only tied lines compare their
 docnos, and docnos are matched through keyed 64-bit prints
 (:func:`~scorer.align.joins.string_prints`), searched among the qrels' sorted ones and
-every match confirmed string for string: no hash of a participant's string and no
-table of our own, O(n log n) whatever the files hold.
+every match confirmed string for string (pairs whose prints collide share a key and
+are told apart by their strings): no hash of a participant's string and no table of
+our own, O(n log n) whatever the files hold.
 """
 
 from __future__ import annotations
@@ -205,7 +206,9 @@ def _judged_pairs(qrels: TrecFile, key: tuple[int, int]) -> _Qrels:
     keys = _pair_keys(users, _prints(docnos, key))
     order = np.lexsort((-qrels.values, keys))  # by pair key, the largest rel first
     keys, users, grades = keys[order], users[order], qrels.values[order]
-    repeat = _same_pairs(keys, users, docnos, order)
+    slots, moved, repeat = _same_pairs(keys, users, docnos, order, grades)
+    for column in (keys, users, grades, order):
+        column[slots] = column[moved]
     first = np.flatnonzero(~repeat)
     n_repeated = np.bincount(users[repeat], minlength=len(queries)).astype(np.int64)
     grades = grades[first]
@@ -231,20 +234,38 @@ def _pair_keys(users: np.ndarray, prints: np.ndarray) -> np.ndarray:
 
 
 def _same_pairs(
-    keys: np.ndarray, users: np.ndarray, docnos: pa.ChunkedArray, lines: np.ndarray
-) -> np.ndarray:
-    """For pairs sorted by key, whether each equals the one before it (same key, query
-    and docno: the docnos compared as strings, the few that share a key and a query
-    taken from their ``lines`` in ``docnos``, never the whole column reordered)."""
+    keys: np.ndarray,
+    users: np.ndarray,
+    docnos: pa.ChunkedArray,
+    lines: np.ndarray,
+    grades: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For pairs sorted by key, whether each equals the one before it (same query and
+    docno) once the pairs that share a key are put in order of query, docno (compared as
+    strings, taken from their ``lines`` in ``docnos``) and, with ``grades``, the largest
+    grade first: equal pairs then sit together even when two different docnos share a
+    print. Returns that reordering as ``slots`` and the positions ``moved`` into them
+    (``column[slots] = column[moved]``), and the flags, in the new order. Only the pairs
+    that share a key are compared, never the whole column reordered."""
+    shared = keys[1:] == keys[:-1]
+    starts = np.concatenate([[True], ~shared])  # each key's first pair
+    slots = np.flatnonzero(~(starts & np.append(starts[1:], True)))  # keys held twice
+    group = np.cumsum(starts)[slots]
+    columns = {"group": group, "user": users[slots]}
+    columns |= {} if grades is None else {"grade": -grades[slots]}
+    table = pa.table({name: to_arrow(values) for name, values in columns.items()})
+    table = table.add_column(2, "docno", _strings(docnos, lines[slots]))
+    sort_keys = [(name, "ascending") for name in table.column_names]
+    ranked = pc.sort_indices(table, sort_keys)
+    moved, table = slots[to_numpy(ranked).astype(np.int64)], table.take(ranked)
     same = np.zeros(len(keys), dtype=bool)
-    if len(keys) < 2:
-        return same
-    candidate = np.flatnonzero((keys[1:] == keys[:-1]) & (users[1:] == users[:-1])) + 1
-    if len(candidate):
-        pairs = (_strings(docnos, lines[candidate]), _strings(docnos, lines[candidate - 1]))
-        equal = pc.equal(*pairs)
-        same[candidate] = to_numpy(equal, fill=False)
-    return same
+    if len(slots) > 1:
+        before, after = table.slice(0, len(slots) - 1), table.slice(1)
+        equal = to_numpy(pc.equal(before["docno"], after["docno"]), fill=False)
+        for name in ("group", "user"):
+            equal &= to_numpy(before[name]) == to_numpy(after[name])
+        same[slots[1:]] = equal
+    return slots, moved, same
 
 
 class _Ranking:
@@ -373,8 +394,10 @@ def _repeated_docnos(
     if rules.max_ranked is not None:  # as trec_eval: only the documents kept are checked
         lines = lines[ranking.ranks(lines) < rules.max_ranked]
     lines = lines[np.argsort(pair_keys[lines], kind="stable")]
+    keys, users = pair_keys[lines], ranking.users[lines]
+    slots, moved, repeat = _same_pairs(keys, users, ranking.docnos, lines)
+    lines[slots] = lines[moved]
     users = ranking.users[lines]
-    repeat = _same_pairs(pair_keys[lines], users, ranking.docnos, lines)
     if not repeat.any():
         return []
     flagged = np.zeros(len(queries), dtype=bool)
@@ -402,9 +425,26 @@ def _judged_lines(
     parts = parallel_map(found_in, _chunks(len(pair_keys)))
     lines = np.concatenate([np.zeros(0, np.int64), *(lines for lines, _ in parts)])
     pairs = np.concatenate([np.zeros(0, np.int64), *(pairs for _, pairs in parts)])
+    lines, pairs = _with_pairs_sharing_a_key(truth.keys, lines, pairs)
     same = users[lines] == truth.users[pairs]
     same &= to_numpy(pc.equal(_strings(docnos, lines), _strings(truth.docnos, pairs)), fill=False)
     return lines[same], truth.grades[pairs[same]]
+
+
+def _with_pairs_sharing_a_key(
+    keys: np.ndarray, lines: np.ndarray, pairs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``lines`` each found at its key's first pair in ``keys`` (sorted), paired as well
+    with every other pair of that key: distinct pairs share a key only when their
+    prints collide, so each line meets every pair it may equal (a few lines at most)."""
+    shared = np.unique(keys[1:][keys[1:] == keys[:-1]])
+    at = np.minimum(np.searchsorted(shared, keys[pairs]), len(shared) - 1)
+    extra = np.flatnonzero(shared[at] == keys[pairs]) if len(shared) else at[:0]
+    sizes = np.searchsorted(keys, keys[pairs[extra]], side="right") - pairs[extra] - 1
+    offsets = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes) + 1
+    more_lines = np.repeat(lines[extra], sizes)
+    more_pairs = np.repeat(pairs[extra], sizes) + offsets
+    return np.concatenate([lines, more_lines]), np.concatenate([pairs, more_pairs])
 
 
 def _judgements(
