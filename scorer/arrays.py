@@ -425,6 +425,26 @@ def search_sorted(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
     return positions
 
 
+def first_positions(keys: np.ndarray) -> np.ndarray:
+    """For sorted ``keys``, each one's first position among the keys equal to it:
+    ``np.searchsorted(keys, keys)`` in one pass over them (where that search cost
+    several times as much).
+
+    Examples
+    --------
+    >>> first_positions(np.array([0, 0, 2, 3, 3, 3])).tolist()
+    [0, 0, 2, 3, 3, 3]
+    >>> first_positions(np.array([], dtype=np.int64)).tolist()
+    []
+    """
+    n = len(keys)
+    starts_run = np.empty(n, dtype=bool)
+    starts_run[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=starts_run[1:])
+    starts = np.flatnonzero(starts_run)
+    return np.repeat(starts, np.diff(np.append(starts, n)))
+
+
 def parallel_map(function: Callable[[_Item], _Result], items: Iterable[_Item]) -> list[_Result]:
     """``function`` of each item, in order, spread over the process's one thread pool
     (:func:`thread_pool`: a worker per core).

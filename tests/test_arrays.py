@@ -14,7 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import scorer.arrays
-from scorer.arrays import holds_any_byte, search_sorted, to_arrow, to_numpy, to_strings
+from scorer.arrays import (
+    first_positions,
+    holds_any_byte,
+    search_sorted,
+    to_arrow,
+    to_numpy,
+    to_strings,
+)
 
 
 @given(st.lists(st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1))), st.integers(0, 5))
@@ -142,3 +149,9 @@ def test_search_sorted_finds_what_searchsorted_finds(haystack: list[int], needle
     found = np.array(needles, dtype=np.int64)
     expected = np.searchsorted(sorted_values, found)
     assert search_sorted(sorted_values, found).tolist() == expected.tolist()
+
+
+@given(st.lists(st.integers(-3, 3)) | st.lists(st.integers(-(2**63), 2**63 - 1), max_size=5))
+def test_first_positions_are_numpys_search_of_the_keys_themselves(keys: list[int]) -> None:
+    ordered = np.sort(np.array(keys, dtype=np.int64))
+    assert first_positions(ordered).tolist() == np.searchsorted(ordered, ordered).tolist()

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from scorer import HostVisibleError, evaluate
 from scorer.align.judgements import Judgements
 from scorer.measures import REGISTRY, parse
+from scorer.measures.ranked import contains, count_before
 from tests.declared import MEASURES, binary_names, choices, judged_by, refused_by_the_data, variants
 from tests.measure_cases import evaluate_or_none, expected_means, frames, users
 from tests.reference_measures import reference_value
@@ -224,3 +225,26 @@ def test_the_ideal_ranking_is_each_users_grades_in_descending_order(pairs, cutof
         ]
         found = zip(*(part.tolist() for part in j.ideal_entries(cutoff)), strict=True)
         assert list(found) == expected
+
+
+def _entries(pairs: set[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    ordered = sorted(pairs)
+    return (
+        np.array([user for user, _ in ordered], dtype=np.int64),
+        np.array([rank for _, rank in ordered], dtype=np.int64),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sets(st.tuples(st.integers(0, 6), st.sampled_from([0, 1, 2, 3, 7, 2**31, 2**62]))),
+    st.sets(st.tuples(st.integers(0, 6), st.integers(0, 9))),
+)
+def test_entries_before_and_in_others_are_counted_as_one_by_one(a: set, b: set) -> None:
+    """``a`` may rank at any depth (a whole ranking's included); ``b`` holds ranks."""
+    users_a, ranks_a = _entries(a)
+    users_b, ranks_b = _entries(b)
+    before = count_before(users_a, ranks_a, users_b, ranks_b).tolist()
+    assert before == [sum(u == user and r < rank for u, r in sorted(b)) for user, rank in sorted(a)]
+    found = contains(users_a, ranks_a, users_b, ranks_b).tolist()
+    assert found == [pair in b for pair in sorted(a)]

@@ -204,7 +204,9 @@ def _judged_pairs(qrels: TrecFile, key: tuple[int, int]) -> _Qrels:
     users = codes[qrels.qid_codes()]
     docnos = qrels.docnos
     keys = _pair_keys(users, _prints(docnos, key))
-    order = np.lexsort((-qrels.values, keys))  # by pair key, the largest rel first
+    # By pair key; the pairs that share one are put in order (the largest rel first) by
+    # _same_pairs, so a second sort key would be sorted twice.
+    order = np.argsort(keys, kind="stable")
     keys, users, grades = keys[order], users[order], qrels.values[order]
     slots, moved, repeat = _same_pairs(keys, users, docnos, order, grades)
     for column in (keys, users, grades, order):

@@ -19,6 +19,7 @@ from itertools import pairwise
 import numpy as np
 
 from scorer.align.judgements import Judgements
+from scorer.arrays import first_positions
 from scorer.errors import HostVisibleError
 from scorer.measures.exact_means import Floats, Ratios
 
@@ -187,7 +188,7 @@ def _by_ordinal(users: np.ndarray) -> list[np.ndarray]:
     """
     if not len(users):
         return []
-    ordinal = np.arange(len(users)) - np.searchsorted(users, users)
+    ordinal = np.arange(len(users)) - first_positions(users)
     order = np.argsort(ordinal, kind="stable")
     bounds = np.searchsorted(ordinal[order], np.arange(int(ordinal.max()) + 2)).tolist()
     return [order[a:b] for a, b in pairwise(bounds)]

@@ -17,6 +17,7 @@ from fractions import Fraction
 import numpy as np
 
 from scorer.align.judgements import Judgements, NonRelevant
+from scorer.arrays import first_positions
 from scorer.measures.exact_means import INT64_MAX, Floats, Ratios
 from scorer.measures.ranked import (
     count_before,
@@ -227,7 +228,7 @@ def gain(j: Judgements, cutoff: int) -> Floats:
 def _running_ints(values: np.ndarray, users: np.ndarray) -> np.ndarray:
     """Each user's running integer sum (exact: integers add in any order)."""
     sums = np.cumsum(values)
-    start = np.searchsorted(users, users)
+    start = first_positions(users)
     return sums - np.where(start > 0, sums[np.maximum(start - 1, 0)], 0)
 
 
