@@ -17,6 +17,7 @@ import scorer.arrays
 from scorer.arrays import (
     first_positions,
     holds_any_byte,
+    lexicographic_order,
     search_sorted,
     to_arrow,
     to_numpy,
@@ -155,3 +156,17 @@ def test_search_sorted_finds_what_searchsorted_finds(haystack: list[int], needle
 def test_first_positions_are_numpys_search_of_the_keys_themselves(keys: list[int]) -> None:
     ordered = np.sort(np.array(keys, dtype=np.int64))
     assert first_positions(ordered).tolist() == np.searchsorted(ordered, ordered).tolist()
+
+
+_KEYS = st.lists(st.integers(-3, 3), min_size=1) | st.lists(
+    st.integers(-(2**62), 2**62), min_size=1, max_size=6
+)
+
+
+@given(st.lists(_KEYS, min_size=1, max_size=3))
+def test_lexicographic_order_is_numpys_lexsort(first: list[list[int]]) -> None:
+    n = len(first[0])
+    keys = [np.array(first[0], dtype=np.int64)]
+    for values in first[1:]:
+        keys.append(np.array((values * n)[:n], dtype=np.int64))
+    assert lexicographic_order(*keys).tolist() == np.lexsort(keys[::-1]).tolist()

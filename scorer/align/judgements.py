@@ -19,6 +19,8 @@ from typing import TypeVar
 
 import numpy as np
 
+from scorer.arrays import lexicographic_order
+
 _Derived = TypeVar("_Derived")
 
 
@@ -27,7 +29,7 @@ def _ideal_order(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every user's judged items by grade, best first, as entries of grade above 0:
     users, 0-based ranks in that order and grades (the whole ideal ranking)."""
-    order = np.lexsort((-grades, users))
+    order = lexicographic_order(users, -grades)
     users = users[order]
     ranks = np.arange(len(users)) - np.searchsorted(users, np.arange(n_users))[users]
     return graded_entries(users, ranks, grades[order], len(users))

@@ -29,7 +29,14 @@ import pyarrow.compute as pc
 
 from scorer.align.joins import StringIndex, byte_order_codes, print_key, string_prints
 from scorer.align.judgements import Distinct, FlatHits, Judgements, NonRelevant
-from scorer.arrays import BLOCK_ROWS, parallel_map, search_sorted, to_arrow, to_numpy
+from scorer.arrays import (
+    BLOCK_ROWS,
+    lexicographic_order,
+    parallel_map,
+    search_sorted,
+    to_arrow,
+    to_numpy,
+)
 from scorer.errors import Finding, smallest_values
 from scorer.options import WHOLE_ROW
 from scorer.read.trec import TrecFile
@@ -175,7 +182,7 @@ def judge_run(
         lines, grades, ranks = lines[kept], grades[kept], ranks[kept]
         lengths = np.minimum(lengths, rules.max_ranked)
     users = users[lines].astype(np.int64)
-    order = np.lexsort((ranks, users))
+    order = lexicographic_order(users, ranks)
     users, grades, ranks = users[order], grades[order], ranks[order]
     if rules.judged_only:  # the unjudged dropped: each query's judged documents ranked anew
         kept = grades >= 0

@@ -15,6 +15,7 @@ from scorer.align.item_lists import split_lists
 from scorer.align.joins import encode
 from scorer.align.judgements import FlatHits, Judgements, NonRelevant
 from scorer.align.rankings import GroundTruth, Rankings, SparseRankings, distinct_items
+from scorer.arrays import lexicographic_order
 from scorer.check.validate import check_grades
 
 
@@ -65,7 +66,7 @@ class GradedTruth:
         codes, vocabulary = encode(lists.tokens)
         size = max(len(vocabulary), 1)
         keys = lists.row_of_token * size + codes
-        order = np.lexsort((-values, keys))  # by pair, the largest grade first
+        order = lexicographic_order(keys, -values)  # by pair, the largest grade first
         keys, values = keys[order], values[order]
         first = np.r_[True, keys[1:] != keys[:-1]] if len(keys) else np.zeros(0, dtype=bool)
         keys, values = keys[first], values[first]
