@@ -439,7 +439,7 @@ def lexicographic_order(*keys: np.ndarray) -> np.ndarray:
     order = np.arange(len(keys[0]) if keys else 0, dtype=np.intp)
     for key in reversed(keys):
         ordered = key[order]
-        low, high = int(ordered.min(initial=0)), int(ordered.max(initial=0))
+        low, high = (int(ordered.min()), int(ordered.max())) if len(ordered) else (0, 0)
         if high - low < 2**16:
             ordered = (ordered - low).astype(np.uint16)
         order = order[np.argsort(ordered, kind="stable")]
