@@ -19,20 +19,32 @@ from typing import TypeVar
 
 import numpy as np
 
-from scorer.arrays import lexicographic_order
+from scorer.arrays import first_positions, lexicographic_order
 
 _Derived = TypeVar("_Derived")
 
 
+def by_grade(users: np.ndarray, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each user's items by grade, best first (ties in the order given): the users, the
+    0-based ranks in that order and the grades.
+
+    Examples
+    --------
+    >>> [part.tolist() for part in by_grade(np.array([1, 0, 1, 1]), np.array([1, 2, 3, 1]))]
+    [[0, 1, 1, 1], [0, 0, 1, 2], [2, 3, 1, 1]]
+    """
+    order = lexicographic_order(users, -grades)
+    users = users[order]
+    return users, np.arange(len(users)) - first_positions(users), grades[order]
+
+
 def _ideal_order(
-    users: np.ndarray, grades: np.ndarray, n_users: int
+    users: np.ndarray, grades: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every user's judged items by grade, best first, as entries of grade above 0:
     users, 0-based ranks in that order and grades (the whole ideal ranking)."""
-    order = lexicographic_order(users, -grades)
-    users = users[order]
-    ranks = np.arange(len(users)) - np.searchsorted(users, np.arange(n_users))[users]
-    return graded_entries(users, ranks, grades[order], len(users))
+    users, ranks, grades = by_grade(users, grades)
+    return graded_entries(users, ranks, grades, len(users))
 
 
 @dataclass(frozen=True)
@@ -476,5 +488,5 @@ class Judgements:
             ranks = np.arange(len(users), dtype=np.int64) - starts[users]
             return users, ranks, np.ones(len(users), dtype=np.int64)
         users, grades = self.pair_users, self.pair_grades
-        ideal = self.derived("ideal", lambda: _ideal_order(users, grades, self.n_users))
+        ideal = self.derived("ideal", lambda: _ideal_order(users, grades))
         return graded_entries(*ideal, cutoff)

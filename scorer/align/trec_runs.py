@@ -403,10 +403,10 @@ def _repeated_docnos(
     if rules.max_ranked is not None:  # as trec_eval: only the documents kept are checked
         lines = lines[ranking.ranks(lines) < rules.max_ranked]
     lines = lines[np.argsort(pair_keys[lines], kind="stable")]
-    keys, users = pair_keys[lines], ranking.users[lines]
-    slots, moved, repeat = _same_pairs(keys, users, ranking.docnos, lines)
-    lines[slots] = lines[moved]
     users = ranking.users[lines]
+    slots, moved, repeat = _same_pairs(pair_keys[lines], users, ranking.docnos, lines)
+    for column in (lines, users):
+        column[slots] = column[moved]
     if not repeat.any():
         return []
     flagged = np.zeros(len(queries), dtype=bool)

@@ -18,8 +18,8 @@ from itertools import pairwise
 
 import numpy as np
 
-from scorer.align.judgements import Judgements
-from scorer.arrays import first_positions, lexicographic_order
+from scorer.align.judgements import Judgements, by_grade
+from scorer.arrays import first_positions
 from scorer.errors import HostVisibleError
 from scorer.measures.exact_means import Floats, Ratios
 
@@ -97,10 +97,7 @@ def _hit_entries_by_grade(j: Judgements, n_ranks: int) -> tuple[np.ndarray, np.n
     """The credited entries within ``n_ranks``, each user's sorted by grade, best first,
     and ranked 0, 1, ... in that order: the ideal ordering of the retrieved relevant items."""
     users, _, grades = j.entries(n_ranks)
-    order = lexicographic_order(users, -grades)
-    users, grades = users[order], grades[order]
-    starts = np.searchsorted(users, np.arange(j.n_users))
-    return users, np.arange(len(users)) - starts[users], grades
+    return by_grade(users, grades)
 
 
 def _binary_ideal(counts: np.ndarray, discounts: np.ndarray) -> np.ndarray:

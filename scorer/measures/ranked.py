@@ -102,9 +102,7 @@ def count_before(
     [1, 3, 0]
     """
     order, users, from_b = _merged(users_a, ranks_a, users_b, ranks_b)
-    seen = np.cumsum(from_b)
-    start = first_positions(users)  # each user's first position
-    before = seen - np.where(start > 0, seen[start - 1], 0)
+    before = within_users(np.cumsum(from_b), users)
     found = np.empty(len(users_a), dtype=np.int64)
     is_a = ~from_b
     found[order[is_a]] = before[is_a]
@@ -129,6 +127,19 @@ def contains(
     is_a = ~from_b
     found[order[is_a]] = same_next[is_a]
     return found
+
+
+def within_users(totals: np.ndarray, users: np.ndarray) -> np.ndarray:
+    """A running total over all entries (users sorted) as each user's own: less the
+    total before the user's first entry.
+
+    Examples
+    --------
+    >>> within_users(np.cumsum([1, 2, 4, 8]), np.array([0, 0, 1, 1])).tolist()
+    [1, 3, 4, 12]
+    """
+    start = first_positions(users)
+    return totals - np.where(start > 0, totals[np.maximum(start - 1, 0)], 0)
 
 
 def ordinals(users: np.ndarray) -> np.ndarray:

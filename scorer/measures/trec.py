@@ -17,7 +17,6 @@ from fractions import Fraction
 import numpy as np
 
 from scorer.align.judgements import Judgements, NonRelevant
-from scorer.arrays import first_positions
 from scorer.measures.exact_means import INT64_MAX, Floats, Ratios
 from scorer.measures.ranked import (
     count_before,
@@ -28,6 +27,7 @@ from scorer.measures.ranked import (
     retrieved,
     running_sums,
     unjudged_entries,
+    within_users,
 )
 from scorer.options import WHOLE_ROW
 
@@ -218,18 +218,12 @@ def gain(j: Judgements, cutoff: int) -> Floats:
     reached = np.minimum(ranks + 1, n_ideal[users])
     ideal_prefix = sums[start + reached] - sums[start]
     costs = (ranks + 1 + ideal_prefix - reached).astype(np.float64)
-    earned = _running_ints(grades, users).astype(np.float64)
+    # Each user's running integer sum (exact: integers add in any order).
+    earned = within_users(np.cumsum(grades), users).astype(np.float64)
     terms = grades / np.log2(2.0 + costs - earned)
     total = per_user_sum(terms, users, j.n_users)
     best = np.bincount(ideal_users, weights=ideal_grades, minlength=j.n_users)
     return Floats(np.where(best > 0, total / np.where(best > 0, best, 1.0), 0.0))
-
-
-def _running_ints(values: np.ndarray, users: np.ndarray) -> np.ndarray:
-    """Each user's running integer sum (exact: integers add in any order)."""
-    sums = np.cumsum(values)
-    start = first_positions(users)
-    return sums - np.where(start > 0, sums[np.maximum(start - 1, 0)], 0)
 
 
 def _dcg_terms(grades: np.ndarray, ranks: np.ndarray) -> np.ndarray:
