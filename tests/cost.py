@@ -78,6 +78,7 @@ class CostRun:
     cpu_seconds: float  # user and system time, the child's children's included
     peak_rss_bytes: int  # the most the child and its children allocated at once (an upper bound)
     timed_out: bool
+    started: bool  # whether the child got past its imports to the command line's ``main``
 
     @property
     def signalled(self) -> bool:
@@ -146,6 +147,7 @@ def run_capped(
             timer.cancel()
         seconds = time.perf_counter() - start
         returncode, peak_kib, cpu_seconds = launcher.returncode, 0, 0.0
+        started = Path(f"{report}.own.started").exists()
         if report.exists() and not killed.is_set():
             code, peak, cpu, child = report.read_text().split()
             returncode, peak_kib, cpu_seconds = int(code), int(peak), float(cpu)
@@ -160,6 +162,7 @@ def run_capped(
         cpu_seconds=cpu_seconds,
         peak_rss_bytes=peak_kib * 1024,  # Linux reports KiB
         timed_out=killed.is_set(),
+        started=started,
     )
 
 
@@ -183,6 +186,11 @@ with open(report, "w") as out:
 """
 # ``python -m scorer ARGS`` that writes, as it exits, its own peak resident memory and the
 # largest of its children's: the kernel gives a parent the larger of the two, not their sum.
+# Once it has imported what ``python -m scorer`` imports before its ``main``, it leaves a
+# file, ``OWN.started``: a run without it ended in the interpreter's start-up (however that
+# ends under a cap: a MemoryError, an extension the loader could not map, or the loader's
+# own abort when it cannot allocate an extension's thread-local data), before any of the
+# scorer's code ran.
 _BOOTSTRAP = """
 import atexit, resource, runpy, sys
 
@@ -193,6 +201,8 @@ def report(path=sys.argv[1]):
         out.write(" ".join(map(str, peaks)))
 
 atexit.register(report)
+import scorer.adapters.cli
+open(sys.argv[1] + ".started", "w").close()
 sys.argv = ["scorer", *sys.argv[2:]]
 runpy.run_module("scorer", run_name="__main__", alter_sys=True)
 """
