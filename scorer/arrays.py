@@ -446,6 +446,46 @@ def lexicographic_order(*keys: np.ndarray) -> np.ndarray:
     return order
 
 
+def byte_order(strings: pa.Array) -> np.ndarray:
+    """The indices that put ``strings`` (no nulls) in byte order, equal strings in the
+    order given: ``pc.sort_indices(strings)`` (int64). Every string's first 8 bytes, as
+    a big-endian integer (zeros past its end), order all of them at once; only the
+    strings whose 8 bytes another shares are then compared whole (Arrow's sort of those
+    alone, whose order fills their places). Four times faster on 1.37 million row ids
+    of 64 bytes; a third slower when every string shares its first 8 bytes.
+
+    Examples
+    --------
+    >>> byte_order(pa.array(["b", "ab", "a", "abcdefgh2", "abcdefgh1", "b"])).tolist()
+    [2, 1, 4, 3, 0, 5]
+    """
+    if strings.null_count:
+        raise ValueError("byte_order() takes strings without nulls")
+    strings = strings.cast(pa.large_string())
+    offsets, data = string_offsets(strings), string_bytes(strings)
+    starts, lengths = offsets[:-1] - offsets[0], np.diff(offsets)
+    tail_start = max(len(data) - 8, 0)
+    if len(data) >= 8:  # every row's 8 bytes, the last rows' read from the tail below
+        heads = byte_rows(data, np.minimum(starts, tail_start), 8)
+    else:
+        heads = np.empty((len(starts), 8), dtype=np.uint8)
+    near_end = np.flatnonzero(starts > len(data) - 8)  # rows that would run past the data
+    tail = np.zeros(16, dtype=np.uint8)  # the last bytes, followed by zeros
+    tail[: len(data) - tail_start] = data[tail_start:]
+    heads[near_end] = byte_rows(tail, starts[near_end] - tail_start, 8)
+    heads &= np.where(np.arange(8) < lengths[:, None], 0xFF, 0).astype(np.uint8)
+    keys = heads.view(">u8")[:, 0].astype(np.uint64)
+    order = np.argsort(keys, kind="stable")
+    shared = np.zeros(len(keys), dtype=bool)
+    same_as_next = keys[order[1:]] == keys[order[:-1]]
+    shared[1:] |= same_as_next
+    shared[:-1] |= same_as_next
+    tied = order[shared]  # runs of equal keys, each in the order given
+    if len(tied):
+        order[shared] = tied[to_numpy(pc.sort_indices(strings.take(to_arrow(tied))))]
+    return order.astype(np.int64)
+
+
 def first_positions(keys: np.ndarray) -> np.ndarray:
     """For sorted ``keys``, each one's first position among the keys equal to it:
     ``np.searchsorted(keys, keys)`` in one pass over them (where that search cost
@@ -515,7 +555,8 @@ def parallel_all(check: Callable[[_Item], bool], items: Iterable[_Item]) -> bool
 
 def submit(function: Callable[..., _Result], *args: object) -> Future[_Result]:
     """Run ``function(*args)`` on the process's thread pool (:func:`thread_pool`); on
-    this thread at once when the pool has no worker (:data:`WORKERS`).
+    this thread at once when the pool has no worker (:data:`WORKERS`) or this thread
+    is one of its workers (a task never waits for the pool it runs on).
 
     A thread the system cannot start (no memory left for its stack) is a
     ``MemoryError``, as any other allocation that fails.
@@ -525,7 +566,7 @@ def submit(function: Callable[..., _Result], *args: object) -> Future[_Result]:
     >>> submit(sum, [1, 2]).result()
     3
     """
-    if WORKERS == 0:
+    if WORKERS == 0 or getattr(_in_pool, "worker", False):
         done: Future[_Result] = Future()
         try:
             done.set_result(function(*args))
@@ -536,6 +577,42 @@ def submit(function: Callable[..., _Result], *args: object) -> Future[_Result]:
         return thread_pool().submit(_as_worker, function, *args)
     except RuntimeError as exc:  # "can't start new thread"
         raise MemoryError(f"no memory for a thread ({exc})") from exc
+
+
+def ahead(function: Callable[..., _Result], *args: object) -> Future[_Result]:
+    """``function(*args)``, wanted later, begun now on the process's thread pool
+    (:func:`submit`); when it would run on this thread (the pool has no worker, or
+    this thread is one), it runs when its result is first asked for instead, so that
+    work done ahead never adds to what this thread holds meanwhile. Cancelled before
+    then, it never runs.
+
+    Examples
+    --------
+    >>> calls = []
+    >>> later = ahead(calls.append, 1)
+    >>> later.result(), calls
+    (None, [1])
+    """
+    if WORKERS > 0 and not getattr(_in_pool, "worker", False):
+        return submit(function, *args)
+    return _WhenAsked(function, args)
+
+
+class _WhenAsked(Future):
+    """A future whose call runs on the thread that first asks for its result."""
+
+    def __init__(self, function: Callable[..., object], args: tuple) -> None:
+        super().__init__()
+        self._call = (function, args)
+
+    def result(self, timeout: float | None = None) -> object:
+        if not self.done() and self.set_running_or_notify_cancel():
+            function, args = self._call
+            try:
+                self.set_result(function(*args))
+            except BaseException as exc:  # given to the caller below, as from a thread
+                self.set_exception(exc)
+        return super().result(timeout)
 
 
 def thread_pool() -> ThreadPoolExecutor:

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from scorer.align.candidates import drop_unjudged, non_relevant_counts
 from scorer.align.item_lists import ListCells, SplitLists, fill_empty_cells, split_lists
@@ -25,7 +24,7 @@ from scorer.align.rankings import (
     distinct_items,
 )
 from scorer.align.target_types import TargetTypes, typed_solution, typed_submission
-from scorer.arrays import submit, to_numpy
+from scorer.arrays import byte_order, submit
 from scorer.check.findings import WARNING_WORDS, finding_order
 from scorer.check.grades import GradedTruth
 from scorer.check.hints import (
@@ -538,7 +537,7 @@ def _scored_order(confidence: np.ndarray, user_of_row: np.ndarray, row_ids: pa.A
     by_user = np.full(len(row_ids), np.nan)
     known = user_of_row >= 0
     by_user[user_of_row[known]] = confidence[known]
-    return scored_order(by_user, to_numpy(pc.sort_indices(row_ids)).astype(np.int64))
+    return scored_order(by_user, byte_order(row_ids))
 
 
 def _judged_rankings(

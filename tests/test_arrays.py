@@ -9,6 +9,7 @@ from unittest import mock
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -127,6 +128,52 @@ def test_a_task_on_the_pool_never_waits_for_the_pool() -> None:
     assert scorer.arrays.thread_pool() is scorer.arrays.thread_pool()
 
 
+def test_a_task_on_the_pool_submits_to_itself_on_its_own_thread() -> None:
+    """submit() called on a worker runs there at once (a leaderboard's submission read
+    ahead on the pool reads trec_eval's files with the solution's half of its own)."""
+    inner = scorer.arrays.submit(
+        lambda: (threading.get_ident(), scorer.arrays.submit(threading.get_ident).result())
+    ).result(timeout=60)
+    assert inner[0] == inner[1] != threading.get_ident()
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_work_ahead_runs_once_raises_on_asking_and_cancelled_never_runs(
+    monkeypatch, workers: int
+) -> None:
+    monkeypatch.setattr(scorer.arrays, "WORKERS", workers)
+    calls: list[int] = []
+
+    def called(n: int) -> int:
+        calls.append(n)
+        if n < 0:
+            raise ValueError("negative")
+        return n * 2
+
+    later = scorer.arrays.ahead(called, 4)
+    assert later.result(timeout=60) == later.result(timeout=60) == 8 and calls == [4]
+    with pytest.raises(ValueError, match="negative"):
+        scorer.arrays.ahead(called, -1).result(timeout=60)
+    if workers == 0:  # nothing runs before it is asked for, and a cancelled call never
+        unasked = scorer.arrays.ahead(called, 5)
+        assert calls == [4, -1] and unasked.cancel() and unasked.cancelled()
+        assert calls == [4, -1]
+
+
+def test_work_ahead_asked_on_a_worker_runs_when_asked() -> None:
+    """On a worker (which would run it at once), the call waits to be asked for: what
+    it makes is never held beside what the worker holds meanwhile."""
+
+    def on_a_worker() -> tuple[list[str], int]:
+        order: list[str] = []
+        later = scorer.arrays.ahead(lambda: order.append("ahead") or 1)
+        order.append("meanwhile")
+        return order, later.result()
+
+    order, value = scorer.arrays.submit(on_a_worker).result(timeout=60)
+    assert (order, value) == (["meanwhile", "ahead"], 1)
+
+
 def test_a_thread_the_system_cannot_start_is_out_of_memory(monkeypatch) -> None:
     class NoThreads:
         def submit(self, *args: object) -> None:
@@ -170,3 +217,27 @@ def test_lexicographic_order_is_numpys_lexsort(first: list[list[int]]) -> None:
     for values in first[1:]:
         keys.append(np.array((values * n)[:n], dtype=np.int64))
     assert lexicographic_order(*keys).tolist() == np.lexsort(keys[::-1]).tolist()
+
+
+#: Strings that share their first 8 bytes or fewer, end within them, hold zero bytes or
+#: characters of several bytes.
+_NEAR_STRINGS = st.lists(
+    st.sampled_from(
+        ["", "a", "ab", "abcdefgh", "abcdefg\x00", "abcdefgh\x00", "é", "\x00"]
+    ).flatmap(lambda head: st.text(alphabet="ab\x00é", max_size=3).map(lambda rest: head + rest)),
+    max_size=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_NEAR_STRINGS, st.integers(0, 3))
+def test_byte_order_is_arrows_sort(strings: list[str], offset: int) -> None:
+    array = pa.array(["x"] * offset + strings, pa.string()).slice(offset)
+    expected = pc.sort_indices(array).to_pylist()
+    assert scorer.arrays.byte_order(array).tolist() == expected
+    assert scorer.arrays.byte_order(array.cast(pa.large_string())).tolist() == expected
+
+
+def test_byte_order_takes_no_null() -> None:
+    with pytest.raises(ValueError, match="without nulls"):
+        scorer.arrays.byte_order(pa.array(["a", None]))

@@ -286,7 +286,7 @@ def test_the_solution_row_id_index_is_made_once(monkeypatch) -> None:
     """Every submission of a leaderboard probes the solution's row ids through one index,
     its print groups made once (a single run frees them once its rows are matched)."""
     from scorer.align import joins
-    from scorer.stats.leaderboard import _Scorer
+    from scorer.stats.leaderboard import _Scorer, _Source
 
     made = []
     original = joins._print_groups
@@ -300,7 +300,7 @@ def test_the_solution_row_id_index_is_made_once(monkeypatch) -> None:
     scoring = _Scorer(solution, None, {"k": 5})
     index = scoring.half.solution.row_id_index
     for submission in submissions.values():
-        scoring.score(submission, (3, 5))
+        scoring.scored(*scoring.checked(_Source("", "", submission), (3, 5))[1])
     assert "_groups" in vars(index)
     # once, as the solution is checked (the submissions' own row ids, as many, are
     # matched against it and never grouped)
@@ -317,22 +317,61 @@ def test_one_submission_in_memory_at_a_time(monkeypatch) -> None:
 
     results: list[weakref.ref] = []
     alive_at_start: list[int] = []
-    add, score = board_module._Kept.add, board_module._Scorer.score
+    add, score = board_module._Kept.add, board_module._Scorer.scored
 
     def kept(self, index, result, prints):
         results.append(weakref.ref(result))
         add(self, index, result, prints)
 
-    def scored(self, submission, key):
+    def scored(self, checked, prints):
         gc.collect()
         alive_at_start.append(sum(found() is not None for found in results))
-        return score(self, submission, key)
+        return score(self, checked, prints)
 
     monkeypatch.setattr(board_module._Kept, "add", kept)
-    monkeypatch.setattr(board_module._Scorer, "score", scored)
+    monkeypatch.setattr(board_module._Scorer, "scored", scored)
     solution, submissions = contest(50, 4, seed=6)
     scorer.leaderboard(solution, submissions, k=5, resamples=0)
     assert alive_at_start == [0, 0, 0, 0]
+
+
+def test_an_error_while_scoring_leaves_no_submission_being_read(monkeypatch) -> None:
+    """The next submission is read on the pool while one is scored; an error in the
+    scoring leaves once that reading has ended, or with it cancelled before it began
+    (it never begins later)."""
+    import threading
+    import time
+
+    from scorer.stats import leaderboard as board_module
+
+    checked = board_module._Scorer.checked
+    events, lock = [], threading.Lock()
+
+    def counted(self, source, key):
+        with lock:
+            events.append(("read", source.name))
+        if source.name != "s0":  # still being read once the first has failed
+            time.sleep(0.3)
+        found = checked(self, source, key)
+        with lock:
+            events.append(("done", source.name))
+        return found
+
+    def fails(self, found, prints):
+        raise MemoryError("no memory left to score")
+
+    monkeypatch.setattr(board_module._Scorer, "checked", counted)
+    monkeypatch.setattr(board_module._Scorer, "scored", fails)
+    solution, submissions = contest(60, 3, seed=8)
+    with pytest.raises(MemoryError, match="no memory left to score"):
+        scorer.leaderboard(solution, submissions, k=5, resamples=0)
+    with lock:
+        events.append(("raised", ""))
+    time.sleep(0.5)  # time for a reading left behind to show (none may)
+    raised = events.index(("raised", ""))
+    begun = {name for what, name in events[:raised] if what == "read"}
+    assert events[raised + 1 :] == []
+    assert begun == {name for what, name in events[:raised] if what == "done"} >= {"s0"}
 
 
 def test_the_statistics_need_resamples() -> None:

@@ -6,9 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pyarrow.compute as pc
 
-from scorer.arrays import to_numpy
+from scorer.arrays import byte_order
 from scorer.per_user import SPLITS, MeasureValues
 from scorer.result import ScoreResult, whole_data_values
 from scorer.stats.resampling import (
@@ -155,7 +154,7 @@ def _whole_data_bootstrap(
         else {label: scored & (usage == code) for code, label in enumerate(SPLITS)}
     )
     # Rows drawn in their row ids' byte order: the same draws under any row order.
-    by_row_id = to_numpy(pc.sort_indices(result.row_ids)).astype(np.int64)
+    by_row_id = byte_order(result.row_ids)
     strata = {label: by_row_id[mask[by_row_id]] for label, mask in masks.items() if mask.any()}
     rng = seeded_generator(seed)
     n_rows = len(scored)

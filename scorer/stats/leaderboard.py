@@ -2,8 +2,9 @@
 split with exact ties, rank intervals from one shared bootstrap, tiers from Holm-corrected
 paired tests, and copies (:func:`leaderboard`; docs/leaderboard.md).
 
-The solution is read once; the submissions are read, checked and scored one at a time,
-in the byte order of their names, and of each only what the statistics need is kept:
+The solution is read once; the submissions are scored one at a time, in the byte order
+of their names, each read and checked on the thread pool while the one before it is
+scored, and of each only what the statistics need is kept:
 its values, its per-unit parts of the leaderboard measure (:class:`~scorer.stats.ranking.Panel`)
 and its rows' prints (:mod:`scorer.stats.copies`). An invalid submission is a row with
 its participant message.
@@ -19,6 +20,7 @@ import platform
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future, wait
 from dataclasses import asdict, dataclass, is_dataclass, replace
 from importlib import metadata
 from pathlib import Path
@@ -26,10 +28,9 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from scorer import pipeline
-from scorer.arrays import one_chunk, string_bytes, string_offsets, submit, to_numpy
+from scorer.arrays import ahead, byte_order, one_chunk, string_bytes, string_offsets, to_numpy
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.options import format_defaults, row_bound, takes_options
 from scorer.policy import users_to_score
@@ -450,36 +451,41 @@ def _scored(
     key: tuple[int, int],
 ) -> Iterator[tuple[str, tuple[ScoreResult, np.ndarray] | ParticipantVisibleError]]:
     """Each source's SHA-256 and its result and rows' prints (or why it is invalid),
-    one at a time, against the solution read and checked once. The file's digest and the
-    rows' prints are made on the thread pool while this thread scores (hashlib, numpy and
-    Arrow release the GIL; both are pure, so the outcome is the same whatever the
-    timing)."""
-    limits = settings.get("limits")
+    one at a time, against the solution read and checked once. Each submission is
+    read and checked on the thread pool while this thread ranks and scores the one
+    before it (:func:`~scorer.arrays.ahead`): at most two are in memory at once, and
+    each is pure, so the outcome is the same whatever the timing. Where the pool has
+    no worker (under a cap on the address space), each is read once the one before it
+    is scored."""
     scoring = _Scorer(solution, row_id_column_name, settings)
-    for source in sources:
-        data = source.data
-        if not isinstance(data, str | os.PathLike):
-            try:
-                data = as_string_table(data, ParticipantVisibleError, limits)
-            except ParticipantVisibleError as exc:
-                yield "", exc
-                continue
-        digest = submit(input_sha256, data, limits)
+    remaining = iter(sources)
+
+    def read_next() -> Future | None:
+        source = next(remaining, None)
+        return None if source is None else ahead(scoring.checked, source, key)
+
+    pending = read_next()
+    while pending is not None:
+        digest, found = pending.result()
+        pending = read_next()
         try:
-            found = scoring.score(data, key)
-        except ParticipantVisibleError as exc:
-            yield digest.result(), exc
-            continue
-        yield digest.result(), found
+            if not isinstance(found, ParticipantVisibleError):
+                found = scoring.scored(*found)
+            yield digest, found
+        except BaseException:
+            if pending is not None and not pending.cancel():
+                wait([pending])  # the next submission's reading, begun, ends before the error
+            raise
         # The caller keeps what it needs of it: let it go before the next is scored.
-        del found, data
+        del found
 
 
 class _Scorer:
     """:func:`scorer.evaluate`'s stages with the solution's half run once: each
-    submission is then read, checked, ranked and scored against it, and the prints of
-    the rankings it gives each solution row (:func:`~scorer.stats.copies.row_prints`)
-    made from its checked lists on the thread pool while they are ranked here."""
+    submission is then read and checked (:meth:`checked`, with its file's digest and
+    the prints of the rankings it gives each solution row,
+    :func:`~scorer.stats.copies.row_prints`), then ranked and scored against it
+    (:meth:`scored`)."""
 
     def __init__(
         self,
@@ -491,7 +497,7 @@ class _Scorer:
         options, self.measures = pipeline.options_and_measures(settings)
         candidates = settings.get("candidates")
         self.keep_candidates = pipeline.keeps_candidates(self.measures, options, candidates)
-        self.scored = pipeline.scored_predictions(self.measures, options)
+        self.scored_predictions = pipeline.scored_predictions(self.measures, options)
         self.inputs = pipeline.Inputs(
             solution,
             None,
@@ -511,24 +517,41 @@ class _Scorer:
             pipeline.refuse_empty_solution(len(self.half.solution.row_ids))
             self.half.solution.row_id_index.keep()  # every submission probes it
 
-    def score(self, submission: TableLike, key: tuple[int, int]) -> tuple[ScoreResult, np.ndarray]:
-        inputs = replace(self.inputs, submission=submission)
-        if self.half is None:
-            checked = pipeline.read_and_check(
-                inputs, self.options, self.limits, self.exponential, copy_key=key
-            )
-            prints = submit(np.asarray, checked.row_prints)  # made as the run was judged
-        else:
+    def checked(
+        self, source: _Source, key: tuple[int, int]
+    ) -> tuple[str, tuple[pipeline.Checked, np.ndarray] | ParticipantVisibleError]:
+        """The source's SHA-256, and it read and checked with its rows' prints (or why
+        it is invalid)."""
+        data = source.data
+        if not isinstance(data, str | os.PathLike):
+            try:
+                data = as_string_table(data, ParticipantVisibleError, self.limits)
+            except ParticipantVisibleError as exc:
+                return "", exc
+        digest = input_sha256(data, self.limits)
+        inputs = replace(self.inputs, submission=data)
+        try:
+            if self.half is None:
+                checked = pipeline.read_and_check(
+                    inputs, self.options, self.limits, self.exponential, copy_key=key
+                )
+                return digest, (checked, np.asarray(checked.row_prints))
             checked = pipeline.checked_against(
                 self.half,
                 inputs,
                 self.limits,
                 keep_candidates=self.keep_candidates,
-                scored=self.scored,
+                scored=self.scored_predictions,
             )
-            lists, n_users, k = checked.submission, checked.solution.n_rows, checked.options.k
-            prints = submit(row_prints, lists.predictions, lists.user_of_row, n_users, k, key)
-            del lists
+        except ParticipantVisibleError as exc:
+            return digest, exc
+        lists, n_users, k = checked.submission, checked.solution.n_rows, checked.options.k
+        return digest, (checked, row_prints(lists.predictions, lists.user_of_row, n_users, k, key))
+
+    def scored(
+        self, checked: pipeline.Checked, prints: np.ndarray
+    ) -> tuple[ScoreResult, np.ndarray]:
+        """The checked submission ranked, judged and scored."""
         options = checked.options
         aligned = pipeline.align(checked, row_bound(options.k))
         values = {str(m): m.compute(aligned.judgements) for m in self.measures}
@@ -537,7 +560,7 @@ class _Scorer:
         result = pipeline.assemble_result(
             checked, aligned, values, users, self.measures, options, False, self.legacy
         )
-        return result, prints.result()
+        return result, prints
 
 
 def _record(source: _Source, digest: str, result: ScoreResult) -> Submission:
@@ -645,7 +668,7 @@ def _empty_panel(
         weights = type_weights(result)
         sizes = [len(parts) for parts in found]
     else:
-        by_row_id = to_numpy(pc.sort_indices(result.row_ids)).astype(np.int64)
+        by_row_id = byte_order(result.row_ids)
         units = [by_row_id[mask[by_row_id]] for mask in masks.values()]
         sizes = [len(rows) for rows in units]
         counts = np.ones((sum(sizes), 1))
