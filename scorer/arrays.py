@@ -9,6 +9,7 @@ layout allows, bit packing for booleans.
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -508,13 +509,14 @@ def first_positions(keys: np.ndarray) -> np.ndarray:
 
 def parallel_map(function: Callable[[_Item], _Result], items: Iterable[_Item]) -> list[_Result]:
     """``function`` of each item, in order, spread over the process's one thread pool
-    (:func:`thread_pool`: a worker per core).
+    (:func:`thread_pool`: a worker per core) and the calling thread.
 
     For passes whose work is numpy's or Arrow's (both release the GIL), a block of
     rows an item, so that every core works while each block's temporaries stay small.
-    Called from a worker of the pool, or for fewer than two items, the items are taken
-    in turn on the calling thread: a task never waits for the pool it runs on. An
-    exception in any call is raised here.
+    The calling thread takes items too, one after the other, and waits only for items
+    a worker has begun: a pass started on a worker (a leaderboard's submission read
+    ahead) uses whichever worker is free, and never waits for the pool it runs on.
+    Every item is called; the first item's exception, in their order, is raised here.
 
     Examples
     --------
@@ -522,10 +524,29 @@ def parallel_map(function: Callable[[_Item], _Result], items: Iterable[_Item]) -
     [0, 2, 4]
     """
     items = list(items)
-    if len(items) < 2 or WORKERS < 2 or getattr(_in_pool, "worker", False):
+    if len(items) < 2 or WORKERS < 2:
         return [function(item) for item in items]
-    futures = [submit(function, item) for item in items]
-    return [future.result() for future in futures]
+    outcomes: list[tuple[bool, object]] = [(False, None)] * len(items)
+    claims = itertools.count()  # each next() is one item's claim (atomic in CPython)
+
+    def take_items() -> None:
+        for index in iter(claims.__next__, None):
+            if index >= len(items):
+                return
+            try:
+                outcomes[index] = (True, function(items[index]))
+            except BaseException as exc:  # raised below, in the items' order
+                outcomes[index] = (False, exc)
+
+    helpers = [_on_the_pool(take_items) for _ in range(min(WORKERS, len(items)) - 1)]
+    take_items()
+    for helper in helpers:
+        if not helper.cancel():  # begun: it ends once its items do
+            helper.result()
+    for done, value in outcomes:
+        if not done:
+            raise value  # type: ignore[misc]
+    return [value for _, value in outcomes]  # type: ignore[misc]
 
 
 def parallel_all(check: Callable[[_Item], bool], items: Iterable[_Item]) -> bool:
@@ -573,6 +594,11 @@ def submit(function: Callable[..., _Result], *args: object) -> Future[_Result]:
         except BaseException as exc:  # given to the caller by result(), as from a thread
             done.set_exception(exc)
         return done
+    return _on_the_pool(function, *args)
+
+
+def _on_the_pool(function: Callable[..., _Result], *args: object) -> Future[_Result]:
+    """``function(*args)`` queued on the thread pool, whatever thread asks."""
     try:
         return thread_pool().submit(_as_worker, function, *args)
     except RuntimeError as exc:  # "can't start new thread"

@@ -118,14 +118,47 @@ def test_parallel_map_keeps_the_order_and_raises_what_a_call_raises() -> None:
         scorer.arrays.parallel_map(fails_on_three, range(6))
 
 
-def test_a_task_on_the_pool_never_waits_for_the_pool() -> None:
-    """A pass started on a worker (the solution's encoding calls passes of its own) runs
-    its items in turn on that worker, whatever the number of workers: no deadlock."""
-    threads = scorer.arrays.submit(
-        scorer.arrays.parallel_map, lambda _: threading.get_ident(), range(5)
-    ).result(timeout=60)
-    assert len(set(threads)) == 1
+def test_passes_on_every_worker_at_once_all_end() -> None:
+    """A pass started on a worker (a leaderboard's submission read ahead calls passes
+    of its own) takes its items itself, helped by any worker free: with every worker
+    in such a pass at once, each ends, its results in order."""
+    import time
+
+    def a_pass(n: int) -> list[int]:
+        return scorer.arrays.parallel_map(lambda m: time.sleep(0.01) or n * 100 + m, range(6))
+
+    workers = max(scorer.arrays.WORKERS, 1)
+    started = [scorer.arrays.submit(a_pass, n) for n in range(workers)]
+    assert [found.result(timeout=60) for found in started] == [
+        [n * 100 + m for m in range(6)] for n in range(workers)
+    ]
     assert scorer.arrays.thread_pool() is scorer.arrays.thread_pool()
+
+
+@pytest.mark.skipif(scorer.arrays.WORKERS < 2, reason="one worker: nothing to share")
+def test_a_pass_on_a_worker_shares_its_items_with_a_free_worker() -> None:
+    """Both items wait for each other: they end only if two threads run them at once."""
+    both = threading.Barrier(2)
+    ran = scorer.arrays.submit(
+        scorer.arrays.parallel_map, lambda _: both.wait(timeout=30), range(2)
+    ).result(timeout=60)
+    assert sorted(ran) == [0, 1]
+
+
+def test_a_pass_raises_its_first_items_exception_once_every_item_is_called() -> None:
+    called: list[int] = []
+    lock = threading.Lock()
+
+    def fails_on_odd(n: int) -> int:
+        with lock:
+            called.append(n)
+        if n % 2:
+            raise ValueError(f"odd {n}")
+        return n
+
+    with pytest.raises(ValueError, match="odd 1"):
+        scorer.arrays.parallel_map(fails_on_odd, range(8))
+    assert sorted(called) == list(range(8))
 
 
 def test_a_task_on_the_pool_submits_to_itself_on_its_own_thread() -> None:

@@ -583,3 +583,19 @@ def test_quotes_in_the_header_alone_do_not_change_how_the_body_reads(tmp_path, b
     read = [read_table(path, HostVisibleError) for path in (quoted, plain)]
     assert read[0].names == read[1].names == ("id", "items")
     assert [c.to_pylist() for c in read[0].columns] == [c.to_pylist() for c in read[1].columns]
+
+
+def test_a_pandas_still_being_imported_holds_no_value(monkeypatch) -> None:
+    """pyarrow imports pandas on its first use, perhaps on another thread: a module in
+    sys.modules without its classes yet (a leaderboard's submission read ahead once
+    failed on it, "partially initialized module 'pandas' has no attribute 'DataFrame'")."""
+    import sys
+    import types
+
+    from scorer.read.columns import is_pandas
+    from scorer.read.inputs import as_string_table
+
+    monkeypatch.setitem(sys.modules, "pandas", types.ModuleType("pandas"))
+    assert not is_pandas(None, "NA") and not is_pandas(object(), "DataFrame")
+    table = as_string_table(EXAMPLE / "solution.csv", HostVisibleError)
+    assert table.n_rows == 7

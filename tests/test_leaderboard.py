@@ -300,7 +300,7 @@ def test_the_solution_row_id_index_is_made_once(monkeypatch) -> None:
     scoring = _Scorer(solution, None, {"k": 5})
     index = scoring.half.solution.row_id_index
     for submission in submissions.values():
-        scoring.scored(*scoring.checked(_Source("", "", submission), (3, 5))[1])
+        scoring.scored(scoring.checked(_Source("", "", submission), (3, 5))[1], (3, 5))
     assert "_groups" in vars(index)
     # once, as the solution is checked (the submissions' own row ids, as many, are
     # matched against it and never grouped)
@@ -323,10 +323,10 @@ def test_one_submission_in_memory_at_a_time(monkeypatch) -> None:
         results.append(weakref.ref(result))
         add(self, index, result, prints)
 
-    def scored(self, checked, prints):
+    def scored(self, checked, key):
         gc.collect()
         alive_at_start.append(sum(found() is not None for found in results))
-        return score(self, checked, prints)
+        return score(self, checked, key)
 
     monkeypatch.setattr(board_module._Kept, "add", kept)
     monkeypatch.setattr(board_module._Scorer, "scored", scored)
@@ -357,7 +357,7 @@ def test_an_error_while_scoring_leaves_no_submission_being_read(monkeypatch) -> 
             events.append(("done", source.name))
         return found
 
-    def fails(self, found, prints):
+    def fails(self, found, key):
         raise MemoryError("no memory left to score")
 
     monkeypatch.setattr(board_module._Scorer, "checked", counted)

@@ -554,10 +554,12 @@ def is_pandas(value: Any, name: str) -> bool:
     """Whether ``value`` is pandas' ``name`` (a class, or the NA/NaT singleton).
 
     pandas is looked up, never imported: if no one has imported it, no value can
-    come from it, and the command line stays free of its import time.
+    come from it, and the command line stays free of its import time. Nor can a value
+    come from a pandas still being imported (pyarrow imports it on first use, perhaps
+    on another thread), whose ``name`` may not be bound yet.
     """
     pandas = sys.modules.get("pandas")
-    if pandas is None:
+    kind = getattr(pandas, name, None)
+    if kind is None:
         return False
-    kind = getattr(pandas, name)
     return isinstance(value, kind) if isinstance(kind, type) else value is kind

@@ -470,7 +470,7 @@ def _scored(
         pending = read_next()
         try:
             if not isinstance(found, ParticipantVisibleError):
-                found = scoring.scored(*found)
+                found = scoring.scored(found, key)
             yield digest, found
         except BaseException:
             if pending is not None and not pending.cancel():
@@ -519,9 +519,9 @@ class _Scorer:
 
     def checked(
         self, source: _Source, key: tuple[int, int]
-    ) -> tuple[str, tuple[pipeline.Checked, np.ndarray] | ParticipantVisibleError]:
-        """The source's SHA-256, and it read and checked with its rows' prints (or why
-        it is invalid)."""
+    ) -> tuple[str, pipeline.Checked | ParticipantVisibleError]:
+        """The source's SHA-256, and it read and checked (or why it is invalid); a run
+        of trec_eval's files is judged as read, its rows' prints made with ``key``."""
         data = source.data
         if not isinstance(data, str | os.PathLike):
             try:
@@ -532,11 +532,10 @@ class _Scorer:
         inputs = replace(self.inputs, submission=data)
         try:
             if self.half is None:
-                checked = pipeline.read_and_check(
+                return digest, pipeline.read_and_check(
                     inputs, self.options, self.limits, self.exponential, copy_key=key
                 )
-                return digest, (checked, np.asarray(checked.row_prints))
-            checked = pipeline.checked_against(
+            return digest, pipeline.checked_against(
                 self.half,
                 inputs,
                 self.limits,
@@ -545,14 +544,19 @@ class _Scorer:
             )
         except ParticipantVisibleError as exc:
             return digest, exc
-        lists, n_users, k = checked.submission, checked.solution.n_rows, checked.options.k
-        return digest, (checked, row_prints(lists.predictions, lists.user_of_row, n_users, k, key))
 
     def scored(
-        self, checked: pipeline.Checked, prints: np.ndarray
+        self, checked: pipeline.Checked, key: tuple[int, int]
     ) -> tuple[ScoreResult, np.ndarray]:
-        """The checked submission ranked, judged and scored."""
+        """The checked submission's rows' prints (:func:`~scorer.stats.copies.row_prints`),
+        and it ranked, judged and scored."""
         options = checked.options
+        if checked.row_prints is not None:  # made as the run was judged
+            prints = np.asarray(checked.row_prints)
+        else:
+            lists, n_users = checked.submission, checked.solution.n_rows
+            prints = row_prints(lists.predictions, lists.user_of_row, n_users, options.k, key)
+            del lists
         aligned = pipeline.align(checked, row_bound(options.k))
         values = {str(m): m.compute(aligned.judgements) for m in self.measures}
         truth = aligned.truth
