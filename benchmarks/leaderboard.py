@@ -127,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     bound = 2e9 + 8 * len(paths) * args.users
     print(f"{len(paths)} submissions x {args.users:,} users, {args.repeats} interleaved rounds")
     print(f"leaderboard (1,000 resamples) / {len(paths)} separate runs, wall: " + _spread(ratio))
+    boards, totals = [w[0] for w, _, _ in pairs], [sum(r[0] for r in runs) for _, runs, _ in pairs]
+    print(f"leaderboard (1,000 resamples), wall: {_spread(boards)} s")
+    print(f"{len(paths)} separate runs, wall: {_spread(totals)} s")
     print("leaderboard with 1,000 resamples / with none, wall: " + _spread(added))
     print(f"leaderboard's peak memory: {peak / 2**20:,.0f} MiB (bound {bound / 2**20:,.0f} MiB)")
     print(
