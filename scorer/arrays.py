@@ -587,7 +587,7 @@ def submit(function: Callable[..., _Result], *args: object) -> Future[_Result]:
     >>> submit(sum, [1, 2]).result()
     3
     """
-    if WORKERS == 0 or getattr(_in_pool, "worker", False):
+    if _runs_here():
         done: Future[_Result] = Future()
         try:
             done.set_result(function(*args))
@@ -619,9 +619,13 @@ def ahead(function: Callable[..., _Result], *args: object) -> Future[_Result]:
     >>> later.result(), calls
     (None, [1])
     """
-    if WORKERS > 0 and not getattr(_in_pool, "worker", False):
-        return submit(function, *args)
-    return _WhenAsked(function, args)
+    return _WhenAsked(function, args) if _runs_here() else _on_the_pool(function, *args)
+
+
+def _runs_here() -> bool:
+    """Whether work handed to the pool runs on this thread: the pool has no worker, or
+    this thread is one."""
+    return WORKERS == 0 or getattr(_in_pool, "worker", False)
 
 
 class _WhenAsked(Future):
