@@ -28,7 +28,7 @@ there with grades above 1, docs/trec-eval.md).
 
 Usage::
 
-    python benchmarks/trec_eval.py                       # makes benchmarks/data/trec/
+    python benchmarks/trec_eval.py        # writes benchmarks/data/trec/q6980_d1000_s11_j0/
     python benchmarks/trec_eval.py --trec-eval PATH --repeats 5
     python benchmarks/trec_eval.py --queries 700 --repeats 1   # a quick look
     python benchmarks/trec_eval.py --queries 2000 --depth 100 --judged 1000 --all-trec \
@@ -202,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trec-eval", metavar="PATH", help="a trec_eval 10 binary")
     parser.add_argument("--json", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    qrels, run = generate(DATA, args.queries, args.depth, args.seed, args.judged)
+    shape = f"q{args.queries}_d{args.depth}_s{args.seed}_j{args.judged}"  # a folder per shape
+    qrels, run = generate(DATA / shape, args.queries, args.depth, args.seed, args.judged)
     commands = peers(qrels, run, args.trec_eval, args.all_trec)
     with_json = [*commands["scorer"][:4], "--json", *commands["scorer"][4:]]
     exact_json = launch_in_turn({"scorer": with_json}, 1)["scorer"]["stdout"]
