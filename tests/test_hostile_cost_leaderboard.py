@@ -2,13 +2,14 @@
 
 Under the address-space cap the thread pool has no worker, and a leaderboard reads and
 scores one submission at a time beside the solution (with workers, the next is read while
-one is scored), and keeps of each its values and its rows' prints. So a board of crafted submissions may hold what one
-run of such a submission holds, plus what it keeps (:data:`KEPT_BYTES_PER_ROW` a solution
-row per submission, and the solution's row-id index). Each family runs ``scorer
-leaderboard`` on two copies of a crafted submission and ``scorer`` on one, both under
-the address-space cap, in the same test: the board must end as documented, within the
-contract's bound and what it keeps, and within a small multiple of the single run's CPU
-time per submission (ratios measured in the same test, never an absolute time).
+one is scored), and keeps of each its values and its rows' prints. So a board of crafted
+submissions may hold what one run of such a submission holds, plus what it keeps
+(:data:`KEPT_BYTES_PER_ROW` a solution row per submission, and the solution's row-id
+index). Each family runs ``scorer leaderboard`` on two copies of a crafted submission and
+``scorer`` on one, both under the address-space cap, in the same test: the board must end
+as documented, within the contract's bound and what it keeps, and within a small multiple
+of the single run's CPU time per submission (ratios measured in the same test, never an
+absolute time).
 """
 
 from __future__ import annotations
