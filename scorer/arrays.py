@@ -447,7 +447,11 @@ def lexicographic_order(*keys: np.ndarray) -> np.ndarray:
     return order
 
 
-def byte_order(strings: pa.Array) -> np.ndarray:
+#: The first n bytes of a big-endian 64-bit word, for n = 0 to 8.
+_FIRST_BYTES = np.array([(2**64 - 1) ^ (2 ** (64 - 8 * n) - 1) for n in range(9)], np.uint64)
+
+
+def byte_order(strings: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """The indices that put ``strings`` (no nulls) in byte order, equal strings in the
     order given: ``pc.sort_indices(strings)`` (int64). Every string's first 8 bytes, as
     a big-endian integer (zeros past its end), order all of them at once; only the
@@ -462,7 +466,7 @@ def byte_order(strings: pa.Array) -> np.ndarray:
     """
     if strings.null_count:
         raise ValueError("byte_order() takes strings without nulls")
-    strings = strings.cast(pa.large_string())
+    strings = one_chunk(strings).cast(pa.large_string())
     offsets, data = string_offsets(strings), string_bytes(strings)
     starts, lengths = offsets[:-1] - offsets[0], np.diff(offsets)
     tail_start = max(len(data) - 8, 0)
@@ -474,8 +478,8 @@ def byte_order(strings: pa.Array) -> np.ndarray:
     tail = np.zeros(16, dtype=np.uint8)  # the last bytes, followed by zeros
     tail[: len(data) - tail_start] = data[tail_start:]
     heads[near_end] = byte_rows(tail, starts[near_end] - tail_start, 8)
-    heads &= np.where(np.arange(8) < lengths[:, None], 0xFF, 0).astype(np.uint8)
     keys = heads.view(">u8")[:, 0].astype(np.uint64)
+    keys &= _FIRST_BYTES[np.minimum(lengths, 8)]  # zeros past each string's end
     order = np.argsort(keys, kind="stable")
     shared = np.zeros(len(keys), dtype=bool)
     same_as_next = keys[order[1:]] == keys[order[:-1]]
@@ -517,6 +521,8 @@ def parallel_map(function: Callable[[_Item], _Result], items: Iterable[_Item]) -
     a worker has begun: a pass started on a worker (a leaderboard's submission read
     ahead) uses whichever worker is free, and never waits for the pool it runs on.
     Every item is called; the first item's exception, in their order, is raised here.
+    An interrupt (any other ``BaseException``) stops the pass at once: no item begins
+    after it, and it is raised once the items begun have ended.
 
     Examples
     --------
@@ -528,21 +534,33 @@ def parallel_map(function: Callable[[_Item], _Result], items: Iterable[_Item]) -
         return [function(item) for item in items]
     outcomes: list[tuple[bool, object]] = [(False, None)] * len(items)
     claims = itertools.count()  # each next() is one item's claim (atomic in CPython)
+    stop = threading.Event()  # set when the pass ends early: no thread claims another item
 
     def take_items() -> None:
-        for index in iter(claims.__next__, None):
-            if index >= len(items):
-                return
-            try:
-                outcomes[index] = (True, function(items[index]))
-            except BaseException as exc:  # raised below, in the items' order
-                outcomes[index] = (False, exc)
+        try:
+            for index in iter(claims.__next__, None):
+                if index >= len(items) or stop.is_set():
+                    return
+                try:
+                    outcomes[index] = (True, function(items[index]))
+                except Exception as exc:  # raised below, in the items' order
+                    outcomes[index] = (False, exc)
+        except BaseException:  # an interrupt: no thread begins another item
+            stop.set()
+            raise
 
-    helpers = [_on_the_pool(take_items) for _ in range(min(WORKERS, len(items)) - 1)]
-    take_items()
-    for helper in helpers:
-        if not helper.cancel():  # begun: it ends once its items do
-            helper.result()
+    helpers: list[Future[None]] = []
+    try:
+        for _ in range(min(WORKERS, len(items)) - 1):
+            helpers.append(_on_the_pool(take_items))
+        take_items()
+    except BaseException:  # an interrupt, or a helper the system could not start
+        stop.set()
+        raise
+    finally:
+        for helper in helpers:
+            if not helper.cancel():  # begun: it ends once its item does
+                helper.result()
     for done, value in outcomes:
         if not done:
             raise value  # type: ignore[misc]
@@ -598,10 +616,18 @@ def submit(function: Callable[..., _Result], *args: object) -> Future[_Result]:
 
 
 def _on_the_pool(function: Callable[..., _Result], *args: object) -> Future[_Result]:
-    """``function(*args)`` queued on the thread pool, whatever thread asks."""
+    """``function(*args)`` queued on the thread pool, whatever thread asks. When the
+    pool cannot start a thread for it, the caller gets a ``MemoryError`` and the task,
+    queued all the same, does nothing when a worker comes to it."""
+    abandoned = threading.Event()
+
+    def unless_abandoned() -> _Result | None:
+        return None if abandoned.is_set() else function(*args)
+
     try:
-        return thread_pool().submit(_as_worker, function, *args)
+        return thread_pool().submit(_as_worker, unless_abandoned)  # type: ignore[arg-type]
     except RuntimeError as exc:  # "can't start new thread"
+        abandoned.set()
         raise MemoryError(f"no memory for a thread ({exc})") from exc
 
 
@@ -629,7 +655,9 @@ def _runs_here() -> bool:
 
 
 class _WhenAsked(Future):
-    """A future whose call runs on the thread that first asks for its result."""
+    """A future whose call runs on the thread that first asks for its result: for
+    ``result()`` and ``cancel()`` from the one thread that made it (``wait()`` and
+    ``exception()`` never run the call)."""
 
     def __init__(self, function: Callable[..., object], args: tuple) -> None:
         super().__init__()

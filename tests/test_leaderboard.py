@@ -335,10 +335,11 @@ def test_one_submission_in_memory_at_a_time(monkeypatch) -> None:
     assert alive_at_start == [0, 0, 0, 0]
 
 
-def test_an_error_while_scoring_leaves_no_submission_being_read(monkeypatch) -> None:
+@pytest.mark.parametrize("where", ["scoring", "keeping"])
+def test_an_error_while_scoring_leaves_no_submission_being_read(monkeypatch, where) -> None:
     """The next submission is read on the pool while one is scored; an error in the
-    scoring leaves once that reading has ended, or with it cancelled before it began
-    (it never begins later)."""
+    scoring, or in keeping what the statistics need of it, leaves once that reading
+    has ended, or with it cancelled before it began (it never begins later)."""
     import threading
     import time
 
@@ -361,9 +362,14 @@ def test_an_error_while_scoring_leaves_no_submission_being_read(monkeypatch) -> 
         raise MemoryError("no memory left to score")
 
     monkeypatch.setattr(board_module._Scorer, "checked", counted)
-    monkeypatch.setattr(board_module._Scorer, "scored", fails)
+    if where == "scoring":
+        monkeypatch.setattr(board_module._Scorer, "scored", fails)
+    else:
+        monkeypatch.setattr(board_module._Kept, "add", lambda *_: fails(None, None, None))
     solution, submissions = contest(60, 3, seed=8)
-    with pytest.raises(MemoryError, match="no memory left to score"):
+    # The error is held, with its frames, as a caller (or a notebook's last traceback)
+    # would hold it: the reading ahead must have ended all the same.
+    with pytest.raises(MemoryError, match="no memory left to score") as held:
         scorer.leaderboard(solution, submissions, k=5, resamples=0)
     with lock:
         events.append(("raised", ""))
@@ -372,6 +378,7 @@ def test_an_error_while_scoring_leaves_no_submission_being_read(monkeypatch) -> 
     begun = {name for what, name in events[:raised] if what == "read"}
     assert events[raised + 1 :] == []
     assert begun == {name for what, name in events[:raised] if what == "done"} >= {"s0"}
+    assert held.value.__traceback__ is not None
 
 
 def test_the_statistics_need_resamples() -> None:

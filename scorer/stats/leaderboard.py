@@ -12,6 +12,7 @@ its participant message.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import numbers
@@ -188,19 +189,22 @@ def _score_all(
     kept = _Kept(len(sources), every_measure, {str(m): m.is_a_mean for m in measures})
     records = []
     outcomes = _scored(solution, sources, row_id_column_name, settings, key)
-    for index, source in enumerate(sources):
-        # One at a time, and not through zip(): zip keeps its last tuple, and with it
-        # this submission's result, until it has the next one, scored meanwhile.
-        digest, found = next(outcomes)
-        if isinstance(found, ParticipantVisibleError):
-            records.append(
-                Submission(source.name, source.team, source.label, digest, {}, str(found))
-            )
-            continue
-        result, prints = found
-        kept.add(index, result, prints)
-        records.append(_record(source, digest, result))
-        del found, result, prints  # one submission's result in memory at a time
+    # Closed on the way out, whatever ends the loop: the submission being read ahead
+    # is waited for (or never begins) before an error leaves, and is not kept.
+    with contextlib.closing(outcomes):
+        for index, source in enumerate(sources):
+            # One at a time, and not through zip(): zip keeps its last tuple, and with it
+            # this submission's result, until it has the next one, scored meanwhile.
+            digest, found = next(outcomes)
+            if isinstance(found, ParticipantVisibleError):
+                records.append(
+                    Submission(source.name, source.team, source.label, digest, {}, str(found))
+                )
+                continue
+            result, prints = found
+            kept.add(index, result, prints)
+            records.append(_record(source, digest, result))
+            del found, result, prints  # one submission's result in memory at a time
     resamples, seed, alpha = statistics
     audit = Audit(inputs, _versions(), _jsonable(settings), seed, resamples, alpha)
     first_measure = str(measures[0])
