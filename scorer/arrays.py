@@ -520,9 +520,10 @@ def parallel_map(function: Callable[[_Item], _Result], items: Iterable[_Item]) -
     The calling thread takes items too, one after the other, and waits only for items
     a worker has begun: a pass started on a worker (a leaderboard's submission read
     ahead) uses whichever worker is free, and never waits for the pool it runs on.
-    Every item is called; the first item's exception, in their order, is raised here.
-    An interrupt (any other ``BaseException``) stops the pass at once: no item begins
-    after it, and it is raised once the items begun have ended.
+    The first failing item's exception, in their order, is raised here (on the pool,
+    once every item has been called). An interrupt (any other ``BaseException``)
+    stops the pass at once: no item begins after it, and it is raised once the items
+    begun have ended.
 
     Examples
     --------
