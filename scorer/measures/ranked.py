@@ -79,7 +79,10 @@ def _merged(
     users = np.concatenate([users_a, users_b]).astype(np.int64)
     n_users = int(users.max(initial=-1)) + 1
     top = np.zeros(n_users, dtype=np.int64)  # per user, its largest rank in b, plus one
-    np.maximum.at(top, users[len(users_a) :], ranks_b.astype(np.int64) + 1)
+    if len(users_b):  # each run of one user's entries reduced first: few scattered maxima
+        runs = np.flatnonzero(np.r_[True, users_b[1:] != users_b[:-1]])
+        tops = np.maximum.reduceat(ranks_b.astype(np.int64) + 1, runs)
+        np.maximum.at(top, users_b[runs].astype(np.int64), tops)
     base = np.cumsum(top + 1) - (top + 1)
     keys = base[users]
     keys[: len(users_a)] += np.clip(ranks_a, 0, top[users_a])
