@@ -32,6 +32,7 @@ from scorer.adapters.cli import main
 from scorer.adapters.codabench import MAX_DEPTH, score_directories
 from scorer.align.item_lists import split_lists
 from scorer.align.rankings import GroundTruth
+from scorer.check.findings import ID_REPAIRS
 from scorer.errors import Finding
 from scorer.options import OPTION
 from tests.boundary_cases import (
@@ -1169,3 +1170,26 @@ def test_trec_run_messages_do_not_depend_on_the_judgements(tmp_path: Path) -> No
         "Queries missing from the run",
         "Queries the qrels do not hold",
     }
+
+
+def test_the_id_repair_hints_do_not_depend_on_hidden_data() -> None:
+    """Unknown ids that a repair would match (case, surrounding spaces, lost zeros, a
+    '.0', float notation) give the same participant message whatever the hidden items,
+    Usage and empty truths of a solution with the same row ids."""
+    ids = ["ab01", "0042", "0007", "1200000", " x9 "]
+    first = pd.DataFrame(
+        {ROW_ID: ids, TARGET: ["a b", "c", "", "d", "e"], "Usage": ["Public"] * 3 + ["Private"] * 2}
+    )
+    second = pd.DataFrame(
+        {ROW_ID: ids, TARGET: ["", "z y x", "q", "", "w"], "Usage": ["Private"] * 4 + ["Public"]}
+    )
+    submission = pd.DataFrame(
+        {ROW_ID: ["AB01", "42", "7.0", "1.2e6", "x9"], TARGET: ["a", "b", "c", "d", "e"]}
+    )
+    messages = []
+    for solution in (first, second):
+        with pytest.raises(ParticipantVisibleError, match="Unknown row ids") as raised:
+            evaluate(solution, submission, ROW_ID, k=3)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
+    assert all(f"would match once {repair}" in messages[0] for repair in ID_REPAIRS)
