@@ -691,9 +691,14 @@ def thread_pool() -> ThreadPoolExecutor:
 
 
 def _as_worker(function: Callable[..., _Result], *args: object) -> _Result:
-    """Call ``function`` marked as running on the pool (see :func:`parallel_map`)."""
+    """Call ``function`` marked as running on the pool (see :func:`submit`), the mark
+    taken off once it returns."""
+    was_worker = getattr(_in_pool, "worker", False)
     _in_pool.worker = True
-    return function(*args)
+    try:
+        return function(*args)
+    finally:
+        _in_pool.worker = was_worker
 
 
 _POOL: ThreadPoolExecutor | None = None
