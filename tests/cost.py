@@ -192,13 +192,15 @@ with open(report, "w") as out:
 # own abort when it cannot allocate an extension's thread-local data), before any of the
 # scorer's code ran.
 _BOOTSTRAP = """
-import atexit, resource, runpy, sys
+import atexit, os, resource, runpy, sys
 
 def report(path=sys.argv[1]):
+    # Written whole or not at all: under a small cap the write itself can fail at exit.
     whose = (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
     peaks = (resource.getrusage(who).ru_maxrss for who in whose)
-    with open(path, "w") as out:
+    with open(path + ".part", "w") as out:
         out.write(" ".join(map(str, peaks)))
+    os.replace(path + ".part", path)
 
 atexit.register(report)
 import scorer.adapters.cli
@@ -260,9 +262,8 @@ def _run_peak_kib(
     largest, code included) stand for a process that wrote no report (one killed while it
     wrote leaves only a ``.part`` file: the command line stops the Parquet decoder once
     it has refused a file; one that ends with ``os._exit`` writes none)."""
-    own, children = (
-        map(int, kernel_report.read_text().split()) if kernel_report.exists() else (kernel_peak, 0)
-    )
+    kernel_figures = kernel_report.read_text().split() if kernel_report.exists() else []
+    own, children = map(int, kernel_figures) if len(kernel_figures) == 2 else (kernel_peak, 0)
     files = list(peaks.iterdir())
     reported = {int(path.name): int(path.read_text()) for path in files if path.name.isdigit()}
     held = {int(path.stem): int(path.read_text()) for path in files if path.suffix == ".parent"}

@@ -90,3 +90,15 @@ def test_a_report_cut_short_counts_as_none(tmp_path):
     (peaks / "8").write_text("100")
     (peaks / "9.part").write_text("")
     assert _run_peak_kib(7, 8, peaks, kernel, 0) == 100 + 900
+
+
+def test_a_kernel_report_cut_short_counts_as_none(tmp_path):
+    # Under the smallest caps the command line's exit handler can fail while it writes the
+    # kernel's figures: an empty or partial report stands as no report (the launcher's peak).
+    from tests.cost import _run_peak_kib
+
+    peaks, kernel = tmp_path / "peaks", tmp_path / "own"
+    peaks.mkdir()
+    for cut_short in ("", "300"):
+        kernel.write_text(cut_short)
+        assert _run_peak_kib(7, 8, peaks, kernel, 250) == 250
