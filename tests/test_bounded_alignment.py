@@ -57,6 +57,45 @@ def test_string_prints_are_equal_for_equal_strings_only_and_keyed() -> None:
     assert joins.string_prints(strings, joins.print_key()).tolist() != prints
 
 
+def _reference_print(text: bytes, key: tuple[int, int]) -> int:
+    """The documented print of one string, in plain Python: from the start mixed with
+    the length, each 8-byte little-endian word (zero padded under 8 bytes; else at 0,
+    8, ... and the last 8 bytes) XORed in, multiplied by the key's odd multiplier and
+    XORed with itself shifted right by 29, modulo 2**64; as a signed 64-bit integer."""
+    mask = 2**64 - 1
+    width = len(text)
+    value = key[1] ^ (width * 0x9E3779B97F4A7C15 & mask)
+    if width < 8:
+        words = [text.ljust(8, b"\0")] if width else []
+    else:
+        words = [text[at : at + 8] for at in [*range(0, width - 8, 8), width - 8]]
+    for word in words:
+        value = ((value ^ int.from_bytes(word, "little")) * key[0]) & mask
+        value ^= value >> 29
+    return value - 2**64 if value >= 2**63 else value
+
+
+@given(
+    st.lists(st.text(max_size=12), max_size=40),
+    st.integers(0, 20),
+    st.integers(0, 3),
+    st.sampled_from([1, 2, 5, 1 << 18]),
+)
+@settings(max_examples=200, deadline=None)
+def test_string_prints_are_the_documented_print_in_any_blocks(
+    texts: list[str], width: int, offset: int, block_rows: int
+) -> None:
+    # Strings of many lengths and runs of one length (a whole block of them takes the
+    # bytes as they lie), from a slice of a larger array.
+    texts = [*texts, *(["x" * width] * len(texts))]
+    strings = pa.array(["pad"] * offset + texts, pa.large_string()).slice(offset)
+    key = joins.print_key()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(joins, "BLOCK_ROWS", block_rows)
+        found = joins.string_prints(strings, key).tolist()
+    assert found == [_reference_print(text.encode(), key) for text in texts]
+
+
 @pytest.mark.parametrize("route", ["prints", "collisions"])
 @given(st.lists(st.sampled_from(["ab", "ba", "aa", "bb"]), max_size=12))
 @settings(max_examples=40)

@@ -50,7 +50,9 @@ def string_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray | None:
     a hash table of their own) and confirm every equal pair byte for byte. Strings
     are grouped by length (one group per distinct length, never a loop over
     strings) and each group's bytes mixed a word at a time as a fixed-width matrix,
-    a block of strings at a time. None for any other array type.
+    a block of strings at a time. A block whose strings all have one length (ids and
+    items of a fixed width) is that matrix as it lies in memory: no sort, no copy.
+    None for any other array type.
 
     Examples
     --------
@@ -70,29 +72,44 @@ def string_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray | None:
     for block_start in range(0, len(prints), BLOCK_ROWS):
         block_offsets = offsets[block_start : block_start + BLOCK_ROWS + 1]
         lengths = np.diff(block_offsets)
-        if len(lengths) and lengths.max() < 2**16:
+        low, high = (int(lengths.min()), int(lengths.max())) if len(lengths) else (0, 0)
+        if low == high:  # one length: the block's bytes are its rows, side by side
+            block = memory[int(block_offsets[0]) : int(block_offsets[-1])]
+            rows = block.reshape(len(lengths), low)
+            _mix_rows(rows, prints[block_start : block_start + len(lengths)], multiplier, start)
+            continue
+        if high < 2**16:
             lengths = lengths.astype(np.uint16)  # a radix sort: linear time
         order = np.argsort(lengths, kind="stable")
         ordered = lengths[order]
         group_starts = np.flatnonzero(np.diff(ordered, prepend=-1))
         for first, last in zip(group_starts, [*group_starts[1:], len(order)], strict=True):
             width = int(ordered[first])
-            # The length goes into the start, so strings of different lengths differ.
-            seeded = start ^ (width * 0x9E3779B97F4A7C15 % 2**64)
             members = order[first:last] + block_start
-            if width == 0:
-                prints[members] = seeded
-                continue
             for mix_start in range(0, len(members), _MIX_ROWS):  # in cache
                 mixed = members[mix_start : mix_start + _MIX_ROWS]
                 rows = byte_rows(memory, offsets[mixed], width)
-                _mix(rows, out[: len(mixed)], multiplier, seeded)
+                _mix_rows(rows, out[: len(mixed)], multiplier, start)
                 prints[mixed] = out[: len(mixed)]
     return prints.view(np.int64)
 
 
 #: Strings mixed at a time: every word pass over them stays in cache.
 _MIX_ROWS = 1 << 13
+
+
+def _mix_rows(rows: np.ndarray, out: np.ndarray, multiplier: np.uint64, start: int) -> None:
+    """Write the print of each row of byte rows of one width (n x width) into ``out``,
+    :data:`_MIX_ROWS` rows at a time (each word pass stays in cache). The width goes
+    into the start, so strings of different lengths differ."""
+    width = rows.shape[1]
+    seeded = start ^ (width * 0x9E3779B97F4A7C15 % 2**64)
+    if width == 0:
+        out.fill(seeded)
+        return
+    for mix_start in range(0, len(rows), _MIX_ROWS):
+        part = slice(mix_start, mix_start + _MIX_ROWS)
+        _mix(rows[part], out[part], multiplier, seeded)
 
 
 def _mix(rows: np.ndarray, out: np.ndarray, multiplier: np.uint64, start: int) -> None:
