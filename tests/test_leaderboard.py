@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import scorer
@@ -256,7 +256,7 @@ def test_near_copies_are_listed_with_their_share_across_line_endings(tmp_path: P
     assert board.copies.similar == (("near", "original", share), ("near", "spaced", share))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     st.lists(
         st.lists(st.sampled_from(["a", "ab", "abc", "b", "bc", "c"]), max_size=4),
@@ -265,6 +265,7 @@ def test_near_copies_are_listed_with_their_share_across_line_endings(tmp_path: P
     ),
     st.integers(1, 4),
 )
+@example([["a", "bc"], ["ab", "c"], ["abc"], [], ["a", "bc", "c"]], 2)  # the same bytes
 def test_row_prints_are_the_same_through_any_spacing(rows: list[list[str]], k: int) -> None:
     """Cells single-spaced and the same items spaced otherwise give the same prints, and
     two rows' prints are equal exactly when their top k items are."""

@@ -63,9 +63,23 @@ def string_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray | None:
     offsets = string_offsets(strings)
     if offsets is None:
         return None
-    multiplier, start = np.uint64(key[0]), key[1]
     data = strings.buffers()[2]
     memory = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    return byte_prints(memory, offsets, key)
+
+
+def byte_prints(memory: np.ndarray, offsets: np.ndarray, key: tuple[int, int]) -> np.ndarray:
+    """:func:`string_prints` of the byte strings ``memory[offsets[i]:offsets[i + 1]]``
+    (``memory`` uint8, ``offsets`` int64 and rising).
+
+    Examples
+    --------
+    >>> key = print_key()
+    >>> found = byte_prints(np.frombuffer(b"abab", np.uint8), np.array([0, 2, 4]), key)
+    >>> bool(found[0] == found[1] == string_prints(pa.array(["ab"], pa.large_string()), key)[0])
+    True
+    """
+    multiplier, start = np.uint64(key[0]), key[1]
     prints = np.empty(len(offsets) - 1, dtype=np.uint64)
     out = np.empty(_MIX_ROWS, dtype=np.uint64)
     # A block of strings at a time: no order or length of every string is ever held.

@@ -2,7 +2,7 @@
 
 A submission's ranking of a row is its first ``k`` items as read (whitespace, line
 endings and row order do not count; repeats count as written). Each row's ranking is
-summarised by a 64-bit print of its text under a key derived from the solution's bytes
+summarised by a 64-bit print of its items under a key derived from the solution's bytes
 (:func:`copy_key`), which no participant can know, so no one can make two different
 rankings print alike; two different rows print alike about once in 2**64. Rankings are
 "identical" when every row's print agrees; near copies compare the low 32 bits of the
@@ -18,9 +18,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorer.align.item_lists import SplitLists, joined_lists
-from scorer.align.joins import string_prints
-from scorer.arrays import to_arrow
+from scorer.align.item_lists import SplitLists
+from scorer.align.joins import byte_prints
+from scorer.arrays import string_offsets, to_arrow
 
 #: Pairs whose rankings agree in at least this share of rows are listed.
 NEAR_COPY_SHARE = 0.9
@@ -66,10 +66,10 @@ def row_prints(
     """Each solution row's print of the ranking a submission gives it (its first ``k``
     items; a row the submission lacks ranks nothing): uint64.
 
-    A row's print is the keyed print (:func:`~scorer.align.joins.string_prints`) of its
-    items joined by single spaces: no item holds whitespace, so the text tells ``ab c``
-    from ``a bc``, and it is the cell as :class:`~scorer.align.item_lists.ListCells`
-    single-spaces it.
+    A row's print joins two keyed prints (:func:`~scorer.align.joins.byte_prints`):
+    of its items' bytes one after the other, read where the split left them, and of
+    the items' lengths (4 bytes each), which tell ``ab c`` from ``a bc``. No text of
+    a row is made: the items are cut to their first ``k`` only in a row that has more.
 
     Examples
     --------
@@ -80,19 +80,43 @@ def row_prints(
     (True, 4)
     """
     lengths = predictions.lengths
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
     tokens = predictions.tokens.cast(pa.large_string())
-    lists = pa.LargeListArray.from_arrays(to_arrow(offsets), tokens)
     if k is not None and lengths.max(initial=0) > k:  # truncate: the first k count
-        lists = pc.list_slice(lists, 0, k)
-    texts = joined_lists(lists)
-    prints = string_prints(texts, key).view(np.uint64)  # type: ignore[union-attr]
-    empty = string_prints(pa.array([""], pa.large_string()), key).view(np.uint64)  # type: ignore[union-attr]
+        tokens = pc.list_flatten(pc.list_slice(_lists(tokens, lengths), 0, k))
+        lengths = np.minimum(lengths, k)
+    data = tokens.buffers()[2]
+    memory = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
+    prints = _ranking_prints(memory, string_offsets(tokens), _starts(lengths), key)
+    empty = _ranking_prints(memory[:0], np.zeros(1, np.int64), np.zeros(2, np.int64), key)
     found = np.full(n_users, empty[0], dtype=np.uint64)
     kept = user_of_row >= 0
     found[user_of_row[kept]] = prints[kept]
     return found
+
+
+def _starts(lengths: np.ndarray) -> np.ndarray:
+    """Where each row's items start, and the end of the last (cumulative lengths)."""
+    starts = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    return starts
+
+
+def _lists(tokens: pa.Array, lengths: np.ndarray) -> pa.LargeListArray:
+    """The items as one list per row."""
+    return pa.LargeListArray.from_arrays(to_arrow(_starts(lengths)), tokens)
+
+
+def _ranking_prints(
+    memory: np.ndarray, token_offsets: np.ndarray, row_starts: np.ndarray, key: tuple[int, int]
+) -> np.ndarray:
+    """The print of each row's items (``row_starts``: the first item of each row, and
+    the end) from their bytes and their lengths (uint64)."""
+    text = byte_prints(memory, token_offsets[row_starts], key).view(np.uint64)
+    widths = np.diff(token_offsets).astype("<u4").view(np.uint8)
+    cuts = byte_prints(widths, 4 * row_starts, key).view(np.uint64)
+    text *= np.uint64(key[0])
+    text ^= cuts
+    return text
 
 
 def ranking_digest(prints: np.ndarray) -> str:
