@@ -141,6 +141,30 @@ def test_list_cells_squeeze_whitespace_and_count_items_as_str_split(values: list
     assert lists.tokens.to_pylist() == [t for e in expected for t in e]
 
 
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a b", " c ", "", "12 7", "d\te", "8"]), st.booleans()),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_a_missing_cell_is_empty_whatever_its_slot_holds(cells: list[tuple[str, bool]]) -> None:
+    # Arrow may leave bytes in a null's slot: they are no items, in any blocks.
+    texts = [text for text, _ in cells]
+    valid = np.packbits(np.array([ok for _, ok in cells]), bitorder="little")
+    whole = pa.array(texts, pa.large_string())
+    buffers = [pa.py_buffer(valid), *whole.buffers()[1:]]
+    masked = pa.Array.from_buffers(pa.large_string(), len(texts), buffers)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(item_lists, "BLOCK_ROWS", 2)
+        list_cells = ListCells(masked)
+        lengths = list_cells.lengths.tolist()
+        lists = list_cells.split()
+    expected = [text.split() if ok else [] for text, ok in cells]
+    assert lengths == lists.lengths.tolist() == [len(e) for e in expected]
+    assert lists.tokens.to_pylist() == [t for e in expected for t in e]
+
+
 @pytest.mark.parametrize("at", range(1, 40))
 def test_two_spaces_are_found_across_every_block_boundary(at: int) -> None:
     # Blocks of 16 bytes: the two spaces straddle a boundary at 15 | 16 and 31 | 32.

@@ -187,10 +187,12 @@ class ListCells:
             cells = joined_strings(cells.chunks) if cells.num_chunks > 1 else one_chunk(cells)
         if pa.types.is_large_list(cells.type):  # items already split: a long file pivoted
             self._already_split = _listed(cells)
-        elif _only_spaces(cells):  # False unless a large_string array
-            cells = _single_spaced(cells)
         else:
-            cells = _single_spaced(_whitespace_as_spaces(cells.cast(pa.large_string())))
+            if cells.null_count:  # a missing cell is empty (a null's slot may hold bytes)
+                cells = pc.fill_null(cells, pa.scalar("", cells.type))
+            if not _only_spaces(cells):  # False unless a large_string array
+                cells = _whitespace_as_spaces(cells.cast(pa.large_string()))
+            cells = _single_spaced(cells)
         #: The cells (single-spaced, an empty one null), or the lists as given.
         self.cells = cells
 
@@ -208,7 +210,8 @@ class ListCells:
         """The items of every cell: as their values when every item of the first block of
         cells is a canonical decimal integer and every other's too (each block split and
         read on the thread pool, written where it belongs: no string of every item is
-        ever held), else as strings.
+        ever held), else as strings (each block split on the thread pool, its items
+        written where they belong).
 
         Examples
         --------
@@ -224,13 +227,35 @@ class ListCells:
             values = self._values(blocks)
             if values is not None:
                 return SplitLists(self.lengths, values=values)
-        # The cells are single-spaced, so every ASCII whitespace byte left is a space
-        # between two items: Arrow's whitespace splitter (twice as fast as splitting
-        # on a pattern) then cuts exactly there.
-        nested = pc.ascii_split_whitespace(self.cells)
-        if "lengths" not in self.__dict__:
-            self.lengths = to_numpy(pc.list_value_length(nested), fill=0).astype(np.int64)
-        return SplitLists(self.lengths, pc.list_flatten(nested))
+        return SplitLists(self.lengths, self._tokens(blocks))
+
+    def _tokens(self, blocks: list[tuple[int, int]]) -> pa.Array:
+        """Every item as a string, each block of cells split on its own and its items'
+        offsets and bytes written at their place (the cells are single-spaced: a
+        non-empty cell of ``m`` items holds ``m - 1`` spaces, so every place is known
+        from the cells' offsets and lengths before any is split)."""
+        lengths = self.lengths
+        first_item = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=first_item[1:])
+        spaces_before = first_item.copy()
+        spaces_before[1:] -= np.cumsum(lengths > 0)  # m - 1 spaces in a cell of m items
+        first_byte = _from_zero(string_offsets(self.cells)) - spaces_before
+        del spaces_before
+        item_offsets = np.empty(int(first_item[-1]) + 1, dtype=np.int64)
+        item_offsets[0] = 0
+        item_bytes = np.empty(int(first_byte[-1]), dtype=np.uint8)
+
+        def split_block(block: tuple[int, int]) -> None:
+            first, stop = block
+            tokens = _split_block(self.cells, first, stop).tokens
+            offsets, raw = string_offsets(tokens), string_bytes(tokens)
+            at, end = int(first_item[first]), int(first_item[stop])
+            item_offsets[at + 1 : end + 1] = offsets[1:] - offsets[0] + first_byte[first]
+            item_bytes[int(first_byte[first]) : int(first_byte[stop])] = raw
+
+        parallel_map(split_block, blocks)
+        buffers = [None, pa.py_buffer(item_offsets), pa.py_buffer(item_bytes)]
+        return pa.Array.from_buffers(pa.large_string(), len(item_offsets) - 1, buffers)
 
     def _values(self, blocks: list[tuple[int, int]]) -> np.ndarray | None:
         """Every item's value, each block of cells split and read on its own and written
