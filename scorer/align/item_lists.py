@@ -189,7 +189,7 @@ class ListCells:
             self._already_split = _listed(cells)
         else:
             if cells.null_count:  # a missing cell is empty (a null's slot may hold bytes)
-                cells = pc.fill_null(cells, pa.scalar("", cells.type))
+                cells = pc.fill_null(cells.cast(pa.large_string()), "")
             if not _only_spaces(cells):  # False unless a large_string array
                 cells = _whitespace_as_spaces(cells.cast(pa.large_string()))
             cells = _single_spaced(cells)
