@@ -284,9 +284,10 @@ def one_chunk(column: pa.ChunkedArray | pa.Array) -> pa.Array:
 
 def joined_strings(chunks: list[pa.Array]) -> pa.Array:
     """The ``large_string`` arrays of ``chunks`` (without nulls) as one array, each
-    chunk's entry in the list set to None as soon as it is copied, so that the peak
-    holds the joined array and one chunk, not every chunk beside it (Arrow's
-    concatenation holds them all). Any other chunks are combined by Arrow.
+    chunk copied to its place on the thread pool and its entry in the list set to None
+    as soon as it is copied, so that the peak holds the joined array and the chunks not
+    yet copied, never every chunk beside a whole copy (Arrow's concatenation holds them
+    all). Any other chunks are combined by Arrow.
 
     Examples
     --------
@@ -300,44 +301,22 @@ def joined_strings(chunks: list[pa.Array]) -> pa.Array:
         joined = one_chunk(pa.chunked_array(chunks))
         chunks[:] = [None] * len(chunks)
         return joined
-    sizes = [len(c) for c in chunks]
-    n_bytes = [int(string_offsets(c)[-1] - string_offsets(c)[0]) for c in chunks]
+    rows = np.cumsum([0, *(len(chunk) for chunk in chunks)])
+    sizes = [int(string_offsets(c)[-1] - string_offsets(c)[0]) for c in chunks]
+    positions = np.cumsum([0, *sizes])
+    offsets = np.empty(int(rows[-1]) + 1, dtype=np.int64)
+    offsets[0] = 0
+    data = np.empty(int(positions[-1]), dtype=np.uint8)
 
-    def taken(index: int) -> pa.Array:
+    def copy(index: int) -> None:
         chunk, chunks[index] = chunks[index], None
-        return chunk
-
-    return joined_as_made(taken, sizes, n_bytes)
-
-
-def joined_as_made(
-    make: Callable[[int], pa.Array], sizes: Sequence[int], n_bytes: Sequence[int]
-) -> pa.Array:
-    """One ``large_string`` array of the chunks ``make(0)``, ``make(1)``, ... (chunk
-    ``i`` without nulls, of ``sizes[i]`` strings and ``n_bytes[i]`` bytes), each made
-    only once the one before is copied and freed: the peak holds the joined array
-    and one chunk.
-
-    Examples
-    --------
-    >>> parts = [["a", "bc"], ["d"]]
-    >>> joined_as_made(lambda i: pa.array(parts[i], pa.large_string()), [2, 1], [3, 1]).to_pylist()
-    ['a', 'bc', 'd']
-    """
-    offsets = np.empty(sum(sizes) + 1, dtype=np.int64)
-    data = np.empty(sum(n_bytes), dtype=np.uint8)
-    offsets[0] = row = position = 0
-    for index, (size, width) in enumerate(zip(sizes, n_bytes, strict=True)):
-        chunk = make(index)
         chunk_offsets = string_offsets(chunk)
-        if len(chunk) != size or int(chunk_offsets[-1] - chunk_offsets[0]) != width:
-            raise ValueError(f"chunk {index} is not of {size} strings and {width} bytes")
-        np.subtract(
-            chunk_offsets[1:], chunk_offsets[0] - position, out=offsets[row + 1 : row + size + 1]
-        )
-        data[position : position + width] = string_bytes(chunk)
-        del chunk, chunk_offsets  # its buffers are freed here, before the next is made
-        row, position = row + size, position + width
+        row, position = int(rows[index]), int(positions[index])
+        shift = chunk_offsets[0] - position
+        np.subtract(chunk_offsets[1:], shift, out=offsets[row + 1 : int(rows[index + 1]) + 1])
+        data[position : int(positions[index + 1])] = string_bytes(chunk)
+
+    parallel_map(copy, range(len(chunks)))
     buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
     return pa.Array.from_buffers(pa.large_string(), len(offsets) - 1, buffers)
 
