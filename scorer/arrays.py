@@ -302,8 +302,7 @@ def joined_strings(chunks: list[pa.Array]) -> pa.Array:
         chunks[:] = [None] * len(chunks)
         return joined
     rows = np.cumsum([0, *(len(chunk) for chunk in chunks)])
-    sizes = [int(string_offsets(c)[-1] - string_offsets(c)[0]) for c in chunks]
-    positions = np.cumsum([0, *sizes])
+    positions = np.cumsum([0, *(len(string_bytes(chunk)) for chunk in chunks)])
     offsets = np.empty(int(rows[-1]) + 1, dtype=np.int64)
     offsets[0] = 0
     data = np.empty(int(positions[-1]), dtype=np.uint8)
@@ -470,6 +469,34 @@ def byte_order(strings: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return order.astype(np.int64)
 
 
+def run_starts_of(keys: np.ndarray) -> np.ndarray:
+    """The first position of each run of equal keys side by side (int64).
+
+    Examples
+    --------
+    >>> run_starts_of(np.array([4, 4, 1, 4])).tolist(), run_starts_of(np.array([])).tolist()
+    ([0, 2, 3], [])
+    """
+    starts_run = np.empty(len(keys), dtype=bool)
+    starts_run[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=starts_run[1:])
+    return np.flatnonzero(starts_run)
+
+
+def offsets_of(lengths: np.ndarray) -> np.ndarray:
+    """Where each of consecutive runs of ``lengths`` starts, and where the last ends:
+    ``n + 1`` int64 offsets from 0.
+
+    Examples
+    --------
+    >>> offsets_of(np.array([2, 0, 3])).tolist()
+    [0, 2, 2, 5]
+    """
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
+
+
 def first_positions(keys: np.ndarray) -> np.ndarray:
     """For sorted ``keys``, each one's first position among the keys equal to it:
     ``np.searchsorted(keys, keys)`` in one pass over them (where that search cost
@@ -482,12 +509,8 @@ def first_positions(keys: np.ndarray) -> np.ndarray:
     >>> first_positions(np.array([], dtype=np.int64)).tolist()
     []
     """
-    n = len(keys)
-    starts_run = np.empty(n, dtype=bool)
-    starts_run[:1] = True
-    np.not_equal(keys[1:], keys[:-1], out=starts_run[1:])
-    starts = np.flatnonzero(starts_run)
-    return np.repeat(starts, np.diff(np.append(starts, n)))
+    starts = run_starts_of(keys)
+    return np.repeat(starts, np.diff(np.append(starts, len(keys))))
 
 
 def parallel_map(function: Callable[[_Item], _Result], items: Iterable[_Item]) -> list[_Result]:

@@ -9,6 +9,7 @@ whitespace separate items. It never decides whether an input is valid:
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from functools import cached_property
 
 import numpy as np
@@ -20,6 +21,7 @@ from scorer.arrays import (
     BLOCK_ROWS,
     holds_any_byte,
     joined_strings,
+    offsets_of,
     one_chunk,
     parallel_all,
     parallel_map,
@@ -223,20 +225,26 @@ class ListCells:
         if self._already_split is not None:
             return self._already_split
         blocks = _cell_blocks(self.cells)
-        if blocks and _split_block(self.cells, *blocks[0]).values is not None:
-            values = self._values(blocks)
+        probe = _split_block(self.cells, *blocks[0]) if blocks else None
+
+        def split_of(index: int) -> SplitLists:  # the first block's split made once
+            return probe if index == 0 else _split_block(self.cells, *blocks[index])
+
+        if probe is not None and probe.values is not None:
+            values = self._values(blocks, split_of)
             if values is not None:
                 return SplitLists(self.lengths, values=values)
-        return SplitLists(self.lengths, self._tokens(blocks))
+        return SplitLists(self.lengths, self._tokens(blocks, split_of))
 
-    def _tokens(self, blocks: list[tuple[int, int]]) -> pa.Array:
+    def _tokens(
+        self, blocks: list[tuple[int, int]], split_of: Callable[[int], SplitLists]
+    ) -> pa.Array:
         """Every item as a string, each block of cells split on its own and its items'
         offsets and bytes written at their place (the cells are single-spaced: a
         non-empty cell of ``m`` items holds ``m - 1`` spaces, so every place is known
         from the cells' offsets and lengths before any is split)."""
         lengths = self.lengths
-        first_item = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=first_item[1:])
+        first_item = offsets_of(lengths)
         spaces_before = first_item.copy()
         spaces_before[1:] -= np.cumsum(lengths > 0)  # m - 1 spaces in a cell of m items
         first_byte = _from_zero(string_offsets(self.cells)) - spaces_before
@@ -245,23 +253,25 @@ class ListCells:
         item_offsets[0] = 0
         item_bytes = np.empty(int(first_byte[-1]), dtype=np.uint8)
 
-        def split_block(block: tuple[int, int]) -> None:
-            first, stop = block
-            tokens = _split_block(self.cells, first, stop).tokens
+        def split_block(index: int) -> None:
+            first, stop = blocks[index]
+            tokens = split_of(index).tokens
             offsets, raw = string_offsets(tokens), string_bytes(tokens)
             at, end = int(first_item[first]), int(first_item[stop])
             item_offsets[at + 1 : end + 1] = offsets[1:] - offsets[0] + first_byte[first]
             item_bytes[int(first_byte[first]) : int(first_byte[stop])] = raw
 
-        parallel_map(split_block, blocks)
+        parallel_map(split_block, range(len(blocks)))
         buffers = [None, pa.py_buffer(item_offsets), pa.py_buffer(item_bytes)]
         return pa.Array.from_buffers(pa.large_string(), len(item_offsets) - 1, buffers)
 
-    def _values(self, blocks: list[tuple[int, int]]) -> np.ndarray | None:
+    def _values(
+        self, blocks: list[tuple[int, int]], split_of: Callable[[int], SplitLists]
+    ) -> np.ndarray | None:
         """Every item's value, each block of cells split and read on its own and written
-        at its place (its items counted first from its spaces: the cells are
-        single-spaced), the cells' lengths with them; None if one block's items are
-        not all canonical integers."""
+        at its place (its items counted first from its spaces, on the thread pool: the
+        cells are single-spaced), the cells' lengths with them; None if one block's
+        items are not all canonical integers."""
         offsets, raw = _from_zero(string_offsets(self.cells)), string_bytes(self.cells)
 
         def n_items(block: tuple[int, int]) -> int:
@@ -275,7 +285,7 @@ class ListCells:
 
         def read_block(index: int) -> bool:
             first, stop = blocks[index]
-            split = _split_block(self.cells, first, stop)
+            split = split_of(index)
             lengths[first:stop] = split.lengths
             out = values[int(firsts[index]) : int(firsts[index + 1])]
             return read_canonical(split.tokens, out)

@@ -19,7 +19,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from scorer.arrays import first_positions, lexicographic_order
+from scorer.arrays import first_positions, lexicographic_order, run_starts_of
 
 _Derived = TypeVar("_Derived")
 
@@ -397,7 +397,7 @@ class Judgements:
         """
         first = np.ones(self.n_users, dtype=np.int64)
         users, ranks = self.hit_entries(cutoff)
-        starts = np.flatnonzero(np.r_[True, users[1:] != users[:-1]]) if len(users) else []
+        starts = run_starts_of(users)
         first[users[starts]] = ranks[starts] + 1
         return first
 

@@ -31,6 +31,7 @@ from scorer.align.item_lists import ListCells
 from scorer.align.joins import StringIndex, byte_order_codes, run_starts
 from scorer.arrays import (
     BLOCK_ROWS,
+    offsets_of,
     parallel_all,
     string_bytes,
     string_offsets,
@@ -168,8 +169,7 @@ class _LongRows:
         """Item rows' ``values`` (aligned with :attr:`items`) taken in ``order`` (item
         rows sorted by row id first; None: already in that order) as one list per row id."""
         counts = np.bincount(self.row_code[self.with_item], minlength=self.n_rows)
-        offsets = np.zeros(self.n_rows + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
+        offsets = offsets_of(counts)
         if order is not None:
             values = values.take(to_arrow(order))
         return pa.LargeListArray.from_arrays(to_arrow(offsets), values)

@@ -22,7 +22,7 @@ from scorer.align.item_lists import joined_lists, split_lists
 from scorer.align.joins import StringIndex, byte_order_codes
 from scorer.align.long_layout import long_solution_to_wide, long_to_wide
 from scorer.align.target_types import TargetTypes, typed_submission
-from scorer.arrays import text_column, to_arrow
+from scorer.arrays import offsets_of, text_column, to_arrow
 from scorer.check.validate import (
     SUBMISSION,
     USAGE_COLUMN,
@@ -171,8 +171,7 @@ def _gathered(codes: np.ndarray, cells: pa.Array, n_rows: int) -> pa.LargeListAr
     lists = split_lists(text_column(cells))
     token_rows = codes[lists.row_of_token]
     order = np.argsort(token_rows, kind="stable")
-    offsets = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(np.bincount(token_rows, minlength=n_rows), out=offsets[1:])
+    offsets = offsets_of(np.bincount(token_rows, minlength=n_rows))
     return pa.LargeListArray.from_arrays(to_arrow(offsets), lists.tokens.take(to_arrow(order)))
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from scorer.align.judgements import Judgements
-from scorer.arrays import first_positions
+from scorer.arrays import first_positions, run_starts_of
 from scorer.options import WHOLE_ROW
 
 Entries = tuple[np.ndarray, np.ndarray]
@@ -80,7 +80,7 @@ def _merged(
     n_users = int(users.max(initial=-1)) + 1
     top = np.zeros(n_users, dtype=np.int64)  # per user, its largest rank in b, plus one
     if len(users_b):  # each run of one user's entries reduced first: few scattered maxima
-        runs = np.flatnonzero(np.r_[True, users_b[1:] != users_b[:-1]])
+        runs = run_starts_of(users_b)
         tops = np.maximum.reduceat(ranks_b.astype(np.int64) + 1, runs)
         np.maximum.at(top, users_b[runs].astype(np.int64), tops)
     base = np.cumsum(top + 1) - (top + 1)
@@ -174,7 +174,7 @@ def running_sums(values: np.ndarray, users: np.ndarray) -> np.ndarray:
     if not len(values):
         return found
     place = ordinals(users) - 1
-    starts = np.flatnonzero(np.r_[True, users[1:] != users[:-1]])
+    starts = run_starts_of(users)
     lengths = np.diff(np.r_[starts, len(users)])
     width_bits = np.frexp(np.maximum(lengths - 1, 0).astype(np.float64))[1]  # bit length
     group_of_user = np.repeat(width_bits, lengths)

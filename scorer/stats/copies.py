@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from scorer.align.item_lists import SplitLists
 from scorer.align.joins import byte_prints
-from scorer.arrays import string_offsets, to_arrow
+from scorer.arrays import offsets_of, string_offsets, to_arrow
 
 #: Pairs whose rankings agree in at least this share of rows are listed.
 NEAR_COPY_SHARE = 0.9
@@ -86,7 +86,7 @@ def row_prints(
         lengths = np.minimum(lengths, k)
     data = tokens.buffers()[2]
     memory = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
-    prints = _ranking_prints(memory, string_offsets(tokens), _starts(lengths), key)
+    prints = _ranking_prints(memory, string_offsets(tokens), offsets_of(lengths), key)
     empty = _ranking_prints(memory[:0], np.zeros(1, np.int64), np.zeros(2, np.int64), key)
     found = np.full(n_users, empty[0], dtype=np.uint64)
     kept = user_of_row >= 0
@@ -94,16 +94,9 @@ def row_prints(
     return found
 
 
-def _starts(lengths: np.ndarray) -> np.ndarray:
-    """Where each row's items start, and the end of the last (cumulative lengths)."""
-    starts = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=starts[1:])
-    return starts
-
-
 def _lists(tokens: pa.Array, lengths: np.ndarray) -> pa.LargeListArray:
     """The items as one list per row."""
-    return pa.LargeListArray.from_arrays(to_arrow(_starts(lengths)), tokens)
+    return pa.LargeListArray.from_arrays(to_arrow(offsets_of(lengths)), tokens)
 
 
 def _ranking_prints(
