@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer.align.item_lists import split_lists
+from scorer.align.item_lists import ListCells, split_lists
 from scorer.align.joins import StringIndex, first_index_of
 from scorer.align.rankings import GroundTruth, build_rankings
 from tests.seams import collide_prints, small_blocks
@@ -30,6 +30,38 @@ def test_split_lists_is_python_str_split(values: list[str | None]) -> None:
     lists = split_lists(pa.array(values, pa.large_string()))
     expected = [(v or "").split() for v in values]
     assert lists.lengths.tolist() == [len(e) for e in expected]
+    assert lists.tokens.to_pylist() == [t for e in expected for t in e]
+
+
+integer_cells = st.lists(
+    st.one_of(st.integers(0, 10**9).map(str), st.sampled_from(["", " ", "007", "x"])), max_size=5
+).map("  ".join)
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.one_of(cells, integer_cells, st.none()), min_size=1, max_size=12),
+    st.integers(1, 4),
+    st.booleans(),
+)
+def test_items_counted_from_the_bytes_and_from_the_split_agree(
+    values: list[str | None], block_rows: int, counted_first: bool
+) -> None:
+    # Cells in blocks of a few rows, with integer items or not: the lengths counted from
+    # the spaces (asked for before the split, as a check of k does) and those each
+    # block's split gives are both str.split()'s, and so are the items placed by them.
+    monkeypatch = pytest.MonkeyPatch()
+    with monkeypatch.context() as patch:
+        small_blocks(patch, block_rows)
+        cells_of = ListCells(pa.array(values, pa.large_string()))
+        counted = cells_of.lengths.tolist() if counted_first else None
+        lists = cells_of.split()
+    expected = [(v or "").split() for v in values]
+    assert lists.lengths.tolist() == [len(e) for e in expected]
+    assert counted in (None, lists.lengths.tolist())
+    assert ListCells(pa.array(values, pa.large_string())).lengths.tolist() == [
+        len(e) for e in expected
+    ]
     assert lists.tokens.to_pylist() == [t for e in expected for t in e]
 
 

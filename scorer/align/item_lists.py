@@ -200,20 +200,52 @@ class ListCells:
 
     @cached_property
     def lengths(self) -> np.ndarray:
-        """The number of items in each cell (int64)."""
+        """The number of items in each cell (int64): a single-spaced cell of ``m`` items
+        holds ``m - 1`` spaces, counted a block of cells at a time on the thread pool."""
         if self._already_split is not None:
             return self._already_split.lengths
-        offsets = _from_zero(string_offsets(self.cells))
-        lengths = np.diff(_true_before(string_bytes(self.cells) == ord(" "), offsets))
-        lengths += offsets[1:] > offsets[:-1]  # one item more than spaces, unless empty
+        offsets, raw = _from_zero(string_offsets(self.cells)), string_bytes(self.cells)
+        lengths = np.empty(len(self.cells), dtype=np.int64)
+
+        def count(block: tuple[int, int]) -> None:
+            first, stop = block
+            bounds = offsets[first : stop + 1]
+            spaces = np.flatnonzero(raw[int(bounds[0]) : int(bounds[-1])] == ord(" "))
+            before = np.searchsorted(spaces, bounds - bounds[0])
+            np.subtract(before[1:], before[:-1], out=lengths[first:stop])
+            lengths[first:stop] += bounds[1:] > bounds[:-1]  # one item more, unless empty
+
+        parallel_map(count, self._blocks)
         return lengths
+
+    @cached_property
+    def _blocks(self) -> list[tuple[int, int]]:
+        """The cells in blocks (:func:`_cell_blocks`)."""
+        return _cell_blocks(self.cells)
+
+    @cached_property
+    def _places(self) -> tuple[np.ndarray, np.ndarray]:
+        """Where each block's items begin among all the items, and their bytes among all
+        the items' bytes, the totals last: counted from each block's spaces on the
+        thread pool (a non-empty single-spaced cell of ``m`` items holds ``m - 1``)."""
+        offsets, raw = _from_zero(string_offsets(self.cells)), string_bytes(self.cells)
+
+        def counts(block: tuple[int, int]) -> tuple[int, int]:
+            bounds = offsets[block[0] : block[1] + 1]
+            spaces = np.count_nonzero(raw[int(bounds[0]) : int(bounds[-1])] == ord(" "))
+            return spaces, np.count_nonzero(bounds[1:] > bounds[:-1])
+
+        found = np.array(parallel_map(counts, self._blocks), dtype=np.int64).reshape(-1, 2)
+        spaces, filled = found[:, 0], found[:, 1]
+        block_starts = offsets[[first for first, _ in self._blocks] + [len(self.cells)]]
+        return offsets_of(spaces + filled), block_starts - offsets_of(spaces)
 
     def split(self) -> SplitLists:
         """The items of every cell: as their values when every item of the first block of
         cells is a canonical decimal integer and every other's too (each block split and
         read on the thread pool, written where it belongs: no string of every item is
         ever held), else as strings (each block split on the thread pool, its items
-        written where they belong).
+        written where they belong). Each block's split gives its cells' lengths.
 
         Examples
         --------
@@ -224,75 +256,54 @@ class ListCells:
         """
         if self._already_split is not None:
             return self._already_split
-        blocks = _cell_blocks(self.cells)
+        blocks = self._blocks
         probe = _split_block(self.cells, *blocks[0]) if blocks else None
+        lengths = np.empty(len(self.cells), dtype=np.int64)
 
         def split_of(index: int) -> SplitLists:  # the first block's split made once
-            return probe if index == 0 else _split_block(self.cells, *blocks[index])
+            split = probe if index == 0 else _split_block(self.cells, *blocks[index])
+            lengths[slice(*blocks[index])] = split.lengths
+            return split
 
+        values = tokens = None
         if probe is not None and probe.values is not None:
-            values = self._values(blocks, split_of)
-            if values is not None:
-                return SplitLists(self.lengths, values=values)
-        return SplitLists(self.lengths, self._tokens(blocks, split_of))
+            values = self._values(split_of)
+        if values is None:
+            tokens = self._tokens(split_of)
+        return SplitLists(self.__dict__.setdefault("lengths", lengths), tokens, values)
 
-    def _tokens(
-        self, blocks: list[tuple[int, int]], split_of: Callable[[int], SplitLists]
-    ) -> pa.Array:
+    def _tokens(self, split_of: Callable[[int], SplitLists]) -> pa.Array:
         """Every item as a string, each block of cells split on its own and its items'
-        offsets and bytes written at their place (the cells are single-spaced: a
-        non-empty cell of ``m`` items holds ``m - 1`` spaces, so every place is known
-        from the cells' offsets and lengths before any is split)."""
-        lengths = self.lengths
-        first_item = offsets_of(lengths)
-        spaces_before = first_item.copy()
-        spaces_before[1:] -= np.cumsum(lengths > 0)  # m - 1 spaces in a cell of m items
-        first_byte = _from_zero(string_offsets(self.cells)) - spaces_before
-        del spaces_before
+        offsets and bytes written at their place (:attr:`_places`)."""
+        first_item, first_byte = self._places
         item_offsets = np.empty(int(first_item[-1]) + 1, dtype=np.int64)
         item_offsets[0] = 0
         item_bytes = np.empty(int(first_byte[-1]), dtype=np.uint8)
 
         def split_block(index: int) -> None:
-            first, stop = blocks[index]
             tokens = split_of(index).tokens
             offsets, raw = string_offsets(tokens), string_bytes(tokens)
-            at, end = int(first_item[first]), int(first_item[stop])
-            item_offsets[at + 1 : end + 1] = offsets[1:] - offsets[0] + first_byte[first]
-            item_bytes[int(first_byte[first]) : int(first_byte[stop])] = raw
+            at, end = int(first_item[index]), int(first_item[index + 1])
+            item_offsets[at + 1 : end + 1] = offsets[1:] - offsets[0] + first_byte[index]
+            item_bytes[int(first_byte[index]) : int(first_byte[index + 1])] = raw
 
-        parallel_map(split_block, range(len(blocks)))
+        parallel_map(split_block, range(len(self._blocks)))
         buffers = [None, pa.py_buffer(item_offsets), pa.py_buffer(item_bytes)]
         return pa.Array.from_buffers(pa.large_string(), len(item_offsets) - 1, buffers)
 
-    def _values(
-        self, blocks: list[tuple[int, int]], split_of: Callable[[int], SplitLists]
-    ) -> np.ndarray | None:
+    def _values(self, split_of: Callable[[int], SplitLists]) -> np.ndarray | None:
         """Every item's value, each block of cells split and read on its own and written
-        at its place (its items counted first from its spaces, on the thread pool: the
-        cells are single-spaced), the cells' lengths with them; None if one block's
-        items are not all canonical integers."""
-        offsets, raw = _from_zero(string_offsets(self.cells)), string_bytes(self.cells)
-
-        def n_items(block: tuple[int, int]) -> int:
-            low, high = int(offsets[block[0]]), int(offsets[block[1]])
-            filled = np.count_nonzero(np.diff(offsets[block[0] : block[1] + 1]))
-            return int(np.count_nonzero(raw[low:high] == ord(" "))) + int(filled)
-
-        firsts = np.concatenate(([0], np.cumsum(parallel_map(n_items, blocks))))
-        values = np.empty(int(firsts[-1]), dtype=np.int32)
-        lengths = np.empty(len(self.cells), dtype=np.int64)
+        at its place (:attr:`_places`); None if one block's items are not all
+        canonical integers."""
+        first_item, _ = self._places
+        values = np.empty(int(first_item[-1]), dtype=np.int32)
 
         def read_block(index: int) -> bool:
-            first, stop = blocks[index]
-            split = split_of(index)
-            lengths[first:stop] = split.lengths
-            out = values[int(firsts[index]) : int(firsts[index + 1])]
-            return read_canonical(split.tokens, out)
+            out = values[int(first_item[index]) : int(first_item[index + 1])]
+            return read_canonical(split_of(index).tokens, out)
 
-        if not parallel_all(read_block, range(len(blocks))):
+        if not parallel_all(read_block, range(len(self._blocks))):
             return None
-        self.__dict__.setdefault("lengths", lengths)
         return values
 
 
