@@ -171,9 +171,7 @@ class StringTable:
     columns : tuple of pyarrow.Array
         One ``large_string`` array per name, nulls for missing cells (a long
         submission pivoted to the wide form keeps its items as a ``large_list`` of
-        ``large_string``, and a file's column the reader was asked to keep
-        ``chunked`` may be a ``pyarrow.ChunkedArray`` of them:
-        :class:`~scorer.align.item_lists.ListCells` takes any of these).
+        ``large_string``: :class:`~scorer.align.item_lists.ListCells` takes either).
 
     Examples
     --------

@@ -92,7 +92,6 @@ def read_table(
     limits: ReadLimits | None = None,
     keep: RowFilter | None = None,
     runs: bool = False,
-    chunked: str | None = None,
 ) -> StringTable:
     """Read a CSV, gzipped CSV, zipped CSV or Parquet file with every column as a string.
 
@@ -111,11 +110,6 @@ def read_table(
     runs : bool, default False
         CSV only: a column whose values come in runs (a long file's row ids) may come
         back run-end encoded, for a caller that takes such a column.
-    chunked : str, optional
-        A column of this name parsed in several chunks comes back as the parser's
-        chunks (a ``pyarrow.ChunkedArray``), not joined into one array: for a caller
-        that takes such a column (a wide submission's lists, read a chunk at a time
-        by :class:`~scorer.align.item_lists.ListCells`), it saves a copy of the column.
 
     Examples
     --------
@@ -129,7 +123,7 @@ def read_table(
     >>> table.names, table.column("id").to_pylist(), table.column("items").to_pylist()
     (('id', 'items'), ['NA'], ['null nan'])
     """
-    reader, handle = _open_input(path, error, limits, runs, chunked)
+    reader, handle = _open_input(path, error, limits, runs)
     with handle:
         found = reader.read_text(handle)
         if found is not None:
@@ -194,12 +188,11 @@ def _open_input(
     error: type[ScorerError],
     limits: ReadLimits | None,
     runs: bool = False,
-    chunked: str | None = None,
 ) -> tuple[_Reader, BinaryIO]:
     """A reader for ``path`` within ``limits`` and the file opened for it (read into
     memory, bounded, if it is a pipe); an unreadable file is ``error``'s problem."""
     check_input_path(os.fspath(path), error)
-    reader = _Reader(os.fspath(path), error, limits or DEFAULT_LIMITS, chunked, runs)
+    reader = _Reader(os.fspath(path), error, limits or DEFAULT_LIMITS, runs)
     try:
         handle: BinaryIO = open(reader.name, "rb")  # noqa: SIM115 (closed by the caller)
     except OSError as exc:
@@ -326,7 +319,6 @@ def check_input_path(path: str, error: type[ScorerError]) -> None:
 class _Reader(FileChecks):
     """A text file's reader: its container (gzip, zip), its text, and the CSV in it."""
 
-    chunked: str | None = None
     runs: bool = False
 
     def read_text(self, handle: BinaryIO) -> tuple[Text, str] | None:
@@ -484,8 +476,7 @@ class _Reader(FileChecks):
         header_end = data.find(b"\n", start)
         has_quote = data.find(b'"', start if header_end < 0 else header_end + 1) >= 0
         self.check_decoded_size(data, start, len(header))
-        chunked = tuple(name == self.chunked for name in header)
-        columns = self.parse_columns(data, start, len(header), has_quote, container, chunked)
+        columns = self.parse_columns(data, start, len(header), has_quote, container)
         result = StringTable(tuple(header), columns)
         self.check_fields(result)
         return result
@@ -520,11 +511,9 @@ class _Reader(FileChecks):
         n_columns: int,
         has_quote: bool,
         container: str,
-        chunked: tuple[bool, ...] = (),
-    ) -> tuple[pa.Array | pa.ChunkedArray, ...]:
+    ) -> tuple[pa.Array, ...]:
         """Parse the lines after the header with pyarrow's CSV reader, a block at a time:
-        one array per column; the parser's chunks as they are for a column flagged in
-        ``chunked``; with ``runs``, a column whose first block's values come in runs of
+        one array per column; with ``runs``, a column whose first block's values come in runs of
         two lines or more on average (a long file's row ids) run-end encoded, block by
         block, so that its repeated values are never held."""
         block_size = min(
@@ -556,12 +545,9 @@ class _Reader(FileChecks):
         # Joined column by column, each chunk freed once copied, so that the peak holds
         # the chunks and one column's copy, not every column twice.
         as_runs = as_runs or [False] * n_columns
-        keep = list(chunked) + [False] * (n_columns - len(chunked))
         return tuple(
             _joined_runs(chunks.pop(0))
             if as_runs[i]
-            else pa.chunked_array(chunks.pop(0), pa.large_string())
-            if keep[i]
             else joined_strings(chunks.pop(0) or [pa.array([], pa.large_string())])
             for i in range(n_columns)
         )

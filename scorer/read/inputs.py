@@ -34,7 +34,6 @@ def as_string_table(
     error: type[ScorerError],
     limits: ReadLimits | None = None,
     runs: bool = False,
-    chunked: str | None = None,
 ) -> StringTable:
     """Accept a DataFrame, an Arrow table, a StringTable or a file path.
 
@@ -49,9 +48,6 @@ def as_string_table(
         table is held to ``max_columns`` like a file.
     runs : bool, default False
         A file's column may come back run-end encoded (:func:`~scorer.read.files.read_table`).
-    chunked : str, optional
-        A file's column of this name may come back as the parser's chunks
-        (:func:`~scorer.read.files.read_table`).
 
     Examples
     --------
@@ -81,7 +77,7 @@ def as_string_table(
                 return StringTable.from_frame(data)
             return StringTable.from_arrow(data)
         if isinstance(data, (str, os.PathLike)):
-            return read_table(data, error=error, limits=limits, runs=runs, chunked=chunked)
+            return read_table(data, error=error, limits=limits, runs=runs)
     raise error(
         f"Expected a pandas DataFrame, a pyarrow Table or a file path; got {type(data).__name__}."
     )
