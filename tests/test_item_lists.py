@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import tracemalloc
 
 import numpy as np
 import pyarrow as pa
@@ -179,3 +180,18 @@ def test_string_index_of_any_lengths_finds_the_first_equal(ids, probes, route) -
         assert index.first_of_self().tolist() == [first(ids, i) for i in ids]
         assert probe.first_of_self(index.find(probe)).tolist() == [first(probes, p) for p in probes]
         assert index.distinct == (len(set(ids)) == len(ids))
+
+
+def test_a_long_cell_is_counted_in_memory_of_its_own_size() -> None:
+    # Items are counted before a split (a check of k) with a mask of the cell's bytes and
+    # the places of a window of spaces at a time, never 8 bytes for every item of a cell.
+    text = " ".join(["a"] * 2_000_000)
+    cells = ListCells(pa.array([text], pa.large_string()))
+    tracemalloc.start()
+    try:
+        lengths = cells.lengths
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert lengths.tolist() == [2_000_000]
+    assert peak <= 2 * len(text), f"{peak:,} bytes to count a cell of {len(text):,}"

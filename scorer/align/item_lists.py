@@ -210,8 +210,8 @@ class ListCells:
         def count(block: tuple[int, int]) -> None:
             first, stop = block
             bounds = offsets[first : stop + 1]
-            spaces = np.flatnonzero(raw[int(bounds[0]) : int(bounds[-1])] == ord(" "))
-            before = np.searchsorted(spaces, bounds - bounds[0])
+            low = int(bounds[0])
+            before = _true_before(raw[low : int(bounds[-1])] == ord(" "), bounds - low)
             np.subtract(before[1:], before[:-1], out=lengths[first:stop])
             lengths[first:stop] += bounds[1:] > bounds[:-1]  # one item more, unless empty
 
