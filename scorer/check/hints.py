@@ -115,10 +115,12 @@ def _digit_records(ids: _Ids, n_users: int, every: bool) -> list[Hint]:
     """How many zero-padded digit ids each length holds (``padded_ids``), and for each
     length the rows of digit ids that start with 1 to 9 (``bare_ids``): what
     :func:`lost_zeros` pairs once the width is known. None where nothing can pair."""
+    if not every and not ids.zero_padded:
+        return []  # nothing to pair here, and no part to pair with
     first = ids.first
     starts_bare = (first >= _ONE) & (first <= _NINE)
-    if not every and not (starts_bare.any() and (first == _ZERO).any()):
-        return []  # nothing to pair here, and no part to pair with
+    if not every and not starts_bare.any():
+        return []
     listed, digits = ids.listed, ids.digits
     counts = np.zeros(NUMBER_DIGITS + 3, dtype=np.int64)  # zero-padded ids by length
     tokens = np.zeros(NUMBER_DIGITS + 3, dtype=np.int64)  # bare digit ids by length
@@ -250,7 +252,7 @@ def solution_hints(
         hit = (found >= 0) & np.isin(_pair_keys(ids.users(probes), found, len(forms)), keys)
         hints += _host_hint("leading_zeros_lost_in_submission", ids, truth, probes[hit])
     bare = (starts != _ZERO) & (starts != 0)
-    maybe = (ids.first == _ZERO) if bare.any() else np.zeros(0, dtype=bool)
+    maybe = (ids.first == _ZERO) if bare.any() and ids.zero_padded else np.zeros(0, dtype=bool)
     if maybe.any():  # the solution lost zeros: bare items, padded ids
         probes = np.flatnonzero(maybe & ids.listed & (ids.count_lengths > 1))
         trimmed = pc.utf8_ltrim(ids.take(probes), characters="0")
@@ -423,8 +425,15 @@ class _Ids:
         head = self.lists.head(1).cast(pa.large_string()).to_pylist()[0]
         if not (head.isdigit() and head.isascii() and (head[0] != "0" or len(head) == 1)):
             return False
-        padded = (self.first == _ZERO) & (self.count_lengths > 1)
-        return self.digits_only and not padded.any()
+        return self.digits_only and not self.zero_padded
+
+    @cached_property
+    def zero_padded(self) -> bool:
+        """Whether some id of two bytes or more starts with a zero (``007``, ``0.5``):
+        never for lists of values, which are canonical integers."""
+        if self.lists.values is not None:
+            return False
+        return bool(((self.first == _ZERO) & (self.count_lengths > 1)).any())
 
     def matching(self, pattern: str, chosen: np.ndarray) -> np.ndarray:
         """Whether each id is one of the ``chosen`` ones and matches ``pattern``."""
