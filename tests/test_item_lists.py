@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer.align.item_lists import ListCells, split_lists
+from scorer.align.item_lists import ListCells, SplitLists, split_lists
 from scorer.align.joins import StringIndex, first_index_of
 from scorer.align.rankings import GroundTruth, build_rankings
 from tests.seams import collide_prints, small_blocks
@@ -157,6 +157,38 @@ def test_hints_read_lists_of_one_width() -> None:
     assert [(code, rows.tolist()) for code, rows, *_ in host] == [
         ("leading_zeros_lost_in_submission", [False, True]),
     ]
+
+
+def test_hints_of_integer_items_read_no_id_since_none_is_zero_padded(monkeypatch) -> None:
+    # Items read as values are canonical integers: no hint about lost zeros can pair them
+    # with a bare solution item, so the hints end before reading any id's first byte
+    # (OTTO's 90 million), and say what they say of the same ids kept as strings.
+    from scorer.check import hints as module
+
+    as_values = split_lists(pa.array(["0 7 12", "300 0", ""], pa.large_string()))
+    assert as_values.values is not None
+    as_strings = SplitLists(as_values.lengths, as_values.tokens)
+    users = np.array([2, 0, 1])
+
+    def said(lists: SplitLists, truth: GroundTruth) -> list:
+        found = [
+            *module.prediction_hints(lists, users, 3),
+            *module.solution_hints(lists, users, truth),
+        ]
+        return [
+            (code, None if rows is None else rows.tolist(), counts)
+            for code, rows, counts, _ in found
+        ]
+
+    bare, padded = (
+        GroundTruth.from_lists(split_lists(pa.array(items)))
+        for items in (["7", "12"], ["0300", "7"])
+    )
+    assert said(as_values, padded) == said(as_strings, padded)  # "300" lost its zero
+    assert any(code == "leading_zeros_lost_in_submission" for code, *_ in said(as_values, padded))
+    expected = said(as_strings, bare)
+    monkeypatch.setattr(module._Ids, "first", property(lambda ids: pytest.fail("read every id")))
+    assert said(as_values, bare) == expected
 
 
 @settings(max_examples=200, deadline=None)
