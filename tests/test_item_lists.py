@@ -51,8 +51,7 @@ def test_items_counted_from_the_bytes_and_from_the_split_agree(
     # Cells in blocks of a few rows, with integer items or not: the lengths counted from
     # the spaces (asked for before the split, as a check of k does) and those each
     # block's split gives are both str.split()'s, and so are the items placed by them.
-    monkeypatch = pytest.MonkeyPatch()
-    with monkeypatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch:
         small_blocks(patch, block_rows)
         cells_of = ListCells(pa.array(values, pa.large_string()))
         counted = cells_of.lengths.tolist() if counted_first else None

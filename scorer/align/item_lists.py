@@ -204,7 +204,7 @@ class ListCells:
         holds ``m - 1`` spaces, counted a block of cells at a time on the thread pool."""
         if self._already_split is not None:
             return self._already_split.lengths
-        offsets, raw = _from_zero(string_offsets(self.cells)), string_bytes(self.cells)
+        offsets, raw = self._offsets_and_bytes()
         lengths = np.empty(len(self.cells), dtype=np.int64)
 
         def count(block: tuple[int, int]) -> None:
@@ -218,6 +218,10 @@ class ListCells:
         parallel_map(count, self._blocks)
         return lengths
 
+    def _offsets_and_bytes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The cells' offsets (from 0) and their bytes."""
+        return _from_zero(string_offsets(self.cells)), string_bytes(self.cells)
+
     @cached_property
     def _blocks(self) -> list[tuple[int, int]]:
         """The cells in blocks (:func:`_cell_blocks`)."""
@@ -228,7 +232,7 @@ class ListCells:
         """Where each block's items begin among all the items, and their bytes among all
         the items' bytes, the totals last: counted from each block's spaces on the
         thread pool (a non-empty single-spaced cell of ``m`` items holds ``m - 1``)."""
-        offsets, raw = _from_zero(string_offsets(self.cells)), string_bytes(self.cells)
+        offsets, raw = self._offsets_and_bytes()
 
         def counts(block: tuple[int, int]) -> tuple[int, int]:
             bounds = offsets[block[0] : block[1] + 1]
