@@ -150,7 +150,7 @@ names in type_weights (--type-weight TYPE=W).
     if given is None:
         return {kind: Fraction(1, len(types)) for kind in types}
     missing = [kind for kind in types if kind not in given]
-    unknown = [kind for kind in given if kind not in types]
+    unknown = sorted(kind for kind in given if kind not in types)  # whatever the order given
     if missing or unknown:
         found = []
         if missing:

@@ -265,6 +265,10 @@ def test_missing_rows_are_an_error_by_default_and_empty_on_request():
             {"row_id_type_separator": "_", "type_weights": {"a": 1.0, "b": 1, "c": 2}},
             r"not a type of the solution: 'c'",
         ),
+        (  # named in sorted order, whatever the mapping's order (a partial run's is sorted)
+            {"row_id_type_separator": "_", "type_weights": {"z": 1, "a": 1.0, "c": 2, "b": 1}},
+            r"not a type of the solution: 'c', 'z'\.",
+        ),
         (
             {"row_id_type_separator": "_", "type_weights": {"a": float("nan"), "b": 1}},
             r"finite weight ≥ 0\. Got .* \(bad: 'a'\)",
