@@ -20,6 +20,7 @@ from scorer.arrays import (
     holds_any_byte,
     lexicographic_order,
     search_sorted,
+    sort_with_order,
     to_arrow,
     to_numpy,
     to_strings,
@@ -271,6 +272,39 @@ def test_search_sorted_finds_what_searchsorted_finds(haystack: list[int], needle
     found = np.array(needles, dtype=np.int64)
     expected = np.searchsorted(sorted_values, found)
     assert search_sorted(sorted_values, found).tolist() == expected.tolist()
+
+
+#: Values that differ only in their lowest bits (where the sort puts each one's index),
+#: around wide ones and the extremes.
+_NEAR = st.builds(lambda high, low: (high << 20) + low, st.integers(-(2**43), 2**43 - 1),
+                  st.integers(0, 2**20 - 1))  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WIDE | _NEAR | st.integers(-3, 3), max_size=60), st.randoms())
+def test_sort_with_order_is_numpys_stable_argsort(values: list[int], rng) -> None:
+    """The order is numpy's stable argsort and the values end sorted, for values
+    spread wide, sharing all but their lowest bits, small or repeated."""
+    values += [rng.choice(values) for _ in range(len(values) // 2)] if values else []
+    given_values = np.array(values, dtype=np.int64)
+    sorted_values = given_values.copy()
+    order = sort_with_order(sorted_values)
+    assert order.tolist() == np.argsort(given_values, kind="stable").tolist()
+    assert sorted_values.tolist() == sorted(values)
+
+
+def test_sort_with_order_over_several_blocks() -> None:
+    """More values than a block, runs that share all but the index's bits among them."""
+    rng = np.random.default_rng(3)
+    n = scorer.arrays.BLOCK_ROWS * 2 + 7
+    given_values = rng.integers(-(2**63), 2**63 - 1, n, dtype=np.int64)
+    given_values[::3] = given_values[::3] >> 40 << 40  # runs of neighbours in the index's bits
+    given_values[1::5] = given_values[0]
+    sorted_values = given_values.copy()
+    order = sort_with_order(sorted_values)
+    assert order.dtype == np.int32
+    assert np.array_equal(order, np.argsort(given_values, kind="stable"))
+    assert np.array_equal(sorted_values, np.sort(given_values))
 
 
 @given(st.lists(st.integers(-3, 3)) | st.lists(st.integers(-(2**63), 2**63 - 1), max_size=5))

@@ -30,6 +30,7 @@ from scorer.arrays import (
     parallel_all,
     parallel_map,
     search_sorted,
+    sort_with_order,
     string_offsets,
     to_arrow,
     to_numpy,
@@ -290,8 +291,7 @@ def _print_groups(
     Temporaries are freed as soon as they are used: a column of very short strings
     must not cost many times its own size (the resource contract)."""
     ordered = string_prints(strings, key)
-    order = np.argsort(ordered)
-    ordered.sort()  # in place: no third array of every string (the order's own prints)
+    order = sort_with_order(ordered)  # in place: no third array of every string
     starts_group = np.empty(len(order), dtype=bool)
     starts_group[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=starts_group[1:])
@@ -304,7 +304,7 @@ def _print_groups(
     group = np.empty_like(numbers)
     group[order] = numbers
     del numbers
-    first = np.minimum.reduceat(order, starts) if len(order) else order
+    first = order[starts].astype(np.int64)  # equal prints in the order given
     del order
     shared = np.diff(np.append(starts, len(group))) > 1  # groups of more than one string
     for start in range(0, len(group) if shared.any() else 0, BLOCK_ROWS):
