@@ -333,8 +333,8 @@ def _grouped_and_ranked(row_ids: pa.Array, items: pa.Array, ranks: pa.Array) -> 
     >>> _grouped_and_ranked(pa.array(["u2", "u1", "u2"]), pa.array(["a", "b", "c"]), ranks) is None
     True
     """
-    cells = ListCells(text_column(items))
-    if len(cells.lengths) == 0 or (cells.lengths != 1).any():
+    items = text_column(items)
+    if not _bare_items(items):
         return None
     if pa.types.is_run_end_encoded(row_ids.type) and row_ids.offset == 0:
         heads = row_ids.values
@@ -351,13 +351,33 @@ def _grouped_and_ranked(row_ids: pa.Array, items: pa.Array, ranks: pa.Array) -> 
         return None
     offsets = to_arrow(np.append(starts, len(ranks)))
     return WideRankings(
-        # A cell of one item, once single-spaced, is that item: the cells are the items.
         heads,
-        pa.LargeListArray.from_arrays(offsets, text_column(cells.cells)),
+        pa.LargeListArray.from_arrays(offsets, items),
         None,
         None,
         (),
     )
+
+
+def _bare_items(cells: pa.Array) -> bool:
+    """Whether every cell (``large_string``) is one item as it stands: not empty nor
+    missing, and printable ASCII with no space, so that ``" ".join(cell.split())`` is
+    the cell itself. Any other cell (whitespace to strip, several items, other
+    characters) takes the general pivot, which says what is wrong with it.
+
+    Examples
+    --------
+    >>> _bare_items(pa.array(["a1", "b"], pa.large_string()))
+    True
+    >>> [_bare_items(pa.array([cell], pa.large_string())) for cell in ["a b", " a", "", "é"]]
+    [False, False, False, False]
+    """
+    offsets, raw = string_offsets(cells), string_bytes(cells)
+    if len(cells) == 0 or cells.null_count or raw is None:
+        return False
+    if (offsets[1:] == offsets[:-1]).any():
+        return False
+    return int(raw.min()) > 0x20 and int(raw.max()) < 0x80
 
 
 def _plain_whole_numbers(texts: pa.Array) -> np.ndarray | None:
