@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import ParticipantVisibleError, evaluate
-from scorer.align.long_layout import long_solution_to_wide, long_to_wide
+from scorer.align.long_layout import long_solution_to_wide, long_to_wide, sort_order
 from scorer.check.findings import Wording, problems
 from tests.long_cases import RANKS, ROW_IDS, grouped_ranked_rows, rows_strategy
 
@@ -346,3 +346,21 @@ def test_a_rank_of_more_than_18_digits_is_refused_as_too_large():
     assert "1 row whose rank is not a whole number of at least 1\n   examples (row ids): 'u3'" in (
         str(caught.value)
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 3).flatmap(
+        lambda n_keys: st.lists(
+            st.tuples(*[st.integers(0, 5) | st.integers(0, 2**62) for _ in range(n_keys)]),
+            max_size=50,
+        )
+    ),
+)
+def test_sort_order_is_numpys_stable_lexsort(rows):
+    """Packed with each row's index (small keys), or too wide for that (np.lexsort):
+    the same stable order, equal keys in their rows' order."""
+    keys = [np.array(column, dtype=np.int64) for column in zip(*rows, strict=True)]
+    if not keys:
+        keys = [np.zeros(0, dtype=np.int64)]
+    assert sort_order(*keys).tolist() == np.lexsort(keys[::-1]).tolist()

@@ -520,27 +520,34 @@ def _rank_order(
 
 
 def sort_order(*keys: np.ndarray) -> np.ndarray:
-    """The order of rows sorted by ``keys`` (non-negative integers, the first most
-    significant): one sort of the keys packed into one int64 when they fit in 63 bits,
-    else ``np.lexsort``. Rows whose keys are all equal may come in any order.
+    """The stable order of rows sorted by ``keys`` (non-negative integers, the first
+    most significant): one sort of the keys and each row's index packed into one int64
+    when they fit in 63 bits (several times faster than an argsort), else
+    ``np.lexsort``. Rows whose keys are all equal keep their order.
 
     Examples
     --------
-    >>> sort_order(np.array([1, 0, 1, 0]), np.array([0, 5, 0, 2])).tolist()[:2]
-    [3, 1]
+    >>> sort_order(np.array([1, 0, 1, 0]), np.array([0, 5, 0, 2])).tolist()
+    [3, 1, 0, 2]
     >>> sort_order(np.array([1, 0]), np.array([2**62, 0])).tolist()
     [1, 0]
     """
+    n = len(keys[0])
+    index_bits = max(n - 1, 1).bit_length()
     widths = [int(key.max(initial=0)).bit_length() for key in keys]
-    if sum(widths) > 63:
+    if sum(widths) + index_bits > 63:
         return np.lexsort(keys[::-1])
-    packed = np.zeros(len(keys[0]), dtype=np.int64)
+    packed = np.zeros(n, dtype=np.int64)
     for key, width in zip(keys, widths, strict=True):
         packed <<= width
         packed |= key
     if np.all(packed[1:] >= packed[:-1]):  # already in order (a file grouped and ranked)
-        return np.arange(len(packed))
-    return np.argsort(packed)
+        return np.arange(n)
+    packed <<= index_bits
+    packed |= np.arange(n, dtype=np.int64)
+    packed.sort()
+    packed &= (1 << index_bits) - 1
+    return packed
 
 
 def _score_order(
