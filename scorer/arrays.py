@@ -431,7 +431,8 @@ def sort_with_order(values: np.ndarray) -> np.ndarray:
         np.bitwise_and(block, low_bits, out=low[start : start + len(block)], casting="unsafe")
         block &= ~low_bits
         block |= np.arange(start, start + len(block), dtype=np.int64)
-    values.sort()
+    if not _rising(values):  # already rising (every value equal, say): no sort
+        values.sort()
     order = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
     for start in range(0, n, BLOCK_ROWS):
         block, placed = values[start : start + BLOCK_ROWS], order[start : start + BLOCK_ROWS]
@@ -441,6 +442,22 @@ def sort_with_order(values: np.ndarray) -> np.ndarray:
     del low
     _sort_shared_runs(values, order, bits)
     return order
+
+
+def _rising(values: np.ndarray) -> bool:
+    """Whether ``values`` never fall, checked a block at a time (the first fall ends it).
+
+    Examples
+    --------
+    >>> _rising(np.array([1, 1, 2])), _rising(np.array([2, 1])), _rising(np.array([]))
+    (True, False, True)
+    """
+    last = len(values) - 1
+    for start in range(0, max(last, 0), BLOCK_ROWS):
+        stop = min(start + BLOCK_ROWS, last)
+        if not np.all(values[start + 1 : stop + 1] >= values[start:stop]):
+            return False
+    return True
 
 
 def _sort_shared_runs(values: np.ndarray, order: np.ndarray, bits: int) -> None:

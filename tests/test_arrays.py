@@ -293,13 +293,22 @@ def test_sort_with_order_is_numpys_stable_argsort(values: list[int], rng) -> Non
     assert sorted_values.tolist() == sorted(values)
 
 
-def test_sort_with_order_over_several_blocks() -> None:
-    """More values than a block, runs that share all but the index's bits among them."""
+def _several_blocks() -> list[np.ndarray]:
+    """More values than a block: spread with runs that share all but the index's bits;
+    all equal (in order once each carries its index); all equal but the last, smaller."""
     rng = np.random.default_rng(3)
     n = scorer.arrays.BLOCK_ROWS * 2 + 7
-    given_values = rng.integers(-(2**63), 2**63 - 1, n, dtype=np.int64)
-    given_values[::3] = given_values[::3] >> 40 << 40  # runs of neighbours in the index's bits
-    given_values[1::5] = given_values[0]
+    spread = rng.integers(-(2**63), 2**63 - 1, n, dtype=np.int64)
+    spread[::3] = spread[::3] >> 40 << 40
+    spread[1::5] = spread[0]
+    equal = np.full(n, 7, dtype=np.int64)
+    falling_last = equal.copy()
+    falling_last[-1] = 7 - 2**40  # smaller beyond the index's bits
+    return [spread, equal, falling_last]
+
+
+@pytest.mark.parametrize("given_values", _several_blocks(), ids=["spread", "equal", "last falls"])
+def test_sort_with_order_over_several_blocks(given_values: np.ndarray) -> None:
     sorted_values = given_values.copy()
     order = sort_with_order(sorted_values)
     assert order.dtype == np.int32
