@@ -274,6 +274,29 @@ def test_search_sorted_finds_what_searchsorted_finds(haystack: list[int], needle
     assert search_sorted(sorted_values, found).tolist() == expected.tolist()
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 2**62).flatmap(
+        lambda span: st.tuples(
+            st.just(span),
+            st.lists(st.integers(0, span - 1), max_size=40),
+            st.lists(st.integers(0, span - 1), max_size=40),
+        )
+    ),
+    st.sampled_from([np.int32, np.int64]),
+)
+def test_search_sorted_within_a_span_finds_what_searchsorted_finds(case, dtype) -> None:
+    """Needles in [0, span) (packed keys, int32 when they fit), for spans from 1 to
+    2**62: the positions numpy's search gives in the order given."""
+    span, haystack, needles = case
+    if dtype is np.int32 and span > 2**31:
+        span, haystack, needles = 2**31, [h % 2**31 for h in haystack], [n % 2**31 for n in needles]
+    sorted_values = np.sort(np.array(haystack, dtype=dtype))
+    found = np.array(needles, dtype=dtype)
+    expected = np.searchsorted(sorted_values, found)
+    assert search_sorted(sorted_values, found, span=span).tolist() == expected.tolist()
+
+
 #: Values that differ only in their lowest bits (where the sort puts each one's index),
 #: around wide ones and the extremes.
 _NEAR = st.builds(lambda high, low: (high << 20) + low, st.integers(-(2**43), 2**43 - 1),

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from scorer.align.item_lists import SplitLists
 from scorer.align.joins import StringIndex, encode
-from scorer.arrays import BLOCK_ROWS, text_column, to_arrow
+from scorer.arrays import BLOCK_ROWS, search_sorted, text_column, to_arrow
 from scorer.errors import Finding, smallest_of, smallest_values
 from scorer.options import CandidateRule
 
@@ -100,12 +100,9 @@ class PairIndex:
         del codes
         keys[~hit] = 0  # in range for the keys' type; never counted as found
         keys = keys.astype(self._keys.dtype, copy=False)
-        # Searched in sorted order: each search then starts where the last one ended,
-        # several times faster than random probes of a large array.
-        order = np.argsort(keys)
-        found = np.empty(len(keys), dtype=np.int64)
-        found[order] = np.searchsorted(self._keys, keys[order])
-        del order
+        # Searched in the order of their leading bits: each search then starts near
+        # where the last one ended, several times faster than random probes.
+        found = search_sorted(self._keys, keys, span=self._end).astype(np.int64, copy=False)
         np.minimum(found, self.n_pairs - 1, out=found)
         hit &= self._keys[found] == keys
         found[~hit] = -1
