@@ -394,7 +394,11 @@ def _single_spaced(cells: pa.Array) -> pa.Array:
     raw = string_bytes(cells)
     offsets = _from_zero(offsets)
     nonempty = offsets[1:] > offsets[:-1]
-    if _badly_spaced(raw, offsets[:-1][nonempty], offsets[1:][nonempty]):
+    # No space at all (one item a cell, say): nothing badly spaced, and no cell's
+    # bounds copied to find out.
+    if holds_any_byte(raw, b" ") and _badly_spaced(
+        raw, offsets[:-1][nonempty], offsets[1:][nonempty]
+    ):
         raw, offsets = _squeeze_spaces(raw, offsets, raw == ord(" "))
         nonempty = offsets[1:] > offsets[:-1]
     elif nonempty.all():

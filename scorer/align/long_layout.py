@@ -33,6 +33,7 @@ from scorer.arrays import (
     BLOCK_ROWS,
     offsets_of,
     parallel_all,
+    sort_with_order,
     string_bytes,
     string_offsets,
     text_column,
@@ -333,12 +334,9 @@ def _grouped_and_ranked(row_ids: pa.Array, items: pa.Array, ranks: pa.Array) -> 
     >>> _grouped_and_ranked(pa.array(["u2", "u1", "u2"]), pa.array(["a", "b", "c"]), ranks) is None
     True
     """
-    items = text_column(items)
-    if not _bare_items(items):  # whitespace to strip, say: one item each once single-spaced?
-        cells = ListCells(items)
-        if len(cells.lengths) == 0 or (cells.lengths != 1).any():
-            return None
-        items = text_column(cells.cells)  # a cell of one item, single-spaced, is that item
+    cells = ListCells(text_column(items))
+    if len(cells.lengths) == 0 or (cells.lengths != 1).any():
+        return None
     if pa.types.is_run_end_encoded(row_ids.type) and row_ids.offset == 0:
         heads = row_ids.values
         starts = np.concatenate(([0], to_numpy(row_ids.run_ends)[:-1])).astype(np.int64)
@@ -354,33 +352,13 @@ def _grouped_and_ranked(row_ids: pa.Array, items: pa.Array, ranks: pa.Array) -> 
         return None
     offsets = to_arrow(np.append(starts, len(ranks)))
     return WideRankings(
+        # A cell of one item, once single-spaced, is that item: the cells are the items.
         heads,
-        pa.LargeListArray.from_arrays(offsets, items),
+        pa.LargeListArray.from_arrays(offsets, text_column(cells.cells)),
         None,
         None,
         (),
     )
-
-
-def _bare_items(cells: pa.Array) -> bool:
-    """Whether every cell (``large_string``) is one item as it stands: not empty nor
-    missing, and printable ASCII with no space, so that ``" ".join(cell.split())`` is
-    the cell itself (checked on the bytes, where single-spacing every cell first costs
-    a pass with temporaries as large as the column).
-
-    Examples
-    --------
-    >>> _bare_items(pa.array(["a1", "b"], pa.large_string()))
-    True
-    >>> [_bare_items(pa.array([cell], pa.large_string())) for cell in ["a b", " a", "", "é"]]
-    [False, False, False, False]
-    """
-    offsets, raw = string_offsets(cells), string_bytes(cells)
-    if len(cells) == 0 or cells.null_count or raw is None:
-        return False
-    if (offsets[1:] == offsets[:-1]).any():
-        return False
-    return int(raw.min()) > 0x20 and int(raw.max()) < 0x80
 
 
 def _plain_whole_numbers(texts: pa.Array) -> np.ndarray | None:
@@ -524,9 +502,10 @@ def _rank_order(
 
 def sort_order(*keys: np.ndarray) -> np.ndarray:
     """The stable order of rows sorted by ``keys`` (non-negative integers, the first
-    most significant): one sort of the keys and each row's index packed into one int64
-    when they fit in 63 bits (several times faster than an argsort), else
-    ``np.lexsort``. Rows whose keys are all equal keep their order.
+    most significant): the keys packed into one int64 above room for each row's index,
+    sorted by :func:`~scorer.arrays.sort_with_order` (several times faster than an
+    argsort), when they fit in 63 bits; else ``np.lexsort``. Rows whose keys are all
+    equal keep their order.
 
     Examples
     --------
@@ -544,13 +523,8 @@ def sort_order(*keys: np.ndarray) -> np.ndarray:
     for key, width in zip(keys, widths, strict=True):
         packed <<= width
         packed |= key
-    if np.all(packed[1:] >= packed[:-1]):  # already in order (a file grouped and ranked)
-        return np.arange(n)
-    packed <<= index_bits
-    packed |= np.arange(n, dtype=np.int64)
-    packed.sort()
-    packed &= (1 << index_bits) - 1
-    return packed
+    packed <<= index_bits  # room below the keys for each row's index: no value shared
+    return sort_with_order(packed)  # already in order (grouped and ranked): no sort
 
 
 def _score_order(
