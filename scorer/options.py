@@ -269,7 +269,8 @@ OPTIONS: tuple[Option, ...] = (
         "a row id (or row id and target type) missing from the submission is invalid (the "
         "Kaggle rule), scored as an empty ranking (OTTO's reference code, trec_eval `-c`), or "
         'left out of the mean (trec_eval\'s default; `format="trec"` only, and its default '
-        "there); their count is a warning",
+        "there: a table refuses it, since a participant could leave out the rows it scores "
+        "worst on); their count is a warning",
         ("--missing-rows",),
     ),
     Option(
@@ -513,6 +514,18 @@ def _long_trec_files(options: Any) -> str | None:
     return None
 
 
+def _skipped_rows_of_a_table(options: Any) -> str | None:
+    if options.missing_rows == "skip" and options.format != "trec":
+        return (
+            "missing_rows='skip' leaves a query that a trec_eval run lacks out of the mean: "
+            "trec_eval's rule, for its files only (format='trec'). In a table it would let a "
+            "submission leave out the rows it scores worst on. Pass missing_rows='error' (a "
+            "missing row id is invalid) or 'empty' (scored as an empty ranking). Got "
+            f"missing_rows='skip', format={options.format!r}."
+        )
+    return None
+
+
 def _both_type_sources(options: Any) -> str | None:
     by_column, by_separator = options.target_type_column_name, options.row_id_type_separator
     if by_column is not None and by_separator is not None:
@@ -552,6 +565,7 @@ COMBINATIONS: tuple[Combination, ...] = (
     Combination(("rank_column_name", "score_column_name", "layout"), _ranks_of_a_wide_submission),
     Combination(("empty_token", "grade_column_name", "format"), _graded_empty_token),
     Combination(("format", "layout", "solution_layout"), _long_trec_files),
+    Combination(("missing_rows", "format"), _skipped_rows_of_a_table),
     Combination(
         ("target_type_column_name", "row_id_type_separator"), _both_type_sources, exclusive=True
     ),

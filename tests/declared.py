@@ -15,7 +15,7 @@ from scorer import HostVisibleError, evaluate
 from scorer.constraints import Choices, Constraint, Interval
 from scorer.measures import REGISTRY, Family, parse
 from scorer.measures.registry import Param
-from scorer.options import OPTION, OPTIONS, Option
+from scorer.options import OPTION, OPTIONS, Option, Options
 
 #: The largest grade in the tests' solutions (they draw grades 0 to 3): a parameter value
 #: that only the data can refuse (ERR's ``max_grade`` below the solution's largest grade)
@@ -143,8 +143,24 @@ def written_values(constraint: Constraint) -> st.SearchStrategy[str]:
 
 
 def choices(name: str) -> st.SearchStrategy[str]:
-    """Any value of the option ``name``, whose constraint is :class:`Choices`."""
-    return st.sampled_from(OPTION[name].constraint.values)
+    """Any value of the option ``name`` (a :class:`Choices`) that a table takes."""
+    return st.sampled_from(table_values(name))
+
+
+def table_values(name: str) -> list[str]:
+    """The values of the option ``name`` (a :class:`Choices`) that :class:`Options` takes
+    with every other option at its default (a table): its declaration's values less
+    those a rule of :data:`~scorer.options.COMBINATIONS` refuses there
+    (``missing_rows="skip"`` is for trec_eval files)."""
+    return [value for value in OPTION[name].constraint.values if _taken_alone(name, value)]
+
+
+def _taken_alone(name: str, value: Any) -> bool:
+    try:
+        Options(**{name: value})
+    except HostVisibleError:
+        return False
+    return True
 
 
 def other_value(option: Option) -> Any:

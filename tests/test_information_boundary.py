@@ -34,7 +34,6 @@ from scorer.align.item_lists import split_lists
 from scorer.align.rankings import GroundTruth
 from scorer.check.findings import ID_REPAIRS
 from scorer.errors import Finding
-from scorer.options import OPTION
 from tests.boundary_cases import (
     SCORE_HINT,
     Case,
@@ -49,6 +48,7 @@ from tests.boundary_cases import (
     scored_participant_view,
 )
 from tests.cost import run_capped
+from tests.declared import table_values
 
 
 @pytest.fixture(autouse=True)
@@ -691,7 +691,7 @@ def make_shape_case(seed: int) -> ShapeCase:
         "k": k,
         "layout": "long",
         "solution_layout": "long" if long_truth else "wide",
-        "unjudged": str(rng.choice(OPTION["unjudged"].constraint.values)),
+        "unjudged": str(rng.choice(table_values("unjudged"))),
         "extra_predictions": "truncate" if rng.random() < 0.3 else "error",
         "unknown_row_ids": "ignore" if rng.random() < 0.2 else "error",
     }
@@ -910,7 +910,7 @@ def make_typed_case(seed: int) -> TypedCase:
         submission.reset_index(drop=True),
         k,
         by_column,
-        str(rng.choice(OPTION["missing_rows"].constraint.values)),
+        str(rng.choice(table_values("missing_rows"))),
         bool(rng.random() < 0.2),
         candidates,
         rule,
@@ -1040,7 +1040,7 @@ def test_gap_participant_text_does_not_depend_on_hidden_data() -> None:
         case = make_case(seed)
         rng = np.random.default_rng(seed + 10**6)
         submission = _scored_submission(rng, case)
-        empty = str(rng.choice(OPTION["empty_ground_truth"].constraint.values))
+        empty = str(rng.choice(table_values("empty_ground_truth")))
         views = [scored_view(solution, submission, empty) for solution in case.solutions]
         if "host" in {view[0] for view in views}:
             continue  # skip: a solution with no scorable row is the host's problem

@@ -182,6 +182,10 @@ def test_option_combinations_that_cannot_be_are_the_hosts_error() -> None:
         evaluate(table, table, format="trec")
     with pytest.raises(HostVisibleError, match=r"leave layout and solution_layout at 'wide'"):
         evaluate("q", "r", format="trec", layout="long")
+    # Left out of the mean, a missing row would be a way to drop the rows a table scores
+    # worst: trec_eval's rule, for its files only.
+    with pytest.raises(HostVisibleError, match=r"missing_rows='skip' .* for its files only"):
+        evaluate(table, table, missing_rows="skip")
 
 
 # --- trec_eval files ----------------------------------------------------------------------
