@@ -167,6 +167,12 @@ def test_measures_are_read_as_trec_eval_reads_them() -> None:
          r"\. Got 0\."),
         (["-M", "0", "-m", "map"], r"-M must be at least 1 \(the documents counted per query\)"
          r"\. Got 0\."),
+        # trec_eval's options for outputs the scorer does not make.
+        (["-R", "prefs"], r"-R prefs: scorer trec-eval reads trec_eval's qrels format only "
+         r"\(-R qrels, the default\)\. Convert the file, or leave -R out\."),
+        (["-T", "tsv"], r"-T tsv: .* trec_results format only \(-T trec_results, the default\)"),
+        (["-Z", "zscores.txt"], r"-Z zscores\.txt: scorer trec-eval prints no z-scores\."),
+        (["-o"], r"-o: scorer trec-eval prints trec_eval's current output format only\."),
     ],
 )  # fmt: skip
 def test_usage_errors_are_exit_2(capsys, args, message) -> None:
@@ -200,6 +206,47 @@ def test_invalid_qrels_and_missing_files_are_exit_2(tmp_path) -> None:
     assert missing.returncode == 2 and "nothing" in missing.stderr
     usage = _command("-m", "map", FIXTURES / "qrels.txt")
     assert usage.returncode == 2 and "the following arguments are required: run" in usage.stderr
+
+
+def test_trec_evals_options_that_change_nothing_here_are_taken(capsys) -> None:
+    """A script that passes trec_eval's -N, -D or the default formats runs unchanged."""
+    files = case_args("per_query")
+    expected = trec_eval(capsys, *files)
+    assert expected[0] == 0
+    given = ("-N", "1000", "-D", "0", "-R", "qrels", "-T", "trec_results")
+    assert trec_eval(capsys, *given, *files) == expected
+    long = ("--Number_docs_in_coll", "1000", "--Debug_level", "1", "--Rel_info_format=qrels")
+    assert trec_eval(capsys, *long, *files) == expected
+
+
+def test_the_version_is_on_standard_error_as_trec_evals(capsys) -> None:
+    with pytest.raises(SystemExit) as ended:
+        main(["trec-eval", "-v"])
+    captured = capsys.readouterr()
+    assert ended.value.code == 0 and captured.out == ""
+    assert re.fullmatch(r"scorer trec-eval \S+ \(trec_eval 10's command line\)\n", captured.err)
+
+
+def test_warnings_go_to_standard_error_and_leave_the_lines_alone(capsys) -> None:
+    """A qrels query the run lacks is left out with a warning naming it; a docno judged
+    twice warns the host (docs/trec-eval.md); standard output is trec_eval's lines."""
+    files = case_args("left_out")[-2:]
+    code, out, err = trec_eval(capsys, "-m", "map", *files)
+    assert code == 0 and re.fullmatch(r"map\s+\tall\t\d\.\d{4}\n", out)
+    assert err.startswith("Warnings (2):\n  - [submission] 1 qid of the qrels has no line in ")
+    assert "left out of the mean, as trec_eval does (-c scores them 0)" in err
+    code, out_json, err_json = trec_eval(capsys, "--json", "-m", "map", *files)
+    assert code == 0 and err_json == err and json.loads(out_json)
+
+
+def test_a_docno_judged_twice_warns_the_host(capsys, tmp_path) -> None:
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 1\nq1 0 d1 2\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 d1 1 2.0 r\n")
+    code, out, err = trec_eval(capsys, "-m", "map", qrels, run)
+    assert (code, out) == (0, "map                   \tall\t1.0000\n")
+    assert "[host] 1 row of the solution has a relevant item listed twice" in err
 
 
 def test_a_cut_past_every_document_is_no_cut(capsys) -> None:

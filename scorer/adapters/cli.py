@@ -32,7 +32,13 @@ import pyarrow as pa
 
 import scorer
 from scorer.adapters.commands import add_ci_options, format_intervals, intervals, intervals_json
-from scorer.adapters.output import Parser, emit, refuse_overwriting_inputs, write_output
+from scorer.adapters.output import (
+    Parser,
+    emit,
+    refuse_overwriting_inputs,
+    warning_lines,
+    write_output,
+)
 from scorer.adapters.process import prefer_jemalloc
 from scorer.constraints import Choices, Interval, Weights
 from scorer.errors import HostVisibleError, ParticipantVisibleError, Problem, withheld
@@ -250,11 +256,7 @@ def format_result(result: ScoreResult) -> str:
         f"Users: {result.n_scored:,} scored, {result.n_skipped:,} skipped ({skipped}), "
         f"{result.n_ignored:,} ignored; {result.n_users:,} in the solution"
     )
-    if result.warnings:
-        lines.append(f"Warnings ({len(result.warnings)}):")
-        for warning in result.warnings:
-            about = "submission" if warning.audience == "participant" else "host"
-            lines.append(f"  - [{about}] {warning}")
+    lines += warning_lines(result.warnings)
     return "\n".join(lines)
 
 

@@ -8,10 +8,12 @@ import contextlib
 import os
 import re
 import sys
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from scorer.errors import HostVisibleError, closest
 from scorer.read.files import write_atomic
+from scorer.result import ScoreWarning
 
 
 class Parser(argparse.ArgumentParser):
@@ -63,6 +65,25 @@ def emit(text: str) -> None:
             f"Cannot write to standard output: {exc.strerror or exc}. "
             "Check where the output goes (a closed pipe or a full disk)."
         ) from exc
+
+
+def warning_lines(warnings: Sequence[ScoreWarning]) -> list[str]:
+    """A run's warnings as the command line prints them: a count, then one line each,
+    marked with whom it is for (none: no line).
+
+    Examples
+    --------
+    >>> empty = ScoreWarning("empty_rows", "1 row has no prediction.", 1, (), "participant")
+    >>> warning_lines([empty])
+    ['Warnings (1):', '  - [submission] 1 row has no prediction.']
+    """
+    if not warnings:
+        return []
+    lines = [f"Warnings ({len(warnings)}):"]
+    for warning in warnings:
+        about = "submission" if warning.audience == "participant" else "host"
+        lines.append(f"  - [{about}] {warning}")
+    return lines
 
 
 def write_output(path: str, text: str | bytes) -> None:

@@ -25,13 +25,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 import scorer
-from scorer.adapters.output import emit
+from scorer.adapters.output import emit, warning_lines
 from scorer.errors import HostVisibleError
 from scorer.measures import Measure, trec_eval_measures
 from scorer.measures.names import TREC_MEASURES, TREC_NICKNAMES, TREC_PRINTED_ONLY
@@ -88,6 +89,14 @@ def trec_eval_parser(
         metavar="N",
         help="only each query's first N documents count (default: all)",
     )
+    for short, long, metavar, help_text in _NOT_TAKEN:
+        parser.add_argument(short, long, metavar=metavar, help=help_text)
+    parser.add_argument(
+        "-o", "--Output_old_results_format", action="store_true", help="refused (exit 2)"
+    )
+    parser.add_argument(
+        "-v", "--version", action=_Version, nargs=0, help="print the version and exit"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--precision",
@@ -98,6 +107,61 @@ def trec_eval_parser(
     )
     add_read_limits(parser)
     return parser
+
+
+class _Version(argparse.Action):
+    """``-v``: the version on standard error, then exit 0, as trec_eval does."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        version = f"scorer trec-eval {scorer.__version__} (trec_eval 10's command line)"
+        print(version, file=sys.stderr)
+        parser.exit()
+
+
+#: trec_eval's options whose values change nothing the scorer prints, or that it refuses
+#: unless given trec_eval's default (:data:`_DEFAULT_FORMATS`).
+_NOT_TAKEN = (
+    ("-D", "--Debug_level", "N", "accepted, ignored (trec_eval's debugging output)"),
+    ("-N", "--Number_docs_in_coll", "N", "accepted, ignored (docs/trec-eval.md)"),
+    ("-R", "--Rel_info_format", "FORMAT", "qrels only, trec_eval's default"),
+    ("-T", "--Results_format", "FORMAT", "trec_results only, trec_eval's default"),
+    ("-Z", "--Zscore", "FILE", "refused (exit 2): no z-scores"),
+)
+#: The one value each format option takes (its flag, its field): trec_eval's default.
+_DEFAULT_FORMATS = {("-R", "Rel_info_format"): "qrels", ("-T", "Results_format"): "trec_results"}
+
+
+def refuse_untaken(args: argparse.Namespace) -> None:
+    """Refuse the trec_eval options whose output the scorer does not make: another
+    format of the qrels or of the run, z-scores, the old output format.
+
+    Examples
+    --------
+    >>> refuse_untaken(argparse.Namespace(Rel_info_format="qrels", Results_format=None,
+    ...                                   Zscore=None, Output_old_results_format=False))
+    >>> refuse_untaken(argparse.Namespace(Rel_info_format="prefs", Results_format=None,
+    ...                                   Zscore=None, Output_old_results_format=False))
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: -R prefs: scorer trec-eval reads trec_eval's qrels \
+format only (-R qrels, the default). Convert the file, or leave -R out.
+    """
+    for (short, field), default in _DEFAULT_FORMATS.items():
+        given = getattr(args, field)
+        if given not in (None, default):
+            raise HostVisibleError(
+                f"{short} {given}: scorer trec-eval reads trec_eval's {default} format only "
+                f"({short} {default}, the default). Convert the file, or leave {short} out."
+            )
+    if args.Zscore is not None:
+        raise HostVisibleError(
+            f"-Z {args.Zscore}: scorer trec-eval prints no z-scores. Leave -Z out and "
+            "standardise the values printed."
+        )
+    if args.Output_old_results_format:
+        raise HostVisibleError(
+            "-o: scorer trec-eval prints trec_eval's current output format only. Leave -o out."
+        )
 
 
 def requested(arguments: list[str] | None) -> tuple[list[tuple[str, Measure]], bool]:
@@ -129,7 +193,9 @@ def requested(arguments: list[str] | None) -> tuple[list[tuple[str, Measure]], b
 
 
 def trec_eval_command(args: argparse.Namespace, limits: ReadLimits) -> None:
-    """Score the run and print trec_eval's lines (or JSON)."""
+    """Score the run and print trec_eval's lines (or JSON); its warnings on standard
+    error."""
+    refuse_untaken(args)
     measures, runid = requested(args.measure)
     most = args.Max_retrieved_per_topic
     if most is not None and most > MAX_RANKED:
@@ -156,6 +222,8 @@ def trec_eval_command(args: argparse.Namespace, limits: ReadLimits) -> None:
         relevance_threshold=args.level_for_rel,
         limits=limits,
     )
+    for line in warning_lines(result.warnings):
+        print(line, file=sys.stderr)
     table = TrecTable.of(result, measures, runid)
     if args.json:
         emit(json.dumps(table.as_json(args.query_eval_wanted), indent=2, allow_nan=False))
