@@ -83,6 +83,10 @@ def format_defaults(given: Mapping[str, Any]) -> dict[str, Any]:
     return {**TREC_DEFAULTS, **given}
 
 
+#: A link to a page of the docs, in an option's documentation: ``[text](page.md#part)``.
+_DOCS_LINK = re.compile(r"\[([^\]]+)\]\(([\w-]+)\.md(?:#[\w-]*)?\)")
+
+
 @dataclass(frozen=True)
 class Option:
     """One keyword of :func:`scorer.evaluate`, declared once.
@@ -135,11 +139,21 @@ class Option:
         return self.constraint.check(self.name, value)
 
     def help(self) -> str:
-        """The command line's help for this option."""
-        if self.cli_help is not None:
-            return self.cli_help
-        default = self.default_doc if self.default_doc is not None else str(self.default)
-        return f"{self.doc.rstrip('.')} (default: {default})".replace("`", "")
+        """The command line's help for this option: its documentation as plain text, a
+        link to a page of the docs as the page's name, another option by its flag.
+
+        Examples
+        --------
+        >>> print(OPTION["layout"].help())
+        the submission's shape: one row per row id with a list of items, or one row per \
+(row id, item) ranked by --rank-column, --score-column or file order (see Long layout, \
+docs/shapes.md) (default: wide)
+        """
+        text = self.cli_help
+        if text is None:
+            default = self.default_doc if self.default_doc is not None else str(self.default)
+            text = f"{self.doc.rstrip('.')} (default: {default})"
+        return plain_text(text)
 
     def numpydoc(self) -> str:
         """The option's entry in a numpydoc Parameters section.
@@ -457,6 +471,26 @@ OPTIONS: tuple[Option, ...] = (
 
 #: Each option by name.
 OPTION: dict[str, Option] = {option.name: option for option in OPTIONS}
+
+#: Each option's first flag, by a name of more than one word (the command line's help
+#: names the flag where the documentation names the keyword).
+_FLAG_OF = {o.name: o.flags[0] for o in OPTIONS if o.flags and "_" in o.name}
+_OPTION_NAME = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
+
+
+def plain_text(text: str) -> str:
+    """Documentation as the command line's help shows it: a link to a page of the docs
+    as the page's name, an option's keyword as its flag, no code marks.
+
+    Examples
+    --------
+    >>> plain_text("`rank_column_name` (see [Long layout](shapes.md#long-layout))")
+    '--rank-column (see Long layout, docs/shapes.md)'
+    """
+    text = _DOCS_LINK.sub(r"\1, docs/\2.md", text)
+    text = _OPTION_NAME.sub(lambda name: _FLAG_OF.get(name[0], name[0]), text)
+    return text.replace("`", "")
+
 
 #: Each option's default: what :func:`scorer.evaluate` takes when it is not given.
 DEFAULTS: dict[str, Any] = {option.name: option.default for option in OPTIONS}

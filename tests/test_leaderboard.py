@@ -646,13 +646,17 @@ def test_the_command_writes_each_format(files: Path, tmp_path: Path, suffix: str
     ("args", "message"),
     [
         (["runs", "--out", "board.txt"], "--out names the format by its suffix"),
-        (["runs/s0.csv", "runs/none.csv"], "1 submission files do not exist: 'none.csv'"),
+        (["runs/s0.csv", "runs/none.csv"], "1 submission file does not exist: 'none.csv'"),
+        (
+            ["runs/s0.csv", "runs/x.csv", "nope.csv"],
+            "2 submission files do not exist: 'nope.csv' (",
+        ),
         (["runs", "--manifest", "manifest.csv"], "as files or as --manifest, not both"),
         ([], "No submission: give submission files"),
         (["runs", "--out", "solution.csv"], "it is the solution file and would be replaced"),
         (["runs/s0.csv", "runs/s1.csv", "--out", "runs/s0.csv"], "s0.csv file and would be"),
         (["runs", "--out", "runs/board.csv"], "it is in the folder of the submissions"),
-        (["runs/s0.csv", "runs"], "1 submission paths are not files: 'runs'"),
+        (["runs/s0.csv", "runs"], "1 submission path is not a file: 'runs'"),
         (["--manifest", "nowhere.csv"], "The manifest '"),
         (["runs", "--json", "--out", "board.json"], "Give --json (the JSON on standard"),
     ],
@@ -714,7 +718,7 @@ def test_a_broken_link_among_the_submissions_is_refused_by_name(tmp_path: Path) 
     runs.mkdir()
     submissions["s0"].to_csv(runs / "s0.csv", index=False)
     (runs / "gone.csv").symlink_to(tmp_path / "nowhere.csv")
-    refused = re.escape("1 submission files do not exist: 'gone.csv'")
+    refused = re.escape("1 submission file does not exist: 'gone.csv'")
     with pytest.raises(scorer.HostVisibleError, match=refused):
         scorer.leaderboard(solution, runs, k=5)
 

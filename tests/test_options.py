@@ -156,6 +156,10 @@ PARSERS = {
 }
 
 
+#: The options of several words that have a flag: the command line's help names the flag.
+KEYWORDS = [option.name for option in OPTIONS if option.flags and "_" in option.name]
+
+
 @pytest.mark.parametrize("command", PARSERS)
 def test_command_line_flags_are_the_declarations(command: str) -> None:
     make_parser, positional = PARSERS[command]
@@ -166,6 +170,9 @@ def test_command_line_flags_are_the_declarations(command: str) -> None:
     for action, option in zip(actions, flagged, strict=True):
         assert tuple(action.option_strings) == option.flags
         assert action.default == option.default
+        # Plain text: no Markdown link, no keyword where a flag is meant.
+        assert "](" not in action.help and "`" not in action.help, action.help
+        assert not [name for name in KEYWORDS if re.search(rf"\b{name}\b", action.help)]
         if isinstance(option.constraint, Choices):
             assert tuple(action.choices) == option.constraint.values
         if option.metavar is not None:

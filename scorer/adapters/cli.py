@@ -43,7 +43,7 @@ from scorer.adapters.process import prefer_jemalloc
 from scorer.constraints import Choices, Interval, Weights
 from scorer.errors import HostVisibleError, ParticipantVisibleError, Problem, withheld
 from scorer.measures.registry import describe
-from scorer.options import OPTIONS, Option
+from scorer.options import OPTIONS, Option, plain_text
 from scorer.read.files import DEFAULT_LIMITS, ReadLimits
 from scorer.read.limits import DEFAULT_PART_MEMORY
 from scorer.result import ScoreResult
@@ -142,7 +142,7 @@ def _argparse_settings(option: Option) -> dict[str, Any]:
         settings["metavar"] = option.metavar
     help_text = option.help()
     if option.name == "metrics":  # the measures' own lines, from their registry
-        help_text += ": " + "; ".join(describe().splitlines())
+        help_text += ": " + plain_text("; ".join(describe().splitlines()))
     settings["help"] = help_text.replace("%", "%%")
     return settings
 

@@ -32,7 +32,7 @@ import pyarrow as pa
 
 from scorer import pipeline
 from scorer.arrays import ahead, byte_order, one_chunk, string_bytes, string_offsets, to_numpy
-from scorer.errors import HostVisibleError, ParticipantVisibleError
+from scorer.errors import HostVisibleError, ParticipantVisibleError, format_count
 from scorer.options import format_defaults, row_bound, takes_options
 from scorer.policy import users_to_score
 from scorer.read.columns import StringTable
@@ -272,10 +272,12 @@ def _sources(
 def _refuse_unreadable_paths(named: dict[str, Any]) -> None:
     """Refuse, before any is scored, submission paths that are missing or not files (a
     folder among the files, a broken link)."""
-    for what, bad in (
-        ("submission files do not exist", lambda path: not os.path.exists(path)),
+    for noun, one, many, bad in (
+        ("submission file", "does not exist", "do not exist", lambda p: not os.path.exists(p)),
         (
-            "submission paths are not files",
+            "submission path",
+            "is not a file",
+            "are not files",
             lambda path: os.path.exists(path) and not os.path.isfile(path),
         ),
     ):
@@ -285,11 +287,23 @@ def _refuse_unreadable_paths(named: dict[str, Any]) -> None:
             if isinstance(data, str | os.PathLike) and bad(data)
         )
         if found:
+            shown = ", ".join(_named_path(name, named[name]) for name in found[:5])
             raise HostVisibleError(
-                f"{len(found):,} {what}: "
-                + ", ".join(f"{name!r} ({os.fspath(named[name])!r})" for name in found[:5])
-                + ". Check the paths: each submission is one file."
+                f"{format_count(len(found), noun)} {one if len(found) == 1 else many}: "
+                f"{shown}. Check the paths: each submission is one file."
             )
+
+
+def _named_path(name: str, path: str | os.PathLike) -> str:
+    """A submission's name, and its path when that says more.
+
+    Examples
+    --------
+    >>> _named_path("a.csv", "a.csv"), _named_path("a.csv", "runs/a.csv")
+    ("'a.csv'", "'a.csv' ('runs/a.csv')")
+    """
+    path = os.fspath(path)
+    return repr(name) if path == name else f"{name!r} ({path!r})"
 
 
 def printable(text: str) -> str:
