@@ -62,6 +62,22 @@ def test_a_trailing_comma_keeps_its_own_diagnosis(tmp_path) -> None:
         score(SOLUTION, path)
 
 
+@pytest.mark.parametrize(("delimiter", "words"), [("\t", "tabs"), (";", "semicolons")])
+def test_a_file_of_another_delimiter_is_told_to_use_commas(tmp_path, delimiter, words) -> None:
+    """The whole header read as one column is no misspelt name: one problem, whose fix
+    is the delimiter."""
+    path = tmp_path / "submission.csv"
+    path.write_text(SUBMISSION.read_text().replace(",", delimiter))
+    with pytest.raises(ParticipantVisibleError) as caught:
+        score(SOLUTION, path)
+    message = str(caught.value)
+    header = "customer_id" + delimiter + "prediction"
+    assert f"the header is one column, [{header!r}]: the file looks" in message
+    assert f"the file looks separated by {words}\n" in message
+    assert "fix:      write the file with commas between the columns" in message
+    assert "(1 problem)" in message and "looks like" not in message
+
+
 def test_usage_as_the_row_id_column_gets_its_own_message() -> None:
     solution = pd.DataFrame({"id": ["u1"], "items": ["a"], "Usage": ["Public"]})
     with pytest.raises(HostVisibleError, match=r"Usage as the row-id column") as caught:

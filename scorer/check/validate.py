@@ -450,6 +450,17 @@ def column_problems(
     extra = [n for n in dict.fromkeys(names) if n not in expected]
     duplicated = [n for n, count in Counter(names).items() if count > 1]
     header = f"exactly the columns {list(expected)} (any order)"
+    delimiter = _other_delimiter(names, expected)
+    if delimiter is not None:  # one column of all the names: no name is misspelt
+        return [
+            Problem(
+                "Missing columns",
+                header,
+                f"no column {missing}; the header is one column, {_show_names(names)}: the "
+                f"file looks separated by {delimiter}",
+                "write the file with commas between the columns, as the sample submission",
+            )
+        ]
     misnamed = _misnamed(missing, extra)  # a typo is one problem, not a missing and an extra
     extra = [n for n in extra if n not in misnamed]
     if missing:
@@ -533,11 +544,23 @@ def _empty_name_hint(names: tuple[str, ...]) -> str:
     return ""
 
 
-def _header_hints(names: tuple[str, ...], expected: tuple[str, ...], solution_ids: pa.Array) -> str:
-    """Say why the header probably lacks the expected names: another delimiter, or no header."""
+def _other_delimiter(names: tuple[str, ...], expected: tuple[str, ...]) -> str | None:
+    """The delimiter (in words) that separates the expected names in a header read as
+    one column, if one does.
+
+    Examples
+    --------
+    >>> _other_delimiter(("id\\titems",), ("id", "items")), _other_delimiter(("id",), ("id", "x"))
+    ('tabs', None)
+    """
     for delimiter, plural in _DELIMITERS.items():
         if len(names) == 1 and set(expected) <= set(names[0].split(delimiter)):
-            return f" (the file looks separated by {plural}: write it with commas)"
+            return plural
+    return None
+
+
+def _header_hints(names: tuple[str, ...], expected: tuple[str, ...], solution_ids: pa.Array) -> str:
+    """Say why the header probably lacks the expected names: it is no header."""
     texts = [n for n in names if n.isascii() or _encodable(n)]
     looks_like_data = first_index_of(pa.array(texts, pa.large_string()), solution_ids) >= 0
     if looks_like_data.any():
