@@ -249,6 +249,19 @@ def test_a_docno_judged_twice_warns_the_host(capsys, tmp_path) -> None:
     assert "[host] 1 row of the solution has a relevant item listed twice" in err
 
 
+def test_the_qrels_and_the_run_swapped_are_said_to_be(tmp_path) -> None:
+    qrels, run = FIXTURES / "qrels.txt", FIXTURES / "run.txt"
+    swapped = _command("-m", "map", run, qrels)
+    assert swapped.returncode == 2
+    assert "; the lines look like a run: the qrels come first, then the run" in swapped.stderr
+    judged = _command("-m", "map", qrels, qrels)  # the qrels as the run: exit 1, the run's
+    assert judged.returncode == 1
+    assert "; the lines look like qrels: the qrels come first, then the run" in judged.stderr
+    short = tmp_path / "run"
+    short.write_text("101 Q0 d1 1 2.5\n")  # a run's line short of its tag: no such hint
+    assert "look like" not in _command("-m", "map", qrels, short).stderr
+
+
 def test_a_cut_past_every_document_is_no_cut(capsys) -> None:
     """trec_eval takes any -M; one past what an int64 holds counts every document."""
     _, every, _ = trec_eval(capsys, "-q", *case_args(next(iter(CASES)))[-2:])

@@ -368,6 +368,7 @@ def _malformed_lines(finding: Finding, wording: Wording) -> Problem:
     fix = f"write each line as {TREC_FORMATS[kind]}"
     if any(example.startswith("1: ") for example in finding.examples):
         fix += " (a trec_eval file has no header line: remove it)"
+    fix += _swapped_hint(kind, finding.examples)
     return Problem(
         "Malformed lines",
         f"lines of {'at least' if more_allowed else 'exactly'} {shape}, separated by spaces "
@@ -378,6 +379,25 @@ def _malformed_lines(finding: Finding, wording: Wording) -> Problem:
         finding.examples,
         LINES,
     )
+
+
+def _swapped_hint(kind: str, examples: tuple[str, ...]) -> str:
+    """Whether every malformed line shown has the other kind's fields: the qrels and the
+    run given in each other's place.
+
+    Examples
+    --------
+    >>> _swapped_hint("qrels", ("1: 'q1 Q0 d1 1 2.0 r'",))
+    '; the lines look like a run: the qrels come first, then the run'
+    >>> _swapped_hint("run", ("1: 'q1 0 d1 1'", "2: 'q1 0 d2'"))
+    ''
+    """
+    counts = {len(example.partition(": ")[2].strip("'\"").split()) for example in examples}
+    if kind == "qrels":  # a run's lines: 6 fields or more
+        other, swapped = "a run", bool(counts) and min(counts) >= 6
+    else:  # qrels' lines: 4 fields
+        other, swapped = "qrels", counts == {4}
+    return f"; the lines look like {other}: the qrels come first, then the run" if swapped else ""
 
 
 def _invalid_numbers(finding: Finding, wording: Wording) -> Problem:
