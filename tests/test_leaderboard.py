@@ -882,3 +882,33 @@ def test_the_same_file_twice_is_refused_by_its_path(files: Path) -> None:
     shown = os.path.normpath(os.path.abspath(path))
     with pytest.raises(scorer.HostVisibleError, match=re.escape(f"given twice: [{shown!r}]")):
         scorer.leaderboard(files / "solution.csv", [path, files / "runs" / "." / "s0.csv"], k=5)
+
+
+def test_a_split_that_no_resample_draws_has_no_interval_and_a_note() -> None:
+    """One Private user and one resample: some seeds draw no Private user. Those boards
+    give Private no interval nor tier and say so; none is an internal error."""
+    solution = pd.DataFrame(
+        {
+            "id": ["u1", "u2", "u3"],
+            "items": ["a", "b", "c"],
+            "Usage": ["Private", "Public", "Public"],
+        }
+    )
+    runs = {
+        name: pd.DataFrame({"id": ["u1", "u2", "u3"], "items": cells})
+        for name, cells in {
+            "r1": ["a", "b", "x"],
+            "r2": ["x", "b", "c"],
+            "r3": ["a x", "", "c"],
+        }.items()
+    }
+    undrawn_seeds = []
+    for seed in range(16):
+        board = scorer.leaderboard(solution, runs, resamples=1, seed=seed)
+        undrawn = [note for note in board.notes if "gave Private a value" in note]
+        private = [row for row in board.rows if row.split == "Private"]
+        assert len(private) == 3 and all(row.rank is not None for row in private)
+        assert all((row.rank_low is None and row.tier is None) == bool(undrawn) for row in private)
+        assert not [pair for pair in board.pairs if pair.split == "Private" and undrawn]
+        undrawn_seeds += [seed] if undrawn else []
+    assert 0 < len(undrawn_seeds) < 16, undrawn_seeds

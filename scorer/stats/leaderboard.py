@@ -737,15 +737,24 @@ def _ranked(scoring: _Scoring, metric: str) -> Leaderboard:
         sums = panel_sums(panel, valid, audit.resamples, audit.seed)
     rows: list[Row] = []
     pairs: list[Pair] = []
+    undrawn = []  # splits of which no resample drew a value
     teams = sorted({source.team for source in sources})
     for split in splits or ["overall"]:
-        found = _split_rows(split, scoring, valid, panel, sums, teams, metric)
-        rows += found[0]
-        pairs += found[1]
+        split_rows, split_pairs, drawn = _split_rows(
+            split, scoring, valid, panel, sums, teams, metric
+        )
+        rows += split_rows
+        pairs += split_pairs
+        undrawn += [] if drawn else [split]
     names = [sources[i].name for i in valid]
     prints = np.zeros((0, 0), np.uint32) if kept.rows is None else kept.rows[valid]
     copies = find_copies(names, [kept.digests[i] for i in valid], prints)
-    notes = (*scoring.notes, *kept.notes(metric, audit.resamples), *_few_resamples(pairs, audit))
+    notes = (
+        *scoring.notes,
+        *kept.notes(metric, audit.resamples),
+        *_few_resamples(pairs, audit),
+        *_undrawn(undrawn, audit.resamples),
+    )
     return Leaderboard(
         metric,
         kept.measures or (metric,),
@@ -776,6 +785,24 @@ def _few_resamples(pairs: list[Pair], audit: Audit) -> list[str]:
     ]
 
 
+def _undrawn(splits: list[str], resamples: int) -> list[str]:
+    """A note naming the splits that no resample gave a value.
+
+    Examples
+    --------
+    >>> _undrawn(["Private"], 2)
+    ['No resample of 2 gave Private a value (none drew one of its users, or one of each of \
+its target types): its entries have no interval and no tier. Give more resamples.']
+    """
+    if not splits:
+        return []
+    return [
+        f"No resample of {resamples:,} gave {' or '.join(splits)} a value (none drew one of "
+        "its users, or one of each of its target types): its entries have no interval and "
+        "no tier. Give more resamples."
+    ]
+
+
 def _split_rows(
     split: str,
     scoring: _Scoring,
@@ -784,8 +811,9 @@ def _split_rows(
     sums: dict | None,
     teams: list[str],
     metric: str,
-) -> tuple[list[Row], list[Pair]]:
-    """The rows and pairs of one split."""
+) -> tuple[list[Row], list[Pair], bool]:
+    """The rows and pairs of one split, and whether the resamples (if any) gave it a
+    value."""
     kept, sources, alpha = scoring.kept, scoring.sources, scoring.audit.alpha
     best: dict[str, int] = {}
     for index in valid:  # each team's best submission: the largest value, then the first name
@@ -812,7 +840,7 @@ def _split_rows(
     rows += [_invalid_row(split, team, scoring.records) for team in teams if team not in best]
     rows.sort(key=lambda row: (row.rank is None, row.rank or 0, row.entry))
     pairs = [] if statistics is None else _pairs(split, entries, values, statistics, alpha)
-    return rows, pairs
+    return rows, pairs, statistics is not None or sums is None or not len(entries)
 
 
 def _row(

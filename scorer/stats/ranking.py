@@ -428,20 +428,24 @@ def split_statistics(
     entries: np.ndarray,
     values: np.ndarray,
     alpha: float,
-) -> SplitStatistics:
+) -> SplitStatistics | None:
     """The rank and value intervals, pairwise tests and tiers of ``entries`` (indices
     into the summed submissions' columns) whose values on the split are ``values``.
 
     ``strata`` names the panel's strata the split covers (their sums are ``sums``);
     intervals are the ``alpha / 2`` and ``1 - alpha / 2`` quantiles over resamples.
+    None when no resample gives the split a value (with few users and few resamples,
+    none may draw a user of each of its target types).
     """
     shares = (alpha / 2, 1 - alpha / 2)
+    complete = (sums.drawn_counts > 0).all(axis=1)  # else a type has no row: no value
+    if not complete.any():
+        return None
     drawn = panel.value(
         sums.drawn_tops[:, entries],
         None if sums.drawn_bottoms is None else sums.drawn_bottoms[:, entries],
         sums.drawn_counts,
     )
-    complete = (sums.drawn_counts > 0).all(axis=1)  # else a type has no row: no value
     drawn = drawn[complete]
     value_low, value_high = quantile_rows(drawn, shares)
     rank_low, rank_high = quantile_rows(competition_ranks(drawn), shares)
