@@ -495,7 +495,8 @@ def test_the_command_has_a_flag_for_every_declared_option() -> None:
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"resamples": -1}, "resamples must be an int >= 0, not -1"),
+        ({"resamples": -1}, "resamples must be an int from 0 to 10,000,000, not -1"),
+        ({"resamples": 10**7 + 1}, "resamples must be an int from 0 to 10,000,000, not 10000001"),
         ({"alpha": 1.0}, "alpha must be a number strictly between 0 and 1, not 1.0"),
         ({"seed": "x"}, "seed must be an int >= 0, not 'x'"),
     ],
@@ -912,3 +913,12 @@ def test_a_split_that_no_resample_draws_has_no_interval_and_a_note() -> None:
         assert not [pair for pair in board.pairs if pair.split == "Private" and undrawn]
         undrawn_seeds += [seed] if undrawn else []
     assert 0 < len(undrawn_seeds) < 16, undrawn_seeds
+
+
+def test_an_alpha_no_number_of_resamples_can_reach_says_so() -> None:
+    solution, submissions = contest(30, 3, seed=4)
+    board = scorer.leaderboard(solution, submissions, k=5, resamples=50, alpha=5e-324)
+    assert any(
+        "No number of resamples taken (at most 10,000,000) is enough: raise alpha." in note
+        for note in board.notes
+    ), board.notes

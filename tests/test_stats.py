@@ -265,7 +265,8 @@ def test_unknown_measure_lists_the_available_ones() -> None:
 @pytest.mark.parametrize(
     ("settings_", "message"),
     [
-        ({"n_resamples": 0}, "resamples must be an int >= 1, not 0"),
+        ({"n_resamples": 0}, "resamples must be an int from 1 to 10,000,000, not 0"),
+        ({"n_resamples": 2**64}, "resamples must be an int from 1 to 10,000,000, not 1844"),
         ({"level": 1.0}, "level must be a number strictly between 0 and 1, not 1.0"),
         ({"seed": -1}, "seed must be an int >= 0, not -1"),
         ({"seed": None}, "seed must be an int >= 0, not None"),
@@ -423,6 +424,8 @@ def test_fair_coin_heads_are_binomial(monkeypatch, table: bool) -> None:
 
 def test_shake_up_settings_are_checked() -> None:
     result = ranked_result(RANKS, USAGE)
-    with pytest.raises(HostVisibleError, match="number of re-splits must be an int >= 1, not 0"):
+    with pytest.raises(
+        HostVisibleError, match="number of re-splits must be an int from 1 to 10,000,000, not 0"
+    ):
         stats.shake_up(result, n_splits=0)
     assert stats.shake_up(result, n_splits=np.int64(10)).n_splits == 10

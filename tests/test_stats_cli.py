@@ -71,7 +71,7 @@ def test_ci_human_output_and_json_equal_the_api() -> None:
 def test_ci_settings_are_a_usage_error() -> None:
     done = run_scorer(SOLUTION, SUBMISSION, "--ci", "--resamples", 0)
     assert done.returncode == 2
-    assert "number of resamples must be an int >= 1, not 0" in done.stderr
+    assert "number of resamples must be an int from 1 to 10,000,000, not 0" in done.stderr
 
 
 def test_compare_table_and_json_equal_the_api(better: Path) -> None:

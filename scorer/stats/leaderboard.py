@@ -48,6 +48,7 @@ from scorer.stats.ranking import (
     panel_sums,
     split_statistics,
 )
+from scorer.stats.resampling import MAX_RESAMPLES, resamples_problem
 from scorer.stats.sessions import session_parts, type_weights
 from scorer.stats.standings import Audit, Leaderboard, Pair, Row, Submission
 from scorer.version import __version__
@@ -212,9 +213,7 @@ def _score_all(
 
 
 def _check_settings(resamples: Any, seed: Any, alpha: Any) -> None:
-    problems = []
-    if isinstance(resamples, bool) or not isinstance(resamples, int | np.integer) or resamples < 0:
-        problems.append(f"resamples must be an int >= 0, not {resamples!r}")
+    problems = [problem for problem in [resamples_problem(resamples, "resamples", 0)] if problem]
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         problems.append(f"seed must be an int >= 0, not {seed!r}")
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
@@ -776,12 +775,17 @@ def _few_resamples(pairs: list[Pair], audit: Audit) -> list[str]:
     most = max((counts[split] for split in sampled), default=0)
     if most == 0 or most / (audit.resamples + 1) <= audit.alpha:
         return []
+    needed = most / audit.alpha
+    remedy = (
+        f"Give at least {math.ceil(needed):,} resamples."
+        if needed <= MAX_RESAMPLES
+        else f"No number of resamples taken (at most {MAX_RESAMPLES:,}) is enough: raise alpha."
+    )
     return [
         f"With {audit.resamples:,} resamples a Monte-Carlo p-value is at least "
         f"1/{audit.resamples + 1:,}, and {most:,} times that is above alpha "
         f"{audit.alpha}: Holm's correction may find no pair significant, and the tiers then "
-        f"do not separate entries that differ. Give at least "
-        f"{math.ceil(most / audit.alpha):,} resamples."
+        f"do not separate entries that differ. {remedy}"
     ]
 
 

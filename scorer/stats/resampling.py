@@ -18,6 +18,7 @@ quarter of the users), the draws are indices into the sorted values, in blocks.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -338,16 +339,33 @@ def check_paired(result_a: ScoreResult, result_b: ScoreResult) -> None:
         )
 
 
+#: The most resamples (and swap patterns) a statistic takes: a p-value's resolution of
+#: 1e-7, far past what any test here needs; more would only run for hours or hold
+#: arrays past any memory.
+MAX_RESAMPLES = 10_000_000
+
+
+def resamples_problem(resamples: Any, name: str, least: int) -> str | None:
+    """What is wrong with a number of resamples, or None.
+
+    Examples
+    --------
+    >>> resamples_problem(10**20, "resamples", 0)
+    'resamples must be an int from 0 to 10,000,000, not 100000000000000000000'
+    """
+    whole = isinstance(resamples, int | np.integer) and not isinstance(resamples, bool)
+    if whole and least <= resamples <= MAX_RESAMPLES:
+        return None
+    return f"{name} must be an int from {least} to {MAX_RESAMPLES:,}, not {resamples!r}"
+
+
 def check_settings(
     n_resamples: int, level: float, seed: int, count_name: str = "number of resamples"
 ) -> None:
     problems = []
-    if (
-        isinstance(n_resamples, bool)
-        or not isinstance(n_resamples, int | np.integer)
-        or n_resamples < 1
-    ):
-        problems.append(f"the {count_name} must be an int >= 1, not {n_resamples!r}")
+    problem = resamples_problem(n_resamples, f"the {count_name}", 1)
+    if problem is not None:
+        problems.append(problem)
     if not isinstance(level, float | int) or not 0 < level < 1:
         problems.append(f"the level must be a number strictly between 0 and 1, not {level!r}")
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
