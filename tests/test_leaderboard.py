@@ -27,6 +27,7 @@ import scorer
 from scorer.options import OPTIONS
 from scorer.stats.copies import NEAR_COPY_SHARE
 from scorer.stats.ranking import competition_ranks, holm
+from tests import paths
 from tests.commands import run_scorer
 from tests.reference import (
     reference_ap,
@@ -922,3 +923,22 @@ def test_an_alpha_no_number_of_resamples_can_reach_says_so() -> None:
         "No number of resamples taken (at most 10,000,000) is enough: raise alpha." in note
         for note in board.notes
     ), board.notes
+
+
+@pytest.mark.parametrize("command", ["compare", "report"])
+def test_two_trec_runs_are_compared_from_the_qrels_path(tmp_path: Path, command: str) -> None:
+    """compare and report read the qrels with each run, as the leaderboard does (two
+    runs once refused them as a table read ahead)."""
+    qrels, run = paths.FIXTURES / "trec" / "qrels.txt", paths.FIXTURES / "trec" / "run.txt"
+    other = tmp_path / "other.txt"
+    other.write_text("".join(reversed(run.read_text().splitlines(keepends=True))))
+    out = ["--out", tmp_path / "report.html"] if command == "report" else ["--json"]
+    done = run_scorer(command, qrels, run, other, "--format", "trec", "-m", "map", *out)
+    assert done.returncode in (0, 2), done.stderr
+    if command == "compare":
+        assert done.returncode == 0, done.stderr
+        found = json.loads(done.stdout)["metrics"]
+        value = scorer.evaluate(qrels, run, format="trec", metrics=["map"]).score
+        assert [found[name]["a"] for name in found] == [value]
+    else:  # without matplotlib the report is refused as documented; never a table error
+        assert "not a StringTable" not in done.stderr

@@ -114,10 +114,12 @@ def score_submissions(
     """Score several submissions against one solution, read once.
 
     Every submission is validated; if any is invalid, one
-    :class:`ParticipantVisibleError` names each invalid one with its problems.
+    :class:`ParticipantVisibleError` names each invalid one with its problems. trec_eval's
+    qrels are read with each run (a run is judged as it is read), from their path.
     """
     limits = kwargs.get("limits")
-    table = as_string_table(solution, HostVisibleError, limits)
+    trec = kwargs.get("format") == "trec"
+    table = solution if trec else as_string_table(solution, HostVisibleError, limits)
     import scorer
 
     results: list[ScoreResult] = []
