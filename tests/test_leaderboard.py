@@ -942,3 +942,20 @@ def test_two_trec_runs_are_compared_from_the_qrels_path(tmp_path: Path, command:
         assert [found[name]["a"] for name in found] == [value]
     else:  # without matplotlib the report is refused as documented; never a table error
         assert "not a StringTable" not in done.stderr
+
+
+def test_a_pairs_interval_is_the_same_whatever_the_entries_are_named() -> None:
+    """The same two submissions under each other's names: the entries sort the other
+    way, so the pair's difference is computed the other way round and turned, and its
+    interval is the same to the bit."""
+    solution, submissions = contest(200, 2, seed=11)
+    first, second = submissions.values()
+    boards = [
+        scorer.leaderboard(solution, named, k=5, resamples=1000, seed=3)
+        for named in ({"a": first, "b": second}, {"a": second, "b": first})
+    ]
+    for pair, renamed in zip(boards[0].pairs, boards[1].pairs, strict=True):
+        assert (pair.first, pair.second) == (renamed.second, renamed.first)
+        same = ("difference", "low", "high", "p_value", "adjusted", "significant")
+        assert [getattr(pair, f) for f in same] == [getattr(renamed, f) for f in same]
+        assert pair.low < pair.high

@@ -370,18 +370,25 @@ def tiers(values: np.ndarray, worse: np.ndarray) -> np.ndarray:
     return found
 
 
-def quantile_rows(samples: np.ndarray, shares: tuple[float, float]) -> np.ndarray:
+def quantile_rows(
+    samples: np.ndarray, shares: tuple[float, float], mirrored: bool = False
+) -> np.ndarray:
     """The inverted-CDF quantiles (as :func:`~scorer.stats.resampling.quantiles`) of each
-    column of ``samples``: shape (2, columns).
+    column of ``samples``: shape (2, columns). With ``mirrored``, the upper one is the
+    order statistic as far from the largest as the lower one is from the smallest, so
+    that the interval of ``-samples`` is exactly minus this one (a pair's difference,
+    whichever way it is taken).
 
     Examples
     --------
     >>> quantile_rows(np.arange(1.0, 41.0)[:, None], (0.025, 0.975)).ravel().tolist()
     [1.0, 39.0]
+    >>> quantile_rows(np.arange(1.0, 41.0)[:, None], (0.025, 0.975), mirrored=True).ravel().tolist()
+    [1.0, 40.0]
     """
     ordered = np.sort(samples, axis=0)
-    positions = [max(1, math.ceil(len(ordered) * share - 1e-9)) - 1 for share in shares]
-    return ordered[positions]
+    low, high = (max(1, math.ceil(len(ordered) * share - 1e-9)) - 1 for share in shares)
+    return ordered[[low, len(ordered) - 1 - low if mirrored else high]]
 
 
 @dataclass(frozen=True)
@@ -452,7 +459,7 @@ def split_statistics(
     first, second = np.triu_indices(len(entries), 1)
     found = [  # pairs a block at a time: resamples x pairs arrays stay bounded
         (
-            quantile_rows(drawn[:, second[block]] - drawn[:, first[block]], shares),
+            quantile_rows(drawn[:, second[block]] - drawn[:, first[block]], shares, True),
             _monte_carlo_p_values(panel, sums, entries[first[block]], entries[second[block]]),
         )
         for block in (slice(a, a + _PAIR_BLOCK) for a in range(0, len(first), _PAIR_BLOCK))
