@@ -959,3 +959,18 @@ def test_a_pairs_interval_is_the_same_whatever_the_entries_are_named() -> None:
         same = ("difference", "low", "high", "p_value", "adjusted", "significant")
         assert [getattr(pair, f) for f in same] == [getattr(renamed, f) for f in same]
         assert pair.low < pair.high
+
+
+@pytest.mark.parametrize(
+    ("level", "refused"),
+    [
+        ("0", "the level must be a number strictly between 0 and 1, not 0.0"),
+        ("0.99999999999999989", None),
+    ],
+)
+def test_compare_of_many_reads_the_level_as_two_do(files: Path, level: str, refused) -> None:
+    runs = [files / "runs" / f"s{i}.csv" for i in range(3)]
+    for given in (runs[:2], runs):
+        done = run_scorer("compare", files / "solution.csv", *given, "-k", "5", "--level", level)
+        assert done.returncode == (2 if refused else 0), done.stderr
+        assert refused is None or refused in done.stderr

@@ -21,6 +21,7 @@ from scorer.adapters.output import Parser, emit, refuse_overwriting_inputs, writ
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.read.inputs import as_string_table
 from scorer.result import SPLIT_NAMES, ScoreResult
+from scorer.stats.resampling import check_settings
 
 if TYPE_CHECKING:
     from scorer.stats.standings import Leaderboard
@@ -358,13 +359,14 @@ def compare_many(args: argparse.Namespace, kwargs: dict[str, Any]) -> None:
     interval, p-value and Holm's adjustment, over the scored users."""
     from scorer.stats.leaderboard import leaderboards
 
+    check_settings(args.resamples, args.level, args.seed)  # the flags as given
     labels = submission_labels(len(args.submissions))
     boards = leaderboards(
         args.solution,
         dict(zip(labels, args.submissions, strict=True)),
         resamples=args.resamples,
         seed=args.seed,
-        alpha=round(1 - args.level, 12),
+        alpha=round(1 - args.level, 12) or 1 - args.level,  # 0.05, not 0.050000000000000044
         **kwargs,
     )
     board = next(iter(boards.values()))
