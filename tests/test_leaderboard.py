@@ -974,3 +974,19 @@ def test_compare_of_many_reads_the_level_as_two_do(files: Path, level: str, refu
         done = run_scorer("compare", files / "solution.csv", *given, "-k", "5", "--level", level)
         assert done.returncode == (2 if refused else 0), done.stderr
         assert refused is None or refused in done.stderr
+
+
+def test_a_split_without_a_scorable_user_is_named_in_the_notes() -> None:
+    solution = pd.DataFrame(
+        {
+            "id": ["u1", "u2", "u3"],
+            "items": ["a", "b", ""],
+            "Usage": ["Public", "Public", "Private"],
+        }
+    )
+    runs = {"r1": pd.DataFrame({"id": ["u1", "u2", "u3"], "items": ["a", "x", "c"]})}
+    board = scorer.leaderboard(solution, runs, resamples=10)
+    assert {row.split for row in board.rows} == {"overall", "Public"}
+    warned = [w for w in scorer.evaluate(solution, runs["r1"]).warnings if w.audience == "host"]
+    assert str(warned[0]) in board.notes
+    assert "The Private split has no scorable user" in str(warned[0])

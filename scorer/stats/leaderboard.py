@@ -613,9 +613,16 @@ class _Kept:
         #: submission has them; and the measures whose submissions differ there.
         self.users: dict[str, tuple[pa.Array, dict[str, np.ndarray]]] = {}
         self.unpaired: set[str] = set()
+        #: Why a split has no table: its host warning, as the first valid submission's
+        #: run gives it (which users a split can score is the solution's to say).
+        self.empty_splits: tuple[str, ...] | None = None
 
     def add(self, index: int, result: ScoreResult, prints: np.ndarray) -> None:
         self.measures = result.measures
+        if self.empty_splits is None:
+            self.empty_splits = tuple(
+                str(w) for w in result.warnings if w.code in ("no_public_users", "no_private_users")
+            )
         self.metrics[index] = {
             split: dict(found)
             for split, found in (
@@ -655,7 +662,10 @@ class _Kept:
         )
 
     def notes(self, measure: str, resamples: int) -> list[str]:
-        """What the host should know about the statistics of ``measure``."""
+        """What the host should know about the splits, and the statistics of ``measure``."""
+        return [*(self.empty_splits or ()), *self._statistics_notes(measure, resamples)]
+
+    def _statistics_notes(self, measure: str, resamples: int) -> list[str]:
         if measure in self.unpaired:
             return [
                 f"The submissions are not scored over the same users for {measure} (rows "
