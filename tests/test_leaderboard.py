@@ -749,11 +749,18 @@ def test_names_are_shown_as_one_line_of_visible_characters() -> None:
     assert all(line.startswith("% ") for line in head if line)  # no name ends a comment
 
 
-def test_names_that_show_alike_are_refused() -> None:
+@pytest.mark.parametrize(
+    "names", [("a\rb", "a\\x0db"), ("a b", "a  b"), ("a b", "a\u00a0b"), ("a b", "a b ")]
+)
+def test_names_that_show_alike_are_refused(names: tuple[str, str]) -> None:
     solution, submissions = contest(10, 2, seed=7)
-    runs = dict(zip(["a\rb", "a\\x0db"], submissions.values(), strict=True))
+    tables = list(submissions.values())
     with pytest.raises(scorer.HostVisibleError, match="2 submission names show alike"):
-        scorer.leaderboard(solution, runs, k=5)
+        scorer.leaderboard(solution, dict(zip(names, tables, strict=True)), k=5)
+    if names[0].strip() != names[1].strip():  # a team's surrounding spaces are no part of it
+        teams = {"r1": names[0], "r2": names[1]}
+        with pytest.raises(scorer.HostVisibleError, match="2 team names show alike"):
+            scorer.leaderboard(solution, {"r1": tables[0], "r2": tables[1]}, teams=teams, k=5)
 
 
 @given(st.text())
@@ -970,8 +977,8 @@ def test_a_pairs_interval_is_the_same_whatever_the_entries_are_named() -> None:
 )
 def test_compare_of_many_reads_the_level_as_two_do(files: Path, level: str, refused) -> None:
     runs = [files / "runs" / f"s{i}.csv" for i in range(3)]
-    for given in (runs[:2], runs):
-        done = run_scorer("compare", files / "solution.csv", *given, "-k", "5", "--level", level)
+    for chosen in (runs[:2], runs):
+        done = run_scorer("compare", files / "solution.csv", *chosen, "-k", "5", "--level", level)
         assert done.returncode == (2 if refused else 0), done.stderr
         assert refused is None or refused in done.stderr
 

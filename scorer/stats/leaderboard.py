@@ -260,10 +260,11 @@ def _sources(
     if not named:
         raise HostVisibleError("No submission to rank: give at least one.")
     _refuse_unreadable_paths(named)
-    shown = _printable_names(named)
+    shown = _printable_names(named, "submission names")
     team_of = _teams(sorted(named), teams)
+    team_shown = _printable_names(dict.fromkeys(team_of.values()), "team names")
     return [
-        _Source(shown[name], printable(team_of[name]), named[name])
+        _Source(shown[name], team_shown[team_of[name]], named[name])
         for name in sorted(named, key=shown.__getitem__)
     ]
 
@@ -329,17 +330,28 @@ def printable(text: str) -> str:
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 
 
-def _printable_names(named: dict[str, Any]) -> dict[str, str]:
-    """Each submission's name as shown (:func:`printable`); two that would show alike are
-    refused."""
+def _printable_names(named: Mapping[str, Any], what: str) -> dict[str, str]:
+    r"""Each name as shown (:func:`printable`); two that would show alike (their invisible
+    characters escaped, any run of spaces read as one, as a page or a table renders
+    them) are refused.
+
+    Examples
+    --------
+    >>> _printable_names({"a b": 1, "c\td": 2}, "names")
+    {'a b': 'a b', 'c\td': 'c\\x09d'}
+    >>> _printable_names({"a b": 1, "a\u00a0 b ": 2}, "names")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: 2 names show alike ... ['a b', 'a\xa0 b ']. ...
+    """
     shown = {name: printable(name) for name in named}
-    seen = Counter(shown.values())
-    alike = sorted(name for name in named if seen[shown[name]] > 1)
+    seen = Counter(" ".join(text.split()) for text in shown.values())
+    alike = sorted(name for name in named if seen[" ".join(shown[name].split())] > 1)
     if alike:
         raise HostVisibleError(
-            f"{len(alike):,} submission names show alike once their invisible characters "
-            f"are escaped: {alike[:5]!r}. Rename the files, or name them (a mapping, or "
-            "the manifest's column name)."
+            f"{len(alike):,} {what} show alike once their invisible characters are escaped "
+            f"and their spaces read as one: {alike[:5]!r}. Rename them (a file, a mapping's "
+            "key or a manifest's cell)."
         )
     return shown
 
