@@ -997,3 +997,30 @@ def test_a_split_without_a_scorable_user_is_named_in_the_notes() -> None:
     warned = [w for w in scorer.evaluate(solution, runs["r1"]).warnings if w.audience == "host"]
     assert str(warned[0]) in board.notes
     assert "The Private split has no scorable user" in str(warned[0])
+
+
+def test_a_solution_from_a_pipe_is_read_once(files: Path, tmp_path: Path) -> None:
+    """A pipe (``<(cat solution.csv)``) cannot be read a second time after its digest:
+    it is read once, as a table, and scored as the file is."""
+    import threading
+
+    pipe = tmp_path / "solution.pipe"
+    os.mkfifo(pipe)
+    text = (files / "solution.csv").read_bytes()
+
+    found = []  # read twice, the second read would wait for a writer for ever
+    writer = threading.Thread(target=pipe.write_bytes, args=(text,), daemon=True)
+    ranker = threading.Thread(
+        target=lambda: found.append(scorer.leaderboard(pipe, files / "runs", k=5, resamples=20)),
+        daemon=True,
+    )
+    writer.start()
+    ranker.start()
+    ranker.join(60)
+    assert found, "the leaderboard waited for a second read of the pipe"
+    board = found[0]
+    expected = scorer.leaderboard(files / "solution.csv", files / "runs", k=5, resamples=20)
+    assert [(row.entry, row.value) for row in board.rows] == [
+        (row.entry, row.value) for row in expected.rows
+    ]
+    assert any(row.value is not None for row in board.rows)

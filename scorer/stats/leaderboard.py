@@ -18,6 +18,7 @@ import math
 import numbers
 import os
 import platform
+import stat
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -182,6 +183,9 @@ def _score_all(
     row_id_column_name = settings.get("row_id_column_name")
     sources = _sources(submissions, teams)
     limits = settings.get("limits")
+    if settings.get("format") != "trec":  # trec_eval's qrels are read by path, with each run
+        solution = _read_if_a_pipe(solution, limits)
+        settings["candidates"] = _read_if_a_pipe(settings.get("candidates"), limits)
     solution_digest, key = _solution_digests(solution, limits)
     inputs = {"solution": solution_digest}
     if settings.get("candidates") is not None:
@@ -210,6 +214,27 @@ def _score_all(
     audit = Audit(inputs, _versions(), _jsonable(settings), seed, resamples, alpha)
     first_measure = str(measures[0])
     return _Scoring(sources, records, kept, audit, tuple(notes), first_measure)
+
+
+def _read_if_a_pipe(data: Any, limits: Any) -> Any:
+    """A path that is no regular file (a pipe, such as ``<(cat solution.csv)``) read
+    once into a table, which is digested as a table is: its bytes could not be read a
+    second time, to be scored once digested. Anything else as it is.
+
+    Examples
+    --------
+    >>> _read_if_a_pipe("solution.csv", None), _read_if_a_pipe(None, None)
+    ('solution.csv', None)
+    """
+    if not isinstance(data, str | os.PathLike):
+        return data
+    try:
+        mode = os.stat(data).st_mode
+    except OSError:  # a missing file: its reader says so
+        return data
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return data
+    return as_string_table(data, HostVisibleError, limits)
 
 
 def _check_settings(resamples: Any, seed: Any, alpha: Any) -> None:
