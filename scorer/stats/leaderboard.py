@@ -185,7 +185,8 @@ def _score_all(
     limits = settings.get("limits")
     if settings.get("format") != "trec":  # trec_eval's qrels are read by path, with each run
         solution = _read_if_a_pipe(solution, limits)
-        settings["candidates"] = _read_if_a_pipe(settings.get("candidates"), limits)
+        if settings.get("candidates") is not None:
+            settings["candidates"] = _read_if_a_pipe(settings["candidates"], limits)
     solution_digest, key = _solution_digests(solution, limits)
     inputs = {"solution": solution_digest}
     if settings.get("candidates") is not None:
