@@ -599,3 +599,18 @@ def test_a_pandas_still_being_imported_holds_no_value(monkeypatch) -> None:
     assert not is_pandas(None, "NA") and not is_pandas(object(), "DataFrame")
     table = as_string_table(EXAMPLE / "solution.csv", HostVisibleError)
     assert table.n_rows == 7
+
+
+@pytest.mark.parametrize("capped", [False, True])
+def test_a_file_whose_name_is_not_utf8_is_read_as_any_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capped: bool
+) -> None:
+    """A file name is bytes: one that is no UTF-8 (read as a lone surrogate) names the
+    file to Arrow's map and to the parser's own process as it is."""
+    import scorer.read.files as files
+
+    monkeypatch.setattr(files, "address_space_capped", lambda: capped)
+    name = os.fsdecode(os.fsencode(str(tmp_path)) + b"/n\xff.csv")
+    Path(name).write_bytes((EXAMPLE / "submission.csv").read_bytes())
+    table = read_table(name, ParticipantVisibleError)
+    assert table == read_table(EXAMPLE / "submission.csv", ParticipantVisibleError)

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 import scorer
 from scorer.options import OPTIONS
 from scorer.stats.copies import NEAR_COPY_SHARE
+from scorer.stats.leaderboard import printable
 from scorer.stats.ranking import competition_ranks, holm
 from tests import paths
 from tests.commands import run_scorer
@@ -765,7 +766,6 @@ def test_names_that_show_alike_are_refused(names: tuple[str, str]) -> None:
 
 @given(st.text())
 def test_printable_leaves_no_hidden_character(text: str) -> None:
-    from scorer.stats.leaderboard import printable
 
     hidden = {"Cc", "Cf", "Zl", "Zp", "Cs"}
     shown = printable(text)
@@ -1024,3 +1024,22 @@ def test_a_solution_from_a_pipe_is_read_once(files: Path, tmp_path: Path) -> Non
         (row.entry, row.value) for row in expected.rows
     ]
     assert any(row.value is not None for row in board.rows)
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_escaped_in_every_output(
+    files: Path, tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    odd = os.fsdecode(os.fsencode(str(runs)) + b"/n\xff.csv")
+    Path(odd).write_bytes((files / "runs" / "s0.csv").read_bytes())
+    done = run_scorer("leaderboard", files / "solution.csv", runs, "-k", "5", "--json")
+    assert done.returncode == 0, done.stderr
+    (submission,) = json.loads(done.stdout)["submissions"]
+    assert (submission["name"], submission["source"]) == ("n\\udcff.csv", printable(odd))
+    assert submission["error"] is None
+    for suffix in (".json", ".csv", ".md", ".tex", ".html"):
+        out = tmp_path / f"board{suffix}"
+        done = run_scorer("leaderboard", files / "solution.csv", runs, "-k", "5", "--out", out)
+        assert done.returncode == 0, done.stderr
+        assert "udcff" in out.read_bytes().decode("utf-8")  # UTF-8, the byte escaped

@@ -18,6 +18,7 @@ package's import time.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -69,7 +70,7 @@ def main(argv: list[str]) -> int:
     # Arrow's memory from the system allocator, which maps no address space ahead of use.
     pa.set_memory_pool(pa.system_memory_pool())
     try:
-        with pa.memory_map(path) as mapped:
+        with pa.memory_map(os.fsencode(path)) as mapped:
             mapped.seek(int(start))
             text = mapped.read_buffer()
             options = parse_options(int(n_columns), int(block_size), quoted == "1", False)

@@ -694,7 +694,7 @@ def _arrow_text(data: Text, start: int, path: str) -> pa.Buffer:
     if not isinstance(data, bytes):  # the file, mapped
         size = len(data)
         try:
-            with pa.memory_map(path) as mapped:
+            with pa.memory_map(os.fsencode(path)) as mapped:
                 mapped.seek(start)
                 text = mapped.read_buffer(size - start)
         except (OSError, pa.ArrowException):  # cannot be mapped again: copied

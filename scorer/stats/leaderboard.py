@@ -68,7 +68,11 @@ class _Source:
 
     @property
     def label(self) -> str:
-        return os.fspath(self.data) if isinstance(self.data, str | os.PathLike) else "table"
+        """Where the submission comes from, as every output shows it: its path
+        (:func:`printable`: a byte that is not UTF-8 as its escape), or ``table``."""
+        if isinstance(self.data, str | os.PathLike):
+            return printable(os.fspath(self.data))
+        return "table"
 
 
 @takes_options()
