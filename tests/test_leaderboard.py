@@ -11,6 +11,8 @@ import json
 import math
 import os
 import re
+import subprocess
+import sys
 import unicodedata
 from dataclasses import replace
 from fractions import Fraction
@@ -1043,3 +1045,36 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped_in_every_output(
         done = run_scorer("leaderboard", files / "solution.csv", runs, "-k", "5", "--out", out)
         assert done.returncode == 0, done.stderr
         assert "udcff" in out.read_bytes().decode("utf-8")  # UTF-8, the byte escaped
+
+
+def test_the_audit_names_a_table_as_a_table_and_escapes_a_path() -> None:
+    """A table (candidates read from a pipe) is "table" in the audit, never its cells;
+    a path whose bytes are no UTF-8 is escaped, so that every output can write it."""
+    from scorer.read.columns import StringTable
+    from scorer.stats.leaderboard import _jsonable
+
+    table = scorer.read.inputs.as_string_table(
+        pd.DataFrame({"id": ["u1"], "items": ["a"]}), ValueError
+    )
+    assert isinstance(table, StringTable)
+    odd = os.fsdecode(b"cand\xff.csv")
+    options = _jsonable({"candidates": table, "segment_column_name": odd})
+    assert options == {"candidates": "table", "segment_column_name": "cand\\udcff.csv"}
+    json.dumps(options, ensure_ascii=False).encode("utf-8")
+
+
+def test_every_command_writes_a_name_that_is_not_utf8_escaped(files: Path, tmp_path: Path) -> None:
+    """compare's JSON on standard output and any output file: UTF-8, the byte escaped."""
+    from scorer.adapters.output import write_output
+
+    odd = os.fsdecode(os.fsencode(str(tmp_path)) + b"/s\xff0.csv")
+    Path(odd).write_bytes((files / "runs" / "s0.csv").read_bytes())
+    done = subprocess.run(
+        [sys.executable, "-m", "scorer", "compare", files / "solution.csv", odd,
+         files / "runs" / "s1.csv", "-k", "5", "--json", "--resamples", "50"],
+        capture_output=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    json.loads(done.stdout.decode("utf-8"))
+    write_output(str(tmp_path / "out.html"), f"<p>{odd}</p>")
+    assert (tmp_path / "out.html").read_text(encoding="utf-8") == "<p>" + printable(odd) + "</p>"

@@ -53,11 +53,24 @@ class Parser(argparse.ArgumentParser):
         return "" if found is None else f"; did you mean {found!r}?"
 
 
+def utf8_text(text: str) -> str:
+    r"""``text`` as UTF-8 can write it: a lone surrogate (a byte of a file's name that is
+    no UTF-8, as Python reads it) as its escape.
+
+    Examples
+    --------
+    >>> utf8_text("runs/n\udcff.csv"), utf8_text("équipe")
+    ('runs/n\\udcff.csv', 'équipe')
+    """
+    return text if text.isascii() else text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def emit(text: str) -> None:
-    """Print ``text`` and a newline on standard output, flushed. A standard output that
-    cannot be written (a closed pipe, a full disk) is the host's error (exit 2)."""
+    """Print ``text`` (:func:`utf8_text`) and a newline on standard output, flushed. A
+    standard output that cannot be written (a closed pipe, a full disk) is the host's
+    error (exit 2)."""
     try:
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(utf8_text(text) + "\n")
         sys.stdout.flush()
     except OSError as exc:
         _discard_stdout()
@@ -87,9 +100,10 @@ def warning_lines(warnings: Sequence[ScoreWarning]) -> list[str]:
 
 
 def write_output(path: str, text: str | bytes) -> None:
-    """Write an output file atomically; a failure is the host's (exit 2)."""
+    """Write an output file atomically (text as :func:`utf8_text`); a failure is the
+    host's (exit 2)."""
     try:
-        write_atomic(path, text)
+        write_atomic(path, utf8_text(text) if isinstance(text, str) else text)
     except OSError as exc:
         raise HostVisibleError(f"Cannot write {path!r}: {exc.strerror or exc}.") from exc
 

@@ -971,10 +971,12 @@ def _jsonable(settings: dict[str, Any]) -> dict[str, Any]:
     (left out when they are the defaults)."""
 
     def plain(value: Any) -> Any:
-        if value is None or isinstance(value, str | int | float | bool):
+        if isinstance(value, str | os.PathLike):  # a path's bytes that are no UTF-8 escaped
+            return printable(os.fspath(value))
+        if value is None or isinstance(value, int | float | bool):
             return value
-        if isinstance(value, os.PathLike):
-            return os.fspath(value)
+        if isinstance(value, StringTable):  # a table (read from a pipe, say): not its cells
+            return "table"
         if is_dataclass(value) and not isinstance(value, type):
             return asdict(value)
         if isinstance(value, Mapping):
