@@ -979,6 +979,8 @@ def test_a_pairs_interval_is_the_same_whatever_the_entries_are_named() -> None:
 )
 def test_compare_of_many_reads_the_level_as_two_do(files: Path, level: str, refused) -> None:
     runs = [files / "runs" / f"s{i}.csv" for i in range(3)]
+    no_statistics = run_scorer("compare", files / "solution.csv", *runs, "--resamples", "0")
+    assert no_statistics.returncode == 0, no_statistics.stderr  # values and ranks only
     for chosen in (runs[:2], runs):
         done = run_scorer("compare", files / "solution.csv", *chosen, "-k", "5", "--level", level)
         assert done.returncode == (2 if refused else 0), done.stderr

@@ -359,7 +359,8 @@ def compare_many(args: argparse.Namespace, kwargs: dict[str, Any]) -> None:
     interval, p-value and Holm's adjustment, over the scored users."""
     from scorer.stats.leaderboard import leaderboards
 
-    check_settings(args.resamples, args.level, args.seed)  # the flags as given
+    # The flags as two submissions check them, but 0 resamples: values and ranks only.
+    check_settings(max(args.resamples, 1), args.level, args.seed)
     labels = submission_labels(len(args.submissions))
     boards = leaderboards(
         args.solution,
