@@ -753,7 +753,14 @@ def test_names_are_shown_as_one_line_of_visible_characters() -> None:
 
 
 @pytest.mark.parametrize(
-    "names", [("a\rb", "a\\x0db"), ("a b", "a  b"), ("a b", "a\u00a0b"), ("a b", "a b ")]
+    "names",
+    [
+        ("a\rb", "a\\x0db"),
+        ("a b", "a  b"),
+        ("a b", "a\u00a0b"),
+        ("a b", "a b "),
+        ("\u00e9quipe", "e\u0301quipe"),  # é whole, or e and its accent
+    ],
 )
 def test_names_that_show_alike_are_refused(names: tuple[str, str]) -> None:
     solution, submissions = contest(10, 2, seed=7)

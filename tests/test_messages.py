@@ -62,10 +62,12 @@ def test_a_trailing_comma_keeps_its_own_diagnosis(tmp_path) -> None:
         score(SOLUTION, path)
 
 
-@pytest.mark.parametrize(("delimiter", "words"), [("\t", "tabs"), (";", "semicolons")])
+@pytest.mark.parametrize(
+    ("delimiter", "words"), [("\t", "tabs"), (";", "semicolons"), ("; ", "semicolons")]
+)
 def test_a_file_of_another_delimiter_is_told_to_use_commas(tmp_path, delimiter, words) -> None:
     """The whole header read as one column is no misspelt name: one problem, whose fix
-    is the delimiter."""
+    is the delimiter (spaces after it, too)."""
     path = tmp_path / "submission.csv"
     path.write_text(SUBMISSION.read_text().replace(",", delimiter))
     with pytest.raises(ParticipantVisibleError) as caught:

@@ -257,6 +257,11 @@ def test_the_qrels_and_the_run_swapped_are_said_to_be(tmp_path) -> None:
     judged = _command("-m", "map", qrels, qrels)  # the qrels as the run: exit 1, the run's
     assert judged.returncode == 1
     assert "; the lines look like qrels: the qrels come first, then the run" in judged.stderr
+    tabbed = tmp_path / "run.tsv"  # MS MARCO's runs: fields separated by tabs
+    tabbed.write_text(run.read_text().replace(" ", "\t"))
+    swapped = _command("-m", "map", tabbed, qrels)
+    assert "; the lines look like a run: the qrels come first" in swapped.stderr
+    assert "no header line" not in swapped.stderr  # the first line is a run's, not a header
     short = tmp_path / "run"
     short.write_text("101 Q0 d1 1 2.5\n")  # a run's line short of its tag: no such hint
     assert "look like" not in _command("-m", "map", qrels, short).stderr

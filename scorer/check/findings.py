@@ -9,6 +9,7 @@ one run; :func:`problems` and :func:`warnings` write the sentences.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -366,9 +367,11 @@ def _malformed_lines(finding: Finding, wording: Wording) -> Problem:
     n_fields, more_allowed, _ = TREC_LAYOUTS[kind]
     shape = f"the {n_fields} fields of {TREC_FORMATS[kind]}"
     fix = f"write each line as {TREC_FORMATS[kind]}"
-    if any(example.startswith("1: ") for example in finding.examples):
+    swapped = _swapped_hint(kind, finding.examples)
+    if swapped:
+        fix += swapped
+    elif any(example.startswith("1: ") for example in finding.examples):
         fix += " (a trec_eval file has no header line: remove it)"
-    fix += _swapped_hint(kind, finding.examples)
     return Problem(
         "Malformed lines",
         f"lines of {'at least' if more_allowed else 'exactly'} {shape}, separated by spaces "
@@ -382,17 +385,20 @@ def _malformed_lines(finding: Finding, wording: Wording) -> Problem:
 
 
 def _swapped_hint(kind: str, examples: tuple[str, ...]) -> str:
-    """Whether every malformed line shown has the other kind's fields: the qrels and the
-    run given in each other's place.
+    r"""Whether every malformed line shown (as its example writes it: a tab escaped) has
+    the other kind's fields: the qrels and the run given in each other's place.
 
     Examples
     --------
     >>> _swapped_hint("qrels", ("1: 'q1 Q0 d1 1 2.0 r'",))
     '; the lines look like a run: the qrels come first, then the run'
+    >>> _swapped_hint("run", ("1: 'q1\t0\td1\t1'",))
+    '; the lines look like qrels: the qrels come first, then the run'
     >>> _swapped_hint("run", ("1: 'q1 0 d1 1'", "2: 'q1 0 d2'"))
     ''
     """
-    counts = {len(example.partition(": ")[2].strip("'\"").split()) for example in examples}
+    lines = (example.partition(": ")[2].strip("'\"") for example in examples)
+    counts = {len(re.split(r"(?:\\t|\s)+", line.strip())) for line in lines}  # tabs escaped
     if kind == "qrels":  # a run's lines: 6 fields or more
         other, swapped = "a run", bool(counts) and min(counts) >= 6
     else:  # qrels' lines: 4 fields

@@ -552,9 +552,13 @@ def _other_delimiter(names: tuple[str, ...], expected: tuple[str, ...]) -> str |
     --------
     >>> _other_delimiter(("id\\titems",), ("id", "items")), _other_delimiter(("id",), ("id", "x"))
     ('tabs', None)
+    >>> _other_delimiter(("ID; items",), ("id", "items"))
+    'semicolons'
     """
+    wanted = {name.strip().casefold() for name in expected}
     for delimiter, plural in _DELIMITERS.items():
-        if len(names) == 1 and set(expected) <= set(names[0].split(delimiter)):
+        found = {name.strip().casefold() for name in names[0].split(delimiter)}
+        if len(names) == 1 and wanted <= found:  # "id; items" and "ID\titems" too
             return plural
     return None
 

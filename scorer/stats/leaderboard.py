@@ -363,7 +363,8 @@ _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 def _printable_names(named: Mapping[str, Any], what: str) -> dict[str, str]:
     r"""Each name as shown (:func:`printable`); two that would show alike (their invisible
     characters escaped, any run of spaces read as one, as a page or a table renders
-    them) are refused.
+    them, and an accented letter written whole or as a letter and its accent) are
+    refused.
 
     Examples
     --------
@@ -375,8 +376,11 @@ def _printable_names(named: Mapping[str, Any], what: str) -> dict[str, str]:
     scorer.errors.HostVisibleError: 2 names show alike ... ['a b', 'a\xa0 b ']. ...
     """
     shown = {name: printable(name) for name in named}
-    seen = Counter(" ".join(text.split()) for text in shown.values())
-    alike = sorted(name for name in named if seen[" ".join(shown[name].split())] > 1)
+    looks = {
+        name: unicodedata.normalize("NFC", " ".join(text.split())) for name, text in shown.items()
+    }
+    seen = Counter(looks.values())
+    alike = sorted(name for name in named if seen[looks[name]] > 1)
     if alike:
         raise HostVisibleError(
             f"{len(alike):,} {what} show alike once their invisible characters are escaped "
