@@ -31,7 +31,7 @@ from scorer.stats.copies import NEAR_COPY_SHARE
 from scorer.stats.leaderboard import printable
 from scorer.stats.ranking import competition_ranks, holm
 from tests import paths
-from tests.commands import run_scorer
+from tests.commands import run_scorer, run_scorer_process
 from tests.reference import (
     reference_ap,
     reference_holm,
@@ -1087,3 +1087,30 @@ def test_every_command_writes_a_name_that_is_not_utf8_escaped(files: Path, tmp_p
     json.loads(done.stdout.decode("utf-8"))
     write_output(str(tmp_path / "out.html"), f"<p>{odd}</p>")
     assert (tmp_path / "out.html").read_text(encoding="utf-8") == "<p>" + printable(odd) + "</p>"
+
+
+def test_trec_qrels_from_a_pipe_are_refused_by_name(tmp_path: Path) -> None:
+    """trec_eval's qrels are read with each run: a pipe, readable once, is refused before
+    any read (it once gave 'Empty file', or waited for a second writer for ever)."""
+    import threading
+
+    pipe = tmp_path / "qrels.pipe"
+    os.mkfifo(pipe)
+    run = paths.FIXTURES / "trec" / "run.txt"
+    found: list[BaseException] = []
+
+    def rank() -> None:
+        try:
+            scorer.leaderboard(pipe, [run], format="trec", metrics=["map"], resamples=0)
+        except scorer.HostVisibleError as exc:
+            found.append(exc)
+
+    ranker = threading.Thread(target=rank, daemon=True)
+    ranker.start()
+    ranker.join(30)
+    assert found, "the leaderboard read the pipe (and waited for a writer)"
+    assert f"The qrels {str(pipe)!r} are a pipe, which can be read once only" in str(found[0])
+    done = run_scorer_process(
+        "compare", pipe, run, run, "--format", "trec", "-m", "map", timeout=60
+    )
+    assert done.returncode == 2 and "are a pipe, which can be read once only" in done.stderr

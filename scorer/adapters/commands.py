@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from scorer import stats
 from scorer.adapters.output import Parser, emit, refuse_overwriting_inputs, write_output
 from scorer.errors import HostVisibleError, ParticipantVisibleError
-from scorer.read.inputs import as_string_table
+from scorer.read.inputs import as_string_table, refuse_piped_qrels
 from scorer.result import SPLIT_NAMES, ScoreResult
 from scorer.stats.resampling import check_settings
 
@@ -120,6 +120,8 @@ def score_submissions(
     """
     limits = kwargs.get("limits")
     trec = kwargs.get("format") == "trec"
+    if trec:
+        refuse_piped_qrels(solution)
     table = solution if trec else as_string_table(solution, HostVisibleError, limits)
     import scorer
 

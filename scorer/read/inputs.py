@@ -7,9 +7,10 @@ Files go to :mod:`scorer.read.files`, in-memory tables to :mod:`scorer.read.colu
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import pyarrow as pa
 
@@ -81,6 +82,43 @@ def as_string_table(
     raise error(
         f"Expected a pandas DataFrame, a pyarrow Table or a file path; got {type(data).__name__}."
     )
+
+
+def is_a_pipe(data: Any) -> bool:
+    """Whether ``data`` is the path of something other than a regular file or a folder
+    (a pipe, such as ``<(cat solution.csv)``): it can be read once only.
+
+    Examples
+    --------
+    >>> is_a_pipe("/dev/null"), is_a_pipe("."), is_a_pipe(None), is_a_pipe("missing.csv")
+    (True, False, False, False)
+    """
+    if not isinstance(data, str | os.PathLike):
+        return False
+    try:
+        mode = os.stat(data).st_mode
+    except OSError:  # a missing file: its reader says so
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def refuse_piped_qrels(qrels: Any) -> None:
+    """Refuse trec_eval's qrels from a pipe where they are read with each run (several
+    runs): a pipe can be read once only.
+
+    Examples
+    --------
+    >>> refuse_piped_qrels("/dev/null")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: The qrels '/dev/null' are a pipe, which can be read once \
+only, and trec_eval's qrels are read with each run: write them to a file and give its path.
+    """
+    if is_a_pipe(qrels):
+        raise HostVisibleError(
+            f"The qrels {os.fspath(qrels)!r} are a pipe, which can be read once only, and "
+            "trec_eval's qrels are read with each run: write them to a file and give its path."
+        )
 
 
 @contextmanager

@@ -18,7 +18,6 @@ import math
 import numbers
 import os
 import platform
-import stat
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -38,7 +37,7 @@ from scorer.options import format_defaults, row_bound, takes_options
 from scorer.policy import users_to_score
 from scorer.read.columns import StringTable
 from scorer.read.files import DEFAULT_LIMITS
-from scorer.read.inputs import TableLike, as_string_table
+from scorer.read.inputs import TableLike, as_string_table, is_a_pipe, refuse_piped_qrels
 from scorer.recipes import apply_recipe, find_recipe, override_message
 from scorer.result import ScoreResult
 from scorer.stats.copies import copy_key, find_copies, ranking_digest, row_prints
@@ -187,7 +186,9 @@ def _score_all(
     row_id_column_name = settings.get("row_id_column_name")
     sources = _sources(submissions, teams)
     limits = settings.get("limits")
-    if settings.get("format") != "trec":  # trec_eval's qrels are read by path, with each run
+    if settings.get("format") == "trec":  # trec_eval's qrels are read by path, with each run
+        refuse_piped_qrels(solution)
+    else:
         solution = _read_if_a_pipe(solution, limits)
         if settings.get("candidates") is not None:
             settings["candidates"] = _read_if_a_pipe(settings["candidates"], limits)
@@ -231,15 +232,7 @@ def _read_if_a_pipe(data: Any, limits: Any) -> Any:
     >>> _read_if_a_pipe("solution.csv", None), _read_if_a_pipe(None, None)
     ('solution.csv', None)
     """
-    if not isinstance(data, str | os.PathLike):
-        return data
-    try:
-        mode = os.stat(data).st_mode
-    except OSError:  # a missing file: its reader says so
-        return data
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return data
-    return as_string_table(data, HostVisibleError, limits)
+    return as_string_table(data, HostVisibleError, limits) if is_a_pipe(data) else data
 
 
 def _check_settings(resamples: Any, seed: Any, alpha: Any) -> None:
