@@ -1114,3 +1114,19 @@ def test_trec_qrels_from_a_pipe_are_refused_by_name(tmp_path: Path) -> None:
         "compare", pipe, run, run, "--format", "trec", "-m", "map", timeout=60
     )
     assert done.returncode == 2 and "are a pipe, which can be read once only" in done.stderr
+
+
+def test_two_trec_runs_that_leave_out_different_queries_are_told_how_to_pair(
+    tmp_path: Path,
+) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    one, both = tmp_path / "one.txt", tmp_path / "both.txt"
+    one.write_text("q1 Q0 d1 1 2.0 r\n")
+    both.write_text("q1 Q0 d1 1 2.0 r\nq2 Q0 d9 1 2.0 r\n")
+    done = run_scorer("compare", qrels, one, both, "--format", "trec", "-m", "map")
+    assert done.returncode == 2
+    assert "The runs leave out different queries of the qrels (missing_rows='skip'" in done.stderr
+    paired = run_scorer("compare", qrels, one, both, "--format", "trec", "-m", "map",
+                        "--missing-rows", "empty")  # fmt: skip
+    assert paired.returncode == 0, paired.stderr

@@ -330,13 +330,23 @@ def check_paired(result_a: ScoreResult, result_b: ScoreResult) -> None:
     was computed for both is checked when its values are read."""
     require_arrays(result_a)
     require_arrays(result_b)
-    if result_a.fingerprint != result_b.fingerprint:
+    if result_a.fingerprint == result_b.fingerprint:
+        return
+    options = result_a.options
+    skipped = options.format == "trec" and options.missing_rows == "skip"
+    if skipped and options == result_b.options and result_a.n_users == result_b.n_users:
         raise HostVisibleError(
-            "The results were scored against different solutions (or the same solution "
-            "with its rows in another order) or with different options, so their users "
-            "cannot be paired. Score both submissions against the same solution with the "
-            "same options."
+            "The runs leave out different queries of the qrels (missing_rows='skip', "
+            "trec_eval's default: a query a run lacks is no part of its mean), so their "
+            "queries cannot be paired. Score a query a run lacks as 0 to compare them "
+            "(missing_rows='empty', --missing-rows empty, trec_eval's -c)."
         )
+    raise HostVisibleError(
+        "The results were scored against different solutions (or the same solution "
+        "with its rows in another order) or with different options, so their users "
+        "cannot be paired. Score both submissions against the same solution with the "
+        "same options."
+    )
 
 
 #: The most resamples (and swap patterns) a statistic takes: a p-value's resolution of
