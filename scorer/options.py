@@ -476,6 +476,9 @@ OPTION: dict[str, Option] = {option.name: option for option in OPTIONS}
 #: names the flag where the documentation names the keyword).
 _FLAG_OF = {o.name: o.flags[0] for o in OPTIONS if o.flags and "_" in o.name}
 _OPTION_NAME = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
+#: An option given a value in the documentation's Python: ``format="trec"``.
+_ASSIGNED = re.compile(r"\b([a-z][a-z_]*)=([\"'])([^\"']*)\2")
+_ANY_FLAG_OF = {o.name: o.flags[0] for o in OPTIONS if o.flags}
 
 
 def plain_text(text: str) -> str:
@@ -486,8 +489,16 @@ def plain_text(text: str) -> str:
     --------
     >>> plain_text("`rank_column_name` (see [Long layout](shapes.md#long-layout))")
     '--rank-column (see Long layout, docs/shapes.md)'
+    >>> plain_text('`format="trec"` only')
+    '--format trec only'
     """
     text = _DOCS_LINK.sub(r"\1, docs/\2.md", text)
+    text = _ASSIGNED.sub(
+        lambda given: (
+            f"{_ANY_FLAG_OF[given[1]]} {given[3]}" if given[1] in _ANY_FLAG_OF else given[0]
+        ),
+        text,
+    )
     text = _OPTION_NAME.sub(lambda name: _FLAG_OF.get(name[0], name[0]), text)
     return text.replace("`", "")
 
