@@ -936,7 +936,7 @@ def test_an_alpha_no_number_of_resamples_can_reach_says_so() -> None:
     solution, submissions = contest(30, 3, seed=4)
     board = scorer.leaderboard(solution, submissions, k=5, resamples=50, alpha=5e-324)
     assert any(
-        "No number of resamples taken (at most 10,000,000) is enough: raise alpha." in note
+        "No number of resamples taken (at most 10,000,000) is enough: raise alpha " in note
         for note in board.notes
     ), board.notes
 

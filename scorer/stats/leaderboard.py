@@ -828,7 +828,8 @@ def _few_resamples(pairs: list[Pair], audit: Audit) -> list[str]:
     remedy = (
         f"Give at least {math.ceil(needed):,} resamples."
         if needed <= MAX_RESAMPLES
-        else f"No number of resamples taken (at most {MAX_RESAMPLES:,}) is enough: raise alpha."
+        else f"No number of resamples taken (at most {MAX_RESAMPLES:,}) is enough: raise alpha "
+        "(scorer compare: lower --level)."
     )
     return [
         f"With {audit.resamples:,} resamples a Monte-Carlo p-value is at least "
