@@ -315,3 +315,12 @@ def test_a_measure_of_several_values_shows_all_of_them_as_its_example(capsys):
     code, _, err = trec_eval(capsys, "-m", "utility.1,-1", *case_args("official")[1:])
     assert code == 2
     assert "takes 4 value(s) (e.g. 'utility.1,-1,0,0'). Got utility.1,-1 instead." in err
+
+
+@pytest.mark.parametrize("name", ["official", "all_trec", "set", "runid"])
+def test_sets_and_runid_are_read_in_any_case(capsys, name) -> None:
+    files = case_args("measures")[-2:]
+    expected = trec_eval(capsys, "-m", name, *files)
+    assert expected[0] == 0 and expected[1]
+    for written in (name.upper(), name.capitalize()):
+        assert trec_eval(capsys, "-m", written, *files) == expected

@@ -189,7 +189,7 @@ def requested(arguments: list[str] | None) -> tuple[list[tuple[str, Measure]], b
             "trec_eval's relstring (the first ranks' judgements as text) is not printed by "
             "scorer trec-eval: leave it out of -m."
         )
-    return trec_eval_measures(arguments), any(name in _WITH_RUNID for name in names)
+    return trec_eval_measures(arguments), any(name.lower() in _WITH_RUNID for name in names)
 
 
 def trec_eval_command(args: argparse.Namespace, limits: ReadLimits) -> None:

@@ -766,15 +766,17 @@ def trec_eval_measures(arguments: Sequence[str]) -> list[tuple[str, Measure]]:
     ['map', 'P_10', 'ndcg_cut_5', 'ndcg_cut_10']
     >>> [name for name, _ in trec_eval_measures(["set_F.1.0", "rbp.p=0.80", "rbp_resid"])]
     ['set_F_1.0', 'rbp_p=0.80', 'rbp_resid']
-    >>> len(trec_eval_measures(["all_trec"]))
-    98
+    >>> len(trec_eval_measures(["all_trec"])), len(trec_eval_measures(["ALL_TREC", "RUNID"]))
+    (98, 98)
     """
     chosen: dict[str, str | None] = {}
-    for argument in arguments:
+    nicknames = {nickname.lower(): names for nickname, names in TREC_NICKNAMES.items()}
+    printed_only = {name.lower() for name in TREC_PRINTED_ONLY}
+    for argument in arguments:  # names in any case, as trec_eval's own (-m OFFICIAL)
         name, dot, params = argument.strip().partition(".")
-        names = TREC_NICKNAMES.get(name, (name,)) if not dot else (name,)
+        names = nicknames.get(name.lower(), (name,)) if not dot else (name,)
         for each in names:
-            if each in TREC_PRINTED_ONLY:
+            if each.lower() in printed_only:
                 continue
             if each.lower() not in _TREC:
                 raise _unknown(argument, "trec")
