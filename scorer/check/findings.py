@@ -396,14 +396,26 @@ def _swapped_hint(kind: str, examples: tuple[str, ...]) -> str:
     '; the lines look like qrels: the qrels come first, then the run'
     >>> _swapped_hint("run", ("1: 'q1 0 d1 1'", "2: 'q1 0 d2'"))
     ''
+    >>> _swapped_hint("qrels", ("1: 'q1 0 d1 1 # a comment'",))  # no score: no run's line
+    ''
     """
     lines = (example.partition(": ")[2].strip("'\"") for example in examples)
-    counts = {len(re.split(r"(?:\\t|\s)+", line.strip())) for line in lines}  # tabs escaped
-    if kind == "qrels":  # a run's lines: 6 fields or more
-        other, swapped = "a run", bool(counts) and min(counts) >= 6
-    else:  # qrels' lines: 4 fields
-        other, swapped = "qrels", counts == {4}
+    fields = [re.split(r"(?:\\t|\s)+", line.strip()) for line in lines]  # tabs escaped
+    if kind == "qrels":  # a run's lines: 6 fields or more, the fifth a score
+        other, number = "a run", lambda words: len(words) >= 6 and _is_number(words[4])
+    else:  # qrels' lines: 4 fields, the fourth a rel
+        other, number = "qrels", lambda words: len(words) == 4 and words[3].lstrip("-").isdigit()
+    swapped = bool(fields) and all(number(words) for words in fields)
     return f"; the lines look like {other}: the qrels come first, then the run" if swapped else ""
+
+
+def _is_number(text: str) -> bool:
+    """Whether ``text`` reads as a decimal number (a run's score)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return text.isascii()
 
 
 def _invalid_numbers(finding: Finding, wording: Wording) -> Problem:
