@@ -155,8 +155,8 @@ Got 1 instead.
         return self.phrase().replace(" the range ", " ")
 
     def parse(self, text: str) -> Any:
-        digits = f"{'-?' if self.low < 0 else ''}\\d{{1,{self.digits}}}"
-        pattern = digits if self.kind is int else f"{digits}(\\.\\d{{1,{self.digits}}})?"
+        digits = f"{'-?' if self.low < 0 else ''}[0-9]{{1,{self.digits}}}"  # ASCII digits
+        pattern = digits if self.kind is int else f"{digits}(\\.[0-9]{{1,{self.digits}}})?"
         return self.accept(self.kind(text)) if re.fullmatch(pattern, text) else REFUSED
 
     def text(self, value: Any) -> str:
@@ -176,7 +176,7 @@ Got 1 instead.
         found = [self.kind(v) for v in found if not valid or self._within(v)]
         if valid:
             return [self.text(v) for v in found] if written else found + [None] * self.none_ok
-        wrong = ["", "x", "1/2", "9" * (self.digits + 1)] if written else [True, "1"]
+        wrong = ["", "x", "1/2", "9" * (self.digits + 1), "\u0663"] if written else [True, "1"]
         wrong += [] if self.kind is Fraction else ["1.5" if written else 1.5]
         wrong += [] if written or self.none_ok else [None]
         return [self.text(v) for v in found] + wrong if written else found + wrong

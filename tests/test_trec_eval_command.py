@@ -163,6 +163,9 @@ def test_measures_are_read_as_trec_eval_reads_them() -> None:
         (["-m", "map.5"], r"trec_eval's map takes no parameters \(e\.g\. 'map'\)\. Got map\.5"),
         (["-m", "relstring.5"], r"trec_eval's relstring \(the first ranks' judgements as text\) "
          r"is not printed by scorer trec-eval: leave it out of -m\."),
+        # Digits of other scripts are no trec_eval number (int() would read them).
+        (["-m", "P.\u0663"], r"trec_eval's P takes cutoffs such as 5 .*Got P\.\u0663 instead"),
+        (["-m", "set_F.\u0660.5"], r"Got set_F\.\u0660\.5 instead"),
         (["-l", "0", "-m", "map"], r"-l must be at least 1 \(the smallest rel that is relevant\)"
          r"\. Got 0\."),
         (["-M", "0", "-m", "map"], r"-M must be at least 1 \(the documents counted per query\)"

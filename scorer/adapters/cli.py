@@ -66,7 +66,7 @@ def parse_size(text: str) -> int:
     >>> parse_size("1GiB"), parse_size("512 KiB"), parse_size("2MB"), parse_size("100")
     (1073741824, 524288, 2000000, 100)
     """
-    match = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", text)
+    match = re.fullmatch(r"\s*([0-9]+)\s*([a-zA-Z]*)\s*", text)
     unit = match and _UNITS.get(match.group(2).lower())
     if not match or unit is None:
         raise argparse.ArgumentTypeError(

@@ -47,11 +47,11 @@ _SYNTAX = re.compile(
 )
 # trec_eval's -m spelling (name.params) and pytrec_eval's printed one (name_params).
 _TREC_SYNTAX = re.compile(
-    r"\s*(?P<name>[A-Za-z0-9_]+?)(?:\.(?P<params>[^()@\s]+)|_(?P<printed>(?:p=)?-?\d[^()@\s]*))\s*"
+    r"\s*(?P<name>[A-Za-z0-9_]+?)(?:\.(?P<params>[^()@\s]+)|_(?P<printed>(?:p=)?-?[0-9][^()@\s]*))\s*"
 )
 _MAX_NAME_CHARS = 200
 _EXAMPLES = "e.g. 'MAP@12', 'nDCG(gain=linear)@10', 'R(norm=min_k)@20', 'RPrec'"
-_DECIMAL = r"-?(?:\d{1,4}(?:\.\d{0,4})?|\.\d{1,4})"
+_DECIMAL = r"-?(?:[0-9]{1,4}(?:\.[0-9]{0,4})?|\.[0-9]{1,4})"
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class TrecMeasure:
                 raise _trec_error(self, params, "takes no parameters")
             return [self.template]
         if self.kind == "cutoffs":
-            cutoffs = [_trec_number(self, params, value, r"\d{1,100}") for value in values]
+            cutoffs = [_trec_number(self, params, value, r"[0-9]{1,100}") for value in values]
             if min(map(int, cutoffs)) <= 0 or len(set(map(int, cutoffs))) < len(cutoffs):
                 raise _trec_error(self, params, "takes positive cut-offs without duplicates")
             return [self.template.format(c) for c in sorted(cutoffs, key=int)]
@@ -598,7 +598,7 @@ def _trec_with_cutoff(
         return _trec(measure.name, None, k, dialect)
     if measure.kind == "cutoffs":
         return _trec(measure.name, cutoff.strip(), k, dialect)
-    if measure.at_cutoff and re.fullmatch(r"\d{1,100}", cutoff.strip()):
+    if measure.at_cutoff and re.fullmatch(r"[0-9]{1,100}", cutoff.strip()):
         return [_canonical(measure.at_cutoff.format(cutoff.strip()), k)]
     raise HostVisibleError(
         f"trec_eval's {measure.name} reads the whole ranking and takes no cut-off: write "
@@ -689,7 +689,7 @@ def _parse_cutoff(
         return None
     if text is None or text.strip().lower() == "k":
         return k
-    if not re.fullmatch(r"\d{1,100}", text.strip()):  # any k a host may give, bounded
+    if not re.fullmatch(r"[0-9]{1,100}", text.strip()):  # any k a host may give, bounded
         raise HostVisibleError(
             f"The cut-off of {whole!r} must be an int in the range [1, {k}] or 'all'. Got "
             f"{text!r} instead."
