@@ -47,7 +47,10 @@ TREC_LAYOUTS = {"qrels": (4, False, (0, 2, 3)), "run": (6, True, (0, 2, 4))}
 #: Per kind: a line's fields, in words.
 TREC_FORMATS = {"qrels": "qid iter docno rel", "run": "qid Q0 docno rank score tag"}
 #: Per kind: the number's name and what it must be.
-TREC_NUMBERS = {"qrels": ("rel", "a whole number"), "run": ("score", "a finite number")}
+TREC_NUMBERS = {
+    "qrels": ("rel", "a whole number of at most 18 digits"),
+    "run": ("score", "a finite number"),
+}
 _BLOCK_BYTES = 1 << 20
 _NEWLINE, _COMMENT = ord("\n"), ord("#")
 _DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
