@@ -18,6 +18,10 @@ from typing import Any, get_args
 
 from scorer.errors import HostVisibleError
 
+#: A decimal number as a file writes it (a score): an optional sign, digits with an
+#: optional point, an optional exponent; ASCII digits only.
+DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+
 #: What :meth:`Constraint.accept` returns for a value it refuses.
 REFUSED: Any = object()
 

@@ -472,13 +472,12 @@ OPTIONS: tuple[Option, ...] = (
 #: Each option by name.
 OPTION: dict[str, Option] = {option.name: option for option in OPTIONS}
 
-#: Each option's first flag, by a name of more than one word (the command line's help
-#: names the flag where the documentation names the keyword).
-_FLAG_OF = {o.name: o.flags[0] for o in OPTIONS if o.flags and "_" in o.name}
+#: Each option's first flag (the command line's help names the flag where the
+#: documentation names the keyword).
+_FLAG_OF = {o.name: o.flags[0] for o in OPTIONS if o.flags}
+#: A keyword of more than one word, and an option given a value (``format="trec"``).
 _OPTION_NAME = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
-#: An option given a value in the documentation's Python: ``format="trec"``.
 _ASSIGNED = re.compile(r"\b([a-z][a-z_]*)=([\"'])([^\"']*)\2")
-_ANY_FLAG_OF = {o.name: o.flags[0] for o in OPTIONS if o.flags}
 
 
 def plain_text(text: str) -> str:
@@ -494,9 +493,7 @@ def plain_text(text: str) -> str:
     """
     text = _DOCS_LINK.sub(r"\1, docs/\2.md", text)
     text = _ASSIGNED.sub(
-        lambda given: (
-            f"{_ANY_FLAG_OF[given[1]]} {given[3]}" if given[1] in _ANY_FLAG_OF else given[0]
-        ),
+        lambda given: f"{_FLAG_OF[given[1]]} {given[3]}" if given[1] in _FLAG_OF else given[0],
         text,
     )
     text = _OPTION_NAME.sub(lambda name: _FLAG_OF.get(name[0], name[0]), text)

@@ -1127,7 +1127,33 @@ def _trec_runs(rng: np.random.Generator) -> str:
         lines += [f"{qid} Q0 {d} {rank} {10 - rank}.5 tag" for rank, d in enumerate(docnos)]
     if rng.integers(0, 4) == 0:
         lines.append("q1 Q0 d1")  # too few fields
+    if lines and rng.integers(0, 6) == 0:  # judgements given as the run: the files swapped
+        lines = [" ".join([line.split()[0], "0", line.split()[2], "1"]) for line in lines]
     return "\n".join(rng.permutation(lines).tolist()) + "\n" if lines else ""
+
+
+@pytest.mark.parametrize("delimiter", ["\t", ";", "; "])
+def test_the_delimiter_problem_does_not_depend_on_hidden_data(tmp_path: Path, delimiter) -> None:
+    """A submission of another delimiter: the same problem whatever the solution hides
+    (its items, its Usage, its empty rows), since only the header is read for it."""
+    ids = ["u1", "u2", "u3"]
+    solutions = [
+        pd.DataFrame(
+            {"id": ids, "items": ["a", "b", ""], "Usage": ["Public", "Private", "Public"]}
+        ),
+        pd.DataFrame(
+            {"id": ids, "items": ["x y", "", "c"], "Usage": ["Private", "Public", "Public"]}
+        ),
+    ]
+    path = tmp_path / "submission.csv"
+    path.write_text(f"id{delimiter}items\n" + "".join(f"{i}{delimiter}a b\n" for i in ids))
+    views = []
+    for solution in solutions:
+        with pytest.raises(ParticipantVisibleError) as caught:
+            evaluate(solution, path, "id")
+        views.append(invalid_view(caught.value))
+    assert views[0] == views[1]
+    assert "write the file with commas between the columns" in views[0][1]
 
 
 def test_trec_run_messages_do_not_depend_on_the_judgements(tmp_path: Path) -> None:
@@ -1141,6 +1167,7 @@ def test_trec_run_messages_do_not_depend_on_the_judgements(tmp_path: Path) -> No
     for index, text in enumerate(qrels):
         (tmp_path / f"qrels{index}").write_text(text)
     problems: set[str] = set()
+    swapped = 0  # runs whose lines look like qrels: the hint read from the run alone
     for seed in range(60):
         rng = np.random.default_rng(seed)
         run = tmp_path / "run"
@@ -1161,6 +1188,7 @@ def test_trec_run_messages_do_not_depend_on_the_judgements(tmp_path: Path) -> No
         assert views[0] == views[1], f"seed {seed}"
         if views[0][0] == "invalid":
             problems.update(re.findall(r"^\d+\. (.+)$", views[0][1], flags=re.MULTILINE))
+            swapped += "the lines look like qrels" in views[0][1]
     # The property is only as good as the runs it tries.
     assert problems == {
         "Documents retrieved twice for a query",
@@ -1170,6 +1198,7 @@ def test_trec_run_messages_do_not_depend_on_the_judgements(tmp_path: Path) -> No
         "Queries missing from the run",
         "Queries the qrels do not hold",
     }
+    assert swapped > 0
 
 
 def test_the_id_repair_hints_do_not_depend_on_hidden_data() -> None:

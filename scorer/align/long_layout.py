@@ -40,6 +40,7 @@ from scorer.arrays import (
     to_arrow,
     to_numpy,
 )
+from scorer.constraints import DECIMAL
 from scorer.errors import MAX_EXAMPLES, Finding
 
 #: A rank or a grade: a whole number of at most this many digits (fits an int64),
@@ -47,7 +48,6 @@ from scorer.errors import MAX_EXAMPLES, Finding
 MAX_RANK_DIGITS = 18
 _WHOLE_NUMBER = rf"^0*[0-9]{{1,{MAX_RANK_DIGITS}}}$"
 _TOO_MANY_DIGITS = rf"^0*[1-9][0-9]{{{MAX_RANK_DIGITS},}}$"
-_DECIMAL_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 
 
 @dataclass(frozen=True)
@@ -533,7 +533,7 @@ def _score_order(
     """Item rows in order of row id, then score (higher first), then item id
     (``scores``: each item row's score, trimmed)."""
     item_rows = rows.row_code[rows.with_item]
-    valid = to_numpy(pc.match_substring_regex(scores, _DECIMAL_NUMBER), fill=False)
+    valid = to_numpy(pc.match_substring_regex(scores, DECIMAL), fill=False)
     values = np.zeros(len(scores), dtype=np.float64)
     if valid.any():
         values[valid] = to_numpy(pc.cast(scores.filter(to_arrow(valid)), pa.float64()))

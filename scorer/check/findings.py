@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from scorer.align.long_layout import MAX_RANK_DIGITS
+from scorer.constraints import DECIMAL
 from scorer.errors import (
     LINES,
     ROW_IDS,
@@ -24,7 +25,7 @@ from scorer.errors import (
     format_example,
     format_problems,
 )
-from scorer.read.trec import TREC_FORMATS, TREC_LAYOUTS, TREC_NUMBERS, TrecKind
+from scorer.read.trec import TREC_FORMATS, TREC_LAYOUTS, TREC_NUMBERS, WHOLE, TrecKind
 
 USAGE_VALUES: tuple[str, ...] = ("Public", "Private", "Ignored")
 #: The largest grade a solution's grade column may hold: linear gains (``gain=linear``)
@@ -401,21 +402,16 @@ def _swapped_hint(kind: str, examples: tuple[str, ...]) -> str:
     """
     lines = (example.partition(": ")[2].strip("'\"") for example in examples)
     fields = [re.split(r"(?:\\t|\s)+", line.strip()) for line in lines]  # tabs escaped
-    if kind == "qrels":  # a run's lines: 6 fields or more, the fifth a score
-        other, number = "a run", lambda words: len(words) >= 6 and _is_number(words[4])
-    else:  # qrels' lines: 4 fields, the fourth a rel
-        other, number = "qrels", lambda words: len(words) == 4 and words[3].lstrip("-").isdigit()
-    swapped = bool(fields) and all(number(words) for words in fields)
+    # The other kind's lines: a run's have 6 fields or more, the fifth a score; qrels'
+    # have 4, the fourth a rel.
+    other, least, most, at, pattern = (
+        ("a run", 6, None, 4, DECIMAL) if kind == "qrels" else ("qrels", 4, 4, 3, WHOLE)
+    )
+    swapped = bool(fields) and all(
+        least <= len(words) <= (most or len(words)) and re.fullmatch(pattern, words[at])
+        for words in fields
+    )
     return f"; the lines look like {other}: the qrels come first, then the run" if swapped else ""
-
-
-def _is_number(text: str) -> bool:
-    """Whether ``text`` reads as a decimal number (a run's score)."""
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return text.isascii()
 
 
 def _invalid_numbers(finding: Finding, wording: Wording) -> Problem:

@@ -19,10 +19,10 @@ import pyarrow.compute as pc
 
 from scorer.align.item_lists import ListCells, split_lists
 from scorer.arrays import to_arrow, to_numpy
+from scorer.constraints import DECIMAL
 from scorer.errors import Finding, smallest_values
 
 #: A confidence as written: optional sign, digits with an optional point, optional exponent.
-DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.arrays import parallel_map, to_arrow, to_numpy, to_strings
+from scorer.constraints import DECIMAL
 from scorer.errors import MAX_EXAMPLES, Finding, ScorerError, format_example
 from scorer.read.files import ReadLimits, Text, read_lines_text
 
@@ -53,8 +54,8 @@ TREC_NUMBERS = {
 }
 _BLOCK_BYTES = 1 << 20
 _NEWLINE, _COMMENT = ord("\n"), ord("#")
-_DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
-_WHOLE = r"^[+-]?[0-9]{1,18}$"
+#: A rel as trec_eval reads it and the scorer keeps it: a whole number that fits an int64.
+WHOLE = r"^[+-]?[0-9]{1,18}$"
 
 
 @dataclass(frozen=True)
@@ -267,7 +268,7 @@ def _numbers(texts: pa.Array, kind: TrecKind) -> tuple[np.ndarray, np.ndarray]:
     """The numbers of a qrels' ``rel`` (int64) or a run's ``score`` (float64) fields, and
     the indices of those that are none (read as 0): a whole number with an optional sign,
     or a finite decimal number."""
-    arrow_type, pattern = (pa.int64(), _WHOLE) if kind == "qrels" else (pa.float64(), _DECIMAL)
+    arrow_type, pattern = (pa.int64(), WHOLE) if kind == "qrels" else (pa.float64(), DECIMAL)
     try:
         values = to_numpy(pc.cast(texts, arrow_type))
         valid = np.ones(len(values), dtype=bool)
