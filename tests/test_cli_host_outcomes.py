@@ -64,6 +64,25 @@ def test_a_closed_standard_output_is_a_host_error():
     assert "scorer: host error: Cannot write to standard output: Broken pipe." in stderr
 
 
+def test_a_reader_that_stops_midway_through_one_large_output_is_a_host_error(tmp_path):
+    # One JSON object of about 2 MB, far past what a pipe holds: the reader takes 100
+    # bytes and goes away while the child is in the middle of writing it. Python's
+    # writer returns a short count there; the command must not end with exit 0.
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("".join(f"{q} 0 d{q} 1\n" for q in range(3000)))
+    run.write_text("".join(f"{q} Q0 d{q} 1 1.0 r\n" for q in range(3000)))
+    child = subprocess.Popen(
+        [sys.executable, "-m", "scorer", "trec-eval", "-q", "--json", str(qrels), str(run)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stdout.read(100).startswith(b"{")
+    child.stdout.close()
+    stderr = child.stderr.read().decode()
+    assert child.wait(timeout=120) == 2, stderr
+    assert "scorer: host error: Cannot write to standard output: Broken pipe." in stderr
+
+
 @pytest.mark.parametrize("role", ["solution", "submission"])
 def test_per_user_onto_an_input_is_refused_and_the_input_kept(tmp_path, role):
     inputs = {"solution": tmp_path / "sol.csv", "submission": tmp_path / "sub.csv"}

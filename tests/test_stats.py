@@ -243,6 +243,46 @@ def test_compare_counts_and_exact_p_value() -> None:
     assert result.low <= result.difference <= result.high
 
 
+def mirrored(comparison: stats.Comparison) -> stats.Comparison:
+    """B against A, written from A against B."""
+    return dataclasses.replace(
+        comparison,
+        a=comparison.b,
+        b=comparison.a,
+        difference=-comparison.difference,
+        low=-comparison.high,
+        high=-comparison.low,
+        wins=comparison.losses,
+        losses=comparison.wins,
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_compare_b_a_is_exactly_compare_a_b_mirrored(data) -> None:
+    n = data.draw(st.integers(2, 40), label="users")
+    ranks = st.lists(st.integers(0, K), min_size=n, max_size=n)
+    usage = data.draw(st.lists(st.sampled_from(["Public", "Private"]), min_size=n, max_size=n))
+    measure = data.draw(st.sampled_from(["MAP@5", "R(avg=micro)@5"]))
+    a, b = (ranked_result(data.draw(ranks), usage, metrics=[measure]) for _ in "ab")
+    forward = stats.compare(a, b, n_resamples=300, seed=2)
+    assert stats.compare(b, a, n_resamples=300, seed=2) == mirrored(forward)
+
+
+@pytest.mark.parametrize("measure", ["MAP@5", "R(avg=micro)@5"])
+def test_a_pair_that_is_the_same_both_ways_has_an_interval_that_is_its_own_mirror(measure):
+    # B is A with the two halves' users swapped (one split each way): every statistic
+    # sees the same pair in both orders, so the interval is symmetric about 0.
+    half = len(RANKS) // 2
+    swapped = RANKS[half:] + RANKS[:half]
+    usage = USAGE[:half] * 2
+    a, b = (ranked_result(r, usage, metrics=[measure]) for r in (RANKS, swapped))
+    forward = stats.compare(a, b, n_resamples=300)
+    assert forward.difference == 0.0
+    assert forward.low == -forward.high < 0
+    assert stats.compare(b, a, n_resamples=300) == mirrored(forward)
+
+
 def test_compare_refuses_results_of_different_solutions_or_options() -> None:
     a = ranked_result(RANKS, USAGE)
     with pytest.raises(HostVisibleError, match="different solutions"):

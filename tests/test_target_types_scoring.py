@@ -565,6 +565,23 @@ def test_the_paired_interval_draws_sessions_with_all_their_types():
     assert compare(result_a, result_b, n_resamples=2000, seed=1) == found
 
 
+def test_compare_of_typed_files_b_a_is_compare_a_b_mirrored():
+    rng = np.random.default_rng(5)
+    n = 60
+    hits = [rng.random((n, 3)) < share for share in (0.3, 0.35)]
+    usage = np.where(rng.random(n) < 0.4, "Public", "Private")
+    result_a, result_b = _typed_pair(*hits, usage=usage)
+    forward = compare(result_a, result_b, n_resamples=500, seed=3)
+    backward = compare(result_b, result_a, n_resamples=500, seed=3)
+    assert not forward.exact
+    assert (backward.low, backward.high) == (-forward.high, -forward.low)
+    assert (backward.p_value, backward.wins, backward.losses) == (
+        forward.p_value,
+        forward.losses,
+        forward.wins,
+    )
+
+
 def test_a_typed_shake_up_resplits_sessions_as_an_untyped_one_of_the_same_sessions():
     rng = np.random.default_rng(4)
     n = 120

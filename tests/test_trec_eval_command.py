@@ -130,7 +130,15 @@ def test_json_holds_the_same_values(capsys) -> None:
         if name in ("runid", "num_q"):
             continue
         shown = data["all"][name] if qid == "all" else data["queries"][qid][name]
-        assert repr(float(value)) == repr(shown), line
+        if name.startswith("num_"):  # a count, printed and written as an integer
+            assert type(shown) is int and str(shown) == value, line
+        else:
+            assert repr(float(value)) == repr(shown), line
+    # -n: no summary, as the text's lines have none.
+    code, out, _ = trec_eval(capsys, "--json", "-n", *case_args("per_query"))
+    assert (code, json.loads(out)) == (0, {"queries": data["queries"]})
+    _, out, _ = trec_eval(capsys, "--json", "-n", *case_args("per_query")[1:])
+    assert json.loads(out) == {}
 
 
 def test_measures_are_read_as_trec_eval_reads_them() -> None:

@@ -70,14 +70,32 @@ def emit(text: str) -> None:
     standard output that cannot be written (a closed pipe, a full disk) is the host's
     error (exit 2)."""
     try:
-        sys.stdout.write(utf8_text(text) + "\n")
-        sys.stdout.flush()
+        _write_whole(utf8_text(text) + "\n")
     except OSError as exc:
         _discard_stdout()
         raise HostVisibleError(
             f"Cannot write to standard output: {exc.strerror or exc}. "
             "Check where the output goes (a closed pipe or a full disk)."
         ) from exc
+
+
+def _write_whole(text: str) -> None:
+    """Write ``text`` to standard output, every byte or an error. A large write that a
+    pipe's reader stops reading, or that fills a disk, writes part of it; Python's
+    buffered writer returns the shorter count, which its text layer drops (the command
+    would end with exit 0 and its output cut short), so the bytes go to the binary
+    buffer until all are written. A stream with no bytes beneath it (a ``StringIO`` a
+    caller redirected to) takes the text."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    sys.stdout.flush()
+    unwritten = memoryview(text.encode("utf-8"))
+    while unwritten:  # a short write, then an error: at most a few rounds
+        unwritten = unwritten[buffer.write(unwritten) :]
+    buffer.flush()
 
 
 def warning_lines(warnings: Sequence[ScoreWarning]) -> list[str]:

@@ -226,7 +226,8 @@ def trec_eval_command(args: argparse.Namespace, limits: ReadLimits) -> None:
         print(line, file=sys.stderr)
     table = TrecTable.of(result, measures, runid)
     if args.json:
-        emit(json.dumps(table.as_json(args.query_eval_wanted), indent=2, allow_nan=False))
+        data = table.as_json(args.query_eval_wanted, not args.nosummary)
+        emit(json.dumps(data, indent=2, allow_nan=False))
     else:
         full = args.precision == "full"
         for block in table.blocks(args.query_eval_wanted, not args.nosummary, full):
@@ -332,22 +333,28 @@ class TrecTable:
             if lines:
                 yield "\n".join(lines)
 
-    def as_json(self, per_query: bool) -> dict:
-        """The run id (when asked), each measure's run value (a mean correctly rounded)
-        and, with ``per_query``, each query's values."""
-        data: dict = {} if self.run_id is None else {RUNID: self.run_id}
-        data["all"] = {
-            name: int(value) if count else float(value)
-            for name, value, count in zip(self.names, self.means, self.counts, strict=True)
-        }
+    def as_json(self, per_query: bool, summary: bool = True) -> dict:
+        """As :meth:`text` prints: with ``summary``, the run id (when asked) and each
+        measure's run value (a mean correctly rounded); with ``per_query``, each query's
+        values. A count is an integer.
+
+        Examples
+        --------
+        >>> table = TrecTable(["num_ret", "P_5"], np.array([True, False]), np.array(["q1"]),
+        ...     np.array([[5.0, 0.4]]), np.array([5.0, 0.4]), np.array([5.0, 0.4]), None)
+        >>> table.as_json(per_query=True, summary=False)
+        {'queries': {'q1': {'num_ret': 5, 'P_5': 0.4}}}
+        """
+        data: dict = {} if self.run_id is None or not summary else {RUNID: self.run_id}
+        if summary:
+            data["all"] = _jsonable(self.names, self.counts.tolist(), self.means.tolist())
         if per_query:
+            shown = np.array([name not in SUMMARY_ONLY for name in self.names], dtype=bool)
+            names = [name for name, keep in zip(self.names, shown, strict=True) if keep]
+            counts = self.counts[shown].tolist()
             data["queries"] = {
-                qid: {
-                    name: value
-                    for name, value in zip(self.names, row, strict=True)
-                    if name not in SUMMARY_ONLY
-                }
-                for qid, row in zip(self.qids.tolist(), self.values.tolist(), strict=True)
+                qid: _jsonable(names, counts, row)
+                for qid, row in zip(self.qids.tolist(), self.values[:, shown].tolist(), strict=True)
             }
         return data
 
@@ -358,3 +365,11 @@ class TrecTable:
         text = values.astype(str) if full else np.char.mod("%6.4f", values)
         whole = np.char.mod("%d", np.round(values).astype(np.int64))
         return np.where(counts, whole, text)
+
+
+def _jsonable(names: list[str], counts: list[bool], values: list[float]) -> dict:
+    """``names`` to ``values``, a count's as an integer."""
+    return {
+        name: int(value) if count else value
+        for name, count, value in zip(names, counts, values, strict=True)
+    }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -141,6 +141,9 @@ def compare(
     types, and what is drawn, flipped and counted is a session (a row id with all its
     types): :func:`_typed_comparison`.
 
+    ``compare(b, a)`` is exactly ``compare(a, b)`` mirrored: both are computed in one
+    canonical order of the pair (the lower value first) and mirrored for the other.
+
     Examples
     --------
     >>> import pandas as pd, scorer
@@ -155,6 +158,80 @@ def compare(
     check_paired(result_a, result_b)
     values_a = result_a.measure_values(metric)
     values_b = result_b.measure_values(metric)
+    orientation = _orientation(result_a, values_a, values_b)
+    if orientation < 0:
+        return _mirrored(_compare(result_b, result_a, values_b, values_a, n_resamples, level, seed))
+    comparison = _compare(result_a, result_b, values_a, values_b, n_resamples, level, seed)
+    if orientation == 0:  # the same pair both ways: an interval that is its own mirror
+        low, high = comparison.low, comparison.high
+        return replace(comparison, low=min(low, -high), high=max(high, -low))
+    return comparison
+
+
+def _orientation(result: ScoreResult, values_a: MeasureValues, values_b: MeasureValues) -> int:
+    """1 when (A, B) is the pair's canonical order, -1 when (B, A) is, 0 when the pair
+    is the same both ways (each submission's drawn rows are the other's).
+
+    The statistics are computed in the canonical order and mirrored for the other, so
+    that ``compare(b, a)`` is exactly ``compare(a, b)`` mirrored: the lower value
+    first, then the lexicographically smaller multiset of the rows the bootstrap draws
+    (both submissions' side by side), split by split.
+    """
+    a, b = values_a.means["score"], values_b.means["score"]
+    if a != b and not (np.isnan(a) or np.isnan(b)):
+        return 1 if a < b else -1
+    for rows_a, rows_b in zip(
+        _drawn_rows(result, values_a), _drawn_rows(result, values_b), strict=True
+    ):
+        forward, backward = (
+            _sorted_rows(np.hstack(pair)) for pair in ((rows_a, rows_b), (rows_b, rows_a))
+        )
+        differing = np.flatnonzero(forward != backward)  # row by row: lexicographic
+        if len(differing):
+            first = differing[0]
+            return 1 if forward.flat[first] < backward.flat[first] else -1
+    return 0
+
+
+def _drawn_rows(result: ScoreResult, values: MeasureValues) -> list[np.ndarray]:
+    """Per split with a scored row, one submission's rows as the bootstrap draws them:
+    a user's value, a user's parts (``avg=micro``) or a session's per-type parts."""
+    masks = [mask for mask in values.masks().values() if mask.any()]
+    if result.by_type is not None:
+        return [session_parts(result, values, mask)[:, : 2 * len(result.types)] for mask in masks]
+    if values.micro:
+        return [values.parts(mask) for mask in masks]
+    return [values.values[mask][:, None] for mask in masks]
+
+
+def _sorted_rows(rows: np.ndarray) -> np.ndarray:
+    return rows[np.lexsort(rows.T[::-1])]
+
+
+def _mirrored(comparison: Comparison) -> Comparison:
+    """The comparison of A against B from that of B against A."""
+    return replace(
+        comparison,
+        a=comparison.b,
+        b=comparison.a,
+        difference=-comparison.difference,
+        low=-comparison.high,
+        high=-comparison.low,
+        wins=comparison.losses,
+        losses=comparison.wins,
+    )
+
+
+def _compare(
+    result_a: ScoreResult,
+    result_b: ScoreResult,
+    values_a: MeasureValues,
+    values_b: MeasureValues,
+    n_resamples: int,
+    level: float,
+    seed: int,
+) -> Comparison:
+    """:func:`compare` of B against A in this order."""
     if result_a.by_type is not None:
         return _typed_comparison(result_a, result_b, values_a, values_b, n_resamples, level, seed)
     differences = values_b.values - values_a.values
