@@ -5,6 +5,7 @@ copies, outputs parsed back."""
 from __future__ import annotations
 
 import csv
+import html
 import inspect
 import io
 import json
@@ -86,6 +87,21 @@ def test_an_invalid_submission_is_a_row_with_its_participant_message(board_and_i
     assert [row.split for row in rows] == ["overall", "Public", "Private"]
     assert all(row.rank is None and row.error == str(raised.value) for row in rows)
     assert rows == [r for r in board.rows if r.error is not None]
+
+
+def test_an_invalid_submissions_message_keeps_its_lines_in_every_page() -> None:
+    # Its message echoes a row id of its own holding a run of backticks: in Markdown it
+    # stays inside its fence; in HTML its line breaks and indents are kept.
+    solution, submissions = contest(10, 1, seed=7)
+    bad = pd.concat([submissions["s0"], pd.DataFrame({"id": ["x````y"], "items": ["i1"]})])
+    board = scorer.leaderboard(solution, {"s0": submissions["s0"], "bad": bad}, k=5)
+    error = next(row.error for row in board.rows if row.entry == "bad")
+    assert "x````y" in error and len(error.splitlines()) > 3
+    section = board.to_markdown().split("## Invalid submissions\n\n")[1].split("\n## ")[0]
+    lines = "".join(f"  {line}\n" for line in error.splitlines())
+    assert section == f"- bad:\n\n  `````text\n{lines}  `````\n"
+    assert f'<td class="message">{html.escape(error)}</td>' in board.to_html()
+    assert "td.message { text-align: left; white-space: pre-wrap;" in board.to_html()
 
 
 def test_ranks_tie_exactly_and_skip() -> None:

@@ -17,6 +17,7 @@ th, td { border: 1px solid #ccc; padding: 0.25em 0.4em; text-align: right;
          font-variant-numeric: tabular-nums; }
 th:first-child, td:first-child { text-align: left; }
 td.name { text-align: left; overflow-wrap: anywhere; min-width: 10em; }
+td.message { text-align: left; white-space: pre-wrap; overflow-wrap: anywhere; }
 th.name { text-align: left; }
 img { max-width: 100%; }
 .note { color: #555; font-size: 0.9em; }
@@ -87,6 +88,11 @@ def cell(shown: str, *values: float) -> str:
 def name(name: str) -> str:
     """A submission's name: a file name, wrapped wherever needed to fit the page."""
     return f'<td class="name">{text(name)}</td>'
+
+
+def message(message: str) -> str:
+    """A message of several lines, shown with its line breaks and indents."""
+    return f'<td class="message">{text(message)}</td>'
 
 
 def text(value: object) -> str:

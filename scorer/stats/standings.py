@@ -356,6 +356,21 @@ def _markdown(text: str) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
 
 
+def _fenced(text: str) -> list[str]:
+    """``text`` as it is, line by line, in a fenced block indented into a list item:
+    its fence longer than any run of backticks in it, so no line of a participant's
+    message can close it.
+
+    Examples
+    --------
+    >>> _fenced("1. Missing rows\n   found: ```")
+    ['  ````text', '  1. Missing rows', '     found: ```', '  ````']
+    """
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"  {fence}text", *(f"  {line}" for line in text.splitlines()), f"  {fence}"]
+
+
 def to_markdown(board: Leaderboard) -> str:
     """:meth:`Leaderboard.to_markdown`."""
     lines = [f"# Leaderboard: {_markdown(board.metric)}", ""]
@@ -395,8 +410,8 @@ def _markdown_sections(board: Leaderboard) -> list[str]:
     invalid = [s for s in board.submissions if s.error is not None]
     if invalid:
         lines += ["## Invalid submissions", ""]
-        lines += [f"- {_markdown(s.name)}: {_markdown(s.error or '')}" for s in invalid]
-        lines.append("")
+        for submission in invalid:
+            lines += [f"- {_markdown(submission.name)}:", "", *_fenced(submission.error or ""), ""]
     if board.notes:
         lines += ["## Notes", "", *(f"- {_markdown(note)}" for note in board.notes), ""]
     return [*lines, "## Audit", "", "```text", *_audit_lines(board), "```"]
@@ -589,7 +604,7 @@ def _html_sections(board: Leaderboard) -> list[str]:
     invalid = [s for s in board.submissions if s.error is not None]
     if invalid:
         parts.append("<h2>Invalid submissions</h2>")
-        rows = [[pages.name(s.name), pages.name(s.error or "")] for s in invalid]
+        rows = [[pages.name(s.name), pages.message(s.error or "")] for s in invalid]
         parts.append(pages.table(["submission", "why"], rows))
     parts.append("<h2>Audit</h2>")
     parts.append(
