@@ -357,7 +357,7 @@ def _markdown(text: str) -> str:
 
 
 def _fenced(text: str) -> list[str]:
-    """``text`` as it is, line by line, in a fenced block indented into a list item:
+    r"""``text`` as it is, line by line, in a fenced block indented into a list item:
     its fence longer than any run of backticks in it, so no line of a participant's
     message can close it.
 
