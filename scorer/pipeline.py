@@ -704,9 +704,8 @@ def row_findings(solution: Solution, aligned: Aligned, options: Options) -> list
     )
     for code, rows, counts, values in aligned.host_hints:
         findings += _row_finding(code, rows, solution, counts=counts, values=values)
-    return findings + _row_finding(
-        "duplicate_ground_truth", aligned.truth.n_duplicates > 0, solution
-    )
+    repeated = "repeated_judgements" if options.format == "trec" else "duplicate_ground_truth"
+    return findings + _row_finding(repeated, aligned.truth.n_duplicates > 0, solution)
 
 
 def _ground_truth(targets: pa.Array) -> GroundTruth:

@@ -271,6 +271,7 @@ def test_a_run_that_repeats_a_docno_is_invalid(tmp_path) -> None:
     assert "examples (lines): 4: 'x'" in done.stderr
     assert "3. Documents retrieved twice for a query" in done.stderr
     assert "2 qids retrieving a docno more than once (2 extra lines)" in done.stderr
+    assert "examples (qid docno): 'q1 d1', 'q2 d2'\n" in done.stderr  # where to look
 
 
 def test_trec_ties_go_to_the_larger_docno_as_in_trec_eval(tmp_path) -> None:

@@ -163,16 +163,24 @@ def test_measures_are_read_as_trec_eval_reads_them() -> None:
         (["-m", "P.0"], r"trec_eval's P takes positive cut-offs without duplicates "
          r"\(e\.g\. 'P\.5,10'\)\. Got P\.0 instead\."),
         (["-m", "P.5,5"], r"without duplicates \(e\.g\. 'P\.5,10'\)\. Got P\.5,5 instead\."),
-        (["-m", "P.x"], r"trec_eval's P takes cutoffs such as 5 \(e\.g\. 'P\.5,10'\)\. Got P\.x"),
+        (["-m", "P.x"], r"trec_eval's P takes whole numbers such as 5 \(e\.g\. 'P\.5,10'\)\. "
+         r"Got P\.x"),
         # The whole of what was written, and the piece refused in it.
-        (["-m", "P.5,"], r"takes cutoffs such as 5 \(e\.g\. 'P\.5,10'\)\. Got P\.5, instead "
+        (["-m", "P.5,"], r"takes whole numbers such as 5 \(e\.g\. 'P\.5,10'\)\. Got P\.5, instead "
          r"\(not one: ''\)\."),
         (["-m", "ndcg_cut.5,x"], r"Got ndcg_cut\.5,x instead \(not one: 'x'\)\."),
+        # The count of values first; then each value's digits, said.
+        (["-m", "utility.100000"], r"trec_eval's utility takes 4 values \(e\.g\. "
+         r"'utility\.1,-1,0,0'\)\. Got utility\.100000 instead\."),
+        (["-m", "rbp.p=0.99999"], r"trec_eval's rbp takes decimals of at most 4 digits either "
+         r"side of the point, such as 0\.9 \(e\.g\. 'rbp\.p=0\.9'\)\. Got rbp\.p=0\.99999 "
+         r"instead \(not one: '0\.99999'\)\."),
         (["-m", "map.5"], r"trec_eval's map takes no parameters \(e\.g\. 'map'\)\. Got map\.5"),
         (["-m", "relstring.5"], r"trec_eval's relstring \(the first ranks' judgements as text\) "
          r"is not printed by scorer trec-eval: leave it out of -m\."),
         # Digits of other scripts are no trec_eval number (int() would read them).
-        (["-m", "P.\u0663"], r"trec_eval's P takes cutoffs such as 5 .*Got P\.\u0663 instead"),
+        (["-m", "P.\u0663"], r"trec_eval's P takes whole numbers such as 5 .*"
+         r"Got P\.\u0663 instead"),
         (["-m", "set_F.\u0660.5"], r"Got set_F\.\u0660\.5 instead"),
         (["-l", "0", "-m", "map"], r"-l must be at least 1 \(the smallest rel that is relevant\)"
          r"\. Got 0\."),
@@ -252,12 +260,16 @@ def test_warnings_go_to_standard_error_and_leave_the_lines_alone(capsys) -> None
 
 def test_a_docno_judged_twice_warns_the_host(capsys, tmp_path) -> None:
     qrels = tmp_path / "qrels"
-    qrels.write_text("q1 0 d1 1\nq1 0 d1 2\n")
+    # Judged twice at 0 too: a judgement repeated, whatever its rel, not a relevant item.
+    qrels.write_text("q1 0 d1 1\nq1 0 d1 2\nq2 0 d1 0\nq2 0 d1 0\nq2 0 d2 1\n")
     run = tmp_path / "run"
-    run.write_text("q1 Q0 d1 1 2.0 r\n")
+    run.write_text("q1 Q0 d1 1 2.0 r\nq2 Q0 d2 1 2.0 r\n")
     code, out, err = trec_eval(capsys, "-m", "map", qrels, run)
     assert (code, out) == (0, "map                   \tall\t1.0000\n")
-    assert "[host] 1 row of the solution has a relevant item listed twice" in err
+    assert err == (
+        "Warnings (1):\n  - [host] 2 qids of the qrels have a docno judged on more than one "
+        "line; its largest rel counts (trec_eval stops at it). Examples: 'q1', 'q2'\n"
+    )
 
 
 def test_the_qrels_and_the_run_swapped_are_said_to_be(tmp_path) -> None:
@@ -325,7 +337,7 @@ def test_the_qrels_dash_is_refused_as_trec_eval_refuses_it(capsys):
 def test_a_measure_of_several_values_shows_all_of_them_as_its_example(capsys):
     code, _, err = trec_eval(capsys, "-m", "utility.1,-1", *case_args("official")[1:])
     assert code == 2
-    assert "takes 4 value(s) (e.g. 'utility.1,-1,0,0'). Got utility.1,-1 instead." in err
+    assert "takes 4 values (e.g. 'utility.1,-1,0,0'). Got utility.1,-1 instead." in err
 
 
 @pytest.mark.parametrize("name", ["official", "all_trec", "set", "runid"])

@@ -5,8 +5,10 @@ reference, and values equal to trec_eval's (through pytrec_eval) from ``evaluate
 from __future__ import annotations
 
 import gzip
+import io
 import math
 import re
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -133,6 +135,48 @@ def test_the_lines_messages_name_the_line_and_the_fix():
     (rel,) = problems(parse_trec(b"q1 0 d1 1.5\n", "qrels").problems, Wording())
     assert rel.title == "Invalid rels"
     assert rel.fix.startswith("write each rel as a whole number")
+
+
+@pytest.mark.parametrize("text", ["# a comment\n#another\n", "#\n\n  \n"])
+def test_qrels_without_a_judgement_are_the_hosts_error(tmp_path: Path, text: str):
+    # Not a run that names no query of them (the participant's error).
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text(text)
+    run.write_text("q1 Q0 d1 1 0.5 t\n")
+    expected = (
+        "No judgement in the qrels\n"
+        "   expected: lines 'qid iter docno rel'\n"
+        "   found:    only comments (a first field that starts with #) and blank lines\n"
+    )
+    with pytest.raises(HostVisibleError, match=re.escape(expected)):
+        evaluate(qrels, run, format="trec")
+
+
+def _two_member_zip() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("a.txt", "q1 Q0 d1 1 1 t\n")
+        archive.writestr("b.txt", "q1 Q0 d2 1 1 t\n")
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("content", "title", "limits"),
+    [
+        (b"q1 Q0 d1 1 1 t\n\x00", "Not UTF-8 text", None),
+        (b"q1 Q0 d\xe9 1 1 t\n", "Not UTF-8 text", None),
+        (gzip.compress(b"q1 Q0 d1 1 1 t\n" * 100)[:30], "Unreadable file", None),
+        (_two_member_zip(), "Not exactly one file in the zip archive", None),
+        (b"q1 Q0 d1 1 1 t\n", "Line too long", ReadLimits(max_line_bytes=10)),
+    ],
+)
+def test_a_trec_files_refusal_names_a_trec_eval_file_not_a_csv(tmp_path, content, title, limits):
+    path = tmp_path / "run"
+    path.write_bytes(content)
+    with pytest.raises(ParticipantVisibleError, match=re.escape(title)) as raised:
+        read_trec(path, "run", ParticipantVisibleError, limits)
+    assert "trec_eval run file" in str(raised.value)
+    assert "CSV" not in str(raised.value) and "to_csv" not in str(raised.value)
 
 
 def test_files_are_read_within_the_limits(tmp_path: Path):
@@ -272,7 +316,7 @@ def test_a_docno_retrieved_twice_is_found_whatever_its_scores(collide, monkeypat
     assert (record.kind, record.counts, record.examples) == (
         "docnos_repeated",
         (("qids", 1), ("extra", 1)),
-        ("q1",),
+        ("q1 a",),  # the qid and docno of the repeated line
     )
     # past -M, as trec_eval (it checks only the documents it keeps)
     assert judge_run(qrels, run, TrecRules(max_ranked=2)).run_problems == ()

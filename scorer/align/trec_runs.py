@@ -412,7 +412,12 @@ def _repeated_docnos(
     flagged = np.zeros(len(queries), dtype=bool)
     flagged[users[repeat]] = True
     counts = (("qids", int(np.count_nonzero(flagged))), ("extra", int(repeat.sum())))
-    return [Finding("docnos_repeated", counts, smallest_values(queries, flagged))]
+    repeated = pc.binary_join_element_wise(
+        queries.take(to_arrow(users[repeat])).cast(pa.large_string()),
+        ranking.docnos.take(to_arrow(lines[repeat])),
+        pa.scalar(" ", pa.large_string()),
+    )  # each repeated line's qid and docno: where the participant finds it
+    return [Finding("docnos_repeated", counts, smallest_values(repeated))]
 
 
 def _judged_lines(

@@ -338,6 +338,7 @@ def _docnos_repeated(finding: Finding, wording: Wording) -> Problem:
         f"({format_count(finding.count('extra'), 'extra line')})",
         "keep one line per qid and docno",
         finding.examples,
+        "qid docno",
     )
 
 
@@ -552,6 +553,7 @@ WARNINGS: tuple[str, ...] = (
     "leading_zeros_lost_in_submission",
     "leading_zeros_lost_in_solution",
     "duplicate_ground_truth",
+    "repeated_judgements",
     "no_public_users",
     "no_private_users",
 )
@@ -630,6 +632,11 @@ WARNING_WORDS: dict[str, tuple[str, str]] = {
     "duplicate_ground_truth": (
         "host",
         "{rows} of the solution {have} a relevant item listed twice; it counts once.",
+    ),
+    "repeated_judgements": (
+        "host",
+        "{qids} of the qrels {have} a docno judged on more than one line; its largest rel "
+        "counts (trec_eval stops at it).",
     ),
 }
 _ORDER = {kind: index for index, kind in enumerate((*PROBLEMS, *WARNINGS))}

@@ -26,18 +26,20 @@ from scorer.check.findings import (
     MAX_GRADE,
     Wording,
     raise_findings,
+    stated,
 )
 from scorer.check.validate import SOLUTION, SUBMISSION, Solution
 from scorer.errors import (
     Finding,
     HostVisibleError,
     ParticipantVisibleError,
+    Problem,
     smallest_values,
 )
 from scorer.options import Options
 from scorer.read.files import ReadLimits
 from scorer.read.inputs import TableLike
-from scorer.read.trec import QRELS_COLUMNS, TrecFile, TrecKind, read_trec
+from scorer.read.trec import QRELS_COLUMNS, TREC_FORMATS, TrecFile, TrecKind, read_trec
 
 #: The words trec_eval's files are described with: the qid, the docno, the rel.
 TREC_WORDING = Wording(0, *QRELS_COLUMNS)
@@ -96,13 +98,14 @@ def check_trec(
     ...
     """
     qrels = read_trec(_path(qrels_path, "qrels"), "qrels", HostVisibleError, limits)
+    unjudged = _no_judgement(qrels)
     rules = TrecRules(options.relevance_threshold, options.k, options.unjudged == "drop")
     # The run is handed over, no reference kept: judge_run frees its columns as it goes.
     run_file = _path(run_path, "run")
     judged = judge_run(
         qrels, read_trec(run_file, "run", ParticipantVisibleError, limits), rules, copy_key
     )
-    host = [*judged.qrels_problems, *_rel_problems(qrels, exponential)]
+    host = [*unjudged, *judged.qrels_problems, *_rel_problems(qrels, exponential)]
     raise_findings(host, HostVisibleError, SOLUTION, TREC_WORDING)
     raise_findings(
         _run_problems(judged, options), ParticipantVisibleError, SUBMISSION, TREC_WORDING
@@ -125,6 +128,20 @@ def qrels_queries(qrels_path: TableLike, limits: ReadLimits | None) -> pa.Array:
     """The qrels' qids, each once, in byte order."""
     qrels = read_trec(_path(qrels_path, "qrels"), "qrels", HostVisibleError, limits)
     return byte_order_codes(qrels.qids)[1]
+
+
+def _no_judgement(qrels: TrecFile) -> list[Finding]:
+    """A qrels file of comments and blank lines only: the host's problem, not a run
+    that names no query of it (malformed lines are told as such)."""
+    if qrels.n_lines or qrels.problems:
+        return []
+    problem = Problem(
+        "No judgement in the qrels",
+        f"lines '{TREC_FORMATS['qrels']}'",
+        "only comments (a first field that starts with #) and blank lines",
+        "check that this is the qrels file and that it was written whole",
+    )
+    return [stated(problem)]
 
 
 def _rel_problems(qrels: TrecFile, exponential: tuple[str, ...]) -> list[Finding]:

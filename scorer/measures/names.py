@@ -51,7 +51,9 @@ _TREC_SYNTAX = re.compile(
 )
 _MAX_NAME_CHARS = 200
 _EXAMPLES = "e.g. 'MAP@12', 'nDCG(gain=linear)@10', 'R(norm=min_k)@20', 'RPrec'"
-_DECIMAL = r"-?(?:[0-9]{1,4}(?:\.[0-9]{0,4})?|\.[0-9]{1,4})"
+#: The digits a trec_eval parameter's decimal may have either side of the point.
+_DIGITS = 4
+_DECIMAL = rf"-?(?:[0-9]{{1,{_DIGITS}}}(?:\.[0-9]{{0,{_DIGITS}}})?|\.[0-9]{{1,{_DIGITS}}})"
 
 
 @dataclass(frozen=True)
@@ -112,11 +114,11 @@ class TrecMeasure:
                     decimal_text(Fraction(_trec_number(self, params, found[0][2], _DECIMAL)))
                 )
             ]
+        if len(values) != self.template.count("{}"):  # the count first: 'utility.100000'
+            raise _trec_error(self, params, f"takes {self.template.count('{}')} values")
         written = [
             decimal_text(Fraction(_trec_number(self, params, value, _DECIMAL))) for value in values
         ]
-        if len(written) != self.template.count("{}"):
-            raise _trec_error(self, params, f"takes {self.template.count('{}')} value(s)")
         return [self.template.format(*written)]
 
     def printed(self, measure: Measure) -> str:
@@ -145,9 +147,20 @@ def _square(values: dict[str, Any]) -> Fraction:
 def _trec_number(measure: TrecMeasure, params: str | None, value: str, pattern: str) -> str:
     """``value``, one piece of ``params`` (the parameters as written), if it matches."""
     if not re.fullmatch(pattern, value.strip()):
-        why = f"takes {measure.kind} such as {measure.defaults[0]}"
+        example = measure.defaults[0].removeprefix("p=")
+        why = f"takes {_NUMBER_WORDS[measure.kind]} such as {example}"
         raise _trec_error(measure, params, why, None if value == params else value)
     return value.strip()
+
+
+#: What a parameter of each kind is written as.
+_NUMBER_WORDS = {
+    "cutoffs": "whole numbers",
+    **dict.fromkeys(
+        ("levels", "value", "pairs"),
+        f"decimals of at most {_DIGITS} digits either side of the point,",
+    ),
+}
 
 
 def _trec_error(

@@ -69,16 +69,26 @@ class CellError(Exception):
         )
 
 
-def not_utf8(found: str) -> Problem:
+def not_utf8(found: str, lines_of: str | None = None) -> Problem:
     """The one refusal of text that is not UTF-8, whatever route it took: a CSV file
     (plain, gzipped or zipped), a Parquet column of text or of item lists, an Arrow
-    table, a pandas column of strings, Arrow strings or bytes.
+    table, a pandas column of strings, Arrow strings or bytes; or, worded as such, a
+    headerless file of lines (``lines_of``: what it is, such as trec_eval's run).
 
     Examples
     --------
     >>> not_utf8("byte 0xff on line 2 is not valid UTF-8").title
     'Not UTF-8 text'
+    >>> not_utf8("byte 0xff on line 2 is not valid UTF-8", "a trec_eval run file").expected
+    'a trec_eval run file, encoded as UTF-8 (gzipped, zipped or not)'
     """
+    if lines_of is not None:
+        return Problem(
+            "Not UTF-8 text",
+            f"{lines_of}, encoded as UTF-8 (gzipped, zipped or not)",
+            found,
+            "write the file again as UTF-8 text",
+        )
     return Problem(
         "Not UTF-8 text",
         "text encoded as UTF-8 (a CSV file, gzipped, zipped or not, a Parquet file or a "

@@ -188,15 +188,16 @@ def _open_input(
     error: type[ScorerError],
     limits: ReadLimits | None,
     runs: bool = False,
+    lines_of: str | None = None,
 ) -> tuple[_Reader, BinaryIO]:
     """A reader for ``path`` within ``limits`` and the file opened for it (read into
     memory, bounded, if it is a pipe); an unreadable file is ``error``'s problem."""
     check_input_path(os.fspath(path), error)
-    reader = _Reader(os.fspath(path), error, limits or DEFAULT_LIMITS, runs)
+    reader = _Reader(os.fspath(path), error, limits or DEFAULT_LIMITS, runs, lines_of)
     try:
         handle: BinaryIO = open(reader.name, "rb")  # noqa: SIM115 (closed by the caller)
     except OSError as exc:
-        reader.fail(_unreadable(exc.strerror or str(exc)))
+        reader.fail(reader.unreadable(exc.strerror or str(exc)))
     if handle.seekable():
         return reader, handle
     with handle:  # a pipe such as /dev/stdin: read it, bounded, into memory
@@ -239,7 +240,7 @@ def read_lines_text(
     >>> bytes(text[start:])
     b'q1 Q0 d1 1 0.5 tag\\n'
     """
-    reader, handle = _open_input(path, error, limits)
+    reader, handle = _open_input(path, error, limits, lines_of=expected)
     with handle:
         found = reader.read_text(handle)
     if found is None:
@@ -256,7 +257,7 @@ def read_lines_text(
     reader.check_lines(text)
     reader.check_decoded_size(text, start, fields_per_line)
     if not _valid_utf8(text, start):
-        reader.fail(not_utf8(_first_invalid_utf8_byte(text, start)))
+        reader.fail(reader.not_utf8(_first_invalid_utf8_byte(text, start)))
     return text, start
 
 
@@ -320,6 +321,22 @@ class _Reader(FileChecks):
     """A text file's reader: its container (gzip, zip), its text, and the CSV in it."""
 
     runs: bool = False
+    #: What a headerless file of lines is (:func:`read_lines_text`), for its messages;
+    #: None for a CSV file.
+    lines_of: str | None = None
+
+    @property
+    def noun(self) -> str:
+        """What the file should be, in its messages ("CSV file" unless :attr:`lines_of`)."""
+        return "CSV file" if self.lines_of is None else self.lines_of.removeprefix("a ")
+
+    def not_utf8(self, found: str) -> Problem:
+        """:func:`~scorer.read.columns.not_utf8`, worded for this file."""
+        return not_utf8(found, self.lines_of)
+
+    def unreadable(self, reason: str, container: str = "") -> Problem:
+        """:func:`_unreadable`, worded for this file."""
+        return _unreadable(reason, container, None if self.lines_of is None else self.noun)
 
     def read_text(self, handle: BinaryIO) -> tuple[Text, str] | None:
         """The file's text (decompressed, within the limits) and its container
@@ -354,15 +371,17 @@ class _Reader(FileChecks):
     def check_text(self, head: bytes, final: bool) -> None:
         """Refuse binary or non-UTF-8 content from its first bytes, before any parse."""
         if head.startswith(_UTF16_BOMS):
-            self.fail(not_utf8("the file is UTF-16 text (it starts with a UTF-16 byte-order mark)"))
+            self.fail(
+                self.not_utf8("the file is UTF-16 text (it starts with a UTF-16 byte-order mark)")
+            )
         nul = head.find(b"\x00")
         if nul >= 0:
             line = head.count(b"\n", 0, nul) + 1
-            self.fail(not_utf8(f"binary data: a NUL byte on line {line:,} (byte {nul + 1:,})"))
+            self.fail(self.not_utf8(f"binary data: a NUL byte on line {line:,} (byte {nul + 1:,})"))
         try:
             codecs.getincrementaldecoder("utf-8")().decode(head, final=final)
         except UnicodeDecodeError as exc:
-            self.fail(not_utf8(_utf8_position(head, exc)))
+            self.fail(self.not_utf8(_utf8_position(head, exc)))
 
     def stream_limited(
         self, chunks: Iterator[bytes], consumed: Callable[[], int], what: str
@@ -391,7 +410,7 @@ class _Reader(FileChecks):
                     f"{what} data that expands at most {limit:,} times",
                     f"{compressed:,} compressed bytes expanding to "
                     f"{decompressed:,} bytes so far, as a decompression bomb does",
-                    "upload the CSV file itself, or compress it with a standard tool",
+                    f"upload the {self.noun} itself, or compress it with a standard tool",
                 )
             )
 
@@ -401,13 +420,15 @@ class _Reader(FileChecks):
             chunks = iter(lambda: stream.read(_CHUNK_BYTES), b"")
             return self.stream_limited(chunks, handle.tell, "gzip")
         except (OSError, EOFError, zlib.error) as exc:
-            self.fail(_unreadable(f"broken gzip data ({exc}); the file may be truncated", "gzip"))
+            self.fail(
+                self.unreadable(f"broken gzip data ({exc}); the file may be truncated", "gzip")
+            )
 
     def unzip(self, handle: BinaryIO) -> bytes:
         try:
             archive = zipfile.ZipFile(handle)
         except (zipfile.BadZipFile, OSError, ValueError) as exc:
-            self.fail(_unreadable(f"broken zip archive ({exc})", "zip"))
+            self.fail(self.unreadable(f"broken zip archive ({exc})", "zip"))
         with archive:
             members = [
                 info
@@ -421,14 +442,14 @@ class _Reader(FileChecks):
                 self.fail(
                     Problem(
                         "Not exactly one file in the zip archive",
-                        "a zip archive holding exactly one CSV file",
+                        f"a zip archive holding exactly one {self.noun}",
                         f"{format_count(len(members), 'file')}: {names}",
-                        "zip the single CSV file alone, or upload the CSV file itself",
+                        f"zip the single {self.noun} alone, or upload the {self.noun} itself",
                     )
                 )
             member = members[0]
             if member.compress_type not in _ZIP_METHODS:
-                self.fail(_unsupported_zip_method(member.compress_type))
+                self.fail(_unsupported_zip_method(member.compress_type, self.noun))
             limit = self.limits.max_decompressed_bytes
             if member.file_size > limit:
                 self.fail(
@@ -445,9 +466,9 @@ class _Reader(FileChecks):
                     chunks = iter(lambda: stream.read(_CHUNK_BYTES), b"")
                     return self.stream_limited(chunks, lambda: compressed, "zip member")
             except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
-                self.fail(_unreadable(f"broken zip member ({exc})", "zip"))
+                self.fail(self.unreadable(f"broken zip member ({exc})", "zip"))
             except (NotImplementedError, RuntimeError) as exc:  # method or encryption
-                self.fail(_unreadable(f"unsupported zip member ({exc})", "zip"))
+                self.fail(self.unreadable(f"unsupported zip member ({exc})", "zip"))
 
     def parse_csv(self, data: Text, container: str = "") -> StringTable:
         start = self.check_content(data, "a CSV file with a header row", "CSV")
@@ -499,7 +520,7 @@ class _Reader(FileChecks):
         nul = data.find(b"\x00", start)  # one memchr: a NUL anywhere means binary
         if nul >= 0:
             line = _count_newlines(data, nul) + 1
-            self.fail(not_utf8(f"binary data: a NUL byte on line {line:,} (byte {nul + 1:,})"))
+            self.fail(self.not_utf8(f"binary data: a NUL byte on line {line:,} (byte {nul + 1:,})"))
         if size > self.limits.max_decompressed_bytes:
             self.fail(too_big("File too large", size, self.limits.max_decompressed_bytes, what))
         return start
@@ -595,7 +616,7 @@ class _Reader(FileChecks):
         try:
             text.decode("utf-8")
         except UnicodeDecodeError as bad:
-            self.fail(not_utf8(_utf8_position(text, bad)))
+            self.fail(self.not_utf8(_utf8_position(text, bad)))
         self.fail(_unreadable(str(exc).splitlines()[0], container))
 
     def check_decoded_size(self, data: Text, start: int, n_columns: int) -> None:
@@ -636,8 +657,9 @@ class _Reader(FileChecks):
                     "Line too long",
                     f"lines of at most {limit:,} bytes",
                     f"{format_count(count, 'line')} longer, the longest {longest:,} bytes",
-                    "check that the file is a CSV with one row per line; "
-                    "if long lines are intended, ask the host to raise the line limit",
+                    f"check that the file is a {self.noun}"
+                    + (" with one row per line" if self.lines_of is None else "")
+                    + "; if long lines are intended, ask the host to raise the line limit",
                     examples,
                     "line numbers",
                 )
@@ -931,7 +953,7 @@ def _not_parquet() -> Problem:
     )
 
 
-def _unsupported_zip_method(method: int) -> Problem:
+def _unsupported_zip_method(method: int, noun: str = "CSV file") -> Problem:
     """Only stored and deflated members are read: Python's bzip2 and LZMA readers
     decode a whole compressed block at once, whatever it expands to.
 
@@ -945,12 +967,21 @@ def _unsupported_zip_method(method: int) -> Problem:
         "Unsupported compression method",
         "a zip member that is stored or compressed with deflate (the default of zip tools)",
         f"a member compressed with {name} (method {method})",
-        "zip the CSV file again with the default settings, or upload it as .csv or .csv.gz",
+        f"zip the {noun} again with the default settings, or upload it unzipped or gzipped",
     )
 
 
-def _unreadable(reason: str, container: str = "") -> Problem:
+def _unreadable(reason: str, container: str = "", lines_of: str | None = None) -> Problem:
+    """A file that cannot be read: a CSV file's words, or those of a headerless file of
+    lines (``lines_of``: what it is, such as "trec_eval run file")."""
     what = f"{container} file holding a " if container else ""
+    if lines_of is not None:
+        return Problem(
+            "Unreadable file",
+            f"a {what}{lines_of} in UTF-8 text",
+            reason,
+            f"write the {lines_of} again as UTF-8 text",
+        )
     return Problem(
         "Unreadable file",
         f"a {what}UTF-8 CSV file with a header row and the same number of fields on every line",
