@@ -758,7 +758,7 @@ def _inconsistencies(partial: Partial) -> Iterator[str]:
     options = Options(**settings["options"])
     measures = parse_all(settings["measures"], _name_bound(options))
     words = Wording(**settings["wording"])
-    check_settings(settings["resamples"] or 1, 0.95, settings["seed"])
+    check_settings(settings["resamples"], 0.95, settings["seed"], least=0)
     names = [str(m) for m in measures]
     yield from _bad_records(partial, words, options.k)
     if not isinstance(partial.stage, int) or not 0 <= partial.stage <= _GRADES:
@@ -958,7 +958,7 @@ def score_part(
     _refuse_whole_data(measures)
     Bounds(int, 0, none_ok=True).check("max_grade", max_grade)
     known_types = _known_types(target_types, option_values)
-    check_settings(resamples if resamples else 1, 0.95, seed, "number of resamples")
+    check_settings(resamples, 0.95, seed, least=0)
     if option_values.format != "trec":
         solution = as_string_table(solution, HostVisibleError, limits)
     settings = {

@@ -1004,6 +1004,12 @@ def test_compare_of_many_reads_the_level_as_two_do(files: Path, level: str, refu
     runs = [files / "runs" / f"s{i}.csv" for i in range(3)]
     no_statistics = run_scorer("compare", files / "solution.csv", *runs, "--resamples", "0")
     assert no_statistics.returncode == 0, no_statistics.stderr  # values and ranks only
+    negative = run_scorer("compare", files / "solution.csv", *runs, "--resamples", "-1")
+    assert negative.returncode == 2
+    assert negative.stderr == (
+        "scorer: host error: Invalid statistics settings: the number of resamples must be an "
+        "int from 0 to 10,000,000, not -1.\n"
+    )
     for chosen in (runs[:2], runs):
         done = run_scorer("compare", files / "solution.csv", *chosen, "-k", "5", "--level", level)
         assert done.returncode == (2 if refused else 0), done.stderr

@@ -362,7 +362,7 @@ def compare_many(args: argparse.Namespace, kwargs: dict[str, Any]) -> None:
     from scorer.stats.leaderboard import leaderboards
 
     # The flags as two submissions check them, but 0 resamples: values and ranks only.
-    check_settings(max(args.resamples, 1), args.level, args.seed)
+    check_settings(args.resamples, args.level, args.seed, least=0)
     labels = submission_labels(len(args.submissions))
     boards = leaderboards(
         args.solution,

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import math
-import numbers
 import os
 import platform
 import unicodedata
@@ -48,7 +47,12 @@ from scorer.stats.ranking import (
     panel_sums,
     split_statistics,
 )
-from scorer.stats.resampling import MAX_RESAMPLES, resamples_problem
+from scorer.stats.resampling import (
+    MAX_RESAMPLES,
+    resamples_problem,
+    seed_problem,
+    share_problem,
+)
 from scorer.stats.sessions import session_parts, type_weights
 from scorer.stats.standings import Audit, Leaderboard, Pair, Row, Submission
 from scorer.version import __version__
@@ -236,13 +240,14 @@ def _read_if_a_pipe(data: Any, limits: Any) -> Any:
 
 
 def _check_settings(resamples: Any, seed: Any, alpha: Any) -> None:
-    problems = [problem for problem in [resamples_problem(resamples, "resamples", 0)] if problem]
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        problems.append(f"seed must be an int >= 0, not {seed!r}")
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
-        problems.append(f"alpha must be a number strictly between 0 and 1, not {alpha!r}")
-    if problems:
-        raise HostVisibleError("Invalid leaderboard settings: " + "; ".join(problems) + ".")
+    problems = [
+        resamples_problem(resamples, "resamples", 0),
+        seed_problem(seed, "seed"),
+        share_problem(alpha, "alpha"),
+    ]
+    found = [problem for problem in problems if problem is not None]
+    if found:
+        raise HostVisibleError("Invalid leaderboard settings: " + "; ".join(found) + ".")
 
 
 def _settings(given: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

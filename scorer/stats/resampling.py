@@ -18,6 +18,7 @@ quarter of the users), the draws are indices into the sorted values, in blocks.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 import numpy as np
@@ -369,19 +370,60 @@ def resamples_problem(resamples: Any, name: str, least: int) -> str | None:
     return f"{name} must be an int from {least} to {MAX_RESAMPLES:,}, not {resamples!r}"
 
 
-def check_settings(
-    n_resamples: int, level: float, seed: int, count_name: str = "number of resamples"
-) -> None:
-    problems = []
-    problem = resamples_problem(n_resamples, f"the {count_name}", 1)
-    if problem is not None:
-        problems.append(problem)
-    if not isinstance(level, float | int) or not 0 < level < 1:
-        problems.append(f"the level must be a number strictly between 0 and 1, not {level!r}")
+def seed_problem(seed: Any, name: str) -> str | None:
+    """What is wrong with a seed, or None.
+
+    Examples
+    --------
+    >>> seed_problem(-1, "seed"), seed_problem(3, "seed")
+    ('seed must be an int >= 0, not -1', None)
+    """
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        problems.append(f"the seed must be an int >= 0, not {seed!r}")
-    if problems:
-        raise HostVisibleError("Invalid statistics settings: " + "; ".join(problems) + ".")
+        return f"{name} must be an int >= 0, not {seed!r}"
+    return None
+
+
+def share_problem(share: Any, name: str) -> str | None:
+    """What is wrong with a level or an alpha (a number strictly between 0 and 1), or None.
+
+    Examples
+    --------
+    >>> share_problem(1.0, "alpha"), share_problem(0.05, "alpha")
+    ('alpha must be a number strictly between 0 and 1, not 1.0', None)
+    """
+    if isinstance(share, bool) or not isinstance(share, numbers.Real) or not 0 < share < 1:
+        return f"{name} must be a number strictly between 0 and 1, not {share!r}"
+    return None
+
+
+def check_settings(
+    n_resamples: int,
+    level: float,
+    seed: int,
+    count_name: str = "number of resamples",
+    least: int = 1,
+) -> None:
+    """Refuse, all at once, a number of resamples outside ``least`` to
+    :data:`MAX_RESAMPLES`, a level outside (0, 1) and a seed that is no int >= 0.
+
+    Examples
+    --------
+    >>> check_settings(0, 0.95, 0, least=0)
+    >>> check_settings(0, 1.5, -1)
+    Traceback (most recent call last):
+    ...
+    scorer.errors.HostVisibleError: Invalid statistics settings: the number of resamples \
+must be an int from 1 to 10,000,000, not 0; the level must be a number strictly between \
+0 and 1, not 1.5; the seed must be an int >= 0, not -1.
+    """
+    problems = [
+        resamples_problem(n_resamples, f"the {count_name}", least),
+        share_problem(level, "the level"),
+        seed_problem(seed, "the seed"),
+    ]
+    found = [problem for problem in problems if problem is not None]
+    if found:
+        raise HostVisibleError("Invalid statistics settings: " + "; ".join(found) + ".")
 
 
 def seeded_generator(seed: int | np.random.SeedSequence) -> np.random.Generator:
