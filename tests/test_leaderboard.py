@@ -104,6 +104,15 @@ def test_an_invalid_submissions_message_keeps_its_lines_in_every_page() -> None:
     assert "td.message { text-align: left; white-space: pre-wrap;" in board.to_html()
 
 
+def test_a_board_of_invalid_submissions_only_has_the_overall_rows() -> None:
+    # Which splits a result has is read off a valid result (docs/leaderboard.md).
+    solution, _ = contest(10, 0, seed=8)
+    broken = {name: pd.DataFrame({"id": ["u000"], "items": ["i1"]}) for name in "ab"}
+    board = scorer.leaderboard(solution, broken, k=5, resamples=10)
+    assert [(row.split, row.entry) for row in board.rows] == [("overall", "a"), ("overall", "b")]
+    assert all(row.rank is None and "Missing rows" in (row.error or "") for row in board.rows)
+
+
 def test_ranks_tie_exactly_and_skip() -> None:
     assert competition_ranks(np.array([0.3, 0.7, 0.3, 0.1, 0.7])).tolist() == [3, 1, 3, 5, 1]
     close = np.nextafter(0.5, 1.0)  # one bit apart: no tie
