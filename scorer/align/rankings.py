@@ -419,10 +419,15 @@ def _placed(
            [ 7,  8],
            [-1, -1]], dtype=int32)
     """
-    columns = np.full((width, n_users), PAD, dtype=np.int32)
     kept = np.flatnonzero(user_of_row >= 0)
     if len(codes) == 0 or width == 0:
-        return columns.T
+        return np.full((width, n_users), PAD, dtype=np.int32).T
+    # Each kept row writes all its user's cells (PAD past its end); only users without
+    # a row are filled here, so no pass writes the whole matrix twice.
+    columns = np.empty((width, n_users), dtype=np.int32)
+    unranked = np.ones(n_users, dtype=bool)
+    unranked[user_of_row[kept]] = False
+    columns[:, unranked] = PAD
     starts = (np.cumsum(row_lengths) - row_lengths)[kept]
     reached = np.minimum(row_lengths[kept], width)
     ranks = np.arange(width)
