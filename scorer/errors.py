@@ -19,6 +19,9 @@ from scorer.arrays import to_arrow
 
 MAX_EXAMPLES = 5
 ROW_IDS = "row ids"
+#: Examples that are a trec_eval run's qid and docno, joined by a space: each part is
+#: shown (and shortened) on its own, so that a long qid never hides the docno.
+QID_DOCNO = "qid docno"
 ROW_NUMBERS = "row numbers, 1 = first data row"
 #: Examples that are line numbers, each with the line's text (a headerless file).
 LINES = "lines"
@@ -289,11 +292,19 @@ class Problem:
         """
         lines = [self.title, f"   expected: {self.expected}", f"   found:    {self.found}"]
         if self.examples:
-            show = str if self.example_label in (ROW_NUMBERS, LINES) else format_example
-            shown = ", ".join(show(e) for e in self.examples[:MAX_EXAMPLES])
+            shown = ", ".join(self._shown(e) for e in self.examples[:MAX_EXAMPLES])
             lines.append(f"   examples ({self.example_label}): {shown}")
         lines.append(f"   fix:      {self.fix}")
         return "\n".join(lines)
+
+    def _shown(self, example: str) -> str:
+        """One example as its label says: numbers as they are, a qid and docno each
+        part on its own (:data:`QID_DOCNO`), anything else :func:`format_example`."""
+        if self.example_label in (ROW_NUMBERS, LINES):
+            return str(example)
+        if self.example_label == QID_DOCNO:
+            return " ".join(map(format_example, str(example).split(" ", 1)))
+        return format_example(example)
 
 
 def format_problems(subject: str, problems: Sequence[Problem]) -> str:

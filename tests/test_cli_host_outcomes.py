@@ -64,6 +64,22 @@ def test_a_closed_standard_output_is_a_host_error():
     assert "scorer: host error: Cannot write to standard output: Broken pipe." in stderr
 
 
+def test_a_closed_standard_output_at_start_is_a_host_error():
+    # Started with descriptor 1 closed (">&-"): Python has no sys.stdout at all.
+    done = subprocess.run(
+        [sys.executable, "-m", "scorer", str(SOLUTION), str(SUBMISSION)],
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: os.close(1),
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        "scorer: host error: Cannot write to standard output: standard output is closed. "
+        "Check where the output goes (a closed pipe or a full disk).\n"
+    )
+
+
 def test_a_reader_that_stops_midway_through_one_large_output_is_a_host_error(tmp_path):
     # One JSON object of about 2 MB, far past what a pipe holds: the reader takes 100
     # bytes and goes away while the child is in the middle of writing it. Python's

@@ -271,7 +271,13 @@ def test_a_run_that_repeats_a_docno_is_invalid(tmp_path) -> None:
     assert "examples (lines): 4: 'x'" in done.stderr
     assert "3. Documents retrieved twice for a query" in done.stderr
     assert "2 qids retrieving a docno more than once (2 extra lines)" in done.stderr
-    assert "examples (qid docno): 'q1 d1', 'q2 d2'\n" in done.stderr  # where to look
+    assert "examples (qid docno): 'q1' 'd1', 'q2' 'd2'\n" in done.stderr  # where to look
+    # A long qid is shortened on its own: the docno still shows.
+    qid = "q" * 100
+    (tmp_path / "qrels").write_text(f"{qid} 0 d1 1\n")
+    (tmp_path / "run").write_text(f"{qid} Q0 d1 1 2.0 t\n{qid} Q0 d1 2 1.0 t\n")
+    done = run_scorer(tmp_path / "qrels", tmp_path / "run", "--format", "trec")
+    assert "...' (100 characters) 'd1'\n" in done.stderr
 
 
 def test_trec_ties_go_to_the_larger_docno_as_in_trec_eval(tmp_path) -> None:

@@ -582,6 +582,22 @@ def test_compare_of_typed_files_b_a_is_compare_a_b_mirrored():
     )
 
 
+def test_typed_micro_pairs_with_rows_of_no_denominator_mirror_exactly():
+    # Sessions s0 and t0 swap their clicks between A and B; the orders rows score 0 of 0
+    # (empty_ground_truth="zero"): the rows' counts, drawn with the parts, tell the two
+    # orders apart, and the interval must still be the other order's mirror.
+    ids = ["s0_c", "t0_c", "s0_o", "s1_c", "t1_c", "s1_o", "w_o"]
+    solution = pd.DataFrame({"id": ids, "items": ["a", "a", "", "a", "a", "", "b"]})
+    a = solution.assign(items=["a", "x", "z", "x", "x", "z", "b"])
+    b = solution.assign(items=["x", "a", "z", "x", "x", "z", "b"])
+    options = {"row_id_type_separator": "_", "empty_ground_truth": "zero"}
+    results = [evaluate(solution, s, metrics=["R(avg=micro)@5"], **options) for s in (a, b)]
+    for seed in range(6):
+        forward = compare(*results, n_resamples=100, seed=seed)
+        backward = compare(*results[::-1], n_resamples=100, seed=seed)
+        assert (backward.low, backward.high) == (-forward.high, -forward.low), seed
+
+
 def test_a_typed_shake_up_resplits_sessions_as_an_untyped_one_of_the_same_sessions():
     rng = np.random.default_rng(4)
     n = 120

@@ -175,6 +175,8 @@ def test_measures_are_read_as_trec_eval_reads_them() -> None:
         (["-m", "rbp.p=0.99999"], r"trec_eval's rbp takes decimals of at most 4 digits either "
          r"side of the point, such as 0\.9 \(e\.g\. 'rbp\.p=0\.9'\)\. Got rbp\.p=0\.99999 "
          r"instead \(not one: '0\.99999'\)\."),
+        (["-m", "set_F.1,2"], r"trec_eval's set_F takes 1 value \(e\.g\. 'set_F\.1'\)\. "
+         r"Got set_F\.1,2 instead\."),
         (["-m", "map.5"], r"trec_eval's map takes no parameters \(e\.g\. 'map'\)\. Got map\.5"),
         (["-m", "relstring.5"], r"trec_eval's relstring \(the first ranks' judgements as text\) "
          r"is not printed by scorer trec-eval: leave it out of -m\."),

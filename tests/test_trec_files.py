@@ -165,10 +165,11 @@ def _two_member_zip() -> bytes:
     [
         (b"q1 Q0 d1 1 1 t\n\x00", "Not UTF-8 text", None),
         (b"q1 Q0 d\xe9 1 1 t\n", "Not UTF-8 text", None),
-        (gzip.compress(b"q1 Q0 d1 1 1 t\n" * 100)[:30], "Unreadable file", None),
+        (gzip.compress(b"q1 Q0 d1 1 1 t\n" * 100, mtime=0)[:30], "Unreadable file", None),
         (_two_member_zip(), "Not exactly one file in the zip archive", None),
         (b"q1 Q0 d1 1 1 t\n", "Line too long", ReadLimits(max_line_bytes=10)),
     ],
+    ids=["binary", "latin-1", "broken-gzip", "zip-of-two", "long-line"],
 )
 def test_a_trec_files_refusal_names_a_trec_eval_file_not_a_csv(tmp_path, content, title, limits):
     path = tmp_path / "run"
@@ -177,6 +178,21 @@ def test_a_trec_files_refusal_names_a_trec_eval_file_not_a_csv(tmp_path, content
         read_trec(path, "run", ParticipantVisibleError, limits)
     assert "trec_eval run file" in str(raised.value)
     assert "CSV" not in str(raised.value) and "to_csv" not in str(raised.value)
+    if title == "Unreadable file":  # a broken archive: compress it again
+        assert "fix:      compress the trec_eval run file again, or give it uncompressed" in str(
+            raised.value
+        )
+
+
+def test_a_folder_given_as_a_trec_file_is_refused_as_such(tmp_path):
+    with pytest.raises(
+        HostVisibleError,
+        match=re.escape(
+            f"The submission path {str(tmp_path)!r} is a directory. Give the path of the "
+            "trec_eval run file itself (plain, gzipped or zipped)."
+        ),
+    ):
+        read_trec(tmp_path, "run", ParticipantVisibleError)
 
 
 def test_files_are_read_within_the_limits(tmp_path: Path):

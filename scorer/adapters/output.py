@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import re
 import sys
@@ -86,6 +87,8 @@ def _write_whole(text: str) -> None:
     would end with exit 0 and its output cut short), so the bytes go to the binary
     buffer until all are written. A stream with no bytes beneath it (a ``StringIO`` a
     caller redirected to) takes the text."""
+    if sys.stdout is None:  # started with standard output closed (">&-")
+        raise OSError(errno.EBADF, "standard output is closed")
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:
         sys.stdout.write(text)

@@ -17,6 +17,7 @@ from scorer.align.long_layout import MAX_RANK_DIGITS
 from scorer.constraints import DECIMAL
 from scorer.errors import (
     LINES,
+    QID_DOCNO,
     ROW_IDS,
     Finding,
     Problem,
@@ -338,7 +339,7 @@ def _docnos_repeated(finding: Finding, wording: Wording) -> Problem:
         f"({format_count(finding.count('extra'), 'extra line')})",
         "keep one line per qid and docno",
         finding.examples,
-        "qid docno",
+        QID_DOCNO,
     )
 
 

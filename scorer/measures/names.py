@@ -31,7 +31,7 @@ from fractions import Fraction
 from typing import Any, Literal, get_args
 
 from scorer.constraints import decimal_text
-from scorer.errors import HostVisibleError
+from scorer.errors import HostVisibleError, format_count
 from scorer.measures.family import Family
 from scorer.measures.registry import REGISTRY, Measure
 
@@ -115,7 +115,8 @@ class TrecMeasure:
                 )
             ]
         if len(values) != self.template.count("{}"):  # the count first: 'utility.100000'
-            raise _trec_error(self, params, f"takes {self.template.count('{}')} values")
+            count = format_count(self.template.count("{}"), "value")
+            raise _trec_error(self, params, f"takes {count}")
         written = [
             decimal_text(Fraction(_trec_number(self, params, value, _DECIMAL))) for value in values
         ]

@@ -192,7 +192,7 @@ def _open_input(
 ) -> tuple[_Reader, BinaryIO]:
     """A reader for ``path`` within ``limits`` and the file opened for it (read into
     memory, bounded, if it is a pipe); an unreadable file is ``error``'s problem."""
-    check_input_path(os.fspath(path), error)
+    check_input_path(os.fspath(path), error, lines_of)
     reader = _Reader(os.fspath(path), error, limits or DEFAULT_LIMITS, runs, lines_of)
     try:
         handle: BinaryIO = open(reader.name, "rb")  # noqa: SIM115 (closed by the caller)
@@ -288,7 +288,7 @@ def _first_invalid_utf8_byte(text: Text, start: int) -> str:
     return "the text is not valid UTF-8"
 
 
-def check_input_path(path: str, error: type[ScorerError]) -> None:
+def check_input_path(path: str, error: type[ScorerError], lines_of: str | None = None) -> None:
     """Refuse a path that is missing or a directory: a usage error naming the path.
 
     Whoever passed the path made the mistake, not the author of the file, so it is
@@ -305,9 +305,11 @@ def check_input_path(path: str, error: type[ScorerError]) -> None:
     """
     role = "submission" if issubclass(error, ParticipantVisibleError) else "solution"
     if os.path.isdir(path):
+        what = f"the {role} file itself (.csv, .csv.gz, .zip or .parquet)"
+        if lines_of is not None:  # a headerless file of lines: trec_eval's
+            what = f"the {lines_of.removeprefix('a ')} itself (plain, gzipped or zipped)"
         raise InputIsADirectoryError(
-            f"The {role} path {path!r} is a directory. Give the path of the {role} file "
-            "itself (.csv, .csv.gz, .zip or .parquet)."
+            f"The {role} path {path!r} is a directory. Give the path of {what}."
         )
     if not os.path.exists(path):
         raise MissingInputError(
@@ -976,12 +978,12 @@ def _unreadable(reason: str, container: str = "", lines_of: str | None = None) -
     lines (``lines_of``: what it is, such as "trec_eval run file")."""
     what = f"{container} file holding a " if container else ""
     if lines_of is not None:
-        return Problem(
-            "Unreadable file",
-            f"a {what}{lines_of} in UTF-8 text",
-            reason,
-            f"write the {lines_of} again as UTF-8 text",
+        again = (
+            f"compress the {lines_of} again, or give it uncompressed"
+            if container
+            else (f"write the {lines_of} again as UTF-8 text")
         )
+        return Problem("Unreadable file", f"a {what}{lines_of} in UTF-8 text", reason, again)
     return Problem(
         "Unreadable file",
         f"a {what}UTF-8 CSV file with a header row and the same number of fields on every line",

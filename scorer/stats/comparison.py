@@ -164,7 +164,7 @@ def compare(
     comparison = _compare(result_a, result_b, values_a, values_b, n_resamples, level, seed)
     if orientation == 0:  # the same pair both ways: an interval that is its own mirror
         low, high = comparison.low, comparison.high
-        return replace(comparison, low=min(low, -high), high=max(high, -low))
+        return replace(comparison, low=min(low, 0.0 - high), high=max(high, 0.0 - low))
     return comparison
 
 
@@ -195,10 +195,11 @@ def _orientation(result: ScoreResult, values_a: MeasureValues, values_b: Measure
 
 def _drawn_rows(result: ScoreResult, values: MeasureValues) -> list[np.ndarray]:
     """Per split with a scored row, one submission's rows as the bootstrap draws them:
-    a user's value, a user's parts (``avg=micro``) or a session's per-type parts."""
+    a user's value, a user's parts (``avg=micro``) or a session's per-type parts (its
+    rows' counts too, which the bootstrap draws with them)."""
     masks = [mask for mask in values.masks().values() if mask.any()]
     if result.by_type is not None:
-        return [session_parts(result, values, mask)[:, : 2 * len(result.types)] for mask in masks]
+        return [session_parts(result, values, mask) for mask in masks]
     if values.micro:
         return [values.parts(mask) for mask in masks]
     return [values.values[mask][:, None] for mask in masks]
@@ -209,14 +210,15 @@ def _sorted_rows(rows: np.ndarray) -> np.ndarray:
 
 
 def _mirrored(comparison: Comparison) -> Comparison:
-    """The comparison of A against B from that of B against A."""
+    """The comparison of A against B from that of B against A (``0.0 - x``: a zero
+    stays +0.0, as the other order computes it)."""
     return replace(
         comparison,
         a=comparison.b,
         b=comparison.a,
-        difference=-comparison.difference,
-        low=-comparison.high,
-        high=-comparison.low,
+        difference=0.0 - comparison.difference,
+        low=0.0 - comparison.high,
+        high=0.0 - comparison.low,
         wins=comparison.losses,
         losses=comparison.wins,
     )

@@ -18,7 +18,6 @@ quarter of the users), the draws are indices into the sorted values, in blocks.
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
@@ -384,14 +383,16 @@ def seed_problem(seed: Any, name: str) -> str | None:
 
 
 def share_problem(share: Any, name: str) -> str | None:
-    """What is wrong with a level or an alpha (a number strictly between 0 and 1), or None.
+    """What is wrong with a level or an alpha (a float or an int strictly between 0 and
+    1: a ``Fraction`` would reach the pages' formatting and the JSON), or None.
 
     Examples
     --------
     >>> share_problem(1.0, "alpha"), share_problem(0.05, "alpha")
     ('alpha must be a number strictly between 0 and 1, not 1.0', None)
     """
-    if isinstance(share, bool) or not isinstance(share, numbers.Real) or not 0 < share < 1:
+    number = isinstance(share, float | int | np.floating | np.integer)
+    if isinstance(share, bool) or not number or not 0 < share < 1:
         return f"{name} must be a number strictly between 0 and 1, not {share!r}"
     return None
 
