@@ -64,6 +64,29 @@ def test_a_closed_standard_output_is_a_host_error():
     assert "scorer: host error: Cannot write to standard output: Broken pipe." in stderr
 
 
+def test_the_help_is_written_as_every_output_is():
+    # UTF-8 whatever the locale: the help holds non-ASCII characters.
+    ascii_locale = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    done = subprocess.run(
+        [sys.executable, "-m", "scorer", "--help"], capture_output=True, env=ascii_locale
+    )
+    assert done.returncode == 0, done.stderr
+    text = done.stdout.decode("utf-8")
+    assert not text.isascii() and text.startswith("usage: scorer")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_help_that_cannot_be_written_is_a_host_error():
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "scorer", "--help"], stdout=full, stderr=subprocess.PIPE
+        )
+    assert done.returncode == 2
+    assert done.stderr.decode().startswith(
+        "scorer: host error: Cannot write to standard output: No space left on device."
+    )
+
+
 def test_a_closed_standard_output_at_start_is_a_host_error():
     # Started with descriptor 1 closed (">&-"): Python has no sys.stdout at all.
     done = subprocess.run(

@@ -10,7 +10,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import IO, Any, NoReturn
 
 from scorer.errors import HostVisibleError, closest
 from scorer.read.files import write_atomic
@@ -38,6 +38,17 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         super().error(message + self.suggestion(message))
+
+    def print_help(self, file: IO[str] | None = None) -> None:
+        """The help on standard output as every output is written (:func:`emit`: UTF-8
+        whatever the locale, all of it or exit 2)."""
+        if file is not None:
+            super().print_help(file)
+            return
+        try:
+            emit(self.format_help().rstrip("\n"))
+        except HostVisibleError as exc:
+            self.exit(2, f"scorer: host error: {exc}\n")
 
     def suggestion(self, message: str) -> str:
         """The flag or choice closest to the one ``message`` refuses, as a sentence."""
