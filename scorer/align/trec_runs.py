@@ -37,7 +37,7 @@ from scorer.arrays import (
     to_arrow,
     to_numpy,
 )
-from scorer.errors import Finding, smallest_values
+from scorer.errors import MAX_EXAMPLES, Finding, smallest_values
 from scorer.options import WHOLE_ROW
 from scorer.read.trec import TrecFile
 
@@ -412,12 +412,31 @@ def _repeated_docnos(
     flagged = np.zeros(len(queries), dtype=bool)
     flagged[users[repeat]] = True
     counts = (("qids", int(np.count_nonzero(flagged))), ("extra", int(repeat.sum())))
-    repeated = pc.binary_join_element_wise(
-        queries.take(to_arrow(users[repeat])).cast(pa.large_string()),
-        ranking.docnos.take(to_arrow(lines[repeat])),
-        pa.scalar(" ", pa.large_string()),
-    )  # each repeated line's qid and docno: where the participant finds it
-    return [Finding("docnos_repeated", counts, smallest_values(repeated))]
+    return [
+        Finding(
+            "docnos_repeated",
+            counts,
+            _repeated_pairs(
+                queries, flagged, users[repeat], ranking.docnos.take(to_arrow(lines[repeat]))
+            ),
+        )
+    ]
+
+
+def _repeated_pairs(
+    queries: pa.Array, flagged: np.ndarray, users: np.ndarray, docnos: pa.ChunkedArray
+) -> tuple[str, ...]:
+    """The smallest ``qid docno`` pairs of the repeated lines (``users`` and ``docnos``
+    of each), at most five: the smallest flagged queries' smallest docnos, a query at a
+    time (at most five), so that no qid is copied for each line."""
+    examples: list[str] = []
+    for qid in smallest_values(queries, flagged):
+        query = pc.index(queries, qid).as_py()
+        found = smallest_values(docnos.filter(to_arrow(users == query)))
+        examples += [f"{qid} {docno}" for docno in found[: MAX_EXAMPLES - len(examples)]]
+        if len(examples) == MAX_EXAMPLES:
+            break
+    return tuple(examples)
 
 
 def _judged_lines(

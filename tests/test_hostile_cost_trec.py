@@ -1,0 +1,47 @@
+"""A trec_eval run crafted against the check of repeated docnos: every line of one query
+retrieving one docno (each line a repeat, so each is an example candidate and the joined
+qid and docno of each is made), against a run of as many random lines. The run ends as
+documented, within the resource contract (docs/formats-and-limits.md: 256 MiB + 4 x the
+decoded inputs, each field's text plus 8 bytes) and in CPU time like the random run.
+(Its peak is above the random run's, which finds no repeat: the check of the repeated
+lines holds their keys and docnos, within the contract.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from tests.cost import (
+    DECODED_BYTES_PER_CELL,
+    MAX_TIME_RATIO,
+    assert_ended,
+    cost_run,
+    memory_bound,
+    write_bytes,
+)
+
+LINES = 1_000_000
+QID = "q" * 40  # a long qid: each repeated line's example joins it to its docno
+
+
+def _decoded(path: Path, fields: int) -> int:
+    """A headerless file of whitespace-separated fields, as the contract counts it."""
+    lines = path.read_bytes().count(b"\n")
+    return path.stat().st_size + DECODED_BYTES_PER_CELL * fields * lines
+
+
+def test_a_run_repeating_one_docno_on_every_line_costs_like_a_random_run(tmp_path: Path):
+    qrels = write_bytes(tmp_path, "qrels", f"{QID} 0 d1 1\n".encode())
+    crafted = write_bytes(tmp_path, "crafted", f"{QID} Q0 d1 1 1.5 t\n".encode() * LINES)
+    docnos = (np.random.default_rng(0).permutation(LINES) + 10**6).astype(str)  # distinct
+    random = write_bytes(
+        tmp_path, "random", "".join(f"{QID} Q0 {d} 1 1.5 t\n" for d in docnos).encode()
+    )
+    repeated, distinct = (cost_run("trec-eval", qrels, run) for run in (crafted, random))
+    assert_ended(repeated, 1)
+    assert_ended(distinct, 0)
+    assert f"examples (qid docno): '{QID}' 'd1'\n" in repeated.stderr  # the repeats' example
+    decoded = _decoded(crafted, 6) + _decoded(qrels, 4)
+    assert repeated.peak_rss_bytes <= memory_bound(decoded)
+    assert repeated.cpu_seconds <= MAX_TIME_RATIO * distinct.cpu_seconds
