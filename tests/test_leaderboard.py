@@ -365,38 +365,55 @@ def test_one_submission_in_memory_at_a_time(monkeypatch) -> None:
     assert alive_at_start == [0, 0, 0, 0]
 
 
+@pytest.mark.parametrize("given", ["tables", "files"])
 @pytest.mark.parametrize("where", ["scoring", "keeping"])
-def test_an_error_while_scoring_leaves_no_submission_being_read(monkeypatch, where) -> None:
-    """The next submission is read on the pool while one is scored; an error in the
-    scoring, or in keeping what the statistics need of it, leaves once that reading
-    has ended, or with it cancelled before it began (it never begins later)."""
+def test_an_error_while_scoring_leaves_no_submission_being_read(
+    monkeypatch, tmp_path, where, given
+) -> None:
+    """The next submission is read on the pool while one is scored (and a file's
+    SHA-256 taken beside its reading); an error in the scoring, or in keeping what the
+    statistics need of it, leaves once that reading and that digest have ended, or
+    with them cancelled before they began (they never begin later)."""
     import threading
     import time
 
     from scorer.stats import leaderboard as board_module
 
-    checked = board_module._Scorer.checked
+    checked, digest = board_module._Scorer.checked, board_module.input_sha256
     events, lock = [], threading.Lock()
 
-    def counted(self, source, key):
+    def slowly(name: str, work):
         with lock:
-            events.append(("read", source.name))
-        if source.name != "s0":  # still being read once the first has failed
+            events.append(("read", name))
+        if not name.endswith("s0"):  # still at work once the first has failed
             time.sleep(0.3)
-        found = checked(self, source, key)
+        found = work()
         with lock:
-            events.append(("done", source.name))
+            events.append(("done", name))
         return found
+
+    def counted(self, source, key, *taken):
+        return slowly(source.name, lambda: checked(self, source, key, *taken))
+
+    def digested(data, limits=None):
+        if not isinstance(data, str | os.PathLike):  # a table's, taken once it is read
+            return digest(data, limits)
+        return slowly(f"sha256 {Path(data).stem}", lambda: digest(data, limits))
 
     def fails(self, found, key):
         raise MemoryError("no memory left to score")
 
     monkeypatch.setattr(board_module._Scorer, "checked", counted)
+    monkeypatch.setattr(board_module, "input_sha256", digested)
     if where == "scoring":
         monkeypatch.setattr(board_module._Scorer, "scored", fails)
     else:
         monkeypatch.setattr(board_module._Kept, "add", lambda *_: fails(None, None, None))
     solution, submissions = contest(60, 3, seed=8)
+    if given == "files":
+        for name, table in submissions.items():
+            table.to_csv(tmp_path / f"{name}.csv", index=False)
+            submissions[name] = tmp_path / f"{name}.csv"
     # The error is held, with its frames, as a caller (or a notebook's last traceback)
     # would hold it: the reading ahead must have ended all the same.
     with pytest.raises(MemoryError, match="no memory left to score") as held:
@@ -408,6 +425,7 @@ def test_an_error_while_scoring_leaves_no_submission_being_read(monkeypatch, whe
     begun = {name for what, name in events[:raised] if what == "read"}
     assert events[raised + 1 :] == []
     assert begun == {name for what, name in events[:raised] if what == "done"} >= {"s0"}
+    assert ("sha256 s0" in begun) == (given == "files")
     assert held.value.__traceback__ is not None
 
 

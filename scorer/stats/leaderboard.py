@@ -514,28 +514,34 @@ def _scored(
     """Each source's SHA-256 and its result and rows' prints (or why it is invalid),
     one at a time, against the solution read and checked once. Each submission is
     read and checked on the thread pool while this thread ranks and scores the one
-    before it (:func:`~scorer.arrays.ahead`): at most two are in memory at once, and
-    each is pure, so the outcome is the same whatever the timing. Where the pool has
-    no worker (under a cap on the address space), each is read once the one before it
-    is scored."""
+    before it (:func:`~scorer.arrays.ahead`), a file's SHA-256 taken on the pool beside
+    its reading: at most two are in memory at once, and each is pure, so the outcome
+    is the same whatever the timing. Where the pool has no worker (under a cap on the
+    address space), each is read once the one before it is scored."""
     scoring = _Scorer(solution, row_id_column_name, settings)
     remaining = iter(sources)
 
-    def read_next() -> Future | None:
+    def read_next() -> tuple[Future, ...]:
+        """The next source's checking and, for a file, its digest, begun (none left: ())."""
         source = next(remaining, None)
-        return None if source is None else ahead(scoring.checked, source, key)
+        if source is None:
+            return ()
+        if not isinstance(source.data, str | os.PathLike):  # a table's: taken once read
+            return (ahead(scoring.checked, source, key),)
+        digest = ahead(input_sha256, source.data, scoring.limits)
+        return ahead(scoring.checked, source, key, digest), digest
 
     pending = read_next()
-    while pending is not None:
-        digest, found = pending.result()
+    while pending:
+        digest, found = pending[0].result()
         pending = read_next()
         try:
             if not isinstance(found, ParticipantVisibleError):
                 found = scoring.scored(found, key)
             yield digest, found
         except BaseException:
-            if pending is not None and not pending.cancel():
-                wait([pending])  # the next submission's reading, begun, ends before the error
+            # The next submission's reading and digest, begun, end before the error.
+            wait([future for future in pending if not future.cancel()])
             raise
         # The caller keeps what it needs of it: let it go before the next is scored.
         del found
@@ -579,24 +585,36 @@ class _Scorer:
             self.half.solution.row_id_index.keep()  # every submission probes it
 
     def checked(
-        self, source: _Source, key: tuple[int, int]
+        self, source: _Source, key: tuple[int, int], digest: Future[str] | None = None
     ) -> tuple[str, pipeline.Checked | ParticipantVisibleError]:
-        """The source's SHA-256, and it read and checked (or why it is invalid); a run
-        of trec_eval's files is judged as read, its rows' prints made with ``key``."""
+        """The source's SHA-256 (``digest``'s, when taken beside this), and it read and
+        checked (or why it is invalid); a run of trec_eval's files is judged as read,
+        its rows' prints made with ``key``."""
         data = source.data
         if not isinstance(data, str | os.PathLike):
             try:
                 data = as_string_table(data, ParticipantVisibleError, self.limits)
             except ParticipantVisibleError as exc:
                 return "", exc
-        digest = input_sha256(data, self.limits)
+        try:
+            found = self._checked_data(data, key)
+        except BaseException:
+            if digest is not None and not digest.cancel():
+                wait([digest])  # the file's digest, begun, ends before the error
+            raise
+        return digest.result() if digest is not None else input_sha256(data, self.limits), found
+
+    def _checked_data(
+        self, data: Any, key: tuple[int, int]
+    ) -> pipeline.Checked | ParticipantVisibleError:
+        """The submission read and checked, or why it is invalid."""
         inputs = replace(self.inputs, submission=data)
         try:
             if self.half is None:
-                return digest, pipeline.read_and_check(
+                return pipeline.read_and_check(
                     inputs, self.options, self.limits, self.exponential, copy_key=key
                 )
-            return digest, pipeline.checked_against(
+            return pipeline.checked_against(
                 self.half,
                 inputs,
                 self.limits,
@@ -604,7 +622,7 @@ class _Scorer:
                 scored=self.scored_predictions,
             )
         except ParticipantVisibleError as exc:
-            return digest, exc
+            return exc
 
     def scored(
         self, checked: pipeline.Checked, key: tuple[int, int]
