@@ -349,3 +349,27 @@ def test_sets_and_runid_are_read_in_any_case(capsys, name) -> None:
     assert expected[0] == 0 and expected[1]
     for written in (name.upper(), name.capitalize()):
         assert trec_eval(capsys, "-m", written, *files) == expected
+
+
+def test_a_query_the_run_lacks_is_a_ranking_of_no_document_under_c(capsys, tmp_path) -> None:
+    """``-c`` scores a qrels query the run lacks as a ranking of no document: 0 but for
+    ``num_rel`` and a ``utility`` whose c or d is not 0, (c - d) x num_rel (trec_eval
+    prints its stand-in ranking's value there: docs/trec-eval.md)."""
+    (tmp_path / "qrels").write_text("1 0 a 1\n2 0 b 1\n2 0 c 1\n2 0 d 0\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 1 r\n")
+    files = (tmp_path / "qrels", tmp_path / "run")
+
+    def values(*measures: str) -> dict[tuple[str, str], str]:
+        code, out, err = trec_eval(capsys, "-q", "-c", *measures, *files)
+        assert code == 0 and "1 qid of the qrels has no line in the run" in err
+        return {(name, qid): value for name, qid, value in map(str.split, out.splitlines())}
+
+    a, c, d = Fraction(2), Fraction(1, 2), Fraction(0)  # b counts no document here
+    found = values("-m", "utility.2,-1,0.5,0", "-m", "num_rel", "-m", "map")
+    n_relevant = 2
+    assert found["utility_2,-1,0.5,0", "2"] == f"{float((c - d) * n_relevant):.4f}" == "1.0000"
+    assert found["utility_2,-1,0.5,0", "1"] == f"{float(a):.4f}"
+    mean = (a + (c - d) * n_relevant) / 2
+    assert found["utility_2,-1,0.5,0", "all"] == f"{float(mean):.4f}"
+    assert found["num_rel", "2"] == str(n_relevant) and found["map", "2"] == "0.0000"
+    assert values("-m", "utility")["utility", "2"] == "0.0000"  # c = d = 0
