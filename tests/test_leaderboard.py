@@ -1179,3 +1179,45 @@ def test_two_trec_runs_that_leave_out_different_queries_are_told_how_to_pair(
     paired = run_scorer("compare", qrels, one, both, "--format", "trec", "-m", "map",
                         "--missing-rows", "empty")  # fmt: skip
     assert paired.returncode == 0, paired.stderr
+
+
+def test_an_invalid_submission_changes_no_other_pairs_exact_test() -> None:
+    """The exact test of a pair reads that pair's parts, whatever invalid submissions
+    sort before them by name: here one user differs, so its 2 swap patterns give p = 1
+    and the two entries share tier 1, with or without the invalid one."""
+    ids = [f"u{i}" for i in range(8)]
+    solution = pd.DataFrame({"id": ids, "items": ["x"] * 8})
+    good = pd.DataFrame({"id": ids, "items": ["x"] * 8})
+    near = pd.DataFrame({"id": ids, "items": ["x"] * 7 + ["y"]})
+    broken = pd.DataFrame({"id": ["u0"], "items": ["x"]})  # every other row missing
+    boards = [
+        scorer.leaderboard(solution, submissions, k=1, resamples=100)
+        for submissions in (
+            {"good": good, "near": near},
+            {"0": broken, "good": good, "near": near},
+            {"0": broken, "good": good, "near": near, "zz": near.iloc[::-1]},  # a copy
+        )
+    ]
+    for board in boards:
+        found = {(p.first, p.second): (p.exact, p.p_value) for p in board.pairs}
+        assert found["good", "near"] == (True, 1.0)
+        tiers = {(row.entry, row.tier) for row in board.rows if row.value is not None}
+        assert {("good", 1), ("near", 1)} <= tiers
+    assert [row.error is not None for row in boards[1].rows] == [False, False, True]
+
+
+def test_markdown_shows_entities_and_tildes_in_names_as_written() -> None:
+    """A name's ``&`` and ``~`` are escaped in Markdown: ``win&shy;ner`` must not render
+    as a name that shows like ``winner``, nor ``&lt;b&gt;`` as ``<b>``, nor ``~~x~~``
+    struck through."""
+    solution, submissions = contest(20, 3, seed=9)
+    names = ["win&shy;ner", "&lt;b&gt;", "~~struck~~"]
+    runs = dict(zip(names, submissions.values(), strict=True))
+    board = scorer.leaderboard(solution, runs, k=5)
+    cells = [
+        re.split(r"(?<!\\)\|", line)[2].strip()
+        for line in board.to_markdown().splitlines()
+        if line.startswith("| ") and not line.startswith("| Rank")
+    ]
+    assert cells and all(re.search(r"(?<!\\)[&~]", cell) is None for cell in cells)
+    assert {re.sub(r"\\(.)", r"\1", cell) for cell in cells} == set(names)

@@ -106,8 +106,9 @@ def leaderboard(
         Poisson bootstrap resamples for the intervals, and swap patterns for the paired
         tests that are not exact; 0 gives values and ranks only.
     seed : int, default 0
-        Every random draw derives from it and from the splits, never from the order of
-        the submissions.
+        Every random draw derives from it, the splits and the valid submissions' parts
+        (users equal in all of them are drawn as groups), never from the order of the
+        submissions (docs/leaderboard.md, "Determinism").
     alpha : float, default 0.05
         The tiers' family-wise error rate (Holm's step-down over every pair of a split),
         and the intervals' level ``1 - alpha``.
@@ -906,8 +907,7 @@ def _split_rows(
     if sums is not None and len(entries):
         strata = _SPLIT_STRATA[split] or list(sums)
         combined = sum((sums[s] for s in strata[1:] if s in sums), sums[strata[0]])
-        columns = np.searchsorted(valid, chosen)
-        statistics = split_statistics(panel, combined, strata, columns, values, alpha)  # type: ignore[arg-type]
+        statistics = split_statistics(panel, combined, valid, strata, chosen, values, alpha)  # type: ignore[arg-type]
     rows = [
         _row(split, entry, sources[chosen[i]].name, values[i], int(ranks[i]), statistics, i)
         for i, entry in enumerate(entries)

@@ -431,13 +431,15 @@ class SplitStatistics:
 def split_statistics(
     panel: Panel,
     sums: Sums,
+    summed: np.ndarray,
     strata: list[str],
     entries: np.ndarray,
     values: np.ndarray,
     alpha: float,
 ) -> SplitStatistics | None:
-    """The rank and value intervals, pairwise tests and tiers of ``entries`` (indices
-    into the summed submissions' columns) whose values on the split are ``values``.
+    """The rank and value intervals, pairwise tests and tiers of ``entries`` (the
+    panel's submissions) whose values on the split are ``values``; ``sums`` hold the
+    panel's submissions ``summed`` (ascending), the entries among them.
 
     ``strata`` names the panel's strata the split covers (their sums are ``sums``);
     intervals are the ``alpha / 2`` and ``1 - alpha / 2`` quantiles over resamples.
@@ -445,12 +447,13 @@ def split_statistics(
     none may draw a user of each of its target types).
     """
     shares = (alpha / 2, 1 - alpha / 2)
+    columns = np.searchsorted(summed, entries)  # the entries' columns in the sums
     complete = (sums.drawn_counts > 0).all(axis=1)  # else a type has no row: no value
     if not complete.any():
         return None
     drawn = panel.value(
-        sums.drawn_tops[:, entries],
-        None if sums.drawn_bottoms is None else sums.drawn_bottoms[:, entries],
+        sums.drawn_tops[:, columns],
+        None if sums.drawn_bottoms is None else sums.drawn_bottoms[:, columns],
         sums.drawn_counts,
     )
     drawn = drawn[complete]
@@ -460,7 +463,7 @@ def split_statistics(
     found = [  # pairs a block at a time: resamples x pairs arrays stay bounded
         (
             quantile_rows(drawn[:, second[block]] - drawn[:, first[block]], shares, True),
-            _monte_carlo_p_values(panel, sums, entries[first[block]], entries[second[block]]),
+            _monte_carlo_p_values(panel, sums, columns[first[block]], columns[second[block]]),
         )
         for block in (slice(a, a + _PAIR_BLOCK) for a in range(0, len(first), _PAIR_BLOCK))
     ]
@@ -468,7 +471,7 @@ def split_statistics(
         [bounds for bounds, _ in found] or [np.zeros((2, 0))]
     )
     p_value = np.concatenate([p for _, p in found] or [np.zeros(0)])
-    exact = sums.differing[entries[first], entries[second]] <= EXACT_SIGN_FLIP_MAX_USERS
+    exact = sums.differing[columns[first], columns[second]] <= EXACT_SIGN_FLIP_MAX_USERS
     for pair in np.flatnonzero(exact):
         p_value[pair] = exact_p_value(panel, strata, entries[first[pair]], entries[second[pair]])
     adjusted = holm(p_value)

@@ -348,11 +348,18 @@ def to_csv(board: Leaderboard) -> str:
     return out.getvalue()
 
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|#&~])")
 
 
 def _markdown(text: str) -> str:
-    """Text in a Markdown table cell: special characters escaped, one line."""
+    r"""Text in a Markdown table cell: special characters escaped (``&`` too, so that no
+    name becomes an entity, and ``~``), one line.
+
+    Examples
+    --------
+    >>> print(_markdown("win&shy;ner ~~x~~ |a|"))
+    win\&shy;ner \~\~x\~\~ \|a\|
+    """
     return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
 
 
