@@ -45,3 +45,16 @@ def test_a_run_repeating_one_docno_on_every_line_costs_like_a_random_run(tmp_pat
     decoded = _decoded(crafted, 6) + _decoded(qrels, 4)
     assert repeated.peak_rss_bytes <= memory_bound(decoded)
     assert repeated.cpu_seconds <= MAX_TIME_RATIO * distinct.cpu_seconds
+
+
+def test_a_run_of_fields_cut_by_carriage_returns_is_one_long_line(tmp_path: Path):
+    """A run line of 50 MB whose fields a CR separates (trec_eval's lines end at LF
+    alone, a CR is whitespace within one): the check of line lengths reads it as the
+    parser does, one line past the limit, and refuses it, within the contract (read as
+    lines cut by each CR, it passed the check and its parse held ten times its size)."""
+    qrels = write_bytes(tmp_path, "qrels", b"q1 0 d1 1\n")
+    crafted = write_bytes(tmp_path, "crafted", b"q1 Q0 d1 1 1 t" + b"\rx" * 25_000_000 + b"\n")
+    found = cost_run("trec-eval", qrels, crafted)
+    assert_ended(found, 1)
+    assert "Line too long" in found.stderr and "1 line longer" in found.stderr
+    assert found.peak_rss_bytes <= memory_bound(_decoded(crafted, 6) + _decoded(qrels, 4))

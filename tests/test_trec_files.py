@@ -23,6 +23,7 @@ from scorer.check.findings import Wording, problems
 from scorer.errors import HostVisibleError, ParticipantVisibleError
 from scorer.read.files import ReadLimits
 from scorer.read.trec import parse_trec, read_trec
+from tests.commands import run_scorer
 from tests.seams import collide_prints
 
 pytrec_eval = pytest.importorskip(
@@ -398,3 +399,27 @@ def test_a_run_and_qrels_score_as_trec_eval_scores_them(tmp_path, seed):
         expected = np.array([theirs[q][trec_name] if qrels[q] else 0.0 for q in qids])
         assert np.abs(ours.user_values[name] - expected).max() <= 1e-12, trec_name
         assert abs(ours.metrics[name] - expected.mean()) <= 1e-12, trec_name
+
+
+@pytest.mark.parametrize(
+    ("filler", "code"), [(b"\n", 0), (b"# a comment\n", 0), (b"q1 Q0\n", 1)], ids=repr
+)
+@pytest.mark.parametrize("where", ["run", "qrels"])
+def test_a_block_of_the_file_without_a_whole_line_is_read_as_any(tmp_path, filler, code, where):
+    """A block of a file (the reader takes one of about _BLOCK_BYTES at a time) that
+    holds no line of every field, only blank, comment or short lines, adds no query:
+    the file scores as without them, or is refused for its short lines (exit 1 for the
+    run, 2 for the qrels), never an internal error."""
+    import scorer.read.trec as trec
+
+    qrels, run = b"q1 0 d1 1\nq2 0 d3 1\n", b"q1 Q0 d1 1 1 t\n"
+    padding = filler * (2 * trec._BLOCK_BYTES // len(filler) + 1)
+    (tmp_path / "qrels").write_bytes(padding + qrels if where == "qrels" else qrels)
+    (tmp_path / "run").write_bytes(run + padding if where == "run" else run)
+    found = run_scorer("trec-eval", "-q", tmp_path / "qrels", tmp_path / "run")
+    expected = code if code == 0 or where == "run" else 2
+    assert found.returncode == expected, found.stderr
+    if expected == 0:
+        assert re.search(r"map\s+q1\s+1\.0000", found.stdout)
+    else:
+        assert "Malformed lines" in found.stderr and "Traceback" not in found.stderr

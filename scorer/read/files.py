@@ -633,7 +633,9 @@ class _Reader(FileChecks):
         bound = size + OFFSET_BYTES * n_columns * size
         if bound <= limit:
             return  # no count of lines can pass the limit: the pass is not needed
-        lines = _count_newlines(data, len(data)) or _count_bytes(data, _CR)
+        lines = _count_newlines(data, len(data))
+        if not lines:  # a CSV file's lines may end with lone CRs; a file of lines' never do
+            lines = _count_bytes(data, _CR) if self.lines_of is None else 1
         decoded = size + OFFSET_BYTES * n_columns * lines
         if decoded > limit:
             self.fail(
@@ -648,11 +650,15 @@ class _Reader(FileChecks):
             )
 
     def check_lines(self, data: Text) -> None:
-        """Refuse any line longer than the limit (a vectorised pass, no copy of the text)."""
+        """Refuse any line longer than the limit (a vectorised pass, no copy of the text).
+        A CSV file's line may end with a lone CR, as the CSV parser reads it; a file of
+        lines (trec_eval's) ends a line with LF alone, as its parser does, where a CR
+        separates fields."""
         limit = self.limits.max_line_bytes
-        if len(data) <= limit or not _may_hold_a_line_over(data, limit):
+        lone_cr = self.lines_of is None
+        if len(data) <= limit or not _may_hold_a_line_over(data, limit, lone_cr):
             return
-        count, longest, examples = _lines_over(data, limit)
+        count, longest, examples = _lines_over(data, limit, lone_cr)
         if count:
             self.fail(
                 Problem(
@@ -790,12 +796,12 @@ def _first_line(data: Text, start: int = 0, at_most: int | None = None) -> bytes
     return data[start : stop if carriage_return < 0 else carriage_return]
 
 
-def _may_hold_a_line_over(data: Text, limit: int) -> bool:
+def _may_hold_a_line_over(data: Text, limit: int, lone_cr: bool = True) -> bool:
     """Cheaply rule out lines longer than ``limit``: such a line (a run of at least
     ``limit + 1`` bytes without a line end) covers a whole aligned block of
-    ``(limit + 1) // 2`` bytes, so a newline (or a carriage return) in every block
-    rules it out. Each block costs one ``memchr``, which stops at the block's first
-    newline; a carriage return is looked for only in a block without one.
+    ``(limit + 1) // 2`` bytes, so a newline (or, with ``lone_cr``, a carriage return)
+    in every block rules it out. Each block costs one ``memchr``, which stops at the
+    block's first newline; a carriage return is looked for only in a block without one.
 
     Examples
     --------
@@ -803,26 +809,31 @@ def _may_hold_a_line_over(data: Text, limit: int) -> bool:
     (False, False)
     >>> _may_hold_a_line_over(b"a" * 12 + b"\\n", 10)
     True
+    >>> _may_hold_a_line_over(b"ab\\r" * 9, 10, lone_cr=False)  # a file of trec_eval's lines
+    True
     """
     block = max((limit + 1) // 2, 1)
     if len(data) // block > 1_000_000:
         return True  # a tiny limit on a big file: let the exact check decide
     return any(
-        data.find(b"\n", start, start + block) < 0 and data.find(b"\r", start, start + block) < 0
+        data.find(b"\n", start, start + block) < 0
+        and not (lone_cr and data.find(b"\r", start, start + block) >= 0)
         for start in range(0, len(data), block)
     )
 
 
-def _lines_over(data: Text, limit: int) -> tuple[int, int, tuple[str, ...]]:
+def _lines_over(data: Text, limit: int, lone_cr: bool = True) -> tuple[int, int, tuple[str, ...]]:
     """How many lines are longer than ``limit`` bytes, the longest line's length and up
-    to five of their (1-based) line numbers. A line ends with LF, CRLF or a lone CR
-    (as for the parser); its ending is not counted. Slice by slice, so that memory
-    stays a few slices whatever the number of lines.
+    to five of their (1-based) line numbers. A line ends with LF, CRLF or (with
+    ``lone_cr``) a lone CR, as for the parser; its ending is not counted. Slice by
+    slice, so that memory stays a few slices whatever the number of lines.
 
     Examples
     --------
     >>> _lines_over(b"abc\\r\\nab\\rabcd\\nx\\r\\rabcdef", 2)
     (3, 6, ('1', '3', '6'))
+    >>> _lines_over(b"abc\\r\\nab\\rabcd\\nx\\r\\rabcdef", 2, lone_cr=False)
+    (3, 9, ('1', '2', '3'))
     """
     view = np.frombuffer(data, dtype=np.uint8)
     count = longest = lines_before = line_start = 0
@@ -832,7 +843,10 @@ def _lines_over(data: Text, limit: int) -> tuple[int, int, tuple[str, ...]]:
         following = view[offset + 1 : offset + 1 + len(window)]
         if len(following) < len(window):  # the file's last byte: nothing follows it
             following = np.append(following, np.uint8(0))
-        ends = np.flatnonzero((window == _LF) | ((window == _CR) & (following != _LF))) + offset
+        line_ends = window == _LF
+        if lone_cr:
+            line_ends |= (window == _CR) & (following != _LF)
+        ends = np.flatnonzero(line_ends) + offset
         last_window = offset + len(window) == len(view)
         if last_window and (not len(ends) or ends[-1] != len(view) - 1):
             ends = np.append(ends, len(view))  # the last line, without a line end

@@ -189,10 +189,11 @@ class _Block:
             last = first[good[-1]] + 10
             run_id = bytes(block[edges[last] : edges[last + 1]]).decode()
         run_starts = _run_starts(block, spans[:, 2 * qid : 2 * qid + 2])
+        run_ends = np.append(run_starts[1:], len(good)) if len(good) else run_starts
         return cls(
             len(newlines),
             _between(block, spans[run_starts, 2 * qid : 2 * qid + 2]),
-            np.append(run_starts[1:], len(good)).astype(np.int64),
+            run_ends.astype(np.int64),
             _between(block, spans[:, 2 * docno : 2 * docno + 2]),
             values,
             run_id,
