@@ -76,7 +76,10 @@ def _reference_print(text: bytes, key: tuple[int, int]) -> int:
 
 
 @given(
-    st.lists(st.text(max_size=12), max_size=40),
+    st.lists(
+        st.one_of(st.text(max_size=12), st.text(alphabet="ab\u00e9", min_size=250, max_size=400)),
+        max_size=40,
+    ),
     st.integers(0, 20),
     st.integers(0, 3),
     st.sampled_from([1, 2, 5, 1 << 18]),
@@ -85,8 +88,9 @@ def _reference_print(text: bytes, key: tuple[int, int]) -> int:
 def test_string_prints_are_the_documented_print_in_any_blocks(
     texts: list[str], width: int, offset: int, block_rows: int
 ) -> None:
-    # Strings of many lengths and runs of one length (a whole block of them takes the
-    # bytes as they lie), from a slice of a larger array.
+    # Strings of many lengths (some of more than 64 words, mixed once every block is
+    # done) and runs of one length (a whole block of them takes the bytes as they lie),
+    # from a slice of a larger array.
     texts = [*texts, *(["x" * width] * len(texts))]
     strings = pa.array(["pad"] * offset + texts, pa.large_string()).slice(offset)
     key = joins.print_key()

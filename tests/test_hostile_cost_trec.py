@@ -58,3 +58,26 @@ def test_a_run_of_fields_cut_by_carriage_returns_is_one_long_line(tmp_path: Path
     assert_ended(found, 1)
     assert "Line too long" in found.stderr and "1 line longer" in found.stderr
     assert found.peak_rss_bytes <= memory_bound(_decoded(crafted, 6) + _decoded(qrels, 4))
+
+
+def test_docnos_of_every_length_cost_like_docnos_of_one(tmp_path: Path):
+    """A run whose docnos take every length from 8 to 1,400 bytes, against as many
+    bytes of docnos of one length: their prints are mixed a word at a time across all
+    lengths at once, so a file cannot make the passes over words one per length (they
+    were: about 20 times the CPU time)."""
+    qrels = write_bytes(tmp_path, "qrels", b"q1 0 d1 1\n")
+
+    def run(width) -> Path:
+        lines, size, i = [], 0, 0
+        while size < 12 << 20:
+            line = f"q1 Q0 {str(i).rjust(width(i), 'x')} 1 1.5 t\n"
+            lines.append(line)
+            size, i = size + len(line), i + 1
+        return write_bytes(tmp_path, f"run{width(1)}", "".join(lines).encode())
+
+    crafted, plain = run(lambda i: 8 + i % 1393), run(lambda i: 704)
+    varied, uniform = (cost_run("trec-eval", qrels, path) for path in (crafted, plain))
+    assert_ended(varied, 0)
+    assert_ended(uniform, 0)
+    assert varied.cpu_seconds <= MAX_TIME_RATIO * uniform.cpu_seconds
+    assert varied.peak_rss_bytes <= memory_bound(_decoded(crafted, 6) + _decoded(qrels, 4))

@@ -48,12 +48,11 @@ def string_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray | None:
 
     Equal strings have equal prints; for unequal ones, whoever chose the strings
     cannot know which prints they get, so callers sort or search the prints (never
-    a hash table of their own) and confirm every equal pair byte for byte. Strings
-    are grouped by length (one group per distinct length, never a loop over
-    strings) and each group's bytes mixed a word at a time as a fixed-width matrix,
-    a block of strings at a time. A block whose strings all have one length (ids and
-    items of a fixed width) is that matrix as it lies in memory: no sort, no copy.
-    None for any other array type.
+    a hash table of their own) and confirm every equal pair byte for byte. A block
+    whose strings all have one length (ids and items of a fixed width) is mixed a
+    word at a time as the matrix its bytes form where they lie: no sort, no copy;
+    the strings of other blocks are mixed a word at a time all together, longest
+    first (:func:`byte_prints`). None for any other array type.
 
     Examples
     --------
@@ -73,6 +72,13 @@ def byte_prints(memory: np.ndarray, offsets: np.ndarray, key: tuple[int, int]) -
     """:func:`string_prints` of the byte strings ``memory[offsets[i]:offsets[i + 1]]``
     (``memory`` uint8, ``offsets`` int64 and rising).
 
+    A block of :data:`~scorer.arrays.BLOCK_ROWS` strings at a time: a block of one
+    length is mixed as the matrix its bytes form; another block's strings are mixed a
+    word at a time all together, longest first (:func:`_mixed_in_step`), but for its
+    strings of more than :data:`_LONG_WORDS` words, which are mixed together once every
+    block is done. The passes over words are then at most :data:`_LONG_WORDS` a block
+    and one per word of the longest string: a file cannot make them one per string.
+
     Examples
     --------
     >>> key = print_key()
@@ -82,8 +88,7 @@ def byte_prints(memory: np.ndarray, offsets: np.ndarray, key: tuple[int, int]) -
     """
     multiplier, start = np.uint64(key[0]), key[1]
     prints = np.empty(len(offsets) - 1, dtype=np.uint64)
-    out = np.empty(_MIX_ROWS, dtype=np.uint64)
-    # A block of strings at a time: no order or length of every string is ever held.
+    long_strings = []
     for block_start in range(0, len(prints), BLOCK_ROWS):
         block_offsets = offsets[block_start : block_start + BLOCK_ROWS + 1]
         lengths = np.diff(block_offsets)
@@ -93,20 +98,81 @@ def byte_prints(memory: np.ndarray, offsets: np.ndarray, key: tuple[int, int]) -
             rows = block.reshape(len(lengths), low)
             _mix_rows(rows, prints[block_start : block_start + len(lengths)], multiplier, start)
             continue
-        if high < 2**16:
-            lengths = lengths.astype(np.uint16)  # a radix sort: linear time
-        order = np.argsort(lengths, kind="stable")
-        ordered = lengths[order]
-        group_starts = np.flatnonzero(np.diff(ordered, prepend=-1))
-        for first, last in zip(group_starts, [*group_starts[1:], len(order)], strict=True):
-            width = int(ordered[first])
-            members = order[first:last] + block_start
-            for mix_start in range(0, len(members), _MIX_ROWS):  # in cache
-                mixed = members[mix_start : mix_start + _MIX_ROWS]
-                rows = byte_rows(memory, offsets[mixed], width)
-                _mix_rows(rows, out[: len(mixed)], multiplier, start)
-                prints[mixed] = out[: len(mixed)]
+        long = lengths > 8 * _LONG_WORDS
+        long_strings.append(np.flatnonzero(long) + block_start)
+        members = np.flatnonzero(~long) + block_start
+        _mixed_in_step(memory, offsets, members, prints, multiplier, start)
+    if long_strings:
+        members = np.concatenate(long_strings)
+        _mixed_in_step(memory, offsets, members, prints, multiplier, start)
     return prints.view(np.int64)
+
+
+#: Strings of more 8-byte words than this are mixed after their blocks, all together.
+_LONG_WORDS = 64
+
+
+def _mixed_in_step(
+    memory: np.ndarray,
+    offsets: np.ndarray,
+    members: np.ndarray,
+    prints: np.ndarray,
+    multiplier: np.uint64,
+    start: int,
+) -> None:
+    """Write the prints of the strings ``members`` (of any lengths) into ``prints``: the
+    strings ordered by their number of words, most first, then :data:`_STEP_ROWS` at a
+    time, word by word, each pass over the strings that still have a word (a prefix of
+    them). A string's words are those :func:`_words` gives its bytes, so its print is
+    what it is in a block of one length."""
+    lengths = offsets[members + 1] - offsets[members]
+    n_words = (lengths + 7) // 8
+    fewer = int(n_words.max(initial=0)) - n_words  # most words first
+    narrow = len(fewer) and fewer.max() < 2**16
+    order = np.argsort(fewer.astype(np.uint16) if narrow else fewer, kind="stable")
+    members, lengths, n_words = members[order], lengths[order], n_words[order]
+    for first in range(0, len(members), _STEP_ROWS):  # in cache
+        rows = slice(first, first + _STEP_ROWS)
+        width, words = lengths[rows], n_words[rows]
+        out = (width.astype(np.uint64) * np.uint64(_LENGTH_MIX)) ^ np.uint64(start)
+        starts = offsets[members[rows]]
+        for word in range(int(words[0]) if len(words) else 0):
+            active = int(np.count_nonzero(words > word))  # a prefix: words fall
+            mixed = out[:active]
+            mixed ^= _word_at(memory, starts[:active], width[:active], word)
+            mixed *= multiplier
+            mixed ^= mixed >> np.uint64(29)
+        prints[members[rows]] = out
+
+
+#: Strings mixed word by word at a time: their prints (512 KiB) stay in cache.
+_STEP_ROWS = 1 << 16
+
+#: Mixed with each string's length into the print's start, so that lengths tell apart.
+_LENGTH_MIX = 0x9E3779B97F4A7C15
+
+
+def _word_at(memory: np.ndarray, starts: np.ndarray, lengths: np.ndarray, word: int) -> np.ndarray:
+    """Word ``word`` of each string (uint64; every string has it), as :func:`_words`
+    reads it: of a string of 8 bytes or more, the 8 bytes at ``8 * word`` or, for its
+    last word, its last 8 bytes; of a shorter string (its only word), its bytes
+    followed by zeros."""
+    at = starts + np.maximum(np.minimum(8 * word, lengths - 8), 0)  # a short one's: 0
+    within = at + 8 <= len(memory)
+    if within.all():
+        found = byte_rows(memory, at, 8)
+    else:  # a short string at the very end of the bytes: the bytes it has, then zeros
+        places = np.minimum(at[:, None] + np.arange(8), max(len(memory) - 1, 0))
+        found = memory[places] if len(memory) else np.zeros((len(at), 8), np.uint8)
+    # A short string's bytes kept, those past its end zeroed (the masks are bytes, as
+    # the words are: the same in either byte order).
+    return found.view(np.uint64)[:, 0] & _KEPT_BYTES[np.minimum(lengths, 8)]
+
+
+#: For each length 0 to 8, the word that keeps that many first bytes of a word.
+_KEPT_BYTES = np.array(
+    [[255] * length + [0] * (8 - length) for length in range(9)], dtype=np.uint8
+).view(np.uint64)[:, 0]
 
 
 #: Strings mixed at a time: every word pass over them stays in cache.
@@ -118,7 +184,7 @@ def _mix_rows(rows: np.ndarray, out: np.ndarray, multiplier: np.uint64, start: i
     :data:`_MIX_ROWS` rows at a time (each word pass stays in cache). The width goes
     into the start, so strings of different lengths differ."""
     width = rows.shape[1]
-    seeded = start ^ (width * 0x9E3779B97F4A7C15 % 2**64)
+    seeded = start ^ (width * _LENGTH_MIX % 2**64)
     if width == 0:
         out.fill(seeded)
         return
