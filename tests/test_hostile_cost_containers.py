@@ -14,7 +14,9 @@ import functools
 import gzip
 import io
 import os
+import struct
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -225,3 +227,42 @@ def test_random_bytes_are_a_fair_baseline(tmp_path, solution):
     assert run.returncode == 1, run.stderr
     assert "Unknown row ids" in run.stderr or "unknown" in run.stderr.lower()
     assert os.path.getsize(tmp_path / "random.sub") >= 1 << 20
+
+
+def _many_member_zip(data: bytes, n_ignored: int) -> bytes:
+    """A zip (stored) of one submission and ``n_ignored`` empty ``__MACOSX/`` members,
+    which the reader leaves out: written as bytes, one entry header at a time, since
+    zipfile takes seconds for a million members."""
+    entries = [(b"submission.csv", data)] + [
+        (b"__MACOSX/._%07d" % i, b"") for i in range(n_ignored)
+    ]
+    local, central, offset = [], [], 0
+    for name, body in entries:
+        crc, size, n = zlib.crc32(body), len(body), len(name)
+        head = b"PK\x03\x04" + struct.pack("<5H3I2H", 20, 0, 0, 0, 0, crc, size, size, n, 0)
+        local.append(head + name + body)
+        central.append(
+            b"PK\x01\x02"
+            + struct.pack(
+                "<6H3I5H2I", 20, 20, 0, 0, 0, 0, crc, size, size, n, 0, 0, 0, 0, 0, offset
+            )
+            + name
+        )
+        offset += len(local[-1])
+    directory = b"".join(central)
+    count = min(len(entries), 0xFFFF)
+    end = b"PK\x05\x06" + struct.pack("<4H2IH", 0, 0, count, count, len(directory), offset, 0)
+    return b"".join(local) + directory + end
+
+
+def test_a_zip_of_a_million_ignored_members_is_refused_by_its_directory(tmp_path, solution):
+    """Python's zipfile reads an archive's directory whole and makes an object of every
+    entry (about 0.6 KB each): a directory past ZIP_DIRECTORY_BYTES is refused from the
+    size of that one read, before any entry is made."""
+    crafted = write_bytes(tmp_path, "many.zip", _many_member_zip(random_csv(1000), 1_000_000))
+    baseline = same_size_random(
+        tmp_path, crafted.stat().st_size, lambda d: zipped(d, zipfile.ZIP_DEFLATED)
+    )
+    assert_bounded(
+        capped(solution, crafted), capped(solution, baseline), 1, "directory too large", 1000
+    )

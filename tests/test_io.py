@@ -203,6 +203,23 @@ def test_zip_bomb_is_refused_by_its_ratio(tmp_path):
         read(path)
 
 
+def test_a_zip_whose_directory_passes_the_bound_is_refused_before_it_is_read(tmp_path):
+    from scorer.read.files import ZIP_DIRECTORY_BYTES
+
+    ignored = {f"__MACOSX/._{i:07d}": b"" for i in range(ZIP_DIRECTORY_BYTES // 60)}
+    path = write_zip(tmp_path / "many.zip", {"sub.csv": b"id,items\nu1,a\n", **ignored})
+    with pytest.raises(
+        ParticipantVisibleError,
+        match=r"(?s)Zip archive directory too large.*its directory of at most 1,048,576 bytes"
+        r".*fix: +zip the single CSV file alone",
+    ):
+        read(path)
+    few = write_zip(
+        tmp_path / "few.zip", {"sub.csv": b"id,items\nu1,a\n", **dict(list(ignored.items())[:9])}
+    )
+    assert read(few) == (("id", "items"), [["u1"], ["a"]])
+
+
 def test_gzip_bomb_is_refused_by_its_ratio(tmp_path):
     path = tmp_path / "bomb.csv.gz"
     with gzip.open(path, "wb") as handle:

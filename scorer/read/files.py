@@ -72,6 +72,52 @@ _ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _SNIFF_BYTES = 1 << 16
 _CHUNK_BYTES = 1 << 22
+#: The largest zip directory read (Python's zipfile reads an archive's directory whole,
+#: in one read, and makes an object of each entry: about 0.6 KB of memory each).
+ZIP_DIRECTORY_BYTES = 1 << 20
+
+
+class _ReadTooLarge(Exception):
+    """A read of more bytes than a :class:`_ReadsBounded` file allows."""
+
+
+class _ReadsBounded:
+    """A seekable binary file whose reads, while :attr:`bounded`, return at most
+    ``limit`` bytes each, or raise :class:`_ReadTooLarge`: what bounds the directory
+    zipfile reads in one call, by its size, without reading the zip format here.
+
+    Examples
+    --------
+    >>> file = _ReadsBounded(io.BytesIO(b"abcdef"), 4)
+    >>> file.read(3), file.seek(0), file.read(4), file.seek(0)
+    (b'abc', 0, b'abcd', 0)
+    >>> file.read()
+    Traceback (most recent call last):
+    ...
+    scorer.read.files._ReadTooLarge: a read of more than 4 bytes
+    """
+
+    def __init__(self, handle: BinaryIO, limit: int) -> None:
+        self.handle, self.limit, self.bounded = handle, limit, True
+
+    def read(self, size: int | None = -1) -> bytes:
+        if not self.bounded:
+            return self.handle.read(size)
+        data = self.handle.read(self.limit + 1 if size is None or size < 0 else size)
+        if len(data) > self.limit:
+            raise _ReadTooLarge(f"a read of more than {self.limit} bytes")
+        return data
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        return self.handle.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self.handle.tell()
+
+    def seekable(self) -> bool:
+        return True
+
+
 _PARSE_BLOCK_BYTES = 1 << 22
 _MAX_PARSE_BLOCK_BYTES = (1 << 31) - 1  # the parser's block size is an int32
 #: The parse in a process of its own, under a cap on the address space: a script run by
@@ -427,10 +473,23 @@ class _Reader(FileChecks):
             )
 
     def unzip(self, handle: BinaryIO) -> bytes:
+        bounded = _ReadsBounded(handle, ZIP_DIRECTORY_BYTES)
         try:
-            archive = zipfile.ZipFile(handle)
+            archive = zipfile.ZipFile(bounded)  # type: ignore[arg-type]
+        except _ReadTooLarge:
+            self.fail(
+                Problem(
+                    "Zip archive directory too large",
+                    f"a zip archive holding exactly one {self.noun}, its directory of at "
+                    f"most {ZIP_DIRECTORY_BYTES:,} bytes",
+                    "a directory larger than that (many thousands of entries, which zip "
+                    "reads whole, about 0.6 KB of memory each)",
+                    f"zip the single {self.noun} alone, or upload the {self.noun} itself",
+                )
+            )
         except (zipfile.BadZipFile, OSError, ValueError) as exc:
             self.fail(self.unreadable(f"broken zip archive ({exc})", "zip"))
+        bounded.bounded = False  # the member's bytes: counted as they decode
         with archive:
             members = [
                 info
