@@ -81,3 +81,24 @@ def test_docnos_of_every_length_cost_like_docnos_of_one(tmp_path: Path):
     assert_ended(uniform, 0)
     assert varied.cpu_seconds <= MAX_TIME_RATIO * uniform.cpu_seconds
     assert varied.peak_rss_bytes <= memory_bound(_decoded(crafted, 6) + _decoded(qrels, 4))
+
+
+def test_one_long_qid_or_many_cut_offs_cost_their_own_lines(tmp_path: Path):
+    """Each query's lines (``-q``) are printed a block of lines at a time, each line as
+    long as its own qid: a qid of nearly 1 MiB beside 4,095 short ones, or a measure of
+    1,000 cut-offs, stay within the contract (padded to the longest qid, 4,096 queries'
+    lines at a time, the first took 15 GiB)."""
+    long_qid = "q" * 1_000_000
+    short = "".join(f"q{i} 0 d1 1\n" for i in range(4095))
+    run = write_bytes(tmp_path, "run", b"q1 Q0 d1 1 1 t\n")
+    cut_offs = "P." + ",".join(map(str, range(1, 1001)))
+    for first, measures, lines in (
+        (long_qid, ["-m", "num_ret", "-m", "P.5"], 2),
+        ("q4095", ["-m", cut_offs], 1000),
+    ):
+        qrels = write_bytes(tmp_path, "qrels", f"{first} 0 d1 1\n{short}".encode())
+        found = cost_run("trec-eval", "-q", "-c", *measures, qrels, run)
+        assert_ended(found, 0)
+        assert found.stdout.count("\n") == 4097 * lines
+        assert found.stdout.count(f"\t{first}\t") == lines
+        assert found.peak_rss_bytes <= memory_bound(_decoded(qrels, 4) + _decoded(run, 6))

@@ -308,7 +308,7 @@ def test_the_lines_are_printed_a_block_of_queries_at_a_time(capsys, monkeypatch)
 
     files = case_args(next(iter(CASES)))[-2:]
     _, whole, _ = trec_eval(capsys, "-q", "-m", "all_trec", *files)
-    monkeypatch.setattr(command, "QUERIES_PER_BLOCK", 2)
+    monkeypatch.setattr(command, "LINES_PER_BLOCK", 60)  # all_trec's 2 queries a block
     emitted = []
     monkeypatch.setattr(command, "emit", emitted.append)
     trec_eval(capsys, "-q", "-m", "all_trec", *files)

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 import scorer
 from scorer.adapters.output import emit, warning_lines
@@ -253,8 +255,9 @@ def run_path(path: str) -> str:
 
 #: A -M past this is every document: no query can hold more (int64 counts).
 MAX_RANKED = 2**62
-#: Queries whose lines are made and printed at a time.
-QUERIES_PER_BLOCK = 4096
+#: Lines (one query's value of one measure each) made and printed at a time, at least
+#: one query's.
+LINES_PER_BLOCK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -317,12 +320,20 @@ class TrecTable:
         shown = [name not in SUMMARY_ONLY for name in self.names]
         if per_query and any(shown) and len(self.qids):
             names = [name for name, keep in zip(self.names, shown, strict=True) if keep]
-            labels = np.char.ljust(np.array(names, dtype=str), 22)[None, :]
-            for start in range(0, len(self.qids), QUERIES_PER_BLOCK):
-                block = slice(start, start + QUERIES_PER_BLOCK)
+            labels = pa.array([f"{name:<22}" for name in names], pa.large_string())
+            step = max(1, LINES_PER_BLOCK // len(names))
+            for start in range(0, len(self.qids), step):
+                block = slice(start, start + step)
                 cells = self._formatted(self.values[block][:, shown], full, self.counts[shown])
-                qids = np.char.add(np.char.add("\t", self.qids[block].astype(str)), "\t")
-                yield "\n".join(np.char.add(np.char.add(labels, qids[:, None]), cells).ravel())
+                # Joined by Arrow, each line as long as its own qid (numpy's fixed-width
+                # strings would pad every line to the block's longest qid).
+                lines = pc.binary_join_element_wise(
+                    labels.take(pa.array(np.tile(np.arange(len(names)), len(cells)))),
+                    pa.array(np.repeat(self.qids[block], len(names)), pa.large_string()),
+                    pa.array(cells.ravel(), pa.large_string()),
+                    pa.scalar("\t", pa.large_string()),
+                )
+                yield "\n".join(lines.to_pylist())
         if summary:
             lines = [] if self.run_id is None else [f"{RUNID:<22}\tall\t{self.run_id}"]
             overall = self._formatted(self.means if full else self.summary, full, self.counts)
