@@ -3,6 +3,7 @@ its codes, blank cells squeezed on their bytes, sparse wide rankings, a huge k."
 
 from __future__ import annotations
 
+import sys
 from fractions import Fraction
 from itertools import pairwise
 
@@ -61,8 +62,16 @@ def _reference_print(text: bytes, key: tuple[int, int]) -> int:
     """The documented print of one string, in plain Python: from the start mixed with
     the length, each 8-byte little-endian word (zero padded under 8 bytes; else at 0,
     8, ... and the last 8 bytes) XORed in, multiplied by the key's odd multiplier and
-    XORed with itself shifted right by 29, modulo 2**64; as a signed 64-bit integer."""
+    XORed with itself shifted right by 29, modulo 2**64; as a signed 64-bit integer.
+    A string of more than 512 bytes: the print of its 512-byte pieces' prints (the
+    last piece shorter), 8 bytes each in the machine's order, as one string."""
     mask = 2**64 - 1
+    if len(text) > 512:
+        pieces = [text[at : at + 512] for at in range(0, len(text), 512)]
+        prints = [
+            (_reference_print(piece, key) & mask).to_bytes(8, sys.byteorder) for piece in pieces
+        ]
+        return _reference_print(b"".join(prints), key)
     width = len(text)
     value = key[1] ^ (width * 0x9E3779B97F4A7C15 & mask)
     if width < 8:
@@ -77,7 +86,13 @@ def _reference_print(text: bytes, key: tuple[int, int]) -> int:
 
 @given(
     st.lists(
-        st.one_of(st.text(max_size=12), st.text(alphabet="ab\u00e9", min_size=250, max_size=400)),
+        st.one_of(
+            st.text(max_size=12),
+            st.text(alphabet="ab\u00e9", min_size=250, max_size=400),
+            st.builds(  # two levels of pieces
+                lambda n, tail: "ab" * n + tail, st.integers(16_500, 17_000), st.text("ab")
+            ),
+        ),
         max_size=40,
     ),
     st.integers(0, 20),

@@ -102,3 +102,30 @@ def test_one_long_qid_or_many_cut_offs_cost_their_own_lines(tmp_path: Path):
         assert found.stdout.count("\n") == 4097 * lines
         assert found.stdout.count(f"\t{first}\t") == lines
         assert found.peak_rss_bytes <= memory_bound(_decoded(qrels, 4) + _decoded(run, 6))
+
+
+def test_a_docno_of_a_megabyte_in_every_block_costs_like_short_docnos(tmp_path: Path):
+    """A run with a docno of 1,000,000 bytes every 1,700 lines (one in each block of
+    lines the reader takes, each block's docnos printed apart), against a random run of
+    as many bytes: a long string's print is made a 512-byte piece at a time, so its
+    passes over words are a few hundred, not one per 8 bytes (there were 125,000 in
+    every block: 20 times the random run's CPU time)."""
+    rng = np.random.default_rng(2)
+
+    def run(name: str, long: bool) -> Path:
+        lines, size, n = [], 0, 0
+        while size < 10 << 20:
+            docno = b"%x" % n + b"d" * 1_000_000 if long and n % 1700 == 0 else b"doc%x" % n
+            lines.append(b"q%d Q0 %s %d %.4f r\n" % (n % 1000, docno, n, rng.random()))
+            size, n = size + len(lines[-1]), n + 1
+        return write_bytes(tmp_path, name, b"".join(lines))
+
+    qrels = write_bytes(
+        tmp_path, "qrels", b"".join(b"q%d 0 doc%x 1\n" % (q, q) for q in range(1000))
+    )
+    crafted, random = run("crafted", True), run("random", False)
+    found, baseline = (cost_run("trec-eval", qrels, path) for path in (crafted, random))
+    assert_ended(found, 0)
+    assert_ended(baseline, 0)
+    assert found.cpu_seconds <= MAX_TIME_RATIO * baseline.cpu_seconds
+    assert found.peak_rss_bytes <= memory_bound(_decoded(crafted, 6) + _decoded(qrels, 4))

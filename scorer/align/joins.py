@@ -27,6 +27,7 @@ from scorer.arrays import (
     BLOCK_ROWS,
     byte_rows,
     empty_strings,
+    offsets_of,
     parallel_all,
     parallel_map,
     search_sorted,
@@ -52,7 +53,8 @@ def string_prints(strings: pa.Array, key: tuple[int, int]) -> np.ndarray | None:
     whose strings all have one length (ids and items of a fixed width) is mixed a
     word at a time as the matrix its bytes form where they lie: no sort, no copy;
     the strings of other blocks are mixed a word at a time all together, longest
-    first (:func:`byte_prints`). None for any other array type.
+    first, and a string of more than 512 bytes is printed a piece of 512 bytes at a
+    time (:func:`byte_prints`). None for any other array type.
 
     Examples
     --------
@@ -74,10 +76,11 @@ def byte_prints(memory: np.ndarray, offsets: np.ndarray, key: tuple[int, int]) -
 
     A block of :data:`~scorer.arrays.BLOCK_ROWS` strings at a time: a block of one
     length is mixed as the matrix its bytes form; another block's strings are mixed a
-    word at a time all together, longest first (:func:`_mixed_in_step`), but for its
-    strings of more than :data:`_LONG_WORDS` words, which are mixed together once every
-    block is done. The passes over words are then at most :data:`_LONG_WORDS` a block
-    and one per word of the longest string: a file cannot make them one per string.
+    word at a time all together, longest first (:func:`_mixed_in_step`: at most
+    :data:`_LONG_WORDS` passes), but for strings of more than :data:`_LONG_BYTES`
+    bytes, printed once every block is done by :func:`_long_prints` (cut into pieces
+    of that size). No file can make the passes over words more than a few hundred a
+    call, whatever its strings' lengths.
 
     Examples
     --------
@@ -93,23 +96,52 @@ def byte_prints(memory: np.ndarray, offsets: np.ndarray, key: tuple[int, int]) -
         block_offsets = offsets[block_start : block_start + BLOCK_ROWS + 1]
         lengths = np.diff(block_offsets)
         low, high = (int(lengths.min()), int(lengths.max())) if len(lengths) else (0, 0)
-        if low == high:  # one length: the block's bytes are its rows, side by side
+        if low == high <= _LONG_BYTES:  # one length: the block's bytes are its rows
             block = memory[int(block_offsets[0]) : int(block_offsets[-1])]
             rows = block.reshape(len(lengths), low)
             _mix_rows(rows, prints[block_start : block_start + len(lengths)], multiplier, start)
             continue
-        long = lengths > 8 * _LONG_WORDS
+        long = lengths > _LONG_BYTES
         long_strings.append(np.flatnonzero(long) + block_start)
         members = np.flatnonzero(~long) + block_start
         _mixed_in_step(memory, offsets, members, prints, multiplier, start)
-    if long_strings:
-        members = np.concatenate(long_strings)
-        _mixed_in_step(memory, offsets, members, prints, multiplier, start)
+    members = np.concatenate(long_strings) if long_strings else np.zeros(0, np.int64)
+    if len(members):
+        prints[members] = _long_prints(memory, offsets[members], offsets[members + 1], key)
     return prints.view(np.int64)
 
 
-#: Strings of more 8-byte words than this are mixed after their blocks, all together.
+def _long_prints(
+    memory: np.ndarray, starts: np.ndarray, ends: np.ndarray, key: tuple[int, int]
+) -> np.ndarray:
+    """Prints (uint64) of strings longer than :data:`_LONG_BYTES`: each cut into pieces
+    of that many bytes (the last one shorter), every piece printed as a string, and the
+    string's print the print of its pieces' prints, 8 bytes each, as one string (itself
+    cut again while longer: three levels for a line of 1 MiB).
+
+    Examples
+    --------
+    >>> key, text = print_key(), np.frombuffer(b"ab" * 600, np.uint8)
+    >>> found = _long_prints(text, np.array([0, 0]), np.array([1200, 1200]), key)
+    >>> bool(found[0] == found[1])
+    True
+    """
+    multiplier, start = np.uint64(key[0]), key[1]
+    n_pieces = -(-(ends - starts) // _LONG_BYTES)
+    owner = np.repeat(np.arange(len(starts)), n_pieces)
+    first = np.repeat(np.cumsum(n_pieces) - n_pieces, n_pieces)
+    bounds = np.empty(2 * len(owner), dtype=np.int64)  # each piece's start and end
+    bounds[0::2] = starts[owner] + (np.arange(len(owner)) - first) * _LONG_BYTES
+    bounds[1::2] = np.minimum(bounds[0::2] + _LONG_BYTES, ends[owner])
+    found = np.empty(len(bounds), dtype=np.uint64)
+    _mixed_in_step(memory, bounds, np.arange(0, len(bounds), 2), found, multiplier, start)
+    pieces = np.ascontiguousarray(found[0::2]).view(np.uint8)
+    return byte_prints(pieces, offsets_of(8 * n_pieces), key).view(np.uint64)
+
+
+#: Strings of more 8-byte words than this are printed a piece at a time.
 _LONG_WORDS = 64
+_LONG_BYTES = 8 * _LONG_WORDS
 
 
 def _mixed_in_step(
