@@ -249,3 +249,19 @@ def test_one_wide_row_with_graded_relevance_stays_sparse(tmp_path: Path) -> None
     for name, value in floats.items():
         assert abs(means[f"{name}@{10**6}"] - value / n_users) <= 1e-15, name
     assert means["RPrec"] == float(Fraction(1, 3 * n_users))
+
+
+def test_many_matches_of_a_vocabulary_with_one_long_item_ask_no_gigabytes(tmp_path: Path):
+    """The solution's items: ``a``, and one of 500,000 bytes; the submission predicts
+    ``a`` in every row. Confirming each match took the matched items with Arrow, which
+    reserves the items' average length (250,000 bytes) for each one it takes: 6.5 GB
+    for a block of matches, past the cap. A block now holds what 64 MiB reserve."""
+    rows = 30_000
+    truth = [(f"c{i}", "a") for i in range(rows)] + [("long", "b" * 500_000)]
+    solution = _write(tmp_path / "solution.csv", truth)
+    files = {}
+    for name, first in (("crafted", "a"), ("random", "z")):  # z: no match to confirm
+        cells = [(f"c{i}", f"{first} c d e f g h i j k") for i in range(rows)]
+        files[name] = _write(tmp_path / f"{name}.csv", [*cells, ("long", "x")])
+    crafted, random = (cost_run(solution, files[name]) for name in ("crafted", "random"))
+    assert_costs_like_random(crafted, random, [solution, files["crafted"]], 0)

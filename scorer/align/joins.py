@@ -439,10 +439,14 @@ def _looked_up(values: pa.Array, candidates: pa.Array, groups: _PrintGroups) -> 
 def _matches_confirmed(values: pa.Array, candidates: pa.Array, found: np.ndarray) -> bool:
     """Whether ``values[i] == candidates[found[i]]`` wherever ``found[i] >= 0``,
     compared a block of strings at a time on the thread pool (never a full-size copy
-    of either)."""
+    of either). Arrow's take reserves the candidates' average length for each string
+    it takes, whatever their lengths: a block holds at most :data:`_TAKEN_BYTES` of
+    that (a few long candidates among short ones must not make it ask for gigabytes)."""
+    average = -(-_data_bytes(candidates) // max(len(candidates), 1))
+    step = max(1, min(BLOCK_ROWS, _TAKEN_BYTES // max(average, 1)))
 
     def confirmed(start: int) -> bool:
-        part = found[start : start + BLOCK_ROWS]
+        part = found[start : start + step]
         hit = part >= 0
         block = values.slice(start, len(part))
         if not hit.all():
@@ -450,7 +454,17 @@ def _matches_confirmed(values: pa.Array, candidates: pa.Array, found: np.ndarray
             part = part[hit]
         return _all_equal(block, candidates.take(to_arrow(part)))
 
-    return parallel_all(confirmed, range(0, len(found), BLOCK_ROWS))
+    return parallel_all(confirmed, range(0, len(found), step))
+
+
+#: What one take of candidates may reserve: their average length times the strings taken.
+_TAKEN_BYTES = 1 << 26
+
+
+def _data_bytes(strings: pa.Array) -> int:
+    """The bytes of a (large) string array's characters."""
+    offsets = string_offsets(strings)
+    return 0 if offsets is None or not len(offsets) else int(offsets[-1] - offsets[0])
 
 
 def _all_equal(left: pa.Array, right: pa.Array) -> bool:
