@@ -36,9 +36,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorer.align.item_lists import SplitLists
-from scorer.align.joins import first_index_of
+from scorer.align.joins import StringIndex, first_index_of
 from scorer.align.rankings import GroundTruth
-from scorer.arrays import string_bytes, string_offsets, to_arrow, to_numpy
+from scorer.arrays import BLOCK_ROWS, string_bytes, string_offsets, to_arrow, to_numpy
 from scorer.errors import Finding, smallest_of
 
 #: A hint: its code, the solution rows it names (None: a record of counts only), its
@@ -244,13 +244,16 @@ def solution_hints(
         maybe &= _among(ids.lengths_without_float_end(maybe), stripped_lengths[padded])
         forms, form_of = _forms(stripped, padded)
         probes = np.flatnonzero(maybe)
-        written = ids.take(probes)
-        if len(probes) and _holds(written, b"."):
-            written = pc.replace_substring_regex(written, _FLOAT_END, "")
-        found = first_index_of(written, forms)
-        keys = _pair_keys(truth.users, form_of[truth.codes], len(forms))
-        hit = (found >= 0) & np.isin(_pair_keys(ids.users(probes), found, len(forms)), keys)
-        hints += _host_hint("leading_zeros_lost_in_submission", ids, truth, probes[hit])
+        keys = np.sort(_pair_keys(truth.users, form_of[truth.codes], len(forms)))
+        index = StringIndex(forms)
+        # A block of probes at a time: nearly every id of a file of one-byte items can be
+        # a probe, and each holds a few 8-byte numbers here.
+        found = [
+            _zeros_lost(ids, probes[start : start + BLOCK_ROWS], index, keys)
+            for start in range(0, len(probes), BLOCK_ROWS)
+        ]
+        hit = np.concatenate(found) if found else probes
+        hints += _host_hint("leading_zeros_lost_in_submission", ids, truth, hit)
     bare = (starts != _ZERO) & (starts != 0)
     maybe = (ids.first == _ZERO) if bare.any() and ids.zero_padded else np.zeros(0, dtype=bool)
     if maybe.any():  # the solution lost zeros: bare items, padded ids
@@ -262,6 +265,18 @@ def solution_hints(
         hit = (code >= 0) & truth.contains(ids.users(probes), code)
         hints += _host_hint("leading_zeros_lost_in_solution", ids, truth, probes[hit])
     return hints
+
+
+def _zeros_lost(ids: _Ids, probes: np.ndarray, index: StringIndex, keys: np.ndarray) -> np.ndarray:
+    """The probes whose id, its float ending dropped, is a padded item's form (found in
+    ``index``) of one of its user's relevant items (``keys``, sorted)."""
+    written = ids.take(probes)
+    if len(probes) and _holds(written, b"."):
+        written = pc.replace_substring_regex(written, _FLOAT_END, "")
+    found = index.find(written)
+    pairs = _pair_keys(ids.users(probes), found, len(index))
+    at = np.minimum(np.searchsorted(keys, pairs), max(len(keys) - 1, 0))
+    return probes[(found >= 0) & (keys[at] == pairs)] if len(keys) else probes[:0]
 
 
 def _host_hint(code: str, ids: _Ids, truth: GroundTruth, found: np.ndarray) -> list[Hint]:
@@ -459,14 +474,12 @@ class _Ids:
         if self.lists.values is not None or not ((wanted >= low) & (wanted <= high)).any():
             return found
         data = self._bytes
-        at = np.concatenate(
-            [
-                np.flatnonzero(_equal_any(data[start : start + _BLOCK_BYTES], wanted)) + start
-                for start in range(0, len(data), _BLOCK_BYTES)
-            ]
-        )
         offsets = string_offsets(self.lists.tokens.cast(pa.large_string()))
-        found[np.searchsorted(offsets - offsets[0], at, side="right") - 1] = True
+        first = int(offsets[0])
+        for start in range(0, len(data), _BLOCK_BYTES):  # no position of every byte held
+            at = np.flatnonzero(_equal_any(data[start : start + _BLOCK_BYTES], wanted))
+            at += start + first
+            found[np.searchsorted(offsets, at, side="right") - 1] = True
         return found
 
 
