@@ -327,10 +327,12 @@ class TrecTable:
                 cells = self._formatted(self.values[block][:, shown], full, self.counts[shown])
                 # Joined by Arrow, each line as long as its own qid (numpy's fixed-width
                 # strings would pad every line to the block's longest qid).
+                # (From Python lists: pyarrow 14 makes no large strings of numpy's.)
+                qids = pa.array(self.qids[block].tolist(), pa.large_string())
                 lines = pc.binary_join_element_wise(
                     labels.take(pa.array(np.tile(np.arange(len(names)), len(cells)))),
-                    pa.array(np.repeat(self.qids[block], len(names)), pa.large_string()),
-                    pa.array(cells.ravel(), pa.large_string()),
+                    qids.take(pa.array(np.repeat(np.arange(len(cells)), len(names)))),
+                    pa.array(cells.ravel().tolist(), pa.large_string()),
                     pa.scalar("\t", pa.large_string()),
                 )
                 yield "\n".join(lines.to_pylist())
