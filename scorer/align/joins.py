@@ -170,10 +170,9 @@ def _mixed_in_step(
         starts = offsets[members[rows]]
         for word in range(int(words[0]) if len(words) else 0):
             active = int(np.count_nonzero(words > word))  # a prefix: words fall
-            mixed = out[:active]
-            mixed ^= _word_at(memory, starts[:active], width[:active], word)
-            mixed *= multiplier
-            mixed ^= mixed >> np.uint64(29)
+            _mix_word(
+                out[:active], _word_at(memory, starts[:active], width[:active], word), multiplier
+            )
         prints[members[rows]] = out
 
 
@@ -230,9 +229,15 @@ def _mix(rows: np.ndarray, out: np.ndarray, multiplier: np.uint64, start: int) -
     from ``start``, each word XORed in, then a multiplication and a shift."""
     out.fill(start)
     for word in _words(rows):
-        out ^= word
-        out *= multiplier
-        out ^= out >> np.uint64(29)
+        _mix_word(out, word, multiplier)
+
+
+def _mix_word(out: np.ndarray, word: np.ndarray, multiplier: np.uint64) -> None:
+    """Mix one word of each string into its print so far (``out``, in place): the word
+    XORed in, a multiplication, and the result XORed with itself shifted right by 29."""
+    out ^= word
+    out *= multiplier
+    out ^= out >> np.uint64(29)
 
 
 def _words(rows: np.ndarray) -> list[np.ndarray]:
